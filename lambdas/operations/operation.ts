@@ -1,0 +1,75 @@
+/**
+ * The operation record: one long-running tool call, owned by one principal and
+ * named by one token. Protocol-neutral: each dialect maps these words to its own.
+ */
+
+/** Lifecycle states (DESIGN §4). `canceled` and the two outcomes are terminal. */
+export type OperationStatus = 'submitted' | 'working' | 'input_required' | 'completed' | 'failed' | 'canceled';
+
+export const TERMINAL_STATUSES: readonly OperationStatus[] = ['completed', 'failed', 'canceled'];
+
+export function isTerminal(status: OperationStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** Which wire started the operation; kept so each dialect answers only for its own. */
+export type Dialect = 'sep-1391' | 'tasks-2026-07-28' | 'tasks-2025-11-25' | 'sync';
+
+/**
+ * How a terminal operation ended.
+ * - `result`: the execution succeeded; `output` is its JSON output.
+ * - `tool-error`: the execution FAILED or TIMED_OUT (a tool failure, retrievable as `isError`).
+ * - `protocol-error`: the state machine asked for a JSON-RPC error (`Mcp.ProtocolError`)
+ *   or our own machinery failed.
+ */
+export type Outcome =
+  | { kind: 'result'; output: unknown }
+  | { kind: 'tool-error'; error: string; cause?: string }
+  | { kind: 'protocol-error'; code: number; message: string; data?: unknown };
+
+/** Identifies a record: the owner (a hash of the principal) and the token. */
+export interface OperationKey {
+  readonly ownerId: string;
+  readonly token: string;
+}
+
+export interface OperationRecord extends OperationKey {
+  tool: string;
+  /** sha256 of the canonical JSON of the arguments: the idempotency fingerprint. */
+  argumentsHash: string;
+  dialect: Dialect;
+  status: OperationStatus;
+  statusMessage?: string;
+  /** Step Functions execution name, fixed when the record is created. */
+  executionName: string;
+  executionArn?: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+  completedAt?: number;
+  /** Seconds the result is kept after completion; `null` = unlimited. */
+  keepAliveSeconds: number | null;
+  pollIntervalSeconds: number;
+  /** Epoch seconds after which the record is expired (the table's TTL attribute). Absent while running. */
+  expiresAt?: number;
+  outcome?: Outcome;
+  /** Id of the JSON-RPC request that started it, for `notifications/cancelled`. */
+  requestId?: string;
+  /** Opaque per-dialect data the core stores but never reads (e.g. the original response). */
+  dialectState?: Record<string, unknown>;
+}
+
+/** Fields a status transition may change. */
+export type OperationChanges = Partial<
+  Pick<
+    OperationRecord,
+    | 'status'
+    | 'statusMessage'
+    | 'executionArn'
+    | 'updatedAt'
+    | 'completedAt'
+    | 'expiresAt'
+    | 'outcome'
+    | 'dialectState'
+  >
+>;

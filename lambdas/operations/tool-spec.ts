@@ -1,0 +1,40 @@
+/** What the core knows about a tool: its contract, how it runs, and its timing defaults. */
+
+export type Invocation = 'sync' | 'async' | 'both';
+export type WorkflowType = 'STANDARD' | 'EXPRESS';
+
+export interface ToolTiming {
+  /** Default seconds a finished result is kept. */
+  keepAliveSeconds: number;
+  /** Upper bound on a client's keepAlive request; `null` = unlimited allowed. */
+  maxKeepAliveSeconds: number | null;
+  /** How often clients should poll, in seconds. */
+  pollIntervalSeconds: number;
+  /** Bound on a synchronous run before it is stopped. */
+  syncTimeoutSeconds: number;
+}
+
+export interface ToolSpec {
+  name: string;
+  title?: string;
+  description: string;
+  /** JSON Schema (root `type: object`). */
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  invocation: Invocation;
+  workflowType: WorkflowType;
+  timing: ToolTiming;
+  stateMachineArn: string;
+}
+
+export interface ToolCatalog {
+  /** Sorted by name, so listings are deterministic. */
+  readonly tools: readonly ToolSpec[];
+  get(name: string): ToolSpec | undefined;
+}
+
+export function createToolCatalog(tools: readonly ToolSpec[]): ToolCatalog {
+  const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = new Map(sorted.map((tool) => [tool.name, tool]));
+  return { tools: sorted, get: (name) => byName.get(name) };
+}
