@@ -1,0 +1,32 @@
+/**
+ * The operations table's shape, shared by the DynamoDB record store, the local
+ * stack (which creates it in dynalite) and the CDK construct (which deploys it).
+ */
+export const OPERATIONS_TABLE = {
+  /** Partition key: `OP#<ownerId>#<token>` for operations, `REQ#<ownerId>#<requestId>` for request aliases. */
+  partitionKey: 'pk',
+  /** DynamoDB's TTL attribute, epoch seconds. TTL deletes late, so reads enforce expiry too. */
+  ttlAttribute: 'expiresAt',
+  /** Owner + creation time index serving task listings (never a scan). */
+  ownerIndex: {
+    name: 'byOwner',
+    partitionKey: 'ownerKey',
+    /** Zero-padded creation time then token, so the sort is chronological and unique. */
+    sortKey: 'createdKey',
+  },
+} as const;
+
+/** Environment variables the Lambda functions read; the CDK construct sets them. */
+export const ENV = {
+  tableName: 'OPERATIONS_TABLE_NAME',
+  /** JSON object: tool name -> state machine ARN. */
+  stateMachines: 'TOOL_STATE_MACHINE_ARNS',
+  /** Directory of the bundled tool folders (tool.json + definition.asl.json). */
+  toolsDir: 'TOOLS_DIR',
+  /** Server-wide bound on keepAlive, seconds. */
+  maxKeepAliveSeconds: 'MAX_KEEPALIVE_SECONDS',
+  /** "true" lets clients ask for an unlimited keepAlive. */
+  allowUnlimitedKeepAlive: 'ALLOW_UNLIMITED_KEEPALIVE',
+  /** Bound for blocking calls (synchronous runs, 2025-11-25 tasks/result), seconds; fits the Lambda timeout. */
+  maxBlockingSeconds: 'MAX_BLOCKING_SECONDS',
+} as const;
