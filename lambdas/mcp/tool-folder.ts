@@ -66,8 +66,16 @@ export class ToolFolderError extends Error {
   }
 }
 
+export interface LoadOptions {
+  /**
+   * Validate each definition (asl-validator, unsupported features). Default true; the
+   * deployed Lambda turns it off because synth already checked the very same files.
+   */
+  checkDefinitions?: boolean;
+}
+
 /** Loads every tool folder under `toolsDir`, sorted by name; throws on the first invalid one. */
-export async function loadToolFolders(toolsDir: string): Promise<ToolFolder[]> {
+export async function loadToolFolders(toolsDir: string, options: LoadOptions = {}): Promise<ToolFolder[]> {
   let entries;
   try {
     entries = await readdir(toolsDir, { withFileTypes: true });
@@ -76,7 +84,7 @@ export async function loadToolFolders(toolsDir: string): Promise<ToolFolder[]> {
   }
   const folders: ToolFolder[] = [];
   for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
-    folders.push(await loadToolFolder(join(toolsDir, entry.name), entry.name));
+    folders.push(await loadToolFolder(join(toolsDir, entry.name), entry.name, options.checkDefinitions ?? true));
   }
   const seen = new Map<string, string>();
   for (const folder of folders) {
@@ -90,7 +98,7 @@ export async function loadToolFolders(toolsDir: string): Promise<ToolFolder[]> {
   return folders;
 }
 
-async function loadToolFolder(dir: string, folderName: string): Promise<ToolFolder> {
+async function loadToolFolder(dir: string, folderName: string, checkDefinitions: boolean): Promise<ToolFolder> {
   const toolFile = join(dir, TOOL_FILE);
   const definitionFile = join(dir, DEFINITION_FILE);
   const config = ToolConfigSchema.safeParse(await readJson(toolFile));
@@ -105,8 +113,7 @@ async function loadToolFolder(dir: string, folderName: string): Promise<ToolFold
   }
 
   const definitionText = await readText(definitionFile);
-  const definition = parseJson(definitionFile, definitionText);
-  checkDefinition(definitionFile, definition, config.data.workflowType);
+  if (checkDefinitions) checkDefinition(definitionFile, parseJson(definitionFile, definitionText));
   return { dir, config: config.data, definitionText, workers: findWorkerPlaceholders(definitionText) };
 }
 
@@ -130,7 +137,7 @@ function checkJsonSchema(file: string, key: string, schema: object): void {
 }
 
 /** Rejects what the local interpreter would silently run differently from AWS (DESIGN §3). */
-function checkDefinition(file: string, definition: unknown, workflowType: string): void {
+function checkDefinition(file: string, definition: unknown): void {
   if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
     throw new ToolFolderError(file, 'the definition must be a JSON object');
   }
@@ -138,7 +145,6 @@ function checkDefinition(file: string, definition: unknown, workflowType: string
   if (unsupported) throw new ToolFolderError(file, unsupported);
   const result = validateAsl(definition, { checkPaths: true, checkArn: false });
   if (!result.isValid) throw new ToolFolderError(file, `not valid Amazon States Language: ${result.errorsText('; ')}`);
-  void workflowType;
 }
 
 function findUnsupported(node: unknown, path = '$'): string | undefined {

@@ -41,6 +41,16 @@ export interface ExecutionSnapshot {
   cause?: string;
   startDate?: Date;
   stopDate?: Date;
+  /** Parsed execution input, when the engine returns it. */
+  input?: unknown;
+}
+
+/** Thrown by engines when an execution ARN names nothing. */
+export class ExecutionNotFoundError extends Error {
+  constructor(executionArn: string, options?: { cause?: unknown }) {
+    super(`Execution not found: ${executionArn}`, options);
+    this.name = 'ExecutionNotFoundError';
+  }
 }
 
 export interface StartExecutionInput {

@@ -1,0 +1,79 @@
+/**
+ * Turns an EventBridge "Step Functions Execution Status Change" event into an
+ * update of the operation record. Redelivery and out-of-order delivery are harmless:
+ * the core's conditional writes never overwrite a terminal state.
+ */
+import type { OperationsService } from '../operations/operations-service.ts';
+import type { ExecutionSnapshot, ExecutionStatus, WorkflowEngine } from '../operations/ports.ts';
+import type { ErrorLogger } from '../mcp/json-rpc-errors.ts';
+
+export interface ExecutionStatusChangeEvent {
+  id?: string;
+  'detail-type'?: string;
+  source?: string;
+  detail: {
+    executionArn: string;
+    stateMachineArn?: string;
+    name?: string;
+    status: string;
+    startDate?: number | null;
+    stopDate?: number | null;
+    input?: string | null;
+    inputDetails?: { included?: boolean };
+    output?: string | null;
+    outputDetails?: { included?: boolean };
+    error?: string | null;
+    cause?: string | null;
+  };
+}
+
+export type StatusSyncHandler = (event: ExecutionStatusChangeEvent) => Promise<void>;
+
+export function createStatusSyncHandler(operations: OperationsService, engine: WorkflowEngine, logger: ErrorLogger): StatusSyncHandler {
+  return async (event) => {
+    const { detail } = event;
+    let snapshot = snapshotOf(detail);
+    // EventBridge leaves out input and output over 256 KB; the execution still has them.
+    const truncated =
+      detail.inputDetails?.included === false ||
+      (detail.status === 'SUCCEEDED' && detail.outputDetails?.included === false) ||
+      detail.input == null;
+    if (truncated) snapshot = await engine.describe(detail.executionArn);
+    const key = operationKeyOf(snapshot.input);
+    if (!key) {
+      logger.error('status event for an execution without an operation', { eventId: event.id, executionArn: detail.executionArn });
+      return;
+    }
+    await operations.applyExecution(key, snapshot);
+  };
+}
+
+function snapshotOf(detail: ExecutionStatusChangeEvent['detail']): ExecutionSnapshot {
+  return {
+    executionArn: detail.executionArn,
+    status: detail.status as ExecutionStatus,
+    ...(detail.output != null ? { output: parse(detail.output) } : {}),
+    ...(detail.error != null ? { error: detail.error } : {}),
+    ...(detail.cause != null ? { cause: detail.cause } : {}),
+    ...(detail.startDate != null ? { startDate: new Date(detail.startDate) } : {}),
+    ...(detail.stopDate != null ? { stopDate: new Date(detail.stopDate) } : {}),
+    ...(detail.input != null ? { input: parse(detail.input) } : {}),
+  };
+}
+
+/** Executions carry `{ operation: { token, ownerId } }` in their input (DESIGN §3). */
+function operationKeyOf(input: unknown): { ownerId: string; token: string } | undefined {
+  const operation = (input as { operation?: { token?: unknown; ownerId?: unknown } } | undefined)?.operation;
+  if (typeof operation?.token === 'string' && typeof operation.ownerId === 'string') {
+    return { ownerId: operation.ownerId, token: operation.token };
+  }
+  return undefined;
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

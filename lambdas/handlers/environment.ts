@@ -1,0 +1,42 @@
+/**
+ * Reads the Lambda environment the CDK construct sets (ENV in operations-table.ts).
+ * Called once at module init; a missing or malformed variable fails the cold start
+ * with a message naming it.
+ */
+import { ENV } from '../aws/operations-table.ts';
+import { DEFAULT_LIMITS, type OperationsLimits } from '../operations/operations-service.ts';
+
+export function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Environment variable ${name} is required`);
+  return value;
+}
+
+export function stateMachineArnsFromEnv(): Record<string, string> {
+  const raw = requiredEnv(ENV.stateMachines);
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    if (parsed && typeof parsed === 'object' && Object.values(parsed).every((v) => typeof v === 'string')) {
+      return parsed as Record<string, string>;
+    }
+  } catch {
+    // Reported below.
+  }
+  throw new Error(`Environment variable ${ENV.stateMachines} must be a JSON object of tool name to state machine ARN`);
+}
+
+export function limitsFromEnv(): OperationsLimits {
+  return {
+    maxKeepAliveSeconds: positiveInt(ENV.maxKeepAliveSeconds, DEFAULT_LIMITS.maxKeepAliveSeconds),
+    allowUnlimitedKeepAlive: process.env[ENV.allowUnlimitedKeepAlive] === 'true',
+    maxBlockingSeconds: positiveInt(ENV.maxBlockingSeconds, DEFAULT_LIMITS.maxBlockingSeconds),
+  };
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`Environment variable ${name} must be a positive integer`);
+  return value;
+}

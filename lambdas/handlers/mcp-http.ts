@@ -1,0 +1,41 @@
+/**
+ * Lambda entry point for the MCP endpoint behind a Function URL (payload v2.0).
+ * Wiring only: clients and the tool catalog are built once per container.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
+import { toFunctionUrlResult, toWebRequest } from '../aws/function-url-adapter.ts';
+import { ENV } from '../aws/operations-table.ts';
+import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
+import { createAsyncMcpApp } from '../mcp/async-mcp-app.ts';
+import { buildToolCatalog } from '../mcp/tool-catalog.ts';
+import { loadToolFolders } from '../mcp/tool-folder.ts';
+import { limitsFromEnv, requiredEnv, stateMachineArnsFromEnv } from './environment.ts';
+
+const arns = stateMachineArnsFromEnv();
+const folders = await loadToolFolders(process.env[ENV.toolsDir] ?? 'state-machines', { checkDefinitions: false });
+const catalog = buildToolCatalog(folders, (tool) => {
+  const arn = arns[tool];
+  if (!arn) throw new Error(`No state machine ARN for tool ${tool} in ${ENV.stateMachines}`);
+  return arn;
+});
+const app = createAsyncMcpApp({
+  store: new DynamoDbRecordStore({ client: new DynamoDBClient({}), tableName: requiredEnv(ENV.tableName) }),
+  engine: new StepFunctionsEngine(new SFNClient({})),
+  catalog,
+  limits: limitsFromEnv(),
+});
+
+export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {
+  const response = await app.fetch(toWebRequest(event), principalOf(event));
+  return toFunctionUrlResult(response);
+}
+
+/** With AWS_IAM auth the caller's ARN is the principal; a NONE URL has one shared anonymous principal. */
+function principalOf(event: LambdaFunctionURLEvent): string {
+  const { authorizer } = event.requestContext as { authorizer?: { iam?: { userArn?: string; callerId?: string } } };
+  const iam = authorizer?.iam;
+  return iam?.userArn ?? iam?.callerId ?? 'anonymous';
+}

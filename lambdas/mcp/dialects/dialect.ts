@@ -1,0 +1,53 @@
+/**
+ * The shape every async dialect file has (STYLE rule 3): decode its wire into core
+ * calls, encode core records and errors back. The router asks each dialect, in a
+ * fixed order, whether a request is its own; no dialect imports another.
+ */
+import type { Server } from '@modelcontextprotocol/server';
+import type { OperationsService } from '../../operations/operations-service.ts';
+import type { ToolCatalog, ToolSpec } from '../../operations/tool-spec.ts';
+import type { ErrorLogger } from '../json-rpc-errors.ts';
+import type { RequestView } from '../request-view.ts';
+
+export interface McpDeps {
+  catalog: ToolCatalog;
+  operations: OperationsService;
+  logger: ErrorLogger;
+}
+
+/** A tool as `tools/list` shows it, before a dialect adds its fields. */
+export interface ToolListing {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface CallRequest {
+  tool: ToolSpec;
+  /** Validated arguments. */
+  arguments: Record<string, unknown>;
+  params: Record<string, unknown>;
+  view: RequestView;
+}
+
+export interface AsyncDialect {
+  readonly name: string;
+  /** Whether this request's `tools/list` is shaped by this dialect. */
+  claimsListing(view: RequestView): boolean;
+  /** The tool as this dialect lists it; `undefined` hides it. */
+  listTool(tool: ToolSpec, base: ToolListing): ToolListing | undefined;
+  /** Whether this `tools/call` belongs to this dialect. */
+  claimsCall(params: Record<string, unknown>, view: RequestView): boolean;
+  /** Answers a `tools/call` this dialect claimed, after arguments were validated. */
+  call(request: CallRequest, deps: McpDeps): Promise<Record<string, unknown>>;
+  /**
+   * For a request of this dialect's era that did not opt in, the error for calling an
+   * async-only tool (each era words it differently); `undefined` when not this era.
+   */
+  refuseAsyncOnly?(tool: ToolSpec, view: RequestView): Error | undefined;
+  /** Registers this dialect's own methods on a per-request server. */
+  register(server: Server, deps: McpDeps, era: RequestView['era'], ownerId: string): void;
+}

@@ -1,0 +1,48 @@
+/**
+ * The fetch-style MCP endpoint shared by the Lambda and the local server: one
+ * `(Request, principal) => Response` function, so local runs exercise the deployed
+ * code path. It serves 2026-07-28 and initialize-based clients from one URL.
+ */
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  originValidationResponse,
+  type AuthInfo,
+} from '@modelcontextprotocol/server';
+import { ownerIdFor } from '../operations/fingerprint.ts';
+import { createServerFactory, type ServerFactoryOptions } from './mcp-server-factory.ts';
+
+/** Requests over this size get HTTP 413 with a JSON-RPC error before anything is parsed. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface HttpHandlerOptions extends ServerFactoryOptions {
+  /**
+   * Hostnames accepted in Host and Origin (DNS-rebinding protection for local
+   * servers). Absent in AWS, where the Function URL fixes the host.
+   */
+  allowedHostnames?: string[];
+}
+
+export type McpFetch = (request: Request, principal: string) => Promise<Response>;
+
+export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
+  const factory = createServerFactory(options);
+  const handler = createMcpHandler(
+    (ctx) => factory(ctx.era, (ctx.authInfo?.extra?.ownerId as string | undefined) ?? ownerIdFor('anonymous')),
+    {
+      legacy: 'stateless',
+      maxRequestBodySize: MAX_BODY_BYTES,
+      onerror: (error) => options.deps.logger.error('transport error', { error: `${error.name}: ${error.message}` }),
+    },
+  );
+  return async (request, principal) => {
+    if (options.allowedHostnames) {
+      const rejected =
+        hostHeaderValidationResponse(request, options.allowedHostnames) ??
+        originValidationResponse(request, options.allowedHostnames);
+      if (rejected) return rejected;
+    }
+    const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId: ownerIdFor(principal) } };
+    return handler.fetch(request, { authInfo });
+  };
+}

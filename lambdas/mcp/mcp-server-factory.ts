@@ -1,0 +1,108 @@
+/**
+ * Builds the per-request MCP server: `tools/list` shaped for the asking client and
+ * `tools/call` routed through the decision table of DESIGN §5. The server holds no
+ * state between requests; everything lives in the operations core.
+ */
+import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { ToolSpec } from '../operations/tool-spec.ts';
+import { validateArguments } from './argument-validator.ts';
+import type { AsyncDialect, McpDeps, ToolListing } from './dialects/dialect.ts';
+import { JSONRPC, toProtocolError } from './json-rpc-errors.ts';
+import { requestViewOf, type Era, type RequestView } from './request-view.ts';
+import { toCallToolResult } from './tool-result.ts';
+
+export const SERVER_INFO = { name: 'async-mcp', version: '0.1.0' } as const;
+
+export interface ServerFactoryOptions {
+  deps: McpDeps;
+  /** Async dialects, asked in this order. */
+  dialects: readonly AsyncDialect[];
+  /** Extra server capabilities per era (dialects advertise theirs here). */
+  capabilities?: (era: Era) => Record<string, unknown>;
+}
+
+export function createServerFactory(options: ServerFactoryOptions) {
+  const { deps, dialects } = options;
+  return (era: Era, ownerId: string): Server => {
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: {}, ...(options.capabilities?.(era) ?? {}) },
+      instructions:
+        'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
+    });
+
+    server.setRequestHandler('tools/list', async (request, ctx) => {
+      const view = requestViewOf(era, ownerId, request.params as never, ctx);
+      const dialect = dialects.find((d) => d.claimsListing(view));
+      const tools = deps.catalog.tools.flatMap((tool) => {
+        const base = baseListing(tool);
+        const listed = dialect ? dialect.listTool(tool, base) : plainListing(tool, base);
+        return listed ? [listed] : [];
+      });
+      return { tools } as never;
+    });
+
+    // The SDK validates registered tools/call results as CallToolResult, which would reject
+    // task-shaped answers; the fallback handler puts exactly what a dialect returns on the wire.
+    server.removeRequestHandler('tools/call');
+    server.fallbackRequestHandler = async (request, ctx) => {
+      if (request.method !== 'tools/call') {
+        throw new ProtocolError(JSONRPC.METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+      }
+      const params = (request.params ?? {}) as Record<string, unknown>;
+      const view = requestViewOf(era, ownerId, params as never, ctx as ServerContext);
+      try {
+        return await callTool(params, view);
+      } catch (error) {
+        throw toProtocolError(error, view.requestId, deps.logger);
+      }
+    };
+
+    for (const dialect of dialects) dialect.register(server, deps, era, ownerId);
+    return server;
+  };
+
+  async function callTool(params: Record<string, unknown>, view: RequestView): Promise<Record<string, unknown>> {
+    const name = params.name;
+    if (typeof name !== 'string' || name === '') {
+      throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: name must be a non-empty string');
+    }
+    const tool = deps.catalog.get(name);
+    if (!tool) throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Unknown tool: ${name}`);
+    const dialect = dialects.find((d) => d.claimsCall(params, view));
+    if (!dialect && tool.invocation === 'async') {
+      for (const d of dialects) {
+        const refusal = d.refuseAsyncOnly?.(tool, view);
+        if (refusal) throw refusal;
+      }
+      // Old clients never see async-only tools; calling one anyway is an invalid request.
+      throw new ProtocolError(
+        JSONRPC.INVALID_REQUEST,
+        `Tool ${name} is long-running and needs a client that supports long-running operations or tasks`,
+      );
+    }
+    const validation = validateArguments(tool, params.arguments);
+    if (!validation.ok) throw new ProtocolError(JSONRPC.INVALID_PARAMS, validation.message, { field: validation.field });
+    if (dialect) return dialect.call({ tool, arguments: validation.value, params, view }, deps);
+    return runSynchronously(tool, validation.value, view);
+  }
+
+  async function runSynchronously(tool: ToolSpec, args: Record<string, unknown>, view: RequestView) {
+    const outcome = await deps.operations.runSync({ ownerId: view.ownerId, tool, arguments: args, requestId: view.requestId });
+    return toCallToolResult(outcome, tool);
+  }
+}
+
+function baseListing(tool: ToolSpec): ToolListing {
+  return {
+    name: tool.name,
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+  };
+}
+
+/** Clients that speak no async dialect see sync and hybrid tools only, with no async fields. */
+function plainListing(tool: ToolSpec, base: ToolListing): ToolListing | undefined {
+  return tool.invocation === 'async' ? undefined : base;
+}

@@ -1,0 +1,34 @@
+/** Turns validated tool folders into the core's catalog, with timing defaults applied. */
+import { createToolCatalog, type ToolCatalog, type ToolSpec, type ToolTiming } from '../operations/tool-spec.ts';
+import type { ToolFolder } from './tool-folder.ts';
+
+export const DEFAULT_TIMING: ToolTiming = {
+  keepAliveSeconds: 3600,
+  maxKeepAliveSeconds: 7 * 24 * 3600,
+  pollIntervalSeconds: 5,
+  syncTimeoutSeconds: 30,
+};
+
+/** Builds the catalog; `stateMachineArn(name)` says where each tool's state machine lives. */
+export function buildToolCatalog(folders: readonly ToolFolder[], stateMachineArn: (tool: string) => string): ToolCatalog {
+  return createToolCatalog(folders.map((folder) => toToolSpec(folder, stateMachineArn(folder.config.name))));
+}
+
+function toToolSpec({ config }: ToolFolder, stateMachineArn: string): ToolSpec {
+  return {
+    name: config.name,
+    ...(config.title === undefined ? {} : { title: config.title }),
+    description: config.description,
+    inputSchema: config.inputSchema,
+    ...(config.outputSchema === undefined ? {} : { outputSchema: config.outputSchema }),
+    invocation: config.invocation,
+    workflowType: config.workflowType,
+    timing: {
+      keepAliveSeconds: config.keepAliveSeconds ?? DEFAULT_TIMING.keepAliveSeconds,
+      maxKeepAliveSeconds: config.maxKeepAliveSeconds === undefined ? DEFAULT_TIMING.maxKeepAliveSeconds : config.maxKeepAliveSeconds,
+      pollIntervalSeconds: config.pollIntervalSeconds ?? DEFAULT_TIMING.pollIntervalSeconds,
+      syncTimeoutSeconds: config.syncTimeoutSeconds ?? DEFAULT_TIMING.syncTimeoutSeconds,
+    },
+    stateMachineArn,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Maps a Step Functions execution snapshot onto the operation lifecycle (DESIGN §3):
+ * SUCCEEDED is a result, FAILED/TIMED_OUT a tool failure, ABORTED a cancellation,
+ * and a Fail state with Error `Mcp.ProtocolError` a deliberate protocol error.
+ */
+import type { OperationChanges, OperationStatus, Outcome } from './operation.ts';
+import type { ExecutionSnapshot } from './ports.ts';
+
+export const PROTOCOL_ERROR_NAME = 'Mcp.ProtocolError';
+const INTERNAL_ERROR = -32603;
+
+/** The status an execution maps to; `undefined` while it is still running. */
+export function terminalStatusOf(snapshot: ExecutionSnapshot): OperationStatus | undefined {
+  switch (snapshot.status) {
+    case 'SUCCEEDED':
+      return 'completed';
+    case 'FAILED':
+    case 'TIMED_OUT':
+      return 'failed';
+    case 'ABORTED':
+      return 'canceled';
+    default:
+      return undefined;
+  }
+}
+
+export function outcomeOf(snapshot: ExecutionSnapshot): Outcome | undefined {
+  switch (snapshot.status) {
+    case 'SUCCEEDED':
+      return { kind: 'result', output: snapshot.output ?? null };
+    case 'TIMED_OUT':
+      return { kind: 'tool-error', error: snapshot.error ?? 'States.Timeout', cause: snapshot.cause ?? 'The execution timed out' };
+    case 'FAILED':
+      if (snapshot.error === PROTOCOL_ERROR_NAME) return protocolErrorFromCause(snapshot.cause);
+      return { kind: 'tool-error', error: snapshot.error ?? 'States.Failed', ...(snapshot.cause === undefined ? {} : { cause: snapshot.cause }) };
+    default:
+      return undefined;
+  }
+}
+
+/** The Cause of an `Mcp.ProtocolError` Fail state is JSON `{ code, message, data? }`. */
+function protocolErrorFromCause(cause: string | undefined): Outcome {
+  try {
+    const parsed = JSON.parse(cause ?? '') as { code?: unknown; message?: unknown; data?: unknown };
+    if (Number.isInteger(parsed.code) && typeof parsed.message === 'string') {
+      return { kind: 'protocol-error', code: parsed.code as number, message: parsed.message, ...('data' in parsed ? { data: parsed.data } : {}) };
+    }
+  } catch {
+    // Falls through to the internal error below.
+  }
+  return {
+    kind: 'protocol-error',
+    code: INTERNAL_ERROR,
+    message: `The state machine raised ${PROTOCOL_ERROR_NAME} without a JSON { code, message } cause`,
+  };
+}
+
+/** The record changes for a finished execution, or `undefined` while it runs. */
+export function terminalChanges(
+  snapshot: ExecutionSnapshot,
+  keepAliveSeconds: number | null,
+  now: number,
+): OperationChanges | undefined {
+  const status = terminalStatusOf(snapshot);
+  if (!status) return undefined;
+  const completedAt = snapshot.stopDate?.getTime() ?? now;
+  const outcome = outcomeOf(snapshot);
+  return {
+    status,
+    statusMessage: statusMessageFor(status, outcome),
+    executionArn: snapshot.executionArn,
+    updatedAt: now,
+    completedAt,
+    ...expiryFor(completedAt, keepAliveSeconds),
+    ...(outcome ? { outcome } : {}),
+  };
+}
+
+/** `expiresAt` (epoch seconds) for a result kept `keepAliveSeconds` after completion; none when unlimited. */
+export function expiryFor(completedAt: number, keepAliveSeconds: number | null): { expiresAt?: number } {
+  return keepAliveSeconds === null ? {} : { expiresAt: Math.ceil(completedAt / 1000) + keepAliveSeconds };
+}
+
+export function statusMessageFor(status: OperationStatus, outcome?: Outcome): string {
+  switch (status) {
+    case 'submitted':
+      return 'The operation was accepted and is starting.';
+    case 'working':
+      return 'The operation is running.';
+    case 'input_required':
+      return 'The operation is waiting for input.';
+    case 'completed':
+      return 'The operation completed; its result is ready.';
+    case 'canceled':
+      return 'The operation was canceled.';
+    case 'failed':
+      if (outcome?.kind === 'tool-error') return `The operation failed: ${outcome.error}`;
+      if (outcome?.kind === 'protocol-error') return `The operation failed: ${outcome.message}`;
+      return 'The operation failed.';
+  }
+}

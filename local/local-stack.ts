@@ -1,0 +1,152 @@
+/**
+ * The whole system on one machine, on real parts: dynalite serves the DynamoDB API,
+ * the Step Functions facade runs the tool definitions with their workers in-process,
+ * a local event bus delivers status-change events to the status-sync handler, and
+ * node:http serves the same MCP fetch handler the Lambda runs. The unmodified AWS
+ * SDK clients talk to both local services.
+ */
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
+import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
+import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
+import { createAsyncMcpApp, type AsyncMcpApp } from '../lambdas/mcp/async-mcp-app.ts';
+import { buildToolCatalog } from '../lambdas/mcp/tool-catalog.ts';
+import { DEFINITION_FILE, loadToolFolders, ToolFolderError, type ToolFolder } from '../lambdas/mcp/tool-folder.ts';
+import { workerModuleFile } from '../lambdas/mcp/worker-placeholders.ts';
+import type { OperationsLimits } from '../lambdas/operations/operations-service.ts';
+import type { ToolCatalog } from '../lambdas/operations/tool-spec.ts';
+import { startLocalDynamo } from './dynamo-local.ts';
+import { createLocalEventBus } from './event-bus.ts';
+import { serveFetch } from './node-http-server.ts';
+import { startSfnFacade, type WorkerHandler } from './sfn-facade.ts';
+
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_HOST = '127.0.0.1';
+const WORKERS_DIR = resolve(import.meta.dirname, '../lambdas/handlers/workers');
+const REGION = 'us-east-1';
+/** Local services accept any credentials; the SDK just needs some to sign with. */
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export interface LocalStackOptions {
+  toolsDir: string;
+  /** Keep DynamoDB data and execution history here across restarts; in memory when absent. */
+  dataDir?: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  limits?: OperationsLimits;
+  /** Scales Wait states (tests use a small factor); 1 = real time. */
+  waitTimeScale?: number;
+}
+
+export interface LocalStack {
+  url: URL;
+  catalog: ToolCatalog;
+  app: AsyncMcpApp;
+  /** The Step Functions endpoint, for inspecting executions with an SFNClient. */
+  sfnEndpoint: string;
+  /** Resolves when every status event published so far has been delivered. */
+  drainEvents(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const folders = await loadToolFolders(options.toolsDir);
+  const workers = await importWorkers(folders);
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    const dynamo = await startLocalDynamo(options.dataDir ? { dataDir: resolve(options.dataDir, 'dynamodb') } : {});
+    closers.push(() => dynamo.close());
+
+    // The app is built after the facade (it needs the ARNs), but events may only flow once it exists.
+    let app: AsyncMcpApp | undefined;
+    const bus = createLocalEventBus(async (event) => {
+      if (!app) throw new Error('status-sync is not ready yet');
+      await app.statusSync(event);
+    });
+    closers.push(async () => bus.close());
+
+    const facade = await startSfnFacade({
+      stateMachines: folders.map((f) => ({ name: f.config.name, definitionText: f.definitionText, workflowType: f.config.workflowType })),
+      resolveWorker: (name) => workers.get(name)!,
+      onStatusChange: (event) => bus.publish(event),
+      region: REGION,
+      ...(options.dataDir ? { dataDir: resolve(options.dataDir, 'stepfunctions') } : {}),
+      ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
+    });
+    closers.push(() => facade.close());
+
+    const catalog = buildToolCatalog(folders, (name) => facade.stateMachineArn(name));
+    const host = options.host ?? DEFAULT_HOST;
+    app = createAsyncMcpApp({
+      store: new DynamoDbRecordStore({ client: dynamo.client, tableName: dynamo.tableName }),
+      engine: new StepFunctionsEngine(
+        // StartSyncExecution normally goes to a `sync-` host prefix; the facade serves every action on one host.
+        new SFNClient({ region: REGION, endpoint: facade.endpoint, credentials: LOCAL_CREDENTIALS, disableHostPrefix: true }),
+      ),
+      catalog,
+      ...(options.limits ? { limits: options.limits } : {}),
+      allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
+    });
+    const mcpApp = app;
+    const http = await serveFetch((request) => mcpApp.fetch(request, principalOf(request)), {
+      host,
+      port: options.port ?? DEFAULT_PORT,
+      path: '/mcp',
+    });
+    closers.push(() => http.close());
+
+    return {
+      url: http.url,
+      catalog,
+      app,
+      sfnEndpoint: facade.endpoint,
+      drainEvents: () => bus.drain(),
+      close: () => closeAll(closers),
+    };
+  } catch (error) {
+    await closeAll(closers);
+    throw error;
+  }
+}
+
+async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
+  for (const close of closers.splice(0).reverse()) {
+    await close().catch(() => undefined);
+  }
+}
+
+/**
+ * Locally every distinct bearer token is its own principal (so two clients can be two
+ * users); requests without one share the "local" principal. Only hashes are kept.
+ */
+function principalOf(request: Request): string {
+  const auth = request.headers.get('authorization');
+  const token = auth?.match(/^Bearer\s+(.+)$/i)?.[1];
+  return token ? `bearer:${createHash('sha256').update(token).digest('hex')}` : 'local';
+}
+
+/** Imports every worker the definitions name, so a missing one fails startup, not a run. */
+async function importWorkers(folders: readonly ToolFolder[]): Promise<Map<string, WorkerHandler>> {
+  const workers = new Map<string, WorkerHandler>();
+  for (const folder of folders) {
+    for (const name of folder.workers) {
+      if (workers.has(name)) continue;
+      const file = resolve(WORKERS_DIR, workerModuleFile(name));
+      let handler: unknown;
+      try {
+        ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });
+      } catch (error) {
+        throw new ToolFolderError(resolve(folder.dir, DEFINITION_FILE), `worker \${Worker_${name}} has no module ${file} (${(error as Error).message})`);
+      }
+      if (typeof handler !== 'function') {
+        throw new ToolFolderError(resolve(folder.dir, DEFINITION_FILE), `worker module ${file} does not export a handler function`);
+      }
+      workers.set(name, handler as WorkerHandler);
+    }
+  }
+  return workers;
+}

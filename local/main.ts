@@ -1,0 +1,74 @@
+/**
+ * `npm start`: the whole stack on this machine (see local-stack.ts).
+ * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR.
+ */
+import { parseArgs } from 'node:util';
+import { ToolFolderError } from '../lambdas/mcp/tool-folder.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
+
+const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR]
+
+  --port N      port of the MCP endpoint (0 picks a free one)
+  --host HOST   address to bind; keep it on loopback
+  --data DIR    keep operations and execution history in DIR across restarts (default: in memory)
+  --tools DIR   the tools directory (default: $ASYNC_MCP_TOOLS_DIR or ./state-machines)`;
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        data: { type: 'string' },
+        tools: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`--port must be a port number, got "${values.port}"\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const toolsDir = values.tools ?? process.env.ASYNC_MCP_TOOLS_DIR ?? 'state-machines';
+
+  let stack;
+  try {
+    stack = await startLocalStack({
+      toolsDir,
+      port,
+      ...(values.host ? { host: values.host } : {}),
+      ...(values.data ? { dataDir: values.data } : {}),
+    });
+  } catch (error) {
+    if (error instanceof ToolFolderError) {
+      console.error(`Cannot start: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  console.log(`async-mcp is serving MCP at ${stack.url.href}`);
+  console.log(`Data: ${values.data ? `kept in ${values.data}` : 'in memory (use --data DIR to keep it)'}`);
+  console.log('Tools:');
+  for (const tool of stack.catalog.tools) {
+    console.log(`  ${tool.name.padEnd(24)} ${tool.invocation.padEnd(5)} ${tool.workflowType.padEnd(8)} ${tool.title ?? ''}`);
+  }
+  const shutdown = async () => {
+    await stack.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+await main();
