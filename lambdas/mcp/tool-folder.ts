@@ -143,7 +143,7 @@ function checkDefinition(file: string, definition: unknown): void {
   }
   const unsupported = findUnsupported(definition);
   if (unsupported) throw new ToolFolderError(file, unsupported);
-  const result = validateAsl(definition, { checkPaths: true, checkArn: false });
+  const result = validateAsl(definition, { checkPaths: true, checkArn: true });
   if (!result.isValid) throw new ToolFolderError(file, `not valid Amazon States Language: ${result.errorsText('; ')}`);
 }
 

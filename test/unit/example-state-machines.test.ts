@@ -1,0 +1,227 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ExecutionError, StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFINITION_FILE, TOOL_FILE, loadToolFolders, type ToolConfig } from '../../lambdas/mcp/tool-folder.ts';
+import { substituteWorkers, workerModuleFile } from '../../lambdas/mcp/worker-placeholders.ts';
+import { DEFAULT_SEED } from '../../lambdas/examples/dataset-plan.ts';
+import { syntheticDataset } from '../../lambdas/examples/synthetic-dataset.ts';
+
+const TOOLS_DIR = 'state-machines';
+const EXAMPLE_TOOLS = ['analyze_dataset', 'quick_calculation', 'run_test_suite'];
+
+type Overrides = NonNullable<RunOptions['overrides']>;
+type LocalHandler = NonNullable<Overrides['taskResourceLocalHandlers']>[string];
+type Json = Parameters<StateMachine['run']>[0];
+
+/** aws-local-stepfunctions 3.x calls Promise.withResolvers (Node 22+); Node 20 lacks it. */
+function polyfillPromiseWithResolvers(): void {
+  const P = Promise as PromiseConstructor & { withResolvers?: unknown };
+  if (typeof P.withResolvers === 'function') return;
+  P.withResolvers = function withResolvers<T>() {
+    let resolve!: (value: T | PromiseLike<T>) => void;
+    let reject!: (reason?: unknown) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+}
+
+interface LoadedTool {
+  config: ToolConfig;
+  /** The definition with worker placeholders resolved to Lambda ARNs, as the CDK stack deploys it. */
+  definition: StateMachineDefinition;
+  overrides: Overrides;
+}
+
+type Execution = { status: 'SUCCEEDED'; output: unknown } | { status: 'FAILED'; error: string; cause: string };
+
+const WORKER_RESOURCE = /^\$\{Worker_([a-z][a-z0-9_]*)\}$/;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+/** Reads a tool folder and maps every worker Task state to its handler module and every Wait to 0 ms. */
+async function loadTool(tool: string): Promise<LoadedTool> {
+  const dir = join(TOOLS_DIR, tool);
+  const config = JSON.parse(await readFile(join(dir, TOOL_FILE), 'utf8')) as ToolConfig;
+  const text = await readFile(join(dir, DEFINITION_FILE), 'utf8');
+  const taskResourceLocalHandlers: Record<string, LocalHandler> = {};
+  const waitTimeOverrides: Record<string, number> = {};
+
+  const visit = async (machine: { States: Record<string, Record<string, unknown>> }): Promise<void> => {
+    for (const [name, state] of Object.entries(machine.States)) {
+      if (state.Type === 'Task') {
+        const worker = WORKER_RESOURCE.exec(String(state.Resource))?.[1];
+        if (!worker) throw new Error(`${tool}: Task state ${name} does not call a worker`);
+        // The worker convention (worker-placeholders.ts) decides the module, as it does in the CDK stack.
+        const moduleUrl = new URL(`../../lambdas/handlers/workers/${workerModuleFile(worker)}`, import.meta.url).href;
+        const module = (await import(/* @vite-ignore */ moduleUrl)) as { handler: (event: unknown) => Promise<unknown> };
+        taskResourceLocalHandlers[name] = module.handler as LocalHandler;
+      }
+      if (state.Type === 'Wait') waitTimeOverrides[name] = 0;
+      const processor = (state.ItemProcessor ?? state.Iterator) as typeof machine | undefined;
+      if (processor) await visit(processor);
+      for (const branch of (state.Branches ?? []) as (typeof machine)[]) await visit(branch);
+    }
+  };
+  await visit(JSON.parse(text) as { States: Record<string, Record<string, unknown>> });
+
+  const resolved = substituteWorkers(text, (worker) => `arn:aws:lambda:us-east-1:123456789012:function:${worker}`);
+  return { config, definition: JSON.parse(resolved) as StateMachineDefinition, overrides: { taskResourceLocalHandlers, waitTimeOverrides } };
+}
+
+const tools = new Map<string, LoadedTool>();
+
+/** Runs a tool's state machine on the execution input the server sends (DESIGN §3). */
+async function execute(tool: string, args: Record<string, unknown>): Promise<Execution> {
+  const loaded = tools.get(tool)!;
+  expect(ajv.validate(loaded.config.inputSchema, args), `arguments valid for ${tool}: ${ajv.errorsText()}`).toBe(true);
+  const input = { arguments: args, operation: { token: 'example-token', tool } } as Json;
+  try {
+    const output = await new StateMachine(loaded.definition).run(input, { overrides: loaded.overrides }).result;
+    if (loaded.config.outputSchema) {
+      expect(ajv.validate(loaded.config.outputSchema, output), `output matches the outputSchema: ${ajv.errorsText()}`).toBe(true);
+    }
+    return { status: 'SUCCEEDED', output };
+  } catch (error) {
+    if (!(error instanceof ExecutionError)) throw error;
+    // The interpreter wraps the failing state's error: its name is the Error, its message the Cause.
+    const failure = error.cause as Error;
+    return { status: 'FAILED', error: failure.name, cause: failure.message };
+  }
+}
+
+beforeAll(async () => {
+  polyfillPromiseWithResolvers();
+  for (const tool of EXAMPLE_TOOLS) tools.set(tool, await loadTool(tool));
+});
+
+describe('example tool folders', () => {
+  it('pass the tool folder loader', async () => {
+    const folders = await loadToolFolders(TOOLS_DIR);
+    const examples = folders.filter((folder) => EXAMPLE_TOOLS.includes(folder.config.name));
+    expect(
+      examples.map(({ config, workers }) => ({
+        name: config.name,
+        invocation: config.invocation,
+        workflowType: config.workflowType,
+        workers,
+      })),
+    ).toEqual([
+      {
+        name: 'analyze_dataset',
+        invocation: 'async',
+        workflowType: 'STANDARD',
+        workers: ['compute_chunk_stats', 'merge_chunk_stats', 'plan_dataset_chunks'],
+      },
+      { name: 'quick_calculation', invocation: 'sync', workflowType: 'EXPRESS', workers: ['calculate'] },
+      { name: 'run_test_suite', invocation: 'both', workflowType: 'STANDARD', workers: ['report_test_suite'] },
+    ]);
+  });
+
+  it('describe every input and output property for the model', () => {
+    for (const { config } of tools.values()) {
+      for (const schema of [config.inputSchema, config.outputSchema]) {
+        const properties = (schema as { properties?: Record<string, { description?: string }> }).properties ?? {};
+        expect(Object.keys(properties).length, `${config.name} has properties`).toBeGreaterThan(0);
+        for (const [key, property] of Object.entries(properties)) {
+          expect(property.description, `${config.name}.${key} has a description`).toBeTruthy();
+        }
+      }
+    }
+  });
+});
+
+describe('analyze_dataset', () => {
+  /** Regenerates every row sequentially and summarises it with a two-pass reference. */
+  function reference(rows: number, seed: number) {
+    const dataset = syntheticDataset(seed);
+    let sum = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < rows; i++) {
+      const x = dataset.valueAt(i);
+      sum += x;
+      if (x < min) min = x;
+      if (x > max) max = x;
+    }
+    const mean = sum / rows;
+    let squares = 0;
+    for (let i = 0; i < rows; i++) squares += (dataset.valueAt(i) - mean) ** 2;
+    return { count: rows, mean, min, max, stddev: Math.sqrt(squares / rows) };
+  }
+
+  function expectClose(actual: number, expected: number): void {
+    const error = expected === 0 ? Math.abs(actual) : Math.abs((actual - expected) / expected);
+    expect(error, `${actual} vs ${expected}`).toBeLessThanOrEqual(1e-9);
+  }
+
+  it.each([
+    { rows: 1, seed: 11 },
+    { rows: 1000, seed: 42 },
+    { rows: 250_001, seed: -3 },
+    { rows: 1_000_000, seed: 2 ** 40 + 5 },
+  ])('matches a sequential regeneration of all rows: $rows rows, seed $seed', async ({ rows, seed }) => {
+    const execution = await execute('analyze_dataset', { rows, seed, delaySeconds: 5 });
+    expect(execution.status).toBe('SUCCEEDED');
+    const output = (execution as { output: Record<string, number> }).output;
+    const expected = reference(rows, seed);
+    expect(Object.keys(output).sort()).toEqual(['count', 'max', 'mean', 'min', 'stddev']);
+    expect(output.count).toBe(rows);
+    expect(output.min).toBe(expected.min);
+    expect(output.max).toBe(expected.max);
+    expectClose(output.mean!, expected.mean);
+    expectClose(output.stddev!, expected.stddev);
+  });
+
+  it('uses the default seed when none is given, and gives the same numbers every time', async () => {
+    const unseeded = await execute('analyze_dataset', { rows: 123_456 });
+    const seeded = await execute('analyze_dataset', { rows: 123_456, seed: DEFAULT_SEED });
+    expect(unseeded.status).toBe('SUCCEEDED');
+    expect(unseeded).toEqual(seeded);
+  });
+});
+
+describe('quick_calculation', () => {
+  it.each([
+    ['add', 2, 3, 5],
+    ['sub', 2, 3, -1],
+    ['mul', 2, 3, 6],
+    ['div', 3, 2, 1.5],
+  ] as const)('%s(%d, %d) returns { result: %d }', async (op, a, b, result) => {
+    await expect(execute('quick_calculation', { a, b, op })).resolves.toEqual({ status: 'SUCCEEDED', output: { result } });
+  });
+
+  it('fails the execution with Error DivisionByZero when dividing by zero (a tool error, not a protocol error)', async () => {
+    const execution = await execute('quick_calculation', { a: 1, b: 0, op: 'div' });
+    expect(execution).toMatchObject({ status: 'FAILED', error: 'DivisionByZero' });
+  });
+});
+
+describe('run_test_suite', () => {
+  it('waits, then reports passed and failed', async () => {
+    await expect(execute('run_test_suite', { suite: 'checkout', tests: 120, failures: 7, durationSeconds: 30 })).resolves.toEqual({
+      status: 'SUCCEEDED',
+      output: { suite: 'checkout', passed: 113, failed: 7, durationSeconds: 30 },
+    });
+  });
+
+  it('accepts failures equal to tests', async () => {
+    const execution = await execute('run_test_suite', { suite: 's', tests: 3, failures: 3, durationSeconds: 0, crash: false });
+    expect(execution).toEqual({ status: 'SUCCEEDED', output: { suite: 's', passed: 0, failed: 3, durationSeconds: 0 } });
+  });
+
+  it('fails with Error TestSuiteCrashed when asked to crash', async () => {
+    const execution = await execute('run_test_suite', { suite: 'unit', tests: 5, failures: 0, durationSeconds: 1, crash: true });
+    expect(execution).toMatchObject({ status: 'FAILED', error: 'TestSuiteCrashed' });
+  });
+
+  it('asks for a JSON-RPC -32602 error (Mcp.ProtocolError) when failures exceed tests', async () => {
+    const execution = await execute('run_test_suite', { suite: 'unit', tests: 2, failures: 3, durationSeconds: 0 });
+    expect(execution).toMatchObject({ status: 'FAILED', error: 'Mcp.ProtocolError' });
+    const cause = JSON.parse((execution as { cause: string }).cause) as unknown;
+    expect(cause).toEqual({ code: -32602, message: 'Invalid arguments: failures must not exceed tests' });
+  });
+});
