@@ -1,0 +1,58 @@
+/** An in-memory WorkflowEngine for core unit tests: executions finish when the test says so. */
+import {
+  ExecutionNotFoundError,
+  type ExecutionSnapshot,
+  type StartExecutionInput,
+  type WorkflowEngine,
+} from '../../lambdas/operations/ports.ts';
+
+export class FakeWorkflowEngine implements WorkflowEngine {
+  readonly executions = new Map<string, ExecutionSnapshot & { input: unknown; stateMachineArn: string }>();
+  startCalls = 0;
+  stopCalls = 0;
+  /** What startSync returns for EXPRESS runs. */
+  syncResult: (input: StartExecutionInput) => ExecutionSnapshot = (input) => ({
+    executionArn: `${input.stateMachineArn}:${input.name}`,
+    status: 'SUCCEEDED',
+    output: { echo: input.input },
+  });
+  failStartWith?: Error;
+
+  async start(input: StartExecutionInput): Promise<{ executionArn: string }> {
+    this.startCalls++;
+    if (this.failStartWith) throw this.failStartWith;
+    const executionArn = `${input.stateMachineArn.replace(':stateMachine:', ':execution:')}:${input.name}`;
+    if (!this.executions.has(executionArn)) {
+      this.executions.set(executionArn, { executionArn, status: 'RUNNING', input: input.input, stateMachineArn: input.stateMachineArn, startDate: new Date() });
+    }
+    return { executionArn };
+  }
+
+  async startSync(input: StartExecutionInput): Promise<ExecutionSnapshot> {
+    return this.syncResult(input);
+  }
+
+  async describe(executionArn: string): Promise<ExecutionSnapshot> {
+    const execution = this.executions.get(executionArn);
+    if (!execution) throw new ExecutionNotFoundError(executionArn);
+    return { ...execution };
+  }
+
+  async stop(executionArn: string, reason: { error: string; cause: string }): Promise<void> {
+    this.stopCalls++;
+    const execution = this.executions.get(executionArn);
+    if (!execution) throw new ExecutionNotFoundError(executionArn);
+    if (execution.status === 'RUNNING') Object.assign(execution, { status: 'ABORTED', error: reason.error, cause: reason.cause, stopDate: new Date() });
+  }
+
+  async sendTaskSuccess(): Promise<void> {}
+  async sendTaskFailure(): Promise<void> {}
+
+  /** Finishes an execution the way Step Functions would. */
+  finish(executionArn: string, result: Partial<ExecutionSnapshot> & Pick<ExecutionSnapshot, 'status'>): ExecutionSnapshot {
+    const execution = this.executions.get(executionArn);
+    if (!execution) throw new Error(`no execution ${executionArn}`);
+    Object.assign(execution, { stopDate: new Date(), ...result });
+    return { ...execution };
+  }
+}

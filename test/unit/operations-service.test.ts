@@ -1,0 +1,195 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { OperationError } from '../../lambdas/operations/operation-error.ts';
+import { OperationsService, type OperationsLimits } from '../../lambdas/operations/operations-service.ts';
+import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
+import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
+
+const tool: ToolSpec = {
+  name: 'analyze',
+  description: 'test tool',
+  inputSchema: { type: 'object' },
+  invocation: 'async',
+  workflowType: 'STANDARD',
+  timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 1 },
+  stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:analyze',
+};
+const limits: OperationsLimits = { maxKeepAliveSeconds: 3600, allowUnlimitedKeepAlive: false, maxBlockingSeconds: 2 };
+
+class ManualClock {
+  constructor(public ms = 1_700_000_000_000) {}
+  now = () => this.ms;
+  advance(seconds: number) {
+    this.ms += seconds * 1000;
+  }
+}
+
+async function expectOperationError(promise: Promise<unknown>, code: OperationError['code']) {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(OperationError);
+  expect((error as OperationError).code).toBe(code);
+  return error as OperationError;
+}
+
+describe('OperationsService', () => {
+  let store: InMemoryRecordStore;
+  let engine: FakeWorkflowEngine;
+  let clock: ManualClock;
+  let service: OperationsService;
+  const owner = 'owner-a';
+
+  beforeEach(() => {
+    store = new InMemoryRecordStore();
+    engine = new FakeWorkflowEngine();
+    clock = new ManualClock();
+    service = new OperationsService(store, engine, limits, clock);
+  });
+
+  const start = (token = 't1', args: Record<string, unknown> = { rows: 10 }, extra: object = {}) =>
+    service.start({ ownerId: owner, tool, arguments: args, token, dialect: 'sep-1391', ...extra });
+
+  it('starts an execution and returns a durable working record with its ARN', async () => {
+    const record = await start();
+    expect(record.status).toBe('working');
+    expect(record.executionArn).toMatch(/:execution:analyze:op-/);
+    expect(await store.get({ ownerId: owner, token: 't1' })).toMatchObject({ status: 'working', executionArn: record.executionArn });
+    const execution = engine.executions.get(record.executionArn!)!;
+    expect(execution.input).toEqual({ arguments: { rows: 10 }, operation: { token: 't1', tool: 'analyze', ownerId: owner } });
+  });
+
+  it('returns the same operation for the same token and arguments, starting one execution', async () => {
+    const first = await start('t1', { rows: 10, seed: 1 });
+    const second = await start('t1', { seed: 1, rows: 10 });
+    expect(second.executionArn).toBe(first.executionArn);
+    expect(second.createdAt).toBe(first.createdAt);
+    expect(engine.executions.size).toBe(1);
+  });
+
+  it('rejects the same token with other arguments as already used', async () => {
+    await start('t1', { rows: 10 });
+    const error = await expectOperationError(start('t1', { rows: 11 }), 'TOKEN_REUSED');
+    expect(error.message).toMatch(/already used/);
+  });
+
+  it('resumes a start that crashed between the record and the execution, with the same execution name', async () => {
+    engine.failStartWith = new Error('network down');
+    await expectOperationError(start(), 'INTERNAL');
+    const stalled = await store.get({ ownerId: owner, token: 't1' });
+    expect(stalled?.status).toBe('submitted');
+    engine.failStartWith = undefined;
+    const resumed = await start();
+    expect(resumed.status).toBe('working');
+    expect(resumed.executionArn).toContain(stalled!.executionName);
+  });
+
+  it('keeps tokens of different owners apart', async () => {
+    await start('shared');
+    await expectOperationError(service.get({ ownerId: 'owner-b', token: 'shared' }), 'NOT_FOUND');
+    const other = await service.start({ ownerId: 'owner-b', tool, arguments: { rows: 99 }, token: 'shared', dialect: 'sep-1391' });
+    expect(other.executionName).not.toBe((await store.get({ ownerId: owner, token: 'shared' }))!.executionName);
+  });
+
+  it('clamps keepAlive by the tool maximum and grants unlimited only when allowed', () => {
+    expect(service.grantKeepAlive(tool, undefined)).toBe(60);
+    expect(service.grantKeepAlive(tool, 10_000)).toBe(600);
+    expect(service.grantKeepAlive(tool, 0)).toBe(1);
+    expect(service.grantKeepAlive(tool, null)).toBe(600);
+    const open = new OperationsService(store, engine, { ...limits, allowUnlimitedKeepAlive: true }, clock);
+    expect(open.grantKeepAlive({ ...tool, timing: { ...tool.timing, maxKeepAliveSeconds: null } }, null)).toBeNull();
+    expect(open.grantKeepAlive(tool, null)).toBe(600);
+  });
+
+  it('applies a SUCCEEDED execution as completed with its output and an expiry of completion + keepAlive', async () => {
+    const record = await start();
+    const snapshot = engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: { mean: 2 }, stopDate: new Date(clock.ms) });
+    const done = await service.applyExecution(record, snapshot);
+    expect(done).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { mean: 2 } } });
+    expect(done!.expiresAt).toBe(Math.ceil(clock.ms / 1000) + 60);
+  });
+
+  it('maps FAILED to a tool error and Mcp.ProtocolError to a protocol error', async () => {
+    const a = await start('a');
+    const failed = await service.applyExecution(a, engine.finish(a.executionArn!, { status: 'FAILED', error: 'Boom', cause: 'it broke' }));
+    expect(failed).toMatchObject({ status: 'failed', outcome: { kind: 'tool-error', error: 'Boom', cause: 'it broke' } });
+    const b = await start('b');
+    const cause = JSON.stringify({ code: -32602, message: 'failures must not exceed tests' });
+    const protocol = await service.applyExecution(b, engine.finish(b.executionArn!, { status: 'FAILED', error: 'Mcp.ProtocolError', cause }));
+    expect(protocol).toMatchObject({ status: 'failed', outcome: { kind: 'protocol-error', code: -32602, message: 'failures must not exceed tests' } });
+  });
+
+  it('never overwrites a terminal state, so redelivered or late events change nothing', async () => {
+    const record = await start();
+    await service.cancel(record);
+    const late = engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: {} });
+    const after = await service.applyExecution(record, late);
+    expect(after?.status).toBe('canceled');
+    expect(await service.applyExecution(record, late)).toMatchObject({ status: 'canceled' });
+  });
+
+  it('cancel stops the execution once; cancelling a terminal operation changes nothing', async () => {
+    const record = await start();
+    const canceled = await service.cancel(record);
+    expect(canceled.status).toBe('canceled');
+    expect(engine.executions.get(record.executionArn!)!.status).toBe('ABORTED');
+    const again = await service.cancel(record);
+    expect(again).toEqual(canceled);
+    expect(engine.stopCalls).toBe(1);
+  });
+
+  it('serves status from the record without the engine while it is fresh, and reconciles when stale', async () => {
+    const record = await start();
+    engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: { ok: true } });
+    expect((await service.get(record)).status).toBe('working');
+    clock.advance(5);
+    expect(await service.get(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { ok: true } } });
+  });
+
+  it('marks an operation failed when its execution vanished', async () => {
+    const record = await start();
+    engine.executions.clear();
+    clock.advance(10);
+    expect(await service.get(record)).toMatchObject({ status: 'failed', outcome: { kind: 'protocol-error', code: -32603 } });
+  });
+
+  it('reports expired operations as expired even while the item still exists', async () => {
+    const record = await start();
+    await service.applyExecution(record, engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: {}, stopDate: new Date(clock.ms) }));
+    clock.advance(59);
+    expect((await service.get(record)).status).toBe('completed');
+    clock.advance(2);
+    await expectOperationError(service.get(record), 'EXPIRED');
+    expect(await store.get(record)).toBeDefined();
+  });
+
+  it('finds the operation a request id started, for that owner only', async () => {
+    await start('t1', { rows: 1 }, { requestId: '42' });
+    expect(await service.findByRequestId(owner, '42')).toEqual({ ownerId: owner, token: 't1' });
+    expect(await service.findByRequestId('owner-b', '42')).toBeUndefined();
+  });
+
+  it('lists only live operations of the owner, newest first', async () => {
+    await start('old');
+    clock.advance(1);
+    await start('new');
+    await service.start({ ownerId: 'owner-b', tool, arguments: {}, token: 'theirs', dialect: 'sep-1391' });
+    const page = await service.list(owner, { limit: 10 });
+    expect(page.items.map((r) => r.token)).toEqual(['new', 'old']);
+  });
+
+  it('runs an EXPRESS tool synchronously through StartSyncExecution without a record', async () => {
+    const express: ToolSpec = { ...tool, name: 'calc', invocation: 'sync', workflowType: 'EXPRESS' };
+    const outcome = await service.runSync({ ownerId: owner, tool: express, arguments: { a: 1 } });
+    expect(outcome).toMatchObject({ kind: 'result', output: { echo: { arguments: { a: 1 } } } });
+    expect(engine.startCalls).toBe(0);
+  });
+
+  it('stops a synchronous STANDARD run that exceeds its bound and says so', async () => {
+    const real = new OperationsService(store, engine, limits);
+    const outcome = await real.runSync({ ownerId: owner, tool: { ...tool, invocation: 'both' }, arguments: {} });
+    expect(outcome).toMatchObject({ kind: 'tool-error', error: 'SyncTimeout' });
+    expect([...engine.executions.values()][0]!.status).toBe('ABORTED');
+  });
+});
