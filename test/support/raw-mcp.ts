@@ -1,0 +1,79 @@
+/**
+ * Raw JSON-RPC over HTTP for the cases real clients never produce (bad JSON, huge
+ * bodies, hand-made dialect calls). Handles both JSON and SSE response bodies.
+ */
+export const MODERN_VERSION = '2026-07-28';
+export const LEGACY_VERSION = '2025-11-25';
+
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  /** The JSON-RPC message, when the body held one. */
+  message?: { id?: unknown; result?: any; error?: { code: number; message: string; data?: any } };
+  text: string;
+}
+
+let nextId = 1;
+
+export async function postRaw(url: URL | string, body: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, ...parseBody(text) };
+}
+
+function parseBody(text: string): { message?: RawResponse['message'] } {
+  const trimmed = text.trim();
+  if (!trimmed) return {};
+  if (trimmed.startsWith('{')) return { message: JSON.parse(trimmed) };
+  // SSE: the last `data:` line that holds a response.
+  const data = trimmed
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => JSON.parse(line.slice(5)))
+    .filter((m) => 'result' in m || 'error' in m);
+  return data.length ? { message: data.at(-1) } : {};
+}
+
+export interface CallOptions {
+  /** Capabilities declared in this request's `_meta`. */
+  capabilities?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  id?: string | number;
+}
+
+/** A 2026-07-28 request: the per-request envelope plus the matching headers. */
+export function modernRequest(url: URL | string, method: string, params: Record<string, unknown> = {}, options: CallOptions = {}) {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+    'io.modelcontextprotocol/clientInfo': { name: 'raw-test', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {},
+    ...((params._meta as object | undefined) ?? {}),
+  };
+  const name = typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
+  return postRaw(
+    url,
+    JSON.stringify({ jsonrpc: '2.0', id: options.id ?? nextId++, method, params: { ...params, _meta: meta } }),
+    {
+      'mcp-protocol-version': MODERN_VERSION,
+      'mcp-method': method,
+      ...(name === undefined ? {} : { 'mcp-name': name }),
+      ...options.headers,
+    },
+  );
+}
+
+/** A 2025-era request (stateless: no initialize needed per request). */
+export function legacyRequest(url: URL | string, method: string, params: Record<string, unknown> = {}, options: CallOptions & { version?: string } = {}) {
+  const meta = options.capabilities ? { 'io.modelcontextprotocol/clientCapabilities': options.capabilities } : undefined;
+  const body = { jsonrpc: '2.0', id: options.id ?? nextId++, method, params: { ...params, ...(meta ? { _meta: { ...meta, ...((params._meta as object) ?? {}) } } : {}) } };
+  return postRaw(url, JSON.stringify(body), { 'mcp-protocol-version': options.version ?? LEGACY_VERSION, ...options.headers });
+}
+
+/** A JSON-RPC notification (no id) in the legacy framing. */
+export function legacyNotification(url: URL | string, method: string, params: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return postRaw(url, JSON.stringify({ jsonrpc: '2.0', method, params }), { 'mcp-protocol-version': LEGACY_VERSION, ...headers });
+}
