@@ -6,6 +6,7 @@ export type OperationErrorCode =
   | 'UNKNOWN_TOOL'
   | 'INVALID_ARGUMENTS'
   | 'INVALID_TOKEN'
+  | 'INVALID_CURSOR'
   | 'TOKEN_REUSED'
   | 'NOT_FOUND'
   | 'EXPIRED'

@@ -15,6 +15,8 @@ import {
 import { OperationError } from './operation-error.ts';
 import {
   ExecutionNotFoundError,
+  InvalidCursorError,
+  RecordTooLargeError,
   systemClock,
   type Clock,
   type ExecutionSnapshot,
@@ -255,7 +257,15 @@ export class OperationsService {
     const now = this.clock.now();
     const changes = terminalChanges(snapshot, record.keepAliveSeconds, now);
     if (changes) {
-      return (await this.store.transition(key, NON_TERMINAL, changes)) ?? (await this.store.get(key));
+      try {
+        return (await this.store.transition(key, NON_TERMINAL, changes)) ?? (await this.store.get(key));
+      } catch (error) {
+        if (!(error instanceof RecordTooLargeError)) throw error;
+        // The execution's output does not fit in a record: say so instead of losing the operation.
+        const outcome: Outcome = { kind: 'protocol-error', code: -32603, message: 'The tool result is larger than the server can store' };
+        const tooLarge = { ...changes, status: 'failed' as const, statusMessage: statusMessageFor('failed', outcome), outcome };
+        return (await this.store.transition(key, NON_TERMINAL, tooLarge)) ?? (await this.store.get(key));
+      }
     }
     if (record.status === 'submitted' && snapshot.status === 'RUNNING') {
       const working = await this.store.transition(key, ['submitted'], {
@@ -318,7 +328,13 @@ export class OperationsService {
 
   /** The owner's live operations, newest first. */
   async list(ownerId: string, options: { limit: number; cursor?: string }): Promise<Page<OperationRecord>> {
-    const page = await this.store.listByOwner(ownerId, options);
+    let page: Page<OperationRecord>;
+    try {
+      page = await this.store.listByOwner(ownerId, options);
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw new OperationError('INVALID_CURSOR', 'Invalid cursor', { cause: error });
+      throw error;
+    }
     const now = this.clock.now();
     return { ...page, items: page.items.filter((r) => r.expiresAt === undefined || r.expiresAt * 1000 > now) };
   }

@@ -12,6 +12,22 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
+/** A listing cursor the store did not issue for this owner; the edge answers -32602. */
+export class InvalidCursorError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('Invalid cursor', options);
+    this.name = 'InvalidCursorError';
+  }
+}
+
+/** A record larger than the store's item size limit; nothing was written. */
+export class RecordTooLargeError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('Operation record exceeds the item size limit', options);
+    this.name = 'RecordTooLargeError';
+  }
+}
+
 export interface RecordStore {
   /** Conditional put (`attribute_not_exists`): never overwrites an existing token. */
   create(record: OperationRecord): Promise<CreateResult>;

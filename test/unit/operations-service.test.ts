@@ -193,3 +193,17 @@ describe('OperationsService', () => {
     expect([...engine.executions.values()][0]!.status).toBe('ABORTED');
   });
 });
+
+describe('OperationsService with results too large to store', () => {
+  it('records a protocol error instead of losing the operation', async () => {
+    const store = new InMemoryRecordStore({ maxRecordBytes: 4000 });
+    const engine = new FakeWorkflowEngine();
+    const service = new OperationsService(store, engine, limits);
+    const record = await service.start({ ownerId: 'o', tool, arguments: {}, token: 'big', dialect: 'sep-1391' });
+    const snapshot = engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: { blob: 'x'.repeat(10_000) } });
+    expect(await service.applyExecution(record, snapshot)).toMatchObject({
+      status: 'failed',
+      outcome: { kind: 'protocol-error', code: -32603, message: expect.stringContaining('larger than the server can store') },
+    });
+  });
+});
