@@ -19,9 +19,9 @@ export interface ExecutionStatusChangeEvent {
     startDate?: number | null;
     stopDate?: number | null;
     input?: string | null;
-    inputDetails?: { included?: boolean };
+    inputDetails?: { included?: boolean } | null;
     output?: string | null;
-    outputDetails?: { included?: boolean };
+    outputDetails?: { included?: boolean } | null;
     error?: string | null;
     cause?: string | null;
   };

@@ -8,6 +8,7 @@ import type { RecordStore, WorkflowEngine } from '../operations/ports.ts';
 import type { ToolCatalog } from '../operations/tool-spec.ts';
 import { createStatusSyncHandler, type StatusSyncHandler } from '../aws/status-sync.ts';
 import type { AsyncDialect } from './dialects/dialect.ts';
+import { sep1391Dialect } from './dialects/sep-1391.ts';
 import { createHttpHandler, type McpFetch } from './http-handler.ts';
 import { consoleLogger, type ErrorLogger } from './json-rpc-errors.ts';
 
@@ -28,7 +29,7 @@ export interface AsyncMcpApp {
 }
 
 /** The async dialects, in the order the router asks them. */
-const DIALECTS: readonly AsyncDialect[] = [];
+const DIALECTS: readonly AsyncDialect[] = [sep1391Dialect];
 
 export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const logger = options.logger ?? consoleLogger;

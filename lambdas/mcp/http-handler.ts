@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ownerIdFor } from '../operations/fingerprint.ts';
 import { createServerFactory, type ServerFactoryOptions } from './mcp-server-factory.ts';
+import { withPendingWork } from './request-scope.ts';
 
 /** Requests over this size get HTTP 413 with a JSON-RPC error before anything is parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -43,6 +44,6 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       if (rejected) return rejected;
     }
     const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId: ownerIdFor(principal) } };
-    return handler.fetch(request, { authInfo });
+    return withPendingWork(() => handler.fetch(request, { authInfo }));
   };
 }

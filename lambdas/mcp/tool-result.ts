@@ -32,14 +32,14 @@ export function toCallToolResult(outcome: Outcome, tool: ToolSpec): CallToolResu
   }
 }
 
-/** A tool failure as the model should read it: the error name and its cause. */
+/**
+ * A tool failure as the model should read it: the error name and its cause. No
+ * `structuredContent`: clients check it against the tool's outputSchema, which
+ * describes success.
+ */
 export function toolErrorResult(toolName: string, error: string, cause?: string): CallToolResultShape {
-  const text = `${toolName} failed: ${error}${cause ? ` - ${readableCause(cause)}` : ''}`;
-  return {
-    content: [{ type: 'text', text }],
-    isError: true,
-    structuredContent: { error, ...(cause === undefined ? {} : { cause }) },
-  };
+  const lines = [`${toolName} failed.`, `Error: ${error}`, ...(cause ? [`Cause: ${readableCause(cause)}`] : [])];
+  return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
 }
 
 /** Lambda failures carry a JSON cause; its errorMessage is what a person wants to read. */

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
-import { legacyRequest, modernRequest, postRaw } from '../support/raw-mcp.ts';
+import { legacyRequest, modernRequest, postRaw, postWithHost } from '../support/raw-mcp.ts';
 
 let stack: LocalStack;
 
@@ -91,7 +91,8 @@ describe.each(clients)('%s', (_label, connect) => {
       arguments: { suite: 'unit', tests: 5, failures: 0, durationSeconds: 0, crash: true },
     });
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ error: 'TestSuiteCrashed', cause: expect.any(String) });
+    expect(result.content[0].text).toMatch(/Error: TestSuiteCrashed/);
+    expect(result.content[0].text).toMatch(/Cause: .+/);
   });
 
   it('rejects invalid arguments with -32602 naming the field', async () => {
@@ -125,8 +126,10 @@ describe('raw HTTP error cases', () => {
   });
 
   it('rejects a foreign Host header (DNS rebinding protection)', async () => {
-    const response = await postRaw(stack.url, '{}', { host: 'evil.example' });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const response = await postWithHost(stack.url, 'evil.example', body);
     expect(response.status).toBe(403);
+    expect((await postWithHost(stack.url, `localhost:${stack.url.port}`, body)).status).toBe(200);
   });
 
   it('rejects a foreign Origin header', async () => {

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 /**
  * Raw JSON-RPC over HTTP for the cases real clients never produce (bad JSON, huge
  * bodies, hand-made dialect calls). Handles both JSON and SSE response bodies.
@@ -76,4 +77,21 @@ export function legacyRequest(url: URL | string, method: string, params: Record<
 /** A JSON-RPC notification (no id) in the legacy framing. */
 export function legacyNotification(url: URL | string, method: string, params: Record<string, unknown>, headers: Record<string, string> = {}) {
   return postRaw(url, JSON.stringify({ jsonrpc: '2.0', method, params }), { 'mcp-protocol-version': LEGACY_VERSION, ...headers });
+}
+
+/** A POST through node:http, which (unlike fetch) lets a test send any Host header. */
+export function postWithHost(url: URL, host: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
 }

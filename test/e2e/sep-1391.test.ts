@@ -1,0 +1,366 @@
+/**
+ * SEP-1391 long-running operations against the local stack over raw HTTP (JSON-RPC).
+ * Test names quote the SEP sentence (MUST/SHOULD) they check.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syntheticDataset } from '../../lambdas/examples/synthetic-dataset.ts';
+import type { LocalStack } from '../../local/local-stack.ts';
+import { startTestStack } from '../support/local-stack-fixture.ts';
+import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
+import { createAsyncMcpApp } from '../../lambdas/mcp/async-mcp-app.ts';
+import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { legacyNotification, legacyRequest, modernRequest, type RawResponse } from '../support/raw-mcp.ts';
+
+const LRO = { experimental: { longRunningOperations: {} } };
+
+let stack: LocalStack;
+let sfn: SFNClient;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  sfn = new SFNClient({ region: 'us-east-1', endpoint: stack.sfnEndpoint, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+});
+afterAll(async () => {
+  sfn?.destroy();
+  await stack?.close();
+});
+
+const token = () => `tok-${randomUUID()}`;
+
+function call(name: string, args: Record<string, unknown>, operation?: Record<string, unknown>, options: { id?: number | string; headers?: Record<string, string> } = {}) {
+  return legacyRequest(stack.url, 'tools/call', { name, arguments: args, ...(operation ? { operation } : {}) }, options);
+}
+const status = (t: string, headers?: Record<string, string>) => legacyRequest(stack.url, 'tools/async/status', { token: t }, headers ? { headers } : {});
+const result = (t: string) => legacyRequest(stack.url, 'tools/async/result', { token: t });
+
+function ok(response: RawResponse) {
+  expect(response.message?.error).toBeUndefined();
+  return response.message!.result;
+}
+function rpcError(response: RawResponse) {
+  expect(response.message?.error).toBeDefined();
+  return response.message!.error!;
+}
+
+/** Polls as the SEP asks: "Clients SHOULD respect this value when polling for results." */
+async function pollUntilTerminal(t: string, pollFrequency: number, limitMs = 60_000) {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const current = ok(await status(t));
+    if (['completed', 'failed', 'canceled', 'unknown'].includes(current.status)) return current;
+    if (Date.now() > deadline) throw new Error(`operation ${t} still ${current.status}`);
+    await new Promise((r) => setTimeout(r, pollFrequency * 1000));
+  }
+}
+
+function expectedStats(rows: number, seed: number) {
+  const data = syntheticDataset(seed);
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < rows; i++) {
+    const v = data.valueAt(i);
+    sum += v;
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+  }
+  const mean = sum / rows;
+  let squares = 0;
+  for (let i = 0; i < rows; i++) squares += (data.valueAt(i) - mean) ** 2;
+  return { count: rows, mean, min, max, stddev: Math.sqrt(squares / rows) };
+}
+
+describe('discovery and compatibility', () => {
+  it('Async tools MUST be marked with an invocationMode field', async () => {
+    const tools = ok(await legacyRequest(stack.url, 'tools/list', {}, { capabilities: LRO })).tools as Array<Record<string, unknown>>;
+    expect(Object.fromEntries(tools.map((t) => [t.name, t.invocationMode]))).toEqual({
+      analyze_dataset: 'async',
+      quick_calculation: 'sync',
+      run_test_suite: 'async',
+    });
+  });
+
+  it('SDKs MUST NOT show LRO-only tools or the invocationMode field to clients on old protocol versions', async () => {
+    for (const response of [await legacyRequest(stack.url, 'tools/list'), await modernRequest(stack.url, 'tools/list')]) {
+      const tools = ok(response).tools as Array<Record<string, unknown>>;
+      expect(tools.map((t) => t.name)).not.toContain('analyze_dataset');
+      expect(tools.some((t) => 'invocationMode' in t)).toBe(false);
+    }
+  });
+
+  it('declares support per request in the 2026-07-28 envelope too', async () => {
+    const tools = ok(await modernRequest(stack.url, 'tools/list', {}, { capabilities: LRO })).tools as Array<Record<string, unknown>>;
+    expect(tools.find((t) => t.name === 'analyze_dataset')?.invocationMode).toBe('async');
+  });
+
+  it('hybrid tools are shown to old clients without the field and run synchronously', async () => {
+    const response = ok(await call('run_test_suite', { suite: 's', tests: 2, failures: 1, durationSeconds: 0 }));
+    expect(response.structuredContent).toEqual({ suite: 's', passed: 1, failed: 1, durationSeconds: 0 });
+    expect(response.operation).toBeUndefined();
+  });
+});
+
+describe('the full flow', () => {
+  it('analyze_dataset: start, poll honouring pollFrequency, completed, correct statistics', async () => {
+    const t = token();
+    const started = ok(await call('analyze_dataset', { rows: 250_001, seed: 7, delaySeconds: 2 }, { token: t, keepAlive: 600 }));
+    // "The CallToolResult MAY include immediate results in its content fields"
+    expect(started.content[0].text).toContain('analyze_dataset');
+    expect(started.content[0].text).toContain('tools/async/status');
+    expect(started.operation).toEqual({ status: 'working', keepAlive: 600, pollFrequency: 2 });
+
+    const first = ok(await status(t));
+    expect(first).toMatchObject({ status: 'working', keepAlive: 600, pollFrequency: 2, statusMessage: expect.any(String) });
+
+    const done = await pollUntilTerminal(t, started.operation.pollFrequency);
+    expect(done.status).toBe('completed');
+
+    const payload = ok(await result(t));
+    const stats = payload.result.structuredContent;
+    const expected = expectedStats(250_001, 7);
+    expect(stats.count).toBe(expected.count);
+    expect(stats.min).toBe(expected.min);
+    expect(stats.max).toBe(expected.max);
+    expect(stats.mean).toBeCloseTo(expected.mean, 9);
+    expect(stats.stddev).toBeCloseTo(expected.stddev, 9);
+    // Results can be read any number of times until keepAlive expires.
+    expect(ok(await result(t))).toEqual(payload);
+  });
+
+  it('"failed": The error field SHOULD be set to the failure reason; the failed result is retrievable', async () => {
+    const t = token();
+    ok(await call('run_test_suite', { suite: 'boom', tests: 3, failures: 0, durationSeconds: 0, crash: true }, { token: t }));
+    const done = await pollUntilTerminal(t, 0.2);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/TestSuiteCrashed/);
+    const payload = ok(await result(t));
+    expect(payload.result.isError).toBe(true);
+    expect(payload.result.content[0].text).toMatch(/Error: TestSuiteCrashed\nCause: .+/);
+  });
+
+  it('reports a protocol error raised by the state machine as failed with its message', async () => {
+    const t = token();
+    ok(await call('run_test_suite', { suite: 'bad', tests: 1, failures: 5, durationSeconds: 0 }, { token: t }));
+    const done = await pollUntilTerminal(t, 0.2);
+    expect(done).toMatchObject({ status: 'failed', error: expect.stringContaining('failures must not exceed tests') });
+    expect(rpcError(await result(t))).toMatchObject({ code: -32602, message: expect.stringContaining('failures must not exceed tests') });
+  });
+
+  it('tools/async/result on a running operation is -32602 saying it is not finished', async () => {
+    const t = token();
+    ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: t }));
+    expect(rpcError(await result(t))).toMatchObject({ code: -32602, message: expect.stringContaining('not finished') });
+    await legacyRequest(stack.url, 'tools/async/status', { token: t });
+  });
+});
+
+describe('tokens and idempotency', () => {
+  it('The server MUST validate that this token is unique: the same token and arguments return the same operation', async () => {
+    const t = token();
+    const args = { rows: 10, delaySeconds: 30 };
+    const first = ok(await call('analyze_dataset', args, { token: t }));
+    const second = ok(await call('analyze_dataset', { delaySeconds: 30, rows: 10 }, { token: t }));
+    expect(second).toEqual(first);
+  });
+
+  it('tools/call called with a token that was already used to start a different operation: -32602', async () => {
+    const t = token();
+    ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: t }));
+    expect(rpcError(await call('analyze_dataset', { rows: 11, delaySeconds: 30 }, { token: t }))).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('token already used'),
+    });
+    expect(rpcError(await call('run_test_suite', { suite: 'x', tests: 1, failures: 0, durationSeconds: 0 }, { token: t })).code).toBe(-32602);
+  });
+
+  it('settles 50 concurrent duplicates with one execution', async () => {
+    const t = token();
+    const args = { rows: 100, delaySeconds: 30 };
+    const responses = await Promise.all(Array.from({ length: 50 }, () => call('analyze_dataset', args, { token: t })));
+    const results = responses.map(ok);
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    const machine = stack.catalog.get('analyze_dataset')!.stateMachineArn;
+    const { executions } = await sfn.send(new ListExecutionsCommand({ stateMachineArn: machine, maxResults: 1000 }));
+    const record = await stack.app.operations.read({ ownerId: (await ownerOf(t))!, token: t });
+    expect(executions!.filter((e) => e.name === record.executionName)).toHaveLength(1);
+  });
+
+  it('rejects invalid tokens with -32602 naming the problem', async () => {
+    for (const [bad, message] of [
+      ['', 'must not be empty'],
+      ['x'.repeat(257), 'at most 256'],
+      [42, 'must be a string'],
+    ] as const) {
+      expect(rpcError(await call('analyze_dataset', { rows: 10 }, { token: bad }))).toMatchObject({ code: -32602, message: expect.stringContaining(message) });
+    }
+    expect(rpcError(await status(''))).toMatchObject({ code: -32602, message: expect.stringContaining('token') });
+  });
+
+  it('This token SHOULD be scoped to the authorization context: another principal gets "not found"', async () => {
+    const t = token();
+    ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: t }, { headers: { authorization: 'Bearer alice' } }));
+    expect(ok(await status(t, { authorization: 'Bearer alice' })).status).toBe('working');
+    expect(rpcError(await status(t, { authorization: 'Bearer bob' }))).toEqual({
+      code: -32602,
+      message: 'Failed to retrieve operation: Operation not found',
+    });
+  });
+
+  it('Long-running operation called with a nonexistent token: -32602 "Operation not found"', async () => {
+    expect(rpcError(await status(token()))).toEqual({ code: -32602, message: 'Failed to retrieve operation: Operation not found' });
+    expect(rpcError(await result(token()))).toEqual({ code: -32602, message: 'Failed to retrieve operation: Operation not found' });
+  });
+});
+
+describe('keepAlive', () => {
+  it('Servers MUST return its final value in operation.keepAlive, clamped by the tool and server maximum', async () => {
+    const clamped = ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: token(), keepAlive: 10 ** 9 }));
+    expect(clamped.operation.keepAlive).toBe(604800);
+    const defaulted = ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: token() }));
+    expect(defaulted.operation.keepAlive).toBe(3600);
+  });
+
+  it('An operation.keepAlive of null (unlimited) is granted only where the server allows it', async () => {
+    const response = ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: token(), keepAlive: null }));
+    expect(response.operation.keepAlive).toBe(604800);
+  });
+
+  it('After keepAlive has elapsed, status and result say "Operation has expired"', async () => {
+    const t = token();
+    ok(await call('run_test_suite', { suite: 'short', tests: 1, failures: 0, durationSeconds: 0 }, { token: t, keepAlive: 1 }));
+    expect((await pollUntilTerminal(t, 0.1)).status).toBe('completed');
+    await new Promise((r) => setTimeout(r, 2100));
+    const expired = { code: -32602, message: 'Failed to retrieve operation: Operation has expired' };
+    expect(rpcError(await status(t))).toEqual(expired);
+    expect(rpcError(await result(t))).toEqual(expired);
+  });
+});
+
+describe('cancellation', () => {
+  it('notifications/cancelled for the original request id moves the operation to "canceled" and stops the execution', async () => {
+    const t = token();
+    const requestId = `req-${randomUUID()}`;
+    ok(await call('analyze_dataset', { rows: 10, delaySeconds: 600 }, { token: t }, { id: requestId }));
+    const ack = await legacyNotification(stack.url, 'notifications/cancelled', { requestId, reason: 'user pressed stop' });
+    expect(ack.status).toBe(202);
+    const canceled = ok(await status(t));
+    expect(canceled.status).toBe('canceled');
+    expect(rpcError(await result(t))).toEqual({ code: -32602, message: 'Operation was canceled' });
+    const record = await stack.app.operations.read({ ownerId: (await ownerOf(t))!, token: t });
+    const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: record.executionArn! }));
+    expect(execution.status).toBe('ABORTED');
+  });
+
+  it('cancelling a terminal operation changes nothing', async () => {
+    const t = token();
+    const requestId = 9_000_000 + Math.floor(Math.random() * 1_000_000);
+    ok(await call('run_test_suite', { suite: 'done', tests: 1, failures: 0, durationSeconds: 0 }, { token: t }, { id: requestId }));
+    expect((await pollUntilTerminal(t, 0.1)).status).toBe('completed');
+    await legacyNotification(stack.url, 'notifications/cancelled', { requestId });
+    expect(ok(await status(t)).status).toBe('completed');
+    expect(ok(await result(t)).result.structuredContent).toMatchObject({ suite: 'done' });
+  });
+
+  it('a cancel from another principal does not touch the operation', async () => {
+    const t = token();
+    const requestId = `req-${randomUUID()}`;
+    ok(await call('analyze_dataset', { rows: 10, delaySeconds: 600 }, { token: t }, { id: requestId }));
+    await legacyNotification(stack.url, 'notifications/cancelled', { requestId }, { authorization: 'Bearer mallory' });
+    expect(ok(await status(t)).status).toBe('working');
+  });
+});
+
+describe('errors', () => {
+  it('Long-running operation called by an outdated client: -32600', async () => {
+    expect(rpcError(await call('analyze_dataset', { rows: 10 }))).toMatchObject({ code: -32600 });
+  });
+
+  it('an async-only tool called without a token by a client that opted in: -32602 saying how to call it', async () => {
+    const response = await legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10 } }, { capabilities: LRO });
+    expect(rpcError(response)).toMatchObject({ code: -32602, message: expect.stringContaining('params.operation') });
+  });
+
+  it('a sync tool called with an operation token: -32602, the tool is not long-running', async () => {
+    expect(rpcError(await call('quick_calculation', { a: 1, b: 2, op: 'add' }, { token: token() }))).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('not long-running'),
+    });
+  });
+
+  it('accepts _operation.token on any request and ignores unknown fields', async () => {
+    const response = await legacyRequest(stack.url, 'tools/list', { _operation: { token: 'abc' }, somethingNew: true }, { capabilities: LRO });
+    expect(ok(response).tools.length).toBe(3);
+    const t = token();
+    ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: t, futureField: 1 }));
+    expect(ok(await legacyRequest(stack.url, 'tools/async/status', { token: t, _operation: { token: t } })).status).toBe('working');
+  });
+});
+
+describe('durability', () => {
+  it('a restart of the local server with --data: the same token still answers', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'async-mcp-data-'));
+    try {
+      const t = token();
+      const first = await startTestStack({ dataDir });
+      const started = await legacyRequest(first.url, 'tools/call', {
+        name: 'run_test_suite',
+        arguments: { suite: 'durable', tests: 4, failures: 1, durationSeconds: 0 },
+        operation: { token: t },
+      });
+      expect(started.message?.result?.operation).toBeDefined();
+      for (let i = 0; i < 100; i++) {
+        const s = await legacyRequest(first.url, 'tools/async/status', { token: t });
+        if (s.message?.result?.status === 'completed') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await first.close();
+
+      const second = await startTestStack({ dataDir });
+      try {
+        expect((await legacyRequest(second.url, 'tools/async/status', { token: t })).message?.result?.status).toBe('completed');
+        const payload = await legacyRequest(second.url, 'tools/async/result', { token: t });
+        expect(payload.message?.result?.result?.structuredContent).toEqual({ suite: 'durable', passed: 3, failed: 1, durationSeconds: 0 });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('Internal errors: -32603, with a message and no stack trace', async () => {
+    // Fault injection: an engine that cannot be reached, behind the real HTTP handler.
+    const engine = new FakeWorkflowEngine();
+    engine.failStartWith = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { name: 'TimeoutError' });
+    const logged: unknown[] = [];
+    const app = createAsyncMcpApp({
+      store: new InMemoryRecordStore(),
+      engine,
+      catalog: stack.catalog,
+      logger: { error: (_m, fields) => logged.push(fields) },
+    });
+    const request = new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'analyze_dataset', arguments: { rows: 10 }, operation: { token: token() } } }),
+    });
+    const text = await (await app.fetch(request, 'someone')).text();
+    const error = JSON.parse(text.split('\n').find((l) => l.startsWith('data:'))!.slice(5)).error;
+    expect(error.code).toBe(-32603);
+    expect(error.message).toMatch(/workflow engine/);
+    expect(error.message).not.toMatch(/ECONNREFUSED|\n\s+at /);
+    expect(JSON.stringify(logged)).toContain('ECONNREFUSED');
+    expect(JSON.stringify(logged)).not.toContain('"rows"');
+  });
+});
+
+/** The owner id the local stack derives for requests without a bearer token. */
+async function ownerOf(_t: string): Promise<string | undefined> {
+  const { ownerIdFor } = await import('../../lambdas/operations/fingerprint.ts');
+  return ownerIdFor('local');
+}
