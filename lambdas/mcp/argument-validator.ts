@@ -2,29 +2,18 @@
  * Validates tool arguments against the tool's `inputSchema` (JSON Schema, compiled
  * once per tool on first use) and says which field failed.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { ToolSpec } from '../operations/tool-spec.ts';
+import { compileSchema } from './json-schema.ts';
 
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; message: string; field: string };
-
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-const compiled = new WeakMap<object, ValidateFunction>();
-
-function validatorFor(schema: object): ValidateFunction {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    compiled.set(schema, validate);
-  }
-  return validate;
-}
 
 export function validateArguments(tool: ToolSpec, args: unknown): ValidationResult {
   const value = args ?? {};
   if (typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, field: 'arguments', message: `Invalid arguments for tool ${tool.name}: arguments must be an object` };
   }
-  const validate = validatorFor(tool.inputSchema);
+  const validate = compileSchema(tool.inputSchema);
   if (validate(value)) return { ok: true, value: value as Record<string, unknown> };
   const first = validate.errors![0]!;
   const field = fieldOf(first);

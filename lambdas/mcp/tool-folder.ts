@@ -9,7 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import * as z from 'zod';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { compileSchema } from './json-schema.ts';
 import { findWorkerPlaceholders } from './worker-placeholders.ts';
 
 const require = createRequire(import.meta.url);
@@ -17,7 +17,6 @@ type AslValidator = (
   definition: unknown,
   options?: { checkPaths?: boolean; checkArn?: boolean },
 ) => { isValid: boolean; errorsText: (separator?: string) => string };
-const validateAsl = require('asl-validator') as AslValidator;
 
 export const TOOL_FILE = 'tool.json';
 export const DEFINITION_FILE = 'definition.asl.json';
@@ -68,8 +67,9 @@ export class ToolFolderError extends Error {
 
 export interface LoadOptions {
   /**
-   * Validate each definition (asl-validator, unsupported features). Default true; the
-   * deployed Lambda turns it off because synth already checked the very same files.
+   * Run the deep checks: compile the JSON Schemas and validate each definition
+   * (asl-validator, unsupported features). Default true; the deployed Lambda turns
+   * them off because synth already checked the very same files.
    */
   checkDefinitions?: boolean;
 }
@@ -107,9 +107,11 @@ async function loadToolFolder(dir: string, folderName: string, checkDefinitions:
     throw new ToolFolderError(toolFile, `name "${config.data.name}" must match its folder name "${folderName}"`);
   }
   checkTiming(toolFile, config.data);
-  for (const key of ['inputSchema', 'outputSchema'] as const) {
-    const schema = config.data[key];
-    if (schema) checkJsonSchema(toolFile, key, schema);
+  if (checkDefinitions) {
+    for (const key of ['inputSchema', 'outputSchema'] as const) {
+      const schema = config.data[key];
+      if (schema) checkJsonSchema(toolFile, key, schema);
+    }
   }
 
   const definitionText = await readText(definitionFile);
@@ -130,7 +132,7 @@ function checkTiming(file: string, config: ToolConfig): void {
 
 function checkJsonSchema(file: string, key: string, schema: object): void {
   try {
-    new Ajv2020({ strict: false, allErrors: true }).compile(schema);
+    compileSchema(schema);
   } catch (error) {
     throw new ToolFolderError(file, `${key} is not a valid JSON Schema (${(error as Error).message})`);
   }
@@ -143,6 +145,8 @@ function checkDefinition(file: string, definition: unknown): void {
   }
   const unsupported = findUnsupported(definition);
   if (unsupported) throw new ToolFolderError(file, unsupported);
+  // Required here, not at module load: the deployed Lambda never validates definitions.
+  const validateAsl = require('asl-validator') as AslValidator;
   const result = validateAsl(definition, { checkPaths: true, checkArn: true });
   if (!result.isValid) throw new ToolFolderError(file, `not valid Amazon States Language: ${result.errorsText('; ')}`);
 }

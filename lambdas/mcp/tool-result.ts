@@ -5,10 +5,10 @@
  * must match it: a mismatch is our failure, not the caller's.
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Outcome } from '../operations/operation.ts';
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import { JSONRPC } from './json-rpc-errors.ts';
+import { compileSchema, errorsText } from './json-schema.ts';
 
 export interface CallToolResultShape {
   content: Array<{ type: 'text'; text: string } | Record<string, unknown>>;
@@ -16,9 +16,6 @@ export interface CallToolResultShape {
   isError?: boolean;
   [key: string]: unknown;
 }
-
-const ajv = new Ajv2020({ strict: false, allErrors: false });
-const outputValidators = new WeakMap<object, ValidateFunction>();
 
 /** The CallToolResult for a finished operation; a protocol-error outcome throws it as a JSON-RPC error. */
 export function toCallToolResult(outcome: Outcome, tool: ToolSpec): CallToolResultShape {
@@ -58,15 +55,11 @@ function successResult(output: unknown, tool: ToolSpec): CallToolResultShape {
   const result: CallToolResultShape = { content: [{ type: 'text', text: JSON.stringify(output) }] };
   if (isObject(output)) result.structuredContent = output;
   if (tool.outputSchema) {
-    let validate = outputValidators.get(tool.outputSchema);
-    if (!validate) {
-      validate = ajv.compile(tool.outputSchema);
-      outputValidators.set(tool.outputSchema, validate);
-    }
+    const validate = compileSchema(tool.outputSchema);
     if (!validate(output)) {
       throw new ProtocolError(
         JSONRPC.INTERNAL_ERROR,
-        `Tool ${tool.name} produced output that does not match its outputSchema: ${ajv.errorsText(validate.errors)}`,
+        `Tool ${tool.name} produced output that does not match its outputSchema: ${errorsText(validate)}`,
       );
     }
   }
