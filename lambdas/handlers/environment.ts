@@ -30,6 +30,7 @@ export function limitsFromEnv(): OperationsLimits {
     maxKeepAliveSeconds: positiveInt(ENV.maxKeepAliveSeconds, DEFAULT_LIMITS.maxKeepAliveSeconds),
     allowUnlimitedKeepAlive: process.env[ENV.allowUnlimitedKeepAlive] === 'true',
     maxBlockingSeconds: positiveInt(ENV.maxBlockingSeconds, DEFAULT_LIMITS.maxBlockingSeconds),
+    reconcileAfterSeconds: DEFAULT_LIMITS.reconcileAfterSeconds,
   };
 }
 

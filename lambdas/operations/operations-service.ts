@@ -35,12 +35,20 @@ export interface OperationsLimits {
   allowUnlimitedKeepAlive: boolean;
   /** Bound on any blocking wait (synchronous runs, blocking result reads), seconds. */
   maxBlockingSeconds: number;
+  /**
+   * A running record not updated for this long (or its poll interval, if longer) is
+   * checked against its execution. Status-sync keeps records current, so this only
+   * catches lost events; a floor keeps DescribeExecution (15/s per account) off the
+   * polling path.
+   */
+  reconcileAfterSeconds: number;
 }
 
 export const DEFAULT_LIMITS: OperationsLimits = {
   maxKeepAliveSeconds: 7 * 24 * 3600,
   allowUnlimitedKeepAlive: false,
   maxBlockingSeconds: 50,
+  reconcileAfterSeconds: 60,
 };
 
 export interface StartOperationInput {
@@ -189,14 +197,14 @@ export class OperationsService {
   }
 
   /**
-   * The current record, reconciled with the execution when the last update is older
-   * than its poll interval (status-sync normally keeps it current: one read per poll).
+   * The current record: one read while status-sync keeps it current, reconciled with
+   * the execution when it has not been updated for a while (a lost event).
    */
   async get(key: OperationKey): Promise<OperationRecord> {
     const record = await this.read(key);
     if (isTerminal(record.status)) return record;
     const age = this.clock.now() - record.updatedAt;
-    if (age < record.pollIntervalSeconds * 1000) return record;
+    if (age < Math.max(record.pollIntervalSeconds, this.limits.reconcileAfterSeconds) * 1000) return record;
     return this.reconcile(record);
   }
 

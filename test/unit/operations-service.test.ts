@@ -14,7 +14,7 @@ const tool: ToolSpec = {
   timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 1 },
   stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:analyze',
 };
-const limits: OperationsLimits = { maxKeepAliveSeconds: 3600, allowUnlimitedKeepAlive: false, maxBlockingSeconds: 2 };
+const limits: OperationsLimits = { maxKeepAliveSeconds: 3600, allowUnlimitedKeepAlive: false, maxBlockingSeconds: 2, reconcileAfterSeconds: 30 };
 
 class ManualClock {
   constructor(public ms = 1_700_000_000_000) {}
@@ -143,14 +143,16 @@ describe('OperationsService', () => {
     const record = await start();
     engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: { ok: true } });
     expect((await service.get(record)).status).toBe('working');
-    clock.advance(5);
+    clock.advance(29);
+    expect((await service.get(record)).status).toBe('working');
+    clock.advance(1);
     expect(await service.get(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { ok: true } } });
   });
 
   it('marks an operation failed when its execution vanished', async () => {
     const record = await start();
     engine.executions.clear();
-    clock.advance(10);
+    clock.advance(30);
     expect(await service.get(record)).toMatchObject({ status: 'failed', outcome: { kind: 'protocol-error', code: -32603 } });
   });
 

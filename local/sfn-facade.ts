@@ -1,0 +1,145 @@
+/**
+ * A local Step Functions API endpoint for the unmodified `SFNClient`: it serves the
+ * actions the project uses over AWS JSON 1.0 and runs the tools' ASL definitions with
+ * `aws-local-stepfunctions`, calling worker handlers in-process and emitting the
+ * EventBridge status-change events of STANDARD executions.
+ *
+ * StartSyncExecution carries the endpoint trait `hostPrefix: "sync-"`, so the SDK would
+ * send it to `sync-127.0.0.1`, which does not resolve. Build the client with
+ * `disableHostPrefix: true` (it changes nothing for the other actions).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSfnActions } from './sfn-facade-actions.ts';
+import { stateMachineArn } from './sfn-facade-arns.ts';
+import { ExecutionEngine, type PreparedMachine } from './sfn-facade-engine.ts';
+import { createLocalInterpreter } from './sfn-facade-interpreter.ts';
+import { createSfnRequestListener } from './sfn-facade-protocol.ts';
+import type { ExecutionStatusChangeEvent } from './sfn-facade-status-event.ts';
+import { ExecutionFile } from './sfn-facade-store.ts';
+import { TaskTokens } from './sfn-facade-task-tokens.ts';
+
+export type { ExecutionStatusChangeEvent } from './sfn-facade-status-event.ts';
+
+export interface LocalStateMachine {
+  name: string;
+  /** The definition as written: `${Worker_<name>}` placeholders unresolved. */
+  definitionText: string;
+  workflowType: 'STANDARD' | 'EXPRESS';
+}
+
+/** A worker's Lambda handler, called in-process with the event Step Functions would send. */
+export type WorkerHandler = (event: unknown) => Promise<unknown>;
+
+export interface SfnFacadeOptions {
+  stateMachines: LocalStateMachine[];
+  /** The handler for `${Worker_<worker>}`; called once per worker at start, so a missing one fails fast. */
+  resolveWorker: (worker: string) => WorkerHandler;
+  /** Called for STANDARD executions only, as EventBridge is; a throwing listener is logged, never propagated. */
+  onStatusChange?: (event: ExecutionStatusChangeEvent) => void;
+  /** @default 'us-east-1' */
+  region?: string;
+  /** @default '000000000000' */
+  accountId?: string;
+  /** A loopback address: the endpoint runs workers and has no authentication. @default '127.0.0.1' */
+  host?: string;
+  /** @default 0 (a free port) */
+  port?: number;
+  /** Where to keep STANDARD execution records (one JSON file), so they survive a restart. @default in memory */
+  dataDir?: string;
+  /** Multiplies the duration of Wait states that use `Seconds`. @default 1 */
+  waitTimeScale?: number;
+  /** @default console */
+  logger?: Pick<Console, 'warn' | 'error'>;
+}
+
+export interface SfnFacade {
+  /** The URL to pass as the SDK client's `endpoint`. */
+  endpoint: string;
+  /** The ARN of one of `stateMachines`; throws for a name that is not among them. */
+  stateMachineArn(name: string): string;
+  /**
+   * Stops serving and stops every running execution without recording an outcome, as a
+   * stopped process would: with `dataDir`, the next start marks them FAILED (`Local.RuntimeRestarted`).
+   */
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** Validates every definition, binds its workers, and starts serving. */
+export async function startSfnFacade(options: SfnFacadeOptions): Promise<SfnFacade> {
+  const scope = { region: options.region ?? 'us-east-1', accountId: options.accountId ?? '000000000000' };
+  if (!/^[a-z0-9-]+$/.test(scope.region) || !/^\d{12}$/.test(scope.accountId)) {
+    throw new Error(`region "${scope.region}" / accountId "${scope.accountId}" cannot appear in an ARN (accountId is 12 digits)`);
+  }
+  const host = options.host ?? '127.0.0.1';
+  if (!LOOPBACK.has(host)) throw new Error(`the Step Functions facade binds loopback addresses only, not "${host}"`);
+  const waitTimeScale = options.waitTimeScale ?? 1;
+  if (!Number.isFinite(waitTimeScale) || waitTimeScale < 0) throw new Error(`waitTimeScale must be a number >= 0, not ${waitTimeScale}`);
+  const logger = options.logger ?? console;
+  const tokens = new TaskTokens();
+  const roleArn = `arn:aws:iam::${scope.accountId}:role/local-step-functions`;
+
+  const creationDate = Date.now();
+  const machines: PreparedMachine[] = [];
+  for (const machine of options.stateMachines) {
+    if (!/^[^\s:/]{1,80}$/.test(machine.name)) throw new Error(`state machine name "${machine.name}" cannot appear in an ARN`);
+    if (machines.some((m) => m.name === machine.name)) throw new Error(`state machine "${machine.name}" is defined twice`);
+    machines.push({
+      name: machine.name,
+      arn: stateMachineArn(scope, machine.name),
+      type: machine.workflowType,
+      definitionText: machine.definitionText,
+      creationDate,
+      interpreter: createLocalInterpreter(machine.name, machine.definitionText, {
+        resolveWorker: options.resolveWorker,
+        tokens,
+        waitTimeScale,
+      }),
+    });
+  }
+
+  const engine = await ExecutionEngine.create({
+    scope,
+    machines,
+    tokens,
+    roleArn,
+    store: options.dataDir ? new ExecutionFile(options.dataDir) : undefined,
+    onStatusChange: options.onStatusChange,
+    logger,
+  });
+  const server = createServer(createSfnRequestListener(createSfnActions(engine, tokens, roleArn), logger));
+  const { port } = await listen(server, options.port ?? 0, host);
+  engine.announceRestarted();
+
+  let closing: Promise<void> | undefined;
+  return {
+    endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    stateMachineArn(name) {
+      const machine = machines.find((m) => m.name === name);
+      if (!machine) throw new Error(`no local state machine named "${name}"`);
+      return machine.arn;
+    },
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await engine.shutdown();
+        server.closeAllConnections();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
