@@ -1,0 +1,73 @@
+/** `npm start` as a user runs it: a real process, its output and its exit code. */
+import { spawn } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const TSX = join('node_modules', '.bin', 'tsx');
+
+function start(args: string[]) {
+  const child = spawn(TSX, ['local/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => ({ stdout, stderr }) };
+}
+
+async function waitFor(predicate: () => boolean, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('npm start', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'startup-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('prints the URL and the tool list, and serves a real client', async () => {
+    const server = start(['--port', '0']);
+    try {
+      await waitFor(() => server.output().stdout.includes('run_test_suite'));
+      const { stdout } = server.output();
+      const url = stdout.match(/serving MCP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/)?.[1];
+      expect(url).toBeDefined();
+      expect(stdout).toMatch(/analyze_dataset\s+async\s+STANDARD/);
+      expect(stdout).toMatch(/quick_calculation\s+sync\s+EXPRESS/);
+      const client = new Client({ name: 'startup', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url!)));
+      const result = await client.callTool({ name: 'quick_calculation', arguments: { a: 2, b: 3, op: 'add' } });
+      expect(result.structuredContent).toEqual({ result: 5 });
+      await client.close();
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it('stops on an invalid tool folder, naming the file and the reason', async () => {
+    await mkdir(join(dir, 'broken'), { recursive: true });
+    await writeFile(join(dir, 'broken', 'tool.json'), JSON.stringify({ name: 'broken', description: 'x', inputSchema: { type: 'object' }, invocation: 'later' }));
+    await writeFile(join(dir, 'broken', 'definition.asl.json'), '{}');
+    const server = start(['--port', '0', '--tools', dir]);
+    expect(await server.exited).toBe(1);
+    const { stderr } = server.output();
+    expect(stderr).toContain(`Cannot start: Invalid tool folder: ${join(dir, 'broken', 'tool.json')}: invocation:`);
+  });
+
+  it('rejects unknown flags with the usage text', async () => {
+    const server = start(['--prot', '3000']);
+    expect(await server.exited).toBe(2);
+    expect(server.output().stderr).toMatch(/Usage: npm start/);
+  });
+});
