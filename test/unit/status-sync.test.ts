@@ -1,0 +1,101 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createStatusSyncHandler, type ExecutionStatusChangeEvent } from '../../lambdas/aws/status-sync.ts';
+import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { DEFAULT_LIMITS, OperationsService } from '../../lambdas/operations/operations-service.ts';
+import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
+import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
+
+const tool: ToolSpec = {
+  name: 'job',
+  description: 'a job',
+  inputSchema: { type: 'object' },
+  invocation: 'async',
+  workflowType: 'STANDARD',
+  timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5 },
+  stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:job',
+};
+
+function eventFor(executionArn: string, input: unknown, detail: Partial<ExecutionStatusChangeEvent['detail']>): ExecutionStatusChangeEvent {
+  return {
+    id: 'evt-1',
+    'detail-type': 'Step Functions Execution Status Change',
+    source: 'aws.states',
+    detail: {
+      executionArn,
+      status: 'RUNNING',
+      startDate: Date.now(),
+      stopDate: null,
+      input: JSON.stringify(input),
+      inputDetails: { included: true },
+      output: null,
+      outputDetails: null,
+      error: null,
+      cause: null,
+      ...detail,
+    },
+  };
+}
+
+describe('status-sync handler', () => {
+  let store: InMemoryRecordStore;
+  let engine: FakeWorkflowEngine;
+  let operations: OperationsService;
+  const logged: unknown[] = [];
+  let sync: ReturnType<typeof createStatusSyncHandler>;
+
+  beforeEach(() => {
+    store = new InMemoryRecordStore();
+    engine = new FakeWorkflowEngine();
+    operations = new OperationsService(store, engine, DEFAULT_LIMITS);
+    logged.length = 0;
+    sync = createStatusSyncHandler(operations, engine, { error: (_m, fields) => logged.push(fields) });
+  });
+
+  async function started(token = 't') {
+    const record = await operations.start({ ownerId: 'o', tool, arguments: { n: 1 }, token, dialect: 'sep-1391' });
+    return { record, input: engine.executions.get(record.executionArn!)!.input };
+  }
+
+  it('writes the terminal state, output and expiry from a SUCCEEDED event', async () => {
+    const { record, input } = await started();
+    await sync(eventFor(record.executionArn!, input, { status: 'SUCCEEDED', output: '{"sum":3}', stopDate: Date.now() }));
+    expect(await store.get(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { sum: 3 } }, expiresAt: expect.any(Number) });
+  });
+
+  it('is idempotent on redelivery and never overwrites a terminal state with a late event', async () => {
+    const { record, input } = await started();
+    const failed = eventFor(record.executionArn!, input, { status: 'FAILED', error: 'Boom', cause: 'bad', stopDate: Date.now() });
+    await sync(failed);
+    await sync(failed);
+    await sync(eventFor(record.executionArn!, input, { status: 'RUNNING' }));
+    await sync(eventFor(record.executionArn!, input, { status: 'SUCCEEDED', output: '{}' }));
+    expect(await store.get(record)).toMatchObject({ status: 'failed', outcome: { kind: 'tool-error', error: 'Boom', cause: 'bad' } });
+  });
+
+  it('maps ABORTED to canceled', async () => {
+    const { record, input } = await started();
+    await sync(eventFor(record.executionArn!, input, { status: 'ABORTED', error: 'Mcp.Canceled', stopDate: Date.now() }));
+    expect((await store.get(record))?.status).toBe('canceled');
+  });
+
+  it('reads input and output from the execution when EventBridge left them out (over 256 KB)', async () => {
+    const { record } = await started();
+    engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: { big: true } });
+    await sync(
+      eventFor(record.executionArn!, null, { status: 'SUCCEEDED', input: null, inputDetails: { included: false }, output: null, outputDetails: { included: false } }),
+    );
+    expect(await store.get(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { big: true } } });
+  });
+
+  it('ignores executions that carry no operation, logging only ids', async () => {
+    await sync(eventFor('arn:aws:states:us-east-1:0:execution:job:x', { arguments: { secret: 'hunter2' } }, { status: 'SUCCEEDED', output: '{}' }));
+    expect(logged).toHaveLength(1);
+    expect(JSON.stringify(logged)).not.toContain('hunter2');
+  });
+
+  it('ignores events for records that no longer exist', async () => {
+    await expect(
+      sync(eventFor('arn:aws:states:us-east-1:0:execution:job:gone', { operation: { token: 'gone', ownerId: 'o' } }, { status: 'SUCCEEDED', output: '{}' })),
+    ).resolves.toBeUndefined();
+  });
+});
