@@ -1,0 +1,55 @@
+/**
+ * The app's settings, from CDK context (`cdk deploy -c key=value` or cdk.json), so a
+ * deployment can point at another tools directory or open the URL without code changes.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
+import type { Node } from 'constructs';
+import * as z from 'zod';
+import { DEFAULT_TOOLS_DIR } from './repo-paths.ts';
+
+export const CONTEXT_KEYS = {
+  /** Stack name. */
+  stackName: 'stackName',
+  /** Tools directory, relative to the working directory. */
+  toolsDir: 'toolsDir',
+  /** `AWS_IAM` (default) or `NONE`. */
+  functionUrlAuthType: 'functionUrlAuthType',
+  /** `true` turns on X-Ray tracing. */
+  tracing: 'tracing',
+} as const;
+
+export interface AppSettings {
+  stackName: string;
+  toolsDir: string;
+  functionUrlAuthType: FunctionUrlAuthType;
+  tracing: boolean;
+}
+
+// Context from the command line arrives as strings; from cdk.json it may be typed.
+const Settings = z.object({
+  stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'a stack name is letters, digits and hyphens, starting with a letter').default('AsyncMcp'),
+  toolsDir: z.string().min(1).optional(),
+  functionUrlAuthType: z.enum(['AWS_IAM', 'NONE']).default('AWS_IAM'),
+  tracing: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
+});
+
+/** Reads and validates the settings; throws naming the bad context key. */
+export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
+  const raw = Object.fromEntries(
+    Object.entries(CONTEXT_KEYS).map(([field, key]) => [field, node.tryGetContext(key) as unknown]).filter(([, value]) => value !== undefined),
+  );
+  const parsed = Settings.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = CONTEXT_KEYS[issue.path[0] as keyof typeof CONTEXT_KEYS] ?? String(issue.path[0]);
+    throw new Error(`Invalid context "${key}": ${issue.message}`);
+  }
+  const { toolsDir } = parsed.data;
+  return {
+    stackName: parsed.data.stackName,
+    toolsDir: toolsDir === undefined ? DEFAULT_TOOLS_DIR : isAbsolute(toolsDir) ? toolsDir : resolve(cwd, toolsDir),
+    functionUrlAuthType: parsed.data.functionUrlAuthType === 'NONE' ? FunctionUrlAuthType.NONE : FunctionUrlAuthType.AWS_IAM,
+    tracing: parsed.data.tracing,
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * AsyncMcpServer: the whole async MCP server as one construct (DESIGN §6).
+ * The operations table, the MCP Lambda behind a Function URL, one state machine per
+ * tool folder, one Lambda per worker the definitions name, and status sync, wired with
+ * least-privilege grants.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Annotations, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { FunctionUrlAuthType, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { ENV } from '../lambdas/aws/operations-table.ts';
+import type { ToolFolder } from '../lambdas/mcp/tool-folder.ts';
+import { workerModuleFile } from '../lambdas/mcp/worker-placeholders.ts';
+import { BundledFunction } from './bundled-function.ts';
+import { OperationsTable } from './operations-table.ts';
+import { DEFAULT_WORKERS_DIR, MCP_HTTP_ENTRY, STATUS_SYNC_ENTRY } from './repo-paths.ts';
+import { StatusSync } from './status-sync.ts';
+import { BUNDLED_TOOLS_DIR, LAMBDA_TASK_ROOT, copyToolFolderCommands } from './tool-asset-commands.ts';
+import { ToolStateMachine } from './tool-state-machine.ts';
+
+/** Seconds the MCP Lambda may outlive its longest blocking call (response, logging). */
+const MCP_TIMEOUT_MARGIN_SECONDS = 15;
+/** Lambda's own ceiling. */
+const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
+
+export interface AsyncMcpServerProps {
+  /**
+   * The tool folders, validated: `await loadToolFolders(toolsDir)`. One state machine each;
+   * the MCP Lambda's asset carries their `tool.json` and `definition.asl.json`.
+   */
+  readonly tools: readonly ToolFolder[];
+  /**
+   * Where the worker modules live (`<dir>/<workerModuleFile(name)>`, exporting `handler`).
+   * @default - this repository's `lambdas/handlers/workers`
+   */
+  readonly workersDir?: string;
+  /**
+   * Who may call the Function URL. `NONE` leaves the server open to anyone with the URL.
+   * @default FunctionUrlAuthType.AWS_IAM
+   */
+  readonly functionUrlAuthType?: FunctionUrlAuthType;
+  /**
+   * What happens to the operations table when it leaves the stack.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly tableRemovalPolicy?: RemovalPolicy;
+  /**
+   * Server-wide bound on a client's keepAlive, in seconds.
+   * @default 604800 (7 days)
+   */
+  readonly maxKeepAliveSeconds?: number;
+  /**
+   * Whether clients may ask for an unlimited keepAlive.
+   * @default false
+   */
+  readonly allowUnlimitedKeepAlive?: boolean;
+  /**
+   * Bound on blocking calls (synchronous runs, 2025-11-25 `tasks/result`), in seconds.
+   * The MCP Lambda's timeout is this plus a margin, so at most 885.
+   * @default 60
+   */
+  readonly maxBlockingSeconds?: number;
+  /**
+   * Active X-Ray tracing for the Lambdas and the state machines.
+   * @default false
+   */
+  readonly tracing?: boolean;
+  /**
+   * Retention of every log group (Lambdas and state machines).
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * Memory of each worker Lambda, in MB.
+   * @default 512
+   */
+  readonly workerMemorySize?: number;
+  /**
+   * Timeout of each worker Lambda; keep it at or above the Task states' TimeoutSeconds.
+   * @default Duration.minutes(1)
+   */
+  readonly workerTimeout?: Duration;
+}
+
+export class AsyncMcpServer extends Construct {
+  public readonly operations: OperationsTable;
+  /** The MCP Lambda (Function URL payload v2). */
+  public readonly mcpFunction: NodejsFunction;
+  public readonly functionUrl: FunctionUrl;
+  /** Tool name -> its state machine. */
+  public readonly toolStateMachines: ReadonlyMap<string, ToolStateMachine>;
+  /** Worker name -> its Lambda; grant a worker more here if its code needs it. */
+  public readonly workerFunctions: ReadonlyMap<string, NodejsFunction>;
+  /** Absent when every tool is EXPRESS (Step Functions emits no status events for those). */
+  public readonly statusSync?: StatusSync;
+
+  constructor(scope: Construct, id: string, props: AsyncMcpServerProps) {
+    super(scope, id);
+    if (props.tools.length === 0) throw new Error('AsyncMcpServer needs at least one tool folder');
+    const tracing = props.tracing ?? false;
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const maxBlockingSeconds = props.maxBlockingSeconds ?? 60;
+    const maxTimeout = LAMBDA_MAX_TIMEOUT_SECONDS - MCP_TIMEOUT_MARGIN_SECONDS;
+    if (!Number.isInteger(maxBlockingSeconds) || maxBlockingSeconds < 1 || maxBlockingSeconds > maxTimeout) {
+      throw new Error(`maxBlockingSeconds must be a whole number from 1 to ${maxTimeout}, got ${maxBlockingSeconds}`);
+    }
+    const maxKeepAliveSeconds = props.maxKeepAliveSeconds ?? 7 * 24 * 3600;
+    if (!Number.isInteger(maxKeepAliveSeconds) || maxKeepAliveSeconds < 1) {
+      throw new Error(`maxKeepAliveSeconds must be a positive whole number, got ${maxKeepAliveSeconds}`);
+    }
+
+    this.operations = new OperationsTable(this, 'Operations', {
+      removalPolicy: props.tableRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+
+    this.workerFunctions = this.createWorkers(props, tracing, logRetention);
+
+    const toolsScope = new Construct(this, 'Tools');
+    const machines = new Map<string, ToolStateMachine>();
+    for (const tool of props.tools) {
+      machines.set(
+        tool.config.name,
+        new ToolStateMachine(toolsScope, tool.config.name, { tool, workers: this.workerFunctions, logRetention, tracing }),
+      );
+    }
+    this.toolStateMachines = machines;
+    const standard = [...machines.values()].filter((machine) => machine.workflowType === 'STANDARD');
+
+    // Status sync computes expiry too, so both Lambdas get the same limits.
+    const limitsEnvironment = {
+      [ENV.maxKeepAliveSeconds]: String(maxKeepAliveSeconds),
+      [ENV.allowUnlimitedKeepAlive]: String(props.allowUnlimitedKeepAlive ?? false),
+      [ENV.maxBlockingSeconds]: String(maxBlockingSeconds),
+    };
+    const tools = props.tools;
+    const mcp = new BundledFunction(this, 'Mcp', {
+      entry: MCP_HTTP_ENTRY,
+      description: 'async-mcp MCP server (Function URL)',
+      memorySize: 1024,
+      timeout: Duration.seconds(maxBlockingSeconds + MCP_TIMEOUT_MARGIN_SECONDS),
+      environment: {
+        [ENV.tableName]: this.operations.tableName,
+        [ENV.stateMachines]: Stack.of(this).toJsonString(
+          Object.fromEntries([...machines].map(([name, machine]) => [name, machine.stateMachine.stateMachineArn])),
+        ),
+        [ENV.toolsDir]: `${LAMBDA_TASK_ROOT}/${BUNDLED_TOOLS_DIR}`,
+        ...limitsEnvironment,
+      },
+      logRetention,
+      tracing,
+      afterBundling: (outputDir) => copyToolFolderCommands(tools, outputDir),
+    });
+    this.mcpFunction = mcp.function;
+
+    this.operations.grantRecordAccess(this.mcpFunction);
+    for (const machine of machines.values()) machine.grantStart(this.mcpFunction);
+    for (const machine of standard) {
+      machine.grantExecutionControl(this.mcpFunction);
+      machine.grantTaskResponse(this.mcpFunction);
+    }
+
+    const authType = props.functionUrlAuthType ?? FunctionUrlAuthType.AWS_IAM;
+    this.functionUrl = this.mcpFunction.addFunctionUrl({ authType });
+    if (authType === FunctionUrlAuthType.NONE) {
+      Annotations.of(this).addWarningV2(
+        'async-mcp:function-url-auth-none',
+        'The MCP Function URL has auth type NONE: anyone who learns the URL can call every tool. Use it for trials only; the default is AWS_IAM.',
+      );
+    }
+
+    if (standard.length > 0) {
+      this.statusSync = new StatusSync(this, 'StatusSync', {
+        entry: STATUS_SYNC_ENTRY,
+        operations: this.operations,
+        limitsEnvironment,
+        stateMachines: standard,
+        logRetention,
+        tracing,
+      });
+    }
+  }
+
+  /** One Lambda per distinct `${Worker_<name>}` across all definitions. */
+  private createWorkers(props: AsyncMcpServerProps, tracing: boolean, logRetention: RetentionDays): Map<string, NodejsFunction> {
+    const workersDir = props.workersDir ?? DEFAULT_WORKERS_DIR;
+    const usedBy = new Map<string, string[]>();
+    for (const tool of props.tools) {
+      for (const worker of tool.workers) usedBy.set(worker, [...(usedBy.get(worker) ?? []), tool.config.name]);
+    }
+    const scope = new Construct(this, 'Workers');
+    const workers = new Map<string, NodejsFunction>();
+    for (const [worker, tools] of [...usedBy].sort(([a], [b]) => a.localeCompare(b))) {
+      const entry = join(workersDir, workerModuleFile(worker));
+      if (!existsSync(entry)) {
+        throw new Error(`Worker "${worker}" (used by ${tools.join(', ')}) has no module: expected ${entry} exporting handler`);
+      }
+      const fn = new BundledFunction(scope, worker, {
+        entry,
+        description: `async-mcp worker ${worker} (${tools.join(', ')})`,
+        memorySize: props.workerMemorySize ?? 512,
+        timeout: props.workerTimeout ?? Duration.minutes(1),
+        logRetention,
+        tracing,
+      });
+      workers.set(worker, fn.function);
+    }
+    return workers;
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * The synthesized template of AsyncMcpStack over the repository's tools: what
+ * `cdk deploy` creates, checked without an AWS account (issue 5).
+ */
+import { rmSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
+import { ENV, OPERATIONS_TABLE } from '../../lambdas/aws/operations-table.ts';
+import { loadToolFolders, type ToolFolder } from '../../lambdas/mcp/tool-folder.ts';
+import { findWorkerPlaceholders, workerSubstitutionKey } from '../../lambdas/mcp/worker-placeholders.ts';
+import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
+import { STATE_MACHINES_PER_RULE, TERMINAL_EXECUTION_STATUSES } from '../../cdk/status-sync.ts';
+import { logicalIdOf, repoTools, resourcesOf, synthTemplate, toolsDirWithExtraTool } from './cdk-test-app.ts';
+
+let tools: ToolFolder[];
+let stack: AsyncMcpStack;
+let template: Template;
+
+beforeAll(async () => {
+  tools = await repoTools();
+  ({ stack, template } = synthTemplate(tools));
+});
+
+const standardTools = () => tools.filter((tool) => tool.config.workflowType === 'STANDARD');
+const distinctWorkers = () => [...new Set(tools.flatMap((tool) => tool.workers))];
+
+describe('operations table', () => {
+  it('is on-demand with point-in-time recovery and TTL on the attribute the code uses', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: OPERATIONS_TABLE.ttlAttribute, Enabled: true },
+      KeySchema: [{ AttributeName: OPERATIONS_TABLE.partitionKey, KeyType: 'HASH' }],
+    });
+  });
+
+  it('has the owner + creation time index serving listings', () => {
+    const index = OPERATIONS_TABLE.ownerIndex;
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
+  });
+
+  it('is retained by default and destroyed only when asked', () => {
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    const destroy = synthTemplate(tools, { tableRemovalPolicy: RemovalPolicy.DESTROY }).template;
+    destroy.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+  });
+});
+
+describe('Lambda functions', () => {
+  it('are one MCP Lambda, one status-sync Lambda and one per distinct worker', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 2 + distinctWorkers().length);
+    expect([...stack.server.workerFunctions.keys()].sort()).toEqual(distinctWorkers().sort());
+  });
+
+  it('all run ESM bundles on nodejs24.x, arm64', () => {
+    for (const [id, fn] of Object.entries(resourcesOf(template, 'AWS::Lambda::Function'))) {
+      expect(fn.Properties, id).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
+    }
+  });
+
+  it('give the MCP Lambda the table, the tool catalog, the tools directory and the limits', () => {
+    const mcp = resourcesOf(template, 'AWS::Lambda::Function')[logicalIdOf(stack.server.mcpFunction)]!;
+    const variables = mcp.Properties.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(variables)).toEqual(expect.arrayContaining(Object.values(ENV)));
+    expect(variables[ENV.tableName]).toEqual({ Ref: logicalIdOf(stack.server.operations.table) });
+    expect(variables[ENV.toolsDir]).toBe('/var/task/state-machines');
+    expect(variables[ENV.maxKeepAliveSeconds]).toBe('604800');
+    expect(variables[ENV.allowUnlimitedKeepAlive]).toBe('false');
+    expect(variables[ENV.maxBlockingSeconds]).toBe('60');
+    // The catalog is JSON with each tool's state machine ARN filled in at deploy time.
+    const catalog = JSON.stringify(variables[ENV.stateMachines]);
+    for (const tool of tools) {
+      expect(catalog).toContain(`\\"${tool.config.name}\\":\\"`);
+      expect(catalog).toContain(`"Ref":"${logicalIdOf(stack.server.toolStateMachines.get(tool.config.name)!.stateMachine)}"`);
+    }
+  });
+
+  it('size the MCP Lambda timeout to the blocking bound plus a margin', () => {
+    const { stack: custom, template: customTemplate } = synthTemplate(tools, { maxBlockingSeconds: 300, maxKeepAliveSeconds: 3600 });
+    customTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: 315,
+      Environment: { Variables: Match.objectLike({ [ENV.maxBlockingSeconds]: '300', [ENV.maxKeepAliveSeconds]: '3600' }) },
+    });
+    expect(custom.server.mcpFunction.timeout?.toSeconds()).toBe(315);
+    expect(() => synthTemplate(tools, { maxBlockingSeconds: 890 })).toThrow(/maxBlockingSeconds must be a whole number from 1 to 885/);
+  });
+
+  it('write to their own log groups with a retention, under roles without AWS managed policies', () => {
+    template.resourceCountIs('AWS::Logs::LogGroup', 2 + distinctWorkers().length + tools.length);
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
+    template.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: { LogGroup: Match.anyValue() } });
+  });
+});
+
+describe('Function URL', () => {
+  it('uses AWS_IAM by default, and the stack outputs the URL', () => {
+    template.resourceCountIs('AWS::Lambda::Url', 1);
+    template.hasResourceProperties('AWS::Lambda::Url', {
+      AuthType: 'AWS_IAM',
+      TargetFunctionArn: { 'Fn::GetAtt': [logicalIdOf(stack.server.mcpFunction), 'Arn'] },
+    });
+    template.hasOutput('McpUrl', {
+      Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOf(stack.server.functionUrl), 'FunctionUrl'] }, 'mcp']] },
+    });
+    template.hasOutput('OperationsTableName', { Value: { Ref: logicalIdOf(stack.server.operations.table) } });
+    template.hasOutput('FunctionUrlAuthType', { Value: 'AWS_IAM' });
+    template.hasOutput('McpFunctionArn', { Value: { 'Fn::GetAtt': [logicalIdOf(stack.server.mcpFunction), 'Arn'] } });
+    template.hasOutput('StatusSyncDeadLetterQueueUrl', { Value: { Ref: logicalIdOf(stack.server.statusSync!.deadLetterQueue) } });
+    // No public invoke permission unless asked.
+    expect(Object.values(resourcesOf(template, 'AWS::Lambda::Permission')).map((p) => p.Properties.Principal)).not.toContain('*');
+  });
+
+  it('is NONE only when asked, with a warning in the synth output', () => {
+    const open = synthTemplate(tools, { functionUrlAuthType: FunctionUrlAuthType.NONE });
+    open.template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
+    open.template.hasOutput('FunctionUrlAuthType', { Value: 'NONE' });
+    Annotations.fromStack(open.stack).hasWarning('/AsyncMcpTest/Server', Match.stringLikeRegexp('auth type NONE'));
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('auth type NONE'));
+  });
+});
+
+describe('state machines', () => {
+  it('are one per tool folder, of the workflow type tool.json names', () => {
+    template.resourceCountIs('AWS::StepFunctions::StateMachine', tools.length);
+    for (const tool of tools) {
+      const id = logicalIdOf(stack.server.toolStateMachines.get(tool.config.name)!.stateMachine);
+      expect(resourcesOf(template, 'AWS::StepFunctions::StateMachine')[id]!.Properties.StateMachineType).toBe(tool.config.workflowType);
+    }
+  });
+
+  it('are built inline from definition.asl.json, every worker placeholder substituted by its worker ARN', () => {
+    for (const tool of tools) {
+      const machine = stack.server.toolStateMachines.get(tool.config.name)!.stateMachine;
+      const props = resourcesOf(template, 'AWS::StepFunctions::StateMachine')[logicalIdOf(machine)]!.Properties;
+      expect(props.DefinitionString).toBe(tool.definitionText);
+      const expected = Object.fromEntries(
+        findWorkerPlaceholders(tool.definitionText).map((worker) => [
+          workerSubstitutionKey(worker),
+          { 'Fn::GetAtt': [logicalIdOf(stack.server.workerFunctions.get(worker)!), 'Arn'] },
+        ]),
+      );
+      expect(props.DefinitionSubstitutions ?? {}).toEqual(expected);
+      // Nothing else is left for CloudFormation to substitute.
+      const left = [...tool.definitionText.matchAll(/\$\{([^}]+)\}/g)].map((m) => m[1]!);
+      expect(left.every((key) => key in expected), `${tool.config.name}: ${left.join(', ')}`).toBe(true);
+    }
+  });
+
+  it('log ALL events without execution data to a vended-logs group', () => {
+    template.allResourcesProperties('AWS::StepFunctions::StateMachine', {
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false, Destinations: [Match.anyValue()] },
+    });
+    const names = Object.values(resourcesOf(template, 'AWS::Logs::LogGroup')).map((group) => group.Properties.LogGroupName as unknown);
+    expect(names.filter((name) => typeof name === 'string' && name.startsWith('/aws/vendedlogs/states/'))).toHaveLength(tools.length);
+  });
+
+  it('trace only when asked', () => {
+    for (const machine of Object.values(resourcesOf(template, 'AWS::StepFunctions::StateMachine'))) {
+      expect(machine.Properties.TracingConfiguration?.Enabled ?? false).toBe(false);
+    }
+    template.allResourcesProperties('AWS::Lambda::Function', { TracingConfig: Match.absent() });
+    const traced = synthTemplate(tools, { tracing: true }).template;
+    traced.allResourcesProperties('AWS::StepFunctions::StateMachine', { TracingConfiguration: { Enabled: true } });
+    traced.allResourcesProperties('AWS::Lambda::Function', { TracingConfig: { Mode: 'Active' } });
+  });
+
+  it('grow by one when the tools directory gains a folder, with no code change', async () => {
+    const dir = toolsDirWithExtraTool('quick_calculation_copy', 'quick_calculation');
+    try {
+      const more = await loadToolFolders(dir);
+      const { template: bigger } = synthTemplate(more);
+      bigger.resourceCountIs('AWS::StepFunctions::StateMachine', tools.length + 1);
+      // The copy reuses its original's worker: still one Lambda per distinct worker.
+      bigger.resourceCountIs('AWS::Lambda::Function', 2 + distinctWorkers().length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuse a placeholder whose worker module does not exist, naming it', async () => {
+    const dir = toolsDirWithExtraTool('uses_missing_worker', 'quick_calculation');
+    try {
+      const more = await loadToolFolders(dir);
+      const broken = more.map((tool) =>
+        tool.config.name === 'uses_missing_worker' ? { ...tool, workers: ['not_written_yet'] } : tool,
+      );
+      expect(() => synthTemplate(broken)).toThrow(/Worker "not_written_yet" \(used by uses_missing_worker\) has no module: expected .*not-written-yet\.ts/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('status sync', () => {
+  it('matches terminal status changes of the STANDARD tool state machines only', () => {
+    const standardArns = standardTools().map((tool) => ({
+      Ref: logicalIdOf(stack.server.toolStateMachines.get(tool.config.name)!.stateMachine),
+    }));
+    template.resourceCountIs('AWS::Events::Rule', 1);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: { stateMachineArn: standardArns, status: TERMINAL_EXECUTION_STATUSES },
+      },
+    });
+  });
+
+  it('splits the state machines across rules so no event pattern outgrows EventBridge\'s 2,048 characters', () => {
+    const standard = standardTools()[0]!;
+    // In-memory copies: bundling is skipped, so their folders are never read again.
+    const many = Array.from({ length: 2 * STATE_MACHINES_PER_RULE + 1 }, (_, i) => ({
+      ...standard,
+      config: { ...standard.config, name: `${standard.config.name}_${i}` },
+    }));
+    const { stack: big, template: bigTemplate } = synthTemplate(many);
+    bigTemplate.resourceCountIs('AWS::Events::Rule', 3);
+    const matched = Object.values(resourcesOf(bigTemplate, 'AWS::Events::Rule')).flatMap(
+      (rule) => rule.Properties.EventPattern.detail.stateMachineArn as unknown[],
+    );
+    expect(matched).toHaveLength(many.length);
+    expect(new Set(matched.map((ref) => JSON.stringify(ref))).size).toBe(many.length);
+    expect(big.server.statusSync!.rules).toHaveLength(3);
+  });
+
+  it('targets the status-sync Lambda with retries and a dead-letter queue', () => {
+    const statusSync = stack.server.statusSync!;
+    template.hasResourceProperties('AWS::Events::Rule', {
+      Targets: [
+        {
+          Arn: { 'Fn::GetAtt': [logicalIdOf(statusSync.function.function), 'Arn'] },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [logicalIdOf(statusSync.deadLetterQueue), 'Arn'] } },
+          RetryPolicy: { MaximumRetryAttempts: Match.anyValue(), MaximumEventAgeInSeconds: Match.anyValue() },
+        },
+      ],
+    });
+    // Failed asynchronous invocations of the function land in the same queue.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logicalIdOf(statusSync.function.function) },
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalIdOf(statusSync.deadLetterQueue), 'Arn'] } } },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * Really bundles every Lambda with the local esbuild (no Docker), once, and checks the
+ * assets: ESM entry files that parse, the tool folders inside the MCP Lambda's asset,
+ * and that each bundle loads where only the AWS SDK is provided, as on Lambda.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../../lambdas/mcp/tool-folder.ts';
+import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
+import { REPO_ROOT } from '../../cdk/repo-paths.ts';
+import { BUNDLED_TOOLS_DIR } from '../../cdk/tool-asset-commands.ts';
+import { buildStack, logicalIdOf, repoTools, resourcesOf, testApp } from './cdk-test-app.ts';
+
+let tools: ToolFolder[];
+let stack: AsyncMcpStack;
+let template: Template;
+let assemblyDir: string;
+const scratch: string[] = [];
+
+beforeAll(async () => {
+  tools = await repoTools();
+  const app = testApp({ bundle: true });
+  stack = buildStack(app, tools);
+  assemblyDir = app.synth().directory;
+  template = Template.fromStack(stack);
+}, 180_000);
+
+afterAll(() => {
+  for (const dir of [assemblyDir, ...scratch]) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The asset directory of a function's code (`asset.<hash>` next to the template). */
+function assetDirOf(fn: IConstruct): string {
+  const code = resourcesOf(template, 'AWS::Lambda::Function')[logicalIdOf(fn)]!.Properties.Code as { S3Key: string };
+  return join(assemblyDir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+}
+
+/** Copies an asset where only `@aws-sdk/*` resolves, as in the Lambda Node.js runtime. */
+function lambdaLikeCopy(assetDir: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'async-mcp-asset-'));
+  scratch.push(dir);
+  cpSync(assetDir, dir, { recursive: true });
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(join(REPO_ROOT, 'node_modules', '@aws-sdk'), join(dir, 'node_modules', '@aws-sdk'));
+  return dir;
+}
+
+/** Runs an ES module script in a fresh Node process in `cwd`. */
+function runNode(cwd: string, script: string, env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', NODE_NO_WARNINGS: '1', ...env },
+    timeout: 60_000,
+  });
+}
+
+function allFunctions(): [string, IConstruct][] {
+  return [
+    ['mcp', stack.server.mcpFunction],
+    ['status-sync', stack.server.statusSync!.function.function],
+    ...[...stack.server.workerFunctions].map(([name, fn]): [string, IConstruct] => [`worker ${name}`, fn]),
+  ];
+}
+
+describe('bundled assets', () => {
+  it('are one ESM file per function, with a source map, that Node parses', () => {
+    for (const [name, fn] of allFunctions()) {
+      const dir = assetDirOf(fn);
+      expect(existsSync(join(dir, 'index.mjs')), name).toBe(true);
+      expect(existsSync(join(dir, 'index.mjs.map')), name).toBe(true);
+      const check = spawnSync(process.execPath, ['--check', join(dir, 'index.mjs')], { encoding: 'utf8' });
+      expect(check.status, `${name}: ${check.stderr}`).toBe(0);
+    }
+  });
+
+  it('leave the AWS SDK to the runtime', () => {
+    const mcp = readFileSync(join(assetDirOf(stack.server.mcpFunction), 'index.mjs'), 'utf8');
+    expect(mcp).toMatch(/from\s*"@aws-sdk\/client-dynamodb"/);
+    expect(mcp).toMatch(/from\s*"@aws-sdk\/client-sfn"/);
+  });
+
+  it("carry every tool's tool.json and definition.asl.json in the MCP Lambda's asset", () => {
+    const bundled = join(assetDirOf(stack.server.mcpFunction), BUNDLED_TOOLS_DIR);
+    for (const tool of tools) {
+      for (const file of [TOOL_FILE, DEFINITION_FILE]) {
+        expect(readFileSync(join(bundled, tool.config.name, file), 'utf8'), `${tool.config.name}/${file}`).toBe(
+          readFileSync(join(tool.dir, file), 'utf8'),
+        );
+      }
+    }
+    // Workers and status sync do not need them.
+    expect(existsSync(join(assetDirOf(stack.server.statusSync!.function.function), BUNDLED_TOOLS_DIR))).toBe(false);
+  });
+
+  it('load with only the AWS SDK available, each exporting handler', () => {
+    for (const [name, fn] of allFunctions()) {
+      if (fn === stack.server.mcpFunction) continue;
+      const dir = lambdaLikeCopy(assetDirOf(fn));
+      const run = runNode(dir, "const m = await import('./index.mjs'); console.log(typeof m.handler);", {
+        [ENV.tableName]: 'operations',
+      });
+      expect(`${run.stdout}${run.stderr}`.trim(), name).toBe('function');
+    }
+  });
+
+  it('serve tools/list from the MCP bundle, reading the bundled tool folders', () => {
+    const dir = lambdaLikeCopy(assetDirOf(stack.server.mcpFunction));
+    const arns = Object.fromEntries(tools.map((tool) => [tool.config.name, `arn:aws:states:us-east-1:123456789012:stateMachine:${tool.config.name}`]));
+    const event = {
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: '/mcp',
+      rawQueryString: '',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'example.lambda-url.us-east-1.on.aws' },
+      requestContext: {
+        accountId: '123456789012',
+        apiId: 'example',
+        domainName: 'example.lambda-url.us-east-1.on.aws',
+        http: { method: 'POST', path: '/mcp', protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'vitest' },
+        requestId: 'request-1',
+        routeKey: '$default',
+        stage: '$default',
+        time: '01/Jan/2026:00:00:00 +0000',
+        timeEpoch: 0,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      isBase64Encoded: false,
+    };
+    const run = runNode(
+      dir,
+      `const { handler } = await import('./index.mjs');
+       const result = await handler(${JSON.stringify(event)});
+       console.log(JSON.stringify(result));`,
+      {
+        [ENV.tableName]: 'operations',
+        [ENV.stateMachines]: JSON.stringify(arns),
+        // The same layout as /var/task on Lambda.
+        [ENV.toolsDir]: join(dir, BUNDLED_TOOLS_DIR),
+      },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { statusCode: number; body: string };
+    expect(result.statusCode).toBe(200);
+    // Old clients see the sync and hybrid tools (async-only tools are hidden from them).
+    const listed = tools.filter((tool) => tool.config.invocation !== 'async').map((tool) => tool.config.name);
+    for (const name of listed) expect(result.body).toContain(`"name":"${name}"`);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * cdk/app.ts as the CDK CLI runs it (context and output directory from the
+ * environment): it validates the tool folders first and synthesizes with cdk-nag.
+ * Bundling is skipped here; bundling.test.ts covers it.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../cdk/repo-paths.ts';
+import { CDK_JSON_CONTEXT } from './cdk-test-app.ts';
+
+const outdirs: string[] = [];
+afterAll(() => outdirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function runApp(context: Record<string, unknown>) {
+  const outdir = mkdtempSync(join(tmpdir(), 'async-mcp-app-'));
+  outdirs.push(outdir);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'cdk', 'app.ts')], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      CDK_OUTDIR: outdir,
+      // CDK's built-in CloudFormation validation is covered by cfn-lint.test.ts.
+      CDK_VALIDATION: 'false',
+      CDK_CONTEXT_JSON: JSON.stringify({ ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context }),
+    },
+    timeout: 120_000,
+  });
+  return { ...run, outdir };
+}
+
+describe('cdk/app.ts', () => {
+  it('synthesizes the AsyncMcp stack with cdk-nag clean', () => {
+    const run = runApp({});
+    expect(run.status, run.stderr).toBe(0);
+    const template = JSON.parse(readFileSync(join(run.outdir, 'AsyncMcp.template.json'), 'utf8')) as { Outputs: object };
+    expect(Object.keys(template.Outputs)).toEqual(
+      expect.arrayContaining(['McpUrl', 'FunctionUrlAuthType', 'McpFunctionArn', 'OperationsTableName', 'McpLogGroupName', 'StatusSyncDeadLetterQueueUrl']),
+    );
+    const report = JSON.parse(readFileSync(join(run.outdir, 'validation-report.json'), 'utf8')) as { pluginReports: unknown[] };
+    expect(report.pluginReports).toEqual([]);
+  });
+
+  it('refuses an invalid tools directory before synthesizing anything', () => {
+    const run = runApp({ toolsDir: join(REPO_ROOT, 'no-such-tools-dir') });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/Invalid tool folder: .*no-such-tools-dir: cannot read the tools directory/);
+    expect(existsSync(join(run.outdir, 'AsyncMcp.template.json'))).toBe(false);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * cdk-nag's AWS Solutions rules pass on the synthesized app, as on every `cdk synth`
+ * (cdk/app.ts registers the same plugin). Each acknowledgement carries a reason.
+ */
+import { describe, expect, it } from 'vitest';
+import { Stack, Validations, type App } from 'aws-cdk-lib';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { buildStack, repoTools, testApp, type StackOverrides } from './cdk-test-app.ts';
+
+async function checkedApp(overrides: StackOverrides): Promise<App> {
+  const app = testApp();
+  buildStack(app, await repoTools(), overrides);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return app;
+}
+
+/** Every acknowledgement in the tree: construct path, rule id, reason. */
+function acknowledgements(app: App): { path: string; id: string; reason: unknown }[] {
+  return app.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) => Object.entries(entry.data as Record<string, unknown>))
+      .map(([id, reason]) => ({ path: construct.node.path, id, reason })),
+  );
+}
+
+describe('AwsSolutionsChecks', () => {
+  it('passes with the default props', async () => {
+    const app = await checkedApp({});
+    expect(() => app.synth()).not.toThrow();
+    expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });
+  });
+
+  it('passes with tracing on and a NONE Function URL', async () => {
+    const app = await checkedApp({ tracing: true, functionUrlAuthType: FunctionUrlAuthType.NONE });
+    expect(() => app.synth()).not.toThrow();
+    expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });
+  });
+
+  it('acknowledges only known findings, each with a reason', async () => {
+    const app = await checkedApp({ tracing: true });
+    const found = acknowledgements(app);
+    expect(found.length).toBeGreaterThan(0);
+    for (const { path, id, reason } of found) {
+      expect(id, path).toMatch(/^Annotation::AwsSolutions-(SF2|SQS3|IAM5\[Resource::.+\])$/);
+      expect(typeof reason === 'string' && reason.length >= 40, `${path} ${id}`).toBe(true);
+    }
+    // Wildcards acknowledged: `*` only where AWS requires it, else one state machine's executions.
+    for (const { id } of found.filter((ack) => ack.id.includes('IAM5'))) {
+      expect(id).toMatch(/\[Resource::(\*|arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<[A-Za-z0-9]+\.Name>:\*)\]$/);
+    }
+  });
+
+  it('reports a violation when there is one (the plugin really runs here)', () => {
+    const app = testApp();
+    const stack = new Stack(app, 'Control');
+    new Table(stack, 'NoPitr', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
+    const report = new AwsSolutionsChecks().validateScope(app);
+    expect(report.success).toBe(false);
+    expect(report.violations.map((violation) => violation.ruleName)).toContain('AwsSolutions-DDB3');
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * Test helpers for the CDK app: an App with cdk.json's feature flags, one synth per
+ * call, bundling skipped unless asked (esbuild for seven functions costs seconds).
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, CfnElement, Stack } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { afterAll } from 'vitest';
+import { Template } from 'aws-cdk-lib/assertions';
+import { loadToolFolders, type ToolFolder } from '../../lambdas/mcp/tool-folder.ts';
+import { AsyncMcpStack, type AsyncMcpStackProps } from '../../cdk/async-mcp-stack.ts';
+import { DEFAULT_TOOLS_DIR, REPO_ROOT } from '../../cdk/repo-paths.ts';
+
+/** The context `cdk synth` runs with (feature flags), from cdk.json. */
+export const CDK_JSON_CONTEXT = (JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
+  .context;
+
+export interface TestAppOptions {
+  /** Really bundle the Lambdas with esbuild. */
+  bundle?: boolean;
+  /** CDK's built-in CloudFormation schema validation (about 4 s on first use). */
+  cfnValidation?: boolean;
+}
+
+const outdirs: string[] = [];
+// Registered while the importing test file is collected: cleans up after that file.
+afterAll(() => {
+  for (const dir of outdirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+export function testApp(options: TestAppOptions = {}): App {
+  const outdir = mkdtempSync(join(tmpdir(), 'async-mcp-cdk-'));
+  outdirs.push(outdir);
+  return new App({
+    outdir,
+    builtinCloudFormationValidation: options.cfnValidation ?? false,
+    context: {
+      ...CDK_JSON_CONTEXT,
+      // An empty list skips bundling for every stack; the asset hash becomes a placeholder.
+      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+    },
+  });
+}
+
+export type StackOverrides = Partial<AsyncMcpStackProps>;
+
+/** The repository's tool folders, loaded (and so validated) once per test file. */
+export function repoTools(): Promise<ToolFolder[]> {
+  return loadToolFolders(DEFAULT_TOOLS_DIR);
+}
+
+export function buildStack(app: App, tools: readonly ToolFolder[], overrides: StackOverrides = {}): AsyncMcpStack {
+  return new AsyncMcpStack(app, 'AsyncMcpTest', { tools, ...overrides });
+}
+
+export function synthTemplate(tools: readonly ToolFolder[], overrides: StackOverrides = {}, options: TestAppOptions = {}) {
+  const app = testApp(options);
+  const stack = buildStack(app, tools, overrides);
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+/**
+ * A temporary copy of the repository's tools plus one more folder, a copy of an
+ * existing tool under a new name (so it reuses that tool's workers).
+ */
+export function toolsDirWithExtraTool(extraName: string, copyOf: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'async-mcp-tools-'));
+  cpSync(DEFAULT_TOOLS_DIR, dir, { recursive: true });
+  cpSync(join(DEFAULT_TOOLS_DIR, copyOf), join(dir, extraName), { recursive: true });
+  const toolFile = join(dir, extraName, 'tool.json');
+  const config = JSON.parse(readFileSync(toolFile, 'utf8')) as Record<string, unknown>;
+  writeFileSync(toolFile, JSON.stringify({ ...config, name: extraName }, null, 2));
+  return dir;
+}
+
+/** Resources of one type, keyed by logical id. */
+export function resourcesOf(template: Template, type: string): Record<string, CfnResourceJson> {
+  return template.findResources(type) as Record<string, CfnResourceJson>;
+}
+
+/** A resource as it appears in the template. */
+export interface CfnResourceJson {
+  Type: string;
+  // Template JSON: the assertions check its shape.
+  Properties: Record<string, any>;
+  [key: string]: unknown;
+}
+
+/** The logical id of a construct's CloudFormation resource, to follow Refs without hard-coding ids. */
+export function logicalIdOf(construct: IConstruct): string {
+  const resource = construct.node.defaultChild;
+  if (!(resource instanceof CfnElement)) throw new Error(`${construct.node.path} has no CloudFormation resource`);
+  return Stack.of(construct).getLogicalId(resource);
+}

@@ -1,0 +1,39 @@
+/**
+ * The synthesized templates pass CDK's built-in CloudFormation validation and, on a
+ * machine that has it, cfn-lint (skipped cleanly otherwise).
+ */
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
+import { buildStack, repoTools, testApp, type StackOverrides } from './cdk-test-app.ts';
+
+const cfnLintAvailable = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' }).status === 0;
+
+// W3005 ("dependency already enforced by a GetAtt") flags the DependsOn CDK always adds
+// from a function to its role's default policy; it is harmless and not ours to change.
+const IGNORED_CHECKS = ['W3005'];
+
+const VARIANTS: [string, StackOverrides][] = [
+  ['default props', {}],
+  ['tracing on, NONE Function URL', { tracing: true, functionUrlAuthType: FunctionUrlAuthType.NONE }],
+];
+
+describe('CloudFormation templates', () => {
+  const templates: string[] = [];
+
+  it("pass CDK's built-in CloudFormation validation", async () => {
+    const tools = await repoTools();
+    for (const [, overrides] of VARIANTS) {
+      const app = testApp({ cfnValidation: true });
+      const stack = buildStack(app, tools, overrides);
+      // synth() throws when the validation reports a problem.
+      templates.push(app.synth().getStackByName(stack.stackName).templateFullPath);
+    }
+    expect(templates).toHaveLength(VARIANTS.length);
+  });
+
+  it.skipIf(!cfnLintAvailable)('pass cfn-lint', () => {
+    const lint = spawnSync('cfn-lint', ['--ignore-checks', ...IGNORED_CHECKS, '--', ...templates], { encoding: 'utf8' });
+    expect(lint.status, `${lint.stdout}${lint.stderr}`).toBe(0);
+  });
+});
