@@ -9,6 +9,8 @@ import type { ToolCatalog } from '../operations/tool-spec.ts';
 import { createStatusSyncHandler, type StatusSyncHandler } from '../aws/status-sync.ts';
 import type { AsyncDialect } from './dialects/dialect.ts';
 import { sep1391Dialect } from './dialects/sep-1391.ts';
+import { tasks20251125Dialect } from './dialects/tasks-2025-11-25.ts';
+import { tasks20260728Dialect } from './dialects/tasks-2026-07-28.ts';
 import { createHttpHandler, type McpFetch } from './http-handler.ts';
 import { consoleLogger, type ErrorLogger } from './json-rpc-errors.ts';
 
@@ -28,8 +30,11 @@ export interface AsyncMcpApp {
   operations: OperationsService;
 }
 
-/** The async dialects, in the order the router asks them. */
-const DIALECTS: readonly AsyncDialect[] = [sep1391Dialect];
+/**
+ * The async dialects, in the order the router asks them: the Tasks extension (2026-07-28),
+ * 2025-11-25 tasks, then SEP-1391. A request a dialect claims is that dialect's alone.
+ */
+const DIALECTS: readonly AsyncDialect[] = [tasks20260728Dialect, tasks20251125Dialect, sep1391Dialect];
 
 export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const logger = options.logger ?? consoleLogger;

@@ -25,14 +25,15 @@ export function createServerFactory(options: ServerFactoryOptions) {
   const { deps, dialects } = options;
   return (era: Era, ownerId: string): Server => {
     const server = new Server(SERVER_INFO, {
-      capabilities: { tools: {}, ...(options.capabilities?.(era) ?? {}) },
+      capabilities: mergeCapabilities([{ tools: {} }, options.capabilities?.(era), ...dialects.map((d) => d.capabilities?.(era))]),
       instructions:
         'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
     });
 
     server.setRequestHandler('tools/list', async (request, ctx) => {
       const view = requestViewOf(era, ownerId, request.params as never, ctx);
-      const dialect = dialects.find((d) => d.claimsListing(view));
+      // A dialect the request declares wins over one its protocol revision merely implies.
+      const dialect = dialects.find((d) => d.claimsListing(view)) ?? dialects.find((d) => d.impliedBy?.(view));
       const tools = deps.catalog.tools.flatMap((tool) => {
         const base = baseListing(tool);
         const listed = dialect ? dialect.listTool(tool, base) : plainListing(tool, base);
@@ -68,9 +69,9 @@ export function createServerFactory(options: ServerFactoryOptions) {
     }
     const tool = deps.catalog.get(name);
     if (!tool) throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Unknown tool: ${name}`);
-    const dialect = dialects.find((d) => d.claimsCall(params, view));
+    const dialect = dialects.find((d) => d.claimsCall(params, view, tool));
     if (!dialect && tool.invocation === 'async') {
-      for (const d of dialects) {
+      for (const d of refusalOrder(view)) {
         const refusal = d.refuseAsyncOnly?.(tool, view);
         if (refusal) throw refusal;
       }
@@ -84,6 +85,13 @@ export function createServerFactory(options: ServerFactoryOptions) {
     if (!validation.ok) throw new ProtocolError(JSONRPC.INVALID_PARAMS, validation.message, { field: validation.field });
     if (dialect) return dialect.call({ tool, arguments: validation.value, params, view }, deps);
     return runSynchronously(tool, validation.value, view);
+  }
+
+  /** Declared dialects word the refusal first, then implied ones, then the rest. */
+  function refusalOrder(view: RequestView): AsyncDialect[] {
+    const declared = dialects.filter((d) => d.claimsListing(view));
+    const implied = dialects.filter((d) => !declared.includes(d) && d.impliedBy?.(view));
+    return [...declared, ...implied, ...dialects.filter((d) => !declared.includes(d) && !implied.includes(d))];
   }
 
   async function runSynchronously(tool: ToolSpec, args: Record<string, unknown>, view: RequestView) {
@@ -105,4 +113,20 @@ function baseListing(tool: ToolSpec): ToolListing {
 /** Clients that speak no async dialect see sync and hybrid tools only, with no async fields. */
 function plainListing(tool: ToolSpec, base: ToolListing): ToolListing | undefined {
   return tool.invocation === 'async' ? undefined : base;
+}
+
+/** Merges capability objects one level deep, so two dialects may each add to `extensions`. */
+function mergeCapabilities(parts: ReadonlyArray<Record<string, unknown> | undefined>): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const part of parts) {
+    for (const [key, value] of Object.entries(part ?? {})) {
+      const existing = merged[key];
+      merged[key] = isObject(existing) && isObject(value) ? { ...existing, ...value } : value;
+    }
+  }
+  return merged;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

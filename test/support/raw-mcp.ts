@@ -43,6 +43,8 @@ export interface CallOptions {
   /** Capabilities declared in this request's `_meta`. */
   capabilities?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /** Standard headers to leave out (lower case), for header-validation cases. */
+  omitHeaders?: string[];
   id?: string | number;
 }
 
@@ -54,17 +56,32 @@ export function modernRequest(url: URL | string, method: string, params: Record<
     'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {},
     ...((params._meta as object | undefined) ?? {}),
   };
-  const name = typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
-  return postRaw(
-    url,
-    JSON.stringify({ jsonrpc: '2.0', id: options.id ?? nextId++, method, params: { ...params, _meta: meta } }),
-    {
-      'mcp-protocol-version': MODERN_VERSION,
-      'mcp-method': method,
-      ...(name === undefined ? {} : { 'mcp-name': name }),
-      ...options.headers,
-    },
-  );
+  const headers: Record<string, string> = { ...standardModernHeaders(method, params), ...options.headers };
+  for (const omitted of options.omitHeaders ?? []) delete headers[omitted];
+  return postRaw(url, JSON.stringify({ jsonrpc: '2.0', id: options.id ?? nextId++, method, params: { ...params, _meta: meta } }), headers);
+}
+
+/** The 2026-07-28 standard headers: protocol version, Mcp-Method and Mcp-Name (name, uri or taskId). */
+function standardModernHeaders(method: string, params: Record<string, unknown>): Record<string, string> {
+  const name = [params.name, params.uri, params.taskId].find((v): v is string => typeof v === 'string');
+  return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }) };
+}
+
+/** What a raw dispatch answers: the JSON-RPC result or error of one request. */
+export type DispatchResponse = { kind: 'result'; result: any } | { kind: 'error'; error: { code: number; message: string; data?: any } };
+
+/**
+ * A `rawDispatch` for `@modelcontextprotocol/ext-tasks/client`: posts an already framed
+ * 2026-07-28 request (its `_meta` set by the session) with the standard headers.
+ */
+export function modernDispatch(url: URL | string, headers: Record<string, string> = {}) {
+  return async (request: unknown): Promise<DispatchResponse> => {
+    const { method, params = {}, id } = request as { method: string; params?: Record<string, unknown>; id?: string | number };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: id ?? nextId++, method, params });
+    const response = await postRaw(url, body, { ...standardModernHeaders(method, params), ...headers });
+    if (!response.message) throw new Error(`no JSON-RPC response to ${method} (HTTP ${response.status})`);
+    return response.message.error ? { kind: 'error', error: response.message.error } : { kind: 'result', result: response.message.result };
+  };
 }
 
 /** A 2025-era request (stateless: no initialize needed per request). */

@@ -7,7 +7,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { OperationsService } from '../../operations/operations-service.ts';
 import type { ToolCatalog, ToolSpec } from '../../operations/tool-spec.ts';
 import type { ErrorLogger } from '../json-rpc-errors.ts';
-import type { RequestView } from '../request-view.ts';
+import type { Era, RequestView } from '../request-view.ts';
 
 export interface McpDeps {
   catalog: ToolCatalog;
@@ -35,12 +35,17 @@ export interface CallRequest {
 
 export interface AsyncDialect {
   readonly name: string;
-  /** Whether this request's `tools/list` is shaped by this dialect. */
+  /** Whether this request declared this dialect (per-request capabilities): it then shapes `tools/list`. */
   claimsListing(view: RequestView): boolean;
+  /**
+   * Whether the request's protocol revision implies this dialect without a per-request
+   * declaration. Consulted only when no dialect claims the request outright.
+   */
+  impliedBy?(view: RequestView): boolean;
   /** The tool as this dialect lists it; `undefined` hides it. */
   listTool(tool: ToolSpec, base: ToolListing): ToolListing | undefined;
-  /** Whether this `tools/call` belongs to this dialect. */
-  claimsCall(params: Record<string, unknown>, view: RequestView): boolean;
+  /** Whether this `tools/call` of `tool` belongs to this dialect. */
+  claimsCall(params: Record<string, unknown>, view: RequestView, tool: ToolSpec): boolean;
   /** Answers a `tools/call` this dialect claimed, after arguments were validated. */
   call(request: CallRequest, deps: McpDeps): Promise<Record<string, unknown>>;
   /**
@@ -48,6 +53,8 @@ export interface AsyncDialect {
    * async-only tool (each era words it differently); `undefined` when not this era.
    */
   refuseAsyncOnly?(tool: ToolSpec, view: RequestView): Error | undefined;
+  /** Server capabilities this dialect advertises to clients of `era` (initialize or server/discover). */
+  capabilities?(era: Era): Record<string, unknown>;
   /** Registers this dialect's own methods on a per-request server. */
   register(server: Server, deps: McpDeps, era: RequestView['era'], ownerId: string): void;
 }

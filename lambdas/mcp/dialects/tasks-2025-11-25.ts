@@ -1,0 +1,279 @@
+/**
+ * 2025-11-25 tasks (SEP-1686) for initialize-based clients: `tools/call` with
+ * `params.task`, tools marked with `execution.taskSupport`, and `tasks/get`,
+ * `tasks/result`, `tasks/list`, `tasks/cancel`. The only file that knows these wire
+ * names. Sentences quoted below are from the 2025-11-25 tasks specification.
+ *
+ * `tasks/result` blocks until the task is terminal, but never longer than the server's
+ * blocking bound (`maxBlockingSeconds`, which the Lambda timeout is sized for). A task
+ * still running at the bound is answered with -32602 saying it is still working, so
+ * the client calls `tasks/result` again or polls `tasks/get`; the task is untouched.
+ */
+import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import { isTerminal, type OperationKey, type OperationRecord } from '../../operations/operation.ts';
+import { OperationError } from '../../operations/operation-error.ts';
+import type { ToolSpec } from '../../operations/tool-spec.ts';
+import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
+import { requestViewOf, type RequestView } from '../request-view.ts';
+import { toCallToolResult, type CallToolResultShape } from '../tool-result.ts';
+import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
+
+/** The protocol revision whose clients speak this dialect. */
+export const REVISION = '2025-11-25';
+const DIALECT = 'tasks-2025-11-25';
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+const IMMEDIATE_RESPONSE = 'io.modelcontextprotocol/model-immediate-response';
+const RETRIEVE_PREFIX = 'Failed to retrieve task';
+/** Tasks per `tasks/list` page. */
+export const LIST_PAGE_SIZE = 50;
+/** Store pages read at most to fill one `tasks/list` page with this dialect's tasks. */
+const MAX_STORE_PAGES = 5;
+
+type WireStatus = 'working' | 'input_required' | 'completed' | 'cancelled' | 'failed';
+type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+const TaskId = z.string({ message: 'taskId must be a string' }).min(1, 'taskId must not be empty');
+const TaskIdParams = z.looseObject({ taskId: TaskId });
+const ListParams = z.looseObject({ cursor: z.string({ message: 'cursor must be a string' }).optional() });
+/** "ttl (number, optional): Requested duration in milliseconds to retain task from creation" */
+const TaskParams = z.looseObject({
+  ttl: z.number({ message: 'ttl must be a number of milliseconds' }).nonnegative('ttl must not be negative').nullable().optional(),
+});
+
+function invalidParams(message: string, data?: unknown): ProtocolError {
+  return new ProtocolError(JSONRPC.INVALID_PARAMS, message, data);
+}
+
+function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.length ? `${what}.${issue.path.join('.')}` : what;
+  throw invalidParams(`Invalid ${field}: ${issue.message}`);
+}
+
+function speaksRevision(view: RequestView): boolean {
+  return view.era === 'legacy' && view.protocolVersion === REVISION;
+}
+
+function taskSupportOf(tool: ToolSpec): TaskSupport {
+  return tool.invocation === 'sync' ? 'forbidden' : tool.invocation === 'async' ? 'required' : 'optional';
+}
+
+/** Core words for a missing or expired record, in the tasks specification's wording. */
+function inTaskWords(error: unknown): unknown {
+  if (!(error instanceof OperationError)) return error;
+  if (error.code === 'NOT_FOUND') return new OperationError('NOT_FOUND', 'Task not found');
+  if (error.code === 'EXPIRED') return new OperationError('EXPIRED', 'Task has expired');
+  return error;
+}
+
+/** Reads a task this dialect created; a record of another dialect is not a task here. */
+async function readTask(deps: McpDeps, key: OperationKey): Promise<OperationRecord> {
+  const record = await deps.operations.get(key);
+  if (record.dialect !== DIALECT) throw new OperationError('NOT_FOUND', 'Task not found');
+  return record;
+}
+
+/**
+ * "tasks/result MUST return exactly what the underlying request would have returned": the
+ * CallToolResult or the JSON-RPC error; `undefined` while not finished or when cancelled.
+ */
+function finalResponse(record: OperationRecord, deps: McpDeps): { result: CallToolResultShape } | { error: JsonRpcErrorObject } | undefined {
+  if (!record.outcome || record.status === 'canceled') return undefined;
+  const tool = deps.catalog.get(record.tool);
+  if (!tool) return { error: { code: JSONRPC.INTERNAL_ERROR, message: `Tool ${record.tool} is no longer served` } };
+  try {
+    return { result: toCallToolResult(record.outcome, tool) };
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    return { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
+  }
+}
+
+/**
+ * The Task as this revision words it. "failed: The associated request did not complete
+ * successfully. For tool calls specifically, this includes cases where the tool call result
+ * has isError set to true."
+ */
+function toTask(record: OperationRecord, deps: McpDeps): Record<string, unknown> {
+  let status: WireStatus;
+  let statusMessage = record.statusMessage;
+  if (record.status === 'canceled') status = 'cancelled';
+  else if (record.status === 'input_required') status = 'input_required';
+  else {
+    const response = finalResponse(record, deps);
+    if (!response) status = 'working';
+    else if ('error' in response) {
+      status = 'failed';
+      if (record.status !== 'failed') statusMessage = `The operation failed: ${response.error.message}`;
+    } else status = response.result.isError === true ? 'failed' : 'completed';
+  }
+  return {
+    taskId: record.token,
+    status,
+    ...(statusMessage === undefined ? {} : { statusMessage }),
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.updatedAt).toISOString(),
+    // "Receivers MUST include the actual ttl duration (or null for unlimited)". The core keeps results
+    // keepAlive seconds past completion, so a task is never deleted before createdAt + ttl.
+    ttl: record.keepAliveSeconds === null ? null : record.keepAliveSeconds * 1000,
+    pollInterval: record.pollIntervalSeconds * 1000,
+  };
+}
+
+function startedMessage(tool: ToolSpec, record: OperationRecord): string {
+  return (
+    `Started ${tool.name} as task ${record.token}. It runs in the background: check it with tasks/get ` +
+    `every ${record.pollIntervalSeconds} s and fetch the result with tasks/result.`
+  );
+}
+
+/** The 2025-11-25 tasks dialect: initialize-based (legacy era) clients only. */
+export const tasks20251125Dialect: AsyncDialect = {
+  name: DIALECT,
+
+  /** Clients of this revision declare tasks at initialize, which a stateless server never sees. */
+  claimsListing(): boolean {
+    return false;
+  },
+
+  impliedBy: speaksRevision,
+
+  /** "tools declare support for tasks via execution.taskSupport" */
+  listTool(tool: ToolSpec, base: ToolListing): ToolListing {
+    return { ...base, execution: { taskSupport: taskSupportOf(tool) } };
+  },
+
+  /** "To create a task, requestors send a request with the task field included in the request params." */
+  claimsCall(params: Record<string, unknown>, view: RequestView): boolean {
+    return view.era === 'legacy' && params.task !== undefined && params.task !== null;
+  },
+
+  /** "If execution.taskSupport is "required", ... Servers MUST return a -32601 (Method not found) error if a client does not attempt to do so." */
+  refuseAsyncOnly(tool: ToolSpec, view: RequestView): Error | undefined {
+    if (!speaksRevision(view)) return undefined;
+    return new ProtocolError(
+      JSONRPC.METHOD_NOT_FOUND,
+      `Tool ${tool.name} requires task augmentation (execution.taskSupport "required"): call it with params.task`,
+    );
+  },
+
+  capabilities(era): Record<string, unknown> {
+    return era === 'legacy' ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {};
+  },
+
+  async call(request: CallRequest, deps: McpDeps): Promise<Record<string, unknown>> {
+    const { tool, view } = request;
+    // "If execution.taskSupport is not present or "forbidden", ... Servers SHOULD return a -32601 (Method not found) error"
+    if (tool.invocation === 'sync') {
+      throw new ProtocolError(
+        JSONRPC.METHOD_NOT_FOUND,
+        `Tool ${tool.name} does not support task augmentation (execution.taskSupport "forbidden"): call it without params.task`,
+      );
+    }
+    const task = parseOrThrow(TaskParams, request.params.task, 'task');
+    // "Receivers MAY override the requested ttl duration": milliseconds round up to whole seconds,
+    // then the core clamps them to the tool's and the server's bounds.
+    const keepAliveSeconds = task.ttl === undefined ? undefined : task.ttl === null ? null : Math.ceil(task.ttl / 1000);
+    // "Task IDs MUST be generated by the receiver when creating a task." The record is readable
+    // before this returns. No request id is kept: tasks are cancelled with tasks/cancel.
+    const record = await deps.operations.start({
+      ownerId: view.ownerId,
+      tool,
+      arguments: request.arguments,
+      token: deps.operations.mintToken(),
+      dialect: DIALECT,
+      ...(keepAliveSeconds === undefined ? {} : { keepAliveSeconds }),
+    });
+    return { task: toTask(record, deps), _meta: { [IMMEDIATE_RESPONSE]: startedMessage(tool, record) } };
+  },
+
+  register(server: Server, deps: McpDeps, era, ownerId): void {
+    // This revision's task methods belong to the initialize-based wire only.
+    if (era !== 'legacy') return;
+
+    const handle = <T>(ctx: ServerContext, params: unknown, work: (view: RequestView) => Promise<T>): Promise<T> => {
+      const view = requestViewOf(era, ownerId, params as never, ctx);
+      return work(view).catch((error: unknown) => {
+        throw toProtocolError(inTaskWords(error), view.requestId, deps.logger, RETRIEVE_PREFIX);
+      });
+    };
+    const schemas = { params: TaskIdParams.loose(), result: z.looseObject({}) };
+
+    server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
+      handle(ctx, params, async (view) => {
+        const { taskId } = parseOrThrow(TaskIdParams, params, 'params');
+        return toTask(await readTask(deps, { ownerId: view.ownerId, token: taskId }), deps);
+      }),
+    );
+
+    server.setRequestHandler('tasks/result', schemas, (params, ctx) =>
+      handle(ctx, params, async (view) => {
+        const { taskId } = parseOrThrow(TaskIdParams, params, 'params');
+        const key = { ownerId: view.ownerId, token: taskId };
+        await readTask(deps, key);
+        // "When a receiver receives a tasks/result request for a task in any other non-terminal status
+        // (working or input_required), it MUST block the response until the task reaches a terminal status."
+        const boundSeconds = deps.operations.limits.maxBlockingSeconds;
+        const record = await deps.operations.waitForTerminal(key, boundSeconds * 1000);
+        if (!isTerminal(record.status)) {
+          const { status } = toTask(record, deps);
+          throw new OperationError(
+            'NOT_READY',
+            `Task is still ${String(status)} after ${boundSeconds} s: call tasks/result again, or poll tasks/get until it is terminal`,
+            { data: { taskId, status } },
+          );
+        }
+        if (record.status === 'canceled') throw new OperationError('CANCELED', 'Task was cancelled');
+        const response = finalResponse(record, deps);
+        if (!response) throw new OperationError('INTERNAL', 'The task ended without an outcome');
+        // "If the underlying request resulted in a JSON-RPC error, tasks/result MUST return that same JSON-RPC error."
+        if ('error' in response) throw new ProtocolError(response.error.code, response.error.message, response.error.data);
+        // "The tasks/result operation MUST include this metadata in its response"
+        const meta = { ...(response.result._meta as Record<string, unknown> | undefined), [RELATED_TASK]: { taskId } };
+        return { ...response.result, _meta: meta };
+      }),
+    );
+
+    server.setRequestHandler('tasks/list', { params: ListParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
+      handle(ctx, params, async (view) => {
+        const { cursor } = parseOrThrow(ListParams, params, 'params');
+        // "For tasks/list requests, receivers MUST ensure the returned task list includes only tasks
+        // associated with the requestor's authorization context": an owner-scoped index query, newest first.
+        // Other dialects' operations are not tasks here, so pages skip past them.
+        const tasks: Record<string, unknown>[] = [];
+        let next = cursor;
+        for (let pages = 0; pages < MAX_STORE_PAGES && tasks.length === 0; pages++) {
+          const page = await deps.operations.list(view.ownerId, { limit: LIST_PAGE_SIZE, ...(next === undefined ? {} : { cursor: next }) });
+          tasks.push(...page.items.filter((r) => r.dialect === DIALECT).map((r) => toTask(r, deps)));
+          next = page.nextCursor;
+          if (next === undefined) break;
+        }
+        // "Receivers MUST include a nextCursor in the response if more tasks are available."
+        return { tasks, ...(next === undefined ? {} : { nextCursor: next }) };
+      }),
+    );
+
+    server.setRequestHandler('tasks/cancel', schemas, (params, ctx) =>
+      handle(ctx, params, async (view) => {
+        const { taskId } = parseOrThrow(TaskIdParams, params, 'params');
+        const key = { ownerId: view.ownerId, token: taskId };
+        const before = await readTask(deps, key);
+        const cancelled = isTerminal(before.status) ? before : await deps.operations.cancel(key, 'Cancelled by tasks/cancel');
+        // "Receivers MUST reject cancellation requests for tasks already in a terminal status ... with error code -32602"
+        // (also when the task finished while the cancel was under way).
+        if (before !== cancelled && cancelled.status === 'canceled') return toTask(cancelled, deps);
+        const status = toTask(cancelled, deps).status;
+        throw invalidParams(`Cannot cancel task: already in terminal status '${status}'`);
+      }),
+    );
+  },
+};

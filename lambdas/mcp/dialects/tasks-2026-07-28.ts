@@ -1,0 +1,220 @@
+/**
+ * The MCP Tasks extension `io.modelcontextprotocol/tasks` (2026-07-28, SEP-2663):
+ * server-directed tasks for requests that declare the extension, `tasks/get` with the
+ * result inlined, `tasks/update` and `tasks/cancel`. The only file that knows these
+ * wire names. Sentences quoted below are from the extension's specification.
+ */
+import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { OperationKey, OperationRecord } from '../../operations/operation.ts';
+import { OperationError } from '../../operations/operation-error.ts';
+import type { ToolSpec } from '../../operations/tool-spec.ts';
+import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
+import { requestViewOf, type RequestView } from '../request-view.ts';
+import { toCallToolResult, type CallToolResultShape } from '../tool-result.ts';
+import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
+
+/** The extension identifier, in capabilities and in `requiredCapabilities`. */
+export const EXTENSION = 'io.modelcontextprotocol/tasks';
+const DIALECT = 'tasks-2026-07-28';
+const RETRIEVE_PREFIX = 'Failed to retrieve task';
+
+type WireStatus = 'working' | 'input_required' | 'completed' | 'cancelled' | 'failed';
+
+interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+const TaskId = z.string({ message: 'taskId must be a string' }).min(1, 'taskId must not be empty');
+const TaskIdParams = z.looseObject({ taskId: TaskId });
+
+function declares(view: RequestView): boolean {
+  const extensions = view.clientCapabilities.extensions;
+  return typeof extensions === 'object' && extensions !== null && EXTENSION in extensions;
+}
+
+/** "the server MUST return an error with the code -32021 (Missing Required Client Capability), indicating the required extension" */
+function missingCapability(what: string): ProtocolError {
+  return new ProtocolError(JSONRPC.MISSING_CAPABILITY, `Missing required client capability: ${what} needs the ${EXTENSION} extension`, {
+    requiredCapabilities: { extensions: { [EXTENSION]: {} } },
+  });
+}
+
+function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Invalid params: ${issue.message}`);
+}
+
+/** Core words for a missing or expired record, in the extension's wording. */
+function inTaskWords(error: unknown): unknown {
+  if (!(error instanceof OperationError)) return error;
+  if (error.code === 'NOT_FOUND') return new OperationError('NOT_FOUND', 'Task not found');
+  if (error.code === 'EXPIRED') return new OperationError('EXPIRED', 'Task has expired');
+  return error;
+}
+
+/** Reads a task this dialect created; a record of another dialect is not a task here. */
+async function readTask(deps: McpDeps, key: OperationKey): Promise<OperationRecord> {
+  const record = await deps.operations.get(key);
+  if (record.dialect !== DIALECT) throw new OperationError('NOT_FOUND', 'Task not found');
+  return record;
+}
+
+/**
+ * "The tasks/get endpoint returns exactly what the underlying request would have returned":
+ * the CallToolResult, or the JSON-RPC error; `undefined` while the task is not finished.
+ */
+function finalResponse(record: OperationRecord, deps: McpDeps): { result: CallToolResultShape } | { error: JsonRpcErrorObject } | undefined {
+  if (!record.outcome || record.status === 'canceled') return undefined;
+  const tool = deps.catalog.get(record.tool);
+  if (!tool) return { error: { code: JSONRPC.INTERNAL_ERROR, message: `Tool ${record.tool} is no longer served` } };
+  try {
+    return { result: toCallToolResult(record.outcome, tool) };
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    return { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
+  }
+}
+
+/** The `Task` fields every task-shaped answer carries. */
+function taskFields(record: OperationRecord, status: WireStatus, statusMessage = record.statusMessage): Record<string, unknown> {
+  return {
+    taskId: record.token,
+    status,
+    ...(statusMessage === undefined ? {} : { statusMessage }),
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.updatedAt).toISOString(),
+    // "Time-to-live duration from creation in integer milliseconds, null for unlimited." The core keeps
+    // results keepAlive seconds past completion, so a task is never discarded before createdAt + ttlMs.
+    ttlMs: record.keepAliveSeconds === null ? null : record.keepAliveSeconds * 1000,
+    pollIntervalMs: record.pollIntervalSeconds * 1000,
+  };
+}
+
+/** The DetailedTask for `tasks/get`, with the payload its status requires. */
+function detailedTask(record: OperationRecord, deps: McpDeps): Record<string, unknown> {
+  // "If the status is cancelled, the server MUST return a Task object with status cancelled."
+  if (record.status === 'canceled') return taskFields(record, 'cancelled');
+  const response = finalResponse(record, deps);
+  if (!response) {
+    // Outstanding input requests are surfaced by the input flow; none are pending here.
+    if (record.status === 'input_required') return { ...taskFields(record, 'input_required'), inputRequests: {} };
+    // "submitted" is no task status: by the time a task is returned it is working.
+    return taskFields(record, 'working');
+  }
+  if ('error' in response) {
+    // "failed: The request failed due to a JSON-RPC error during execution. The task will include the error field"
+    const message = record.status === 'failed' ? record.statusMessage : `The operation failed: ${response.error.message}`;
+    return { ...taskFields(record, 'failed', message), error: response.error };
+  }
+  // "completed ... This includes tool calls that returned results with isError: true."
+  // The inlined result is the tool call's own answer, so it carries its own resultType.
+  return { ...taskFields(record, 'completed'), result: { ...response.result, resultType: 'complete' } };
+}
+
+/** The Tasks extension dialect: first in the router's order, modern era only. */
+export const tasks20260728Dialect: AsyncDialect = {
+  name: DIALECT,
+
+  claimsListing(view: RequestView): boolean {
+    return view.era === 'modern' && declares(view);
+  },
+
+  /** Task-capable clients see every tool; the 2026-07-28 wire has no per-tool task field. */
+  listTool(_tool: ToolSpec, base: ToolListing): ToolListing {
+    return base;
+  },
+
+  /**
+   * "The server is the sole decider": a declaring request gets a task for every tool that can
+   * run as one, and a sync tool stays synchronous (a legacy `task` hint never promotes it).
+   */
+  claimsCall(_params: Record<string, unknown>, view: RequestView, tool: ToolSpec): boolean {
+    return view.era === 'modern' && declares(view) && tool.invocation !== 'sync';
+  },
+
+  /** "If a server is unable to service a request to a client that does not declare this extension capability without returning CreateTaskResult, the server MUST return an error with the code -32021" */
+  refuseAsyncOnly(tool: ToolSpec, view: RequestView): Error | undefined {
+    if (view.era !== 'modern') return undefined;
+    return missingCapability(`tool ${tool.name} runs only as a task, so calling it`);
+  },
+
+  capabilities(era): Record<string, unknown> {
+    // "No extension-specific settings are currently defined; an empty object indicates support."
+    return era === 'modern' ? { extensions: { [EXTENSION]: {} } } : {};
+  },
+
+  async call(request: CallRequest, deps: McpDeps): Promise<Record<string, unknown>> {
+    const { tool, view } = request;
+    // "A server MUST NOT return CreateTaskResult until the task is durably created": start returns
+    // only after the record is written and the execution started, and reads are strongly consistent.
+    // No request id is stored: "The notifications/cancelled notification MUST NOT be used for task cancellation."
+    const record = await deps.operations.start({
+      ownerId: view.ownerId,
+      tool,
+      arguments: request.arguments,
+      token: deps.operations.mintToken(),
+      dialect: DIALECT,
+    });
+    // "Servers MUST set resultType to "task" when returning a CreateTaskResult"; result, error and
+    // inputRequests live on tasks/get only (a fast task may already be finished here).
+    const { result: _result, error: _error, inputRequests: _inputRequests, ...task } = detailedTask(record, deps);
+    return { resultType: 'task', ...task };
+  },
+
+  register(server: Server, deps: McpDeps, era, ownerId): void {
+    // The extension lives on the 2026-07-28 wire; `tasks/result` and `tasks/list` stay unknown there.
+    if (era !== 'modern') return;
+
+    const handle = <T>(method: string, ctx: ServerContext, params: unknown, work: (view: RequestView) => Promise<T>): Promise<T> => {
+      const view = requestViewOf(era, ownerId, params as never, ctx);
+      const run = async () => {
+        // "Servers MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and tasks/cancel requests."
+        if (!declares(view)) throw missingCapability(method);
+        return work(view);
+      };
+      return run().catch((error: unknown) => {
+        throw toProtocolError(inTaskWords(error), view.requestId, deps.logger, RETRIEVE_PREFIX);
+      });
+    };
+    const schemas = { params: TaskIdParams.loose(), result: z.looseObject({}) };
+
+    server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
+      handle('tasks/get', ctx, params, async (view) => {
+        const { taskId } = parseOrThrow(TaskIdParams, params);
+        const record = await readTask(deps, { ownerId: view.ownerId, token: taskId });
+        // "The resultType field MUST be set to "complete" on this object"
+        return { resultType: 'complete', ...detailedTask(record, deps) };
+      }),
+    );
+
+    server.setRequestHandler('tasks/update', schemas, (params, ctx) =>
+      handle('tasks/update', ctx, params, async (view) => {
+        const { taskId } = parseOrThrow(TaskIdParams, params);
+        // The SDK lifts `inputResponses` (an MRTR retry field) out of params into the request context.
+        if (ctx.mcpReq.inputResponses === undefined) throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: inputResponses is required');
+        // "Servers SHOULD return a JSON-RPC error if the taskId does not correspond to a known task."
+        await readTask(deps, { ownerId: view.ownerId, token: taskId });
+        // "A server SHOULD ignore any inputResponses responses mapped to a key that is not currently
+        // outstanding": no task asks for input yet, so every response is ignored.
+        return { resultType: 'complete' };
+      }),
+    );
+
+    server.setRequestHandler('tasks/cancel', schemas, (params, ctx) =>
+      handle('tasks/cancel', ctx, params, async (view) => {
+        const { taskId } = parseOrThrow(TaskIdParams, params);
+        const key = { ownerId: view.ownerId, token: taskId };
+        await readTask(deps, key);
+        // Stops the execution; a task that already finished is left as it is, and the ack is the same.
+        await deps.operations.cancel(key, 'Cancelled by tasks/cancel');
+        // "On success, the server MUST acknowledge the request with an empty result."
+        return { resultType: 'complete' };
+      }),
+    );
+  },
+};

@@ -1,0 +1,105 @@
+/**
+ * `npm run conformance`: the official MCP conformance suite against the local stack.
+ *
+ * Starts the stack on a free loopback port with the fixture tools in `./tools` (the
+ * `greet`, `slow_compute`, `failing_job` and `protocol_error_job` tools the Tasks
+ * scenarios call), then runs each scenario with
+ * `npx -y -p node@22 -p @modelcontextprotocol/conformance@<version> conformance server`:
+ * - 0.1.16: the generic scenarios, the ones that need no fixture content (the reference
+ *   server's `test_*` tools, resources and prompts) and no capability this server does not
+ *   offer (logging, completions, sampling or elicitation during a call);
+ * - 0.2.0-alpha.12: the `tasks-*` scenarios that need no input mid-run, with the baseline
+ *   in `expected-failures.yaml`.
+ * Needs the npm registry (npx fetches the suite and Node 22). Prints one summary line per
+ * scenario and exits non-zero when any scenario fails. `--verbose` prints the suite's output.
+ */
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startLocalStack } from '../../local/local-stack.ts';
+
+interface SuiteRun {
+  version: string;
+  scenarios: readonly string[];
+  expectedFailures?: string;
+}
+
+const HERE = import.meta.dirname;
+
+const SUITES: readonly SuiteRun[] = [
+  {
+    version: '0.1.16',
+    scenarios: ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'],
+  },
+  {
+    version: '0.2.0-alpha.12',
+    // tasks-mrtr-input and tasks-mrtr-composition need input mid-run (confirm_delete,
+    // multi_input, test_tool_with_task) and are not run.
+    scenarios: [
+      'tasks-lifecycle',
+      'tasks-capability-negotiation',
+      'tasks-wire-fields',
+      'tasks-request-state-removal',
+      'tasks-request-headers',
+      'tasks-dispatch-and-envelope',
+      'tasks-status-notifications',
+      'tasks-required-task-error',
+    ],
+    expectedFailures: resolve(HERE, 'expected-failures.yaml'),
+  },
+];
+
+interface ScenarioOutcome {
+  passed: boolean;
+  summary: string;
+  output: string;
+}
+
+/** Runs one scenario; the suite exits 0 when every check passed or failed as the baseline expects. */
+function runScenario(suite: SuiteRun, scenario: string, url: string): Promise<ScenarioOutcome> {
+  const args = ['-y', '-p', 'node@22', '-p', `@modelcontextprotocol/conformance@${suite.version}`, 'conformance', 'server', '--url', url, '--scenario', scenario];
+  if (suite.expectedFailures) args.push('--expected-failures', suite.expectedFailures);
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('npx', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const plain = stripAnsi(output);
+      const totals = plain.match(/Passed: \d+\/\d+, \d+ failed, \d+ warnings/g)?.at(-1) ?? 'no result line';
+      const baseline = /Baseline check passed/.test(plain) && /Expected failures \(in baseline\)/.test(plain) ? ' (expected failures only)' : '';
+      resolvePromise({ passed: code === 0, summary: `${totals}${baseline}`, output: plain });
+    });
+  });
+}
+
+function stripAnsi(text: string): string {
+  return text.replace(/\u001b\[[0-9;]*m/g, '');
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { verbose: { type: 'boolean', default: false } } });
+  const started = Date.now();
+  const stack = await startLocalStack({ toolsDir: resolve(HERE, 'tools'), port: 0 });
+  const failures: string[] = [];
+  try {
+    console.log(`Serving the conformance fixtures at ${stack.url.href}`);
+    for (const suite of SUITES) {
+      console.log(`\n@modelcontextprotocol/conformance@${suite.version}`);
+      for (const scenario of suite.scenarios) {
+        const outcome = await runScenario(suite, scenario, stack.url.href);
+        if (values.verbose) console.log(outcome.output.split('\n').filter((l) => !l.includes('EBADENGINE')).join('\n'));
+        console.log(`  ${outcome.passed ? '✓' : '✗'} ${scenario}: ${outcome.summary}`);
+        if (!outcome.passed) failures.push(`${suite.version} ${scenario}`);
+      }
+    }
+  } finally {
+    await stack.close();
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(failures.length ? `\nFailed: ${failures.join(', ')} (${seconds} s)` : `\nAll scenarios passed (${seconds} s)`);
+  return failures.length ? 1 : 0;
+}
+
+process.exitCode = await main();
