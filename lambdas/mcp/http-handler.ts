@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ownerIdFor } from '../operations/fingerprint.ts';
 import { createServerFactory, type ServerFactoryOptions } from './mcp-server-factory.ts';
-import { withPendingWork } from './request-scope.ts';
+import { withRequestScope } from './request-scope.ts';
 
 /** Requests over this size get HTTP 413 with a JSON-RPC error before anything is parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -33,7 +33,13 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     {
       legacy: 'stateless',
       maxRequestBodySize: MAX_BODY_BYTES,
-      onerror: (error) => options.deps.logger.error('transport error', { error: `${error.name}: ${error.message}` }),
+      onerror: (error) => {
+        // Requests the SDK rejected (bad JSON-RPC, header mismatches) are the client's mistake, already answered.
+        const rejected = error.message.startsWith('Rejected inbound request');
+        (rejected ? options.deps.logger.warn : options.deps.logger.error)(rejected ? 'request rejected' : 'transport error', {
+          error: `${error.name}: ${error.message}`,
+        });
+      },
     },
   );
   return async (request, principal) => {
@@ -44,6 +50,6 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       if (rejected) return rejected;
     }
     const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId: ownerIdFor(principal) } };
-    return withPendingWork(() => handler.fetch(request, { authInfo }));
+    return withRequestScope(() => handler.fetch(request, { authInfo }));
   };
 }

@@ -34,6 +34,7 @@ const CODE_FOR: Record<OperationErrorCode, number> = {
 
 export interface ErrorLogger {
   error(message: string, fields: Record<string, unknown>): void;
+  warn(message: string, fields: Record<string, unknown>): void;
 }
 
 /**
@@ -61,4 +62,5 @@ function logFailure(logger: ErrorLogger, error: unknown, requestId: unknown): vo
 /** Logs as one JSON line on stderr (CloudWatch-friendly). Callers never pass tool arguments. */
 export const consoleLogger: ErrorLogger = {
   error: (message, fields) => console.error(JSON.stringify({ level: 'error', message, ...fields })),
+  warn: (message, fields) => console.warn(JSON.stringify({ level: 'warn', message, ...fields })),
 };

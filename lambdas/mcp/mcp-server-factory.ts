@@ -8,6 +8,7 @@ import type { ToolSpec } from '../operations/tool-spec.ts';
 import { validateArguments } from './argument-validator.ts';
 import type { AsyncDialect, McpDeps, ToolListing } from './dialects/dialect.ts';
 import { JSONRPC, toProtocolError } from './json-rpc-errors.ts';
+import { setHttpStatus } from './request-scope.ts';
 import { requestViewOf, type Era, type RequestView } from './request-view.ts';
 import { toCallToolResult } from './tool-result.ts';
 
@@ -47,6 +48,8 @@ export function createServerFactory(options: ServerFactoryOptions) {
     server.removeRequestHandler('tools/call');
     server.fallbackRequestHandler = async (request, ctx) => {
       if (request.method !== 'tools/call') {
+        // 2026-07-28 Streamable HTTP answers an unknown method with HTTP 404; the legacy era stays 200.
+        if (era === 'modern') setHttpStatus(404);
         throw new ProtocolError(JSONRPC.METHOD_NOT_FOUND, `Method not found: ${request.method}`);
       }
       const params = (request.params ?? {}) as Record<string, unknown>;

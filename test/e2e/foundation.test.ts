@@ -170,6 +170,24 @@ describe('raw HTTP error cases', () => {
     expect(response.message?.error).toMatchObject({ code: -32602, message: expect.stringContaining('failures must not exceed tests') });
   });
 
+  it('If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and -32601 (2026-07-28)', async () => {
+    const modern = await modernRequest(stack.url, 'acme/not-a-method', {});
+    expect(modern.status).toBe(404);
+    expect(modern.message?.error?.code).toBe(-32601);
+    const legacy = await legacyRequest(stack.url, 'acme/not-a-method', {});
+    expect(legacy.message?.error?.code).toBe(-32601);
+  });
+
+  it('answers server/discover with the server info and the tools capability', async () => {
+    const response = await modernRequest(stack.url, 'server/discover', {});
+    expect(response.status).toBe(200);
+    expect(response.message?.result).toMatchObject({
+      supportedVersions: ['2026-07-28'],
+      capabilities: { tools: {} },
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'async-mcp' } },
+    });
+  });
+
   it('never crashes on a request with no method or wrong types', async () => {
     for (const body of ['[]', '{"jsonrpc":"2.0","id":1}', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}', 'null']) {
       const response = await postRaw(stack.url, body, { 'mcp-protocol-version': '2025-11-25' });

@@ -344,7 +344,7 @@ describe('durability', () => {
       store: new InMemoryRecordStore(),
       engine,
       catalog: stack.catalog,
-      logger: { error: (_m, fields) => logged.push(fields) },
+      logger: { error: (_m, fields) => logged.push(fields), warn: () => undefined },
     });
     const request = new Request('http://127.0.0.1/mcp', {
       method: 'POST',

@@ -226,7 +226,7 @@ describe('tasks/get and tasks/result', () => {
       engine: new FakeWorkflowEngine(),
       catalog: stack.catalog,
       limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 1 },
-      logger: { error: () => undefined },
+      logger: { error: () => undefined, warn: () => undefined },
     });
     const post = async (method: string, params: Record<string, unknown>) => {
       const response = await app.fetch(

@@ -48,7 +48,7 @@ describe('status-sync handler', () => {
     engine = new FakeWorkflowEngine();
     operations = new OperationsService(store, engine, DEFAULT_LIMITS);
     logged.length = 0;
-    sync = createStatusSyncHandler(operations, engine, { error: (_m, fields) => logged.push(fields) });
+    sync = createStatusSyncHandler(operations, engine, { error: (_m, fields) => logged.push(fields), warn: () => undefined });
   });
 
   async function started(token = 't') {
