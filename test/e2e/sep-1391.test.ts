@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syntheticDataset } from '../../lambdas/examples/synthetic-dataset.ts';
+import { expectedStats } from '../support/expected-stats.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
@@ -56,23 +56,6 @@ async function pollUntilTerminal(t: string, pollFrequency: number, limitMs = 60_
     if (Date.now() > deadline) throw new Error(`operation ${t} still ${current.status}`);
     await new Promise((r) => setTimeout(r, pollFrequency * 1000));
   }
-}
-
-function expectedStats(rows: number, seed: number) {
-  const data = syntheticDataset(seed);
-  let sum = 0;
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = 0; i < rows; i++) {
-    const v = data.valueAt(i);
-    sum += v;
-    min = Math.min(min, v);
-    max = Math.max(max, v);
-  }
-  const mean = sum / rows;
-  let squares = 0;
-  for (let i = 0; i < rows; i++) squares += (data.valueAt(i) - mean) ** 2;
-  return { count: rows, mean, min, max, stddev: Math.sqrt(squares / rows) };
 }
 
 describe('discovery and compatibility', () => {

@@ -16,7 +16,7 @@ import {
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syntheticDataset } from '../../lambdas/examples/synthetic-dataset.ts';
+import { expectedStats } from '../support/expected-stats.ts';
 import { createAsyncMcpApp } from '../../lambdas/mcp/async-mcp-app.ts';
 import { LIST_PAGE_SIZE } from '../../lambdas/mcp/dialects/tasks-2025-11-25.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
@@ -70,23 +70,6 @@ async function pollUntilTerminal(taskId: string, options: CallOptions = {}, limi
     if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task.status}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-function expectedStats(rows: number, seed: number) {
-  const data = syntheticDataset(seed);
-  let sum = 0;
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = 0; i < rows; i++) {
-    const v = data.valueAt(i);
-    sum += v;
-    min = Math.min(min, v);
-    max = Math.max(max, v);
-  }
-  const mean = sum / rows;
-  let squares = 0;
-  for (let i = 0; i < rows; i++) squares += (data.valueAt(i) - mean) ** 2;
-  return { count: rows, mean, min, max, stddev: Math.sqrt(squares / rows) };
 }
 
 describe('capabilities and tools/list', () => {

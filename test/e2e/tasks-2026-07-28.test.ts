@@ -13,7 +13,7 @@ import {
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syntheticDataset } from '../../lambdas/examples/synthetic-dataset.ts';
+import { expectedStats } from '../support/expected-stats.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
@@ -65,23 +65,6 @@ async function startTask(name: string, args: Record<string, unknown>, options: C
   const created = ok(await callTool(name, args, options));
   expect(created.resultType).toBe('task');
   return created.taskId as string;
-}
-
-function expectedStats(rows: number, seed: number) {
-  const data = syntheticDataset(seed);
-  let sum = 0;
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = 0; i < rows; i++) {
-    const v = data.valueAt(i);
-    sum += v;
-    min = Math.min(min, v);
-    max = Math.max(max, v);
-  }
-  const mean = sum / rows;
-  let squares = 0;
-  for (let i = 0; i < rows; i++) squares += (data.valueAt(i) - mean) ** 2;
-  return { count: rows, mean, min, max, stddev: Math.sqrt(squares / rows) };
 }
 
 describe('capability negotiation', () => {

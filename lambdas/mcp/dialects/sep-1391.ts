@@ -13,6 +13,7 @@ import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { requestViewOf, type RequestView } from '../request-view.ts';
 import { finishBeforeResponse } from '../request-scope.ts';
 import { toCallToolResult } from '../tool-result.ts';
+import { parseParams } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The experimental client capability that opts a request in. */
@@ -41,14 +42,6 @@ function declares(view: RequestView): boolean {
 
 function invalidParams(message: string): ProtocolError {
   return new ProtocolError(JSONRPC.INVALID_PARAMS, message);
-}
-
-function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value ?? {});
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.length ? `${what}.${issue.path.join('.')}` : what;
-  throw invalidParams(`Invalid ${field}: ${issue.message}`);
 }
 
 function wireStatus(status: OperationStatus): WireStatus {
@@ -112,7 +105,7 @@ export const sep1391Dialect: AsyncDialect = {
 
   async call(request: CallRequest, deps: McpDeps): Promise<Record<string, unknown>> {
     const { tool, view } = request;
-    const operation = parseOrThrow(OperationParams, request.params.operation, 'operation');
+    const operation = parseParams(OperationParams, request.params.operation, 'operation');
     if (tool.invocation === 'sync') {
       throw invalidParams(`Tool ${tool.name} is not long-running (invocationMode "sync"): call it without params.operation`);
     }
@@ -152,7 +145,7 @@ export const sep1391Dialect: AsyncDialect = {
 
     server.setRequestHandler('tools/async/status', { params: TokenParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
       handle(ctx, params, async (view) => {
-        const { token } = parseOrThrow(TokenParams, params, 'params');
+        const { token } = parseParams(TokenParams, params, 'params');
         const record = await deps.operations.get({ ownerId: view.ownerId, token });
         const error = failureReason(record);
         return {
@@ -168,7 +161,7 @@ export const sep1391Dialect: AsyncDialect = {
 
     server.setRequestHandler('tools/async/result', { params: TokenParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
       handle(ctx, params, async (view) => {
-        const { token } = parseOrThrow(TokenParams, params, 'params');
+        const { token } = parseParams(TokenParams, params, 'params');
         const record = await deps.operations.get({ ownerId: view.ownerId, token });
         if (record.status === 'canceled') throw invalidParams('Operation was canceled');
         if (!record.outcome) {

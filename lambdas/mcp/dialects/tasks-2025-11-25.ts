@@ -11,12 +11,12 @@
  */
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { isTerminal, type OperationKey, type OperationRecord } from '../../operations/operation.ts';
+import { isTerminal, type OperationRecord } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { requestViewOf, type RequestView } from '../request-view.ts';
-import { toCallToolResult, type CallToolResultShape } from '../tool-result.ts';
+import { finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The protocol revision whose clients speak this dialect. */
@@ -33,12 +33,6 @@ const MAX_STORE_PAGES = 5;
 type WireStatus = 'working' | 'input_required' | 'completed' | 'cancelled' | 'failed';
 type TaskSupport = 'forbidden' | 'optional' | 'required';
 
-interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
 const TaskId = z.string({ message: 'taskId must be a string' }).min(1, 'taskId must not be empty');
 const TaskIdParams = z.looseObject({ taskId: TaskId });
 const ListParams = z.looseObject({ cursor: z.string({ message: 'cursor must be a string' }).optional() });
@@ -51,51 +45,12 @@ function invalidParams(message: string, data?: unknown): ProtocolError {
   return new ProtocolError(JSONRPC.INVALID_PARAMS, message, data);
 }
 
-function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value ?? {});
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.length ? `${what}.${issue.path.join('.')}` : what;
-  throw invalidParams(`Invalid ${field}: ${issue.message}`);
-}
-
 function speaksRevision(view: RequestView): boolean {
   return view.era === 'legacy' && view.protocolVersion === REVISION;
 }
 
 function taskSupportOf(tool: ToolSpec): TaskSupport {
   return tool.invocation === 'sync' ? 'forbidden' : tool.invocation === 'async' ? 'required' : 'optional';
-}
-
-/** Core words for a missing or expired record, in the tasks specification's wording. */
-function inTaskWords(error: unknown): unknown {
-  if (!(error instanceof OperationError)) return error;
-  if (error.code === 'NOT_FOUND') return new OperationError('NOT_FOUND', 'Task not found');
-  if (error.code === 'EXPIRED') return new OperationError('EXPIRED', 'Task has expired');
-  return error;
-}
-
-/** Reads a task this dialect created; a record of another dialect is not a task here. */
-async function readTask(deps: McpDeps, key: OperationKey): Promise<OperationRecord> {
-  const record = await deps.operations.get(key);
-  if (record.dialect !== DIALECT) throw new OperationError('NOT_FOUND', 'Task not found');
-  return record;
-}
-
-/**
- * "tasks/result MUST return exactly what the underlying request would have returned": the
- * CallToolResult or the JSON-RPC error; `undefined` while not finished or when cancelled.
- */
-function finalResponse(record: OperationRecord, deps: McpDeps): { result: CallToolResultShape } | { error: JsonRpcErrorObject } | undefined {
-  if (!record.outcome || record.status === 'canceled') return undefined;
-  const tool = deps.catalog.get(record.tool);
-  if (!tool) return { error: { code: JSONRPC.INTERNAL_ERROR, message: `Tool ${record.tool} is no longer served` } };
-  try {
-    return { result: toCallToolResult(record.outcome, tool) };
-  } catch (error) {
-    if (!(error instanceof ProtocolError)) throw error;
-    return { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
-  }
 }
 
 /**
@@ -179,7 +134,7 @@ export const tasks20251125Dialect: AsyncDialect = {
         `Tool ${tool.name} does not support task augmentation (execution.taskSupport "forbidden"): call it without params.task`,
       );
     }
-    const task = parseOrThrow(TaskParams, request.params.task, 'task');
+    const task = parseParams(TaskParams, request.params.task, 'task');
     // "Receivers MAY override the requested ttl duration": milliseconds round up to whole seconds,
     // then the core clamps them to the tool's and the server's bounds.
     const keepAliveSeconds = task.ttl === undefined ? undefined : task.ttl === null ? null : Math.ceil(task.ttl / 1000);
@@ -203,23 +158,23 @@ export const tasks20251125Dialect: AsyncDialect = {
     const handle = <T>(ctx: ServerContext, params: unknown, work: (view: RequestView) => Promise<T>): Promise<T> => {
       const view = requestViewOf(era, ownerId, params as never, ctx);
       return work(view).catch((error: unknown) => {
-        throw toProtocolError(inTaskWords(error), view.requestId, deps.logger, RETRIEVE_PREFIX);
+        throw toProtocolError(renameMissing(error, 'Task'), view.requestId, deps.logger, RETRIEVE_PREFIX);
       });
     };
     const schemas = { params: TaskIdParams.loose(), result: z.looseObject({}) };
 
     server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
       handle(ctx, params, async (view) => {
-        const { taskId } = parseOrThrow(TaskIdParams, params, 'params');
-        return toTask(await readTask(deps, { ownerId: view.ownerId, token: taskId }), deps);
+        const { taskId } = parseParams(TaskIdParams, params, 'params');
+        return toTask(await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task'), deps);
       }),
     );
 
     server.setRequestHandler('tasks/result', schemas, (params, ctx) =>
       handle(ctx, params, async (view) => {
-        const { taskId } = parseOrThrow(TaskIdParams, params, 'params');
+        const { taskId } = parseParams(TaskIdParams, params, 'params');
         const key = { ownerId: view.ownerId, token: taskId };
-        await readTask(deps, key);
+        await readOwnRecord(deps, key, DIALECT, 'Task');
         // "When a receiver receives a tasks/result request for a task in any other non-terminal status
         // (working or input_required), it MUST block the response until the task reaches a terminal status."
         const boundSeconds = deps.operations.limits.maxBlockingSeconds;
@@ -245,7 +200,7 @@ export const tasks20251125Dialect: AsyncDialect = {
 
     server.setRequestHandler('tasks/list', { params: ListParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
       handle(ctx, params, async (view) => {
-        const { cursor } = parseOrThrow(ListParams, params, 'params');
+        const { cursor } = parseParams(ListParams, params, 'params');
         // "For tasks/list requests, receivers MUST ensure the returned task list includes only tasks
         // associated with the requestor's authorization context": an owner-scoped index query, newest first.
         // Other dialects' operations are not tasks here, so pages skip past them.
@@ -264,9 +219,9 @@ export const tasks20251125Dialect: AsyncDialect = {
 
     server.setRequestHandler('tasks/cancel', schemas, (params, ctx) =>
       handle(ctx, params, async (view) => {
-        const { taskId } = parseOrThrow(TaskIdParams, params, 'params');
+        const { taskId } = parseParams(TaskIdParams, params, 'params');
         const key = { ownerId: view.ownerId, token: taskId };
-        const before = await readTask(deps, key);
+        const before = await readOwnRecord(deps, key, DIALECT, 'Task');
         const cancelled = isTerminal(before.status) ? before : await deps.operations.cancel(key, 'Cancelled by tasks/cancel');
         // "Receivers MUST reject cancellation requests for tasks already in a terminal status ... with error code -32602"
         // (also when the task finished while the cancel was under way).

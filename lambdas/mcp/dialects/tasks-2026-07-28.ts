@@ -6,12 +6,11 @@
  */
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { OperationKey, OperationRecord } from '../../operations/operation.ts';
-import { OperationError } from '../../operations/operation-error.ts';
+import type { OperationRecord } from '../../operations/operation.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { requestViewOf, type RequestView } from '../request-view.ts';
-import { toCallToolResult, type CallToolResultShape } from '../tool-result.ts';
+import { finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The extension identifier, in capabilities and in `requiredCapabilities`. */
@@ -20,12 +19,6 @@ const DIALECT = 'tasks-2026-07-28';
 const RETRIEVE_PREFIX = 'Failed to retrieve task';
 
 type WireStatus = 'working' | 'input_required' | 'completed' | 'cancelled' | 'failed';
-
-interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
 
 const TaskId = z.string({ message: 'taskId must be a string' }).min(1, 'taskId must not be empty');
 const TaskIdParams = z.looseObject({ taskId: TaskId });
@@ -40,44 +33,6 @@ function missingCapability(what: string): ProtocolError {
   return new ProtocolError(JSONRPC.MISSING_CAPABILITY, `Missing required client capability: ${what} needs the ${EXTENSION} extension`, {
     requiredCapabilities: { extensions: { [EXTENSION]: {} } },
   });
-}
-
-function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown): T {
-  const parsed = schema.safeParse(value ?? {});
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Invalid params: ${issue.message}`);
-}
-
-/** Core words for a missing or expired record, in the extension's wording. */
-function inTaskWords(error: unknown): unknown {
-  if (!(error instanceof OperationError)) return error;
-  if (error.code === 'NOT_FOUND') return new OperationError('NOT_FOUND', 'Task not found');
-  if (error.code === 'EXPIRED') return new OperationError('EXPIRED', 'Task has expired');
-  return error;
-}
-
-/** Reads a task this dialect created; a record of another dialect is not a task here. */
-async function readTask(deps: McpDeps, key: OperationKey): Promise<OperationRecord> {
-  const record = await deps.operations.get(key);
-  if (record.dialect !== DIALECT) throw new OperationError('NOT_FOUND', 'Task not found');
-  return record;
-}
-
-/**
- * "The tasks/get endpoint returns exactly what the underlying request would have returned":
- * the CallToolResult, or the JSON-RPC error; `undefined` while the task is not finished.
- */
-function finalResponse(record: OperationRecord, deps: McpDeps): { result: CallToolResultShape } | { error: JsonRpcErrorObject } | undefined {
-  if (!record.outcome || record.status === 'canceled') return undefined;
-  const tool = deps.catalog.get(record.tool);
-  if (!tool) return { error: { code: JSONRPC.INTERNAL_ERROR, message: `Tool ${record.tool} is no longer served` } };
-  try {
-    return { result: toCallToolResult(record.outcome, tool) };
-  } catch (error) {
-    if (!(error instanceof ProtocolError)) throw error;
-    return { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
-  }
 }
 
 /** The `Task` fields every task-shaped answer carries. */
@@ -178,15 +133,15 @@ export const tasks20260728Dialect: AsyncDialect = {
         return work(view);
       };
       return run().catch((error: unknown) => {
-        throw toProtocolError(inTaskWords(error), view.requestId, deps.logger, RETRIEVE_PREFIX);
+        throw toProtocolError(renameMissing(error, 'Task'), view.requestId, deps.logger, RETRIEVE_PREFIX);
       });
     };
     const schemas = { params: TaskIdParams.loose(), result: z.looseObject({}) };
 
     server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
       handle('tasks/get', ctx, params, async (view) => {
-        const { taskId } = parseOrThrow(TaskIdParams, params);
-        const record = await readTask(deps, { ownerId: view.ownerId, token: taskId });
+        const { taskId } = parseParams(TaskIdParams, params, 'params');
+        const record = await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task');
         // "The resultType field MUST be set to "complete" on this object"
         return { resultType: 'complete', ...detailedTask(record, deps) };
       }),
@@ -194,11 +149,11 @@ export const tasks20260728Dialect: AsyncDialect = {
 
     server.setRequestHandler('tasks/update', schemas, (params, ctx) =>
       handle('tasks/update', ctx, params, async (view) => {
-        const { taskId } = parseOrThrow(TaskIdParams, params);
+        const { taskId } = parseParams(TaskIdParams, params, 'params');
         // The SDK lifts `inputResponses` (an MRTR retry field) out of params into the request context.
         if (ctx.mcpReq.inputResponses === undefined) throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: inputResponses is required');
         // "Servers SHOULD return a JSON-RPC error if the taskId does not correspond to a known task."
-        await readTask(deps, { ownerId: view.ownerId, token: taskId });
+        await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task');
         // "A server SHOULD ignore any inputResponses responses mapped to a key that is not currently
         // outstanding": no task asks for input yet, so every response is ignored.
         return { resultType: 'complete' };
@@ -207,9 +162,9 @@ export const tasks20260728Dialect: AsyncDialect = {
 
     server.setRequestHandler('tasks/cancel', schemas, (params, ctx) =>
       handle('tasks/cancel', ctx, params, async (view) => {
-        const { taskId } = parseOrThrow(TaskIdParams, params);
+        const { taskId } = parseParams(TaskIdParams, params, 'params');
         const key = { ownerId: view.ownerId, token: taskId };
-        await readTask(deps, key);
+        await readOwnRecord(deps, key, DIALECT, 'Task');
         // Stops the execution; a task that already finished is left as it is, and the ack is the same.
         await deps.operations.cancel(key, 'Cancelled by tasks/cancel');
         // "On success, the server MUST acknowledge the request with an empty result."

@@ -1,0 +1,65 @@
+/**
+ * Helpers every dialect file uses, kept out of the dialects themselves so that no
+ * dialect imports another. Nothing here knows a wire name.
+ */
+import { ProtocolError } from '@modelcontextprotocol/server';
+import type * as z from 'zod';
+import type { OperationKey, OperationRecord } from '../../operations/operation.ts';
+import { OperationError } from '../../operations/operation-error.ts';
+import { JSONRPC } from '../json-rpc-errors.ts';
+import { toCallToolResult, type CallToolResultShape } from '../tool-result.ts';
+import type { McpDeps } from './dialect.ts';
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** Parses wire params; the first failure becomes -32602 naming the field (`what.path`). */
+export function parseParams<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.length ? `${what}.${issue.path.join('.')}` : what;
+  throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Invalid ${field}: ${issue.message}`);
+}
+
+/**
+ * Reads a record the given dialect created: a record of another dialect does not exist
+ * for it, and missing or expired records are reported in the dialect's noun.
+ */
+export async function readOwnRecord(deps: McpDeps, key: OperationKey, dialect: OperationRecord['dialect'], noun: string): Promise<OperationRecord> {
+  let record: OperationRecord;
+  try {
+    record = await deps.operations.get(key);
+  } catch (error) {
+    throw renameMissing(error, noun);
+  }
+  if (record.dialect !== dialect) throw new OperationError('NOT_FOUND', `${noun} not found`);
+  return record;
+}
+
+/** Core "Operation not found/expired" in another noun ("Task not found"); other errors unchanged. */
+export function renameMissing(error: unknown, noun: string): unknown {
+  if (!(error instanceof OperationError)) return error;
+  if (error.code === 'NOT_FOUND') return new OperationError('NOT_FOUND', `${noun} not found`, { cause: error });
+  if (error.code === 'EXPIRED') return new OperationError('EXPIRED', `${noun} has expired`, { cause: error });
+  return error;
+}
+
+/**
+ * What the original `tools/call` would have answered for a finished record: its
+ * CallToolResult, or the JSON-RPC error object; `undefined` while running or when canceled.
+ */
+export function finalResponse(record: OperationRecord, deps: McpDeps): { result: CallToolResultShape } | { error: JsonRpcErrorObject } | undefined {
+  if (!record.outcome || record.status === 'canceled') return undefined;
+  const tool = deps.catalog.get(record.tool);
+  if (!tool) return { error: { code: JSONRPC.INTERNAL_ERROR, message: `Tool ${record.tool} is no longer served` } };
+  try {
+    return { result: toCallToolResult(record.outcome, tool) };
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    return { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
+  }
+}
