@@ -40,9 +40,10 @@ export class StepFunctionsEngine implements WorkflowEngine {
     }
   }
 
-  async startSync(input: StartExecutionInput): Promise<ExecutionSnapshot> {
+  async startSync(input: StartExecutionInput, signal?: AbortSignal): Promise<ExecutionSnapshot> {
     const out = await this.client.send(
       new StartSyncExecutionCommand({ stateMachineArn: input.stateMachineArn, name: input.name, input: JSON.stringify(input.input) }),
+      signal ? { abortSignal: signal } : {},
     );
     return {
       executionArn: out.executionArn!,

@@ -160,19 +160,8 @@ export class OperationsService {
   /** Runs a tool to completion within its sync bound and returns how it ended. */
   async runSync(input: SyncRunInput): Promise<Outcome> {
     const { tool } = input;
-    if (tool.workflowType === 'EXPRESS') {
-      let snapshot: ExecutionSnapshot;
-      try {
-        snapshot = await this.engine.startSync({
-          stateMachineArn: tool.stateMachineArn,
-          name: `sync-${mintId()}`,
-          input: { arguments: input.arguments, operation: { token: null, tool: tool.name, ownerId: input.ownerId } },
-        });
-      } catch (error) {
-        throw new OperationError('INTERNAL', 'The workflow engine did not run the tool', { cause: error });
-      }
-      return outcomeOf(snapshot) ?? { kind: 'tool-error', error: 'States.Aborted', cause: 'The execution was stopped' };
-    }
+    const boundSeconds = Math.min(tool.timing.syncTimeoutSeconds, this.limits.maxBlockingSeconds);
+    if (tool.workflowType === 'EXPRESS') return this.runExpress(input, boundSeconds);
     // STANDARD: a tracked operation the caller waits on, so it can still be cancelled by request id.
     const record = await this.start({
       ownerId: input.ownerId,
@@ -182,7 +171,6 @@ export class OperationsService {
       dialect: 'sync',
       ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
     });
-    const boundSeconds = Math.min(tool.timing.syncTimeoutSeconds, this.limits.maxBlockingSeconds);
     const done = await this.waitForTerminal(record, boundSeconds * 1000);
     if (!isTerminal(done.status)) {
       await this.cancel(done, `Synchronous call exceeded ${boundSeconds} s`);
@@ -194,6 +182,35 @@ export class OperationsService {
     }
     if (done.status === 'canceled') return { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' };
     return done.outcome ?? { kind: 'protocol-error', code: -32603, message: 'The operation ended without an outcome' };
+  }
+
+  /**
+   * EXPRESS runs go through StartSyncExecution, which cannot be stopped: past the bound
+   * the caller gets a tool error at once (so the Lambda never times out mid-answer) and
+   * the execution ends at its own TimeoutSeconds.
+   */
+  private async runExpress(input: SyncRunInput, boundSeconds: number): Promise<Outcome> {
+    const { tool } = input;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), boundSeconds * 1000);
+    try {
+      const snapshot = await this.engine.startSync(
+        {
+          stateMachineArn: tool.stateMachineArn,
+          name: `sync-${mintId()}`,
+          input: { arguments: input.arguments, operation: { token: null, tool: tool.name, ownerId: input.ownerId } },
+        },
+        abort.signal,
+      );
+      return outcomeOf(snapshot) ?? { kind: 'tool-error', error: 'States.Aborted', cause: 'The execution was stopped' };
+    } catch (error) {
+      if (abort.signal.aborted) {
+        return { kind: 'tool-error', error: 'SyncTimeout', cause: `${tool.name} did not finish within ${boundSeconds} seconds.` };
+      }
+      throw new OperationError('INTERNAL', 'The workflow engine did not run the tool', { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

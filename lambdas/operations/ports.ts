@@ -79,8 +79,8 @@ export interface StartExecutionInput {
 export interface WorkflowEngine {
   /** Idempotent for the same name and input (Step Functions' own guarantee for STANDARD). */
   start(input: StartExecutionInput): Promise<{ executionArn: string }>;
-  /** EXPRESS only: runs to completion (at most 5 minutes) and returns the final snapshot. */
-  startSync(input: StartExecutionInput): Promise<ExecutionSnapshot>;
+  /** EXPRESS only: runs to completion (at most 5 minutes) and returns the final snapshot; `signal` gives up waiting. */
+  startSync(input: StartExecutionInput, signal?: AbortSignal): Promise<ExecutionSnapshot>;
   describe(executionArn: string): Promise<ExecutionSnapshot>;
   /** Stops a running execution; stopping a finished one is not an error. */
   stop(executionArn: string, reason: { error: string; cause: string }): Promise<void>;

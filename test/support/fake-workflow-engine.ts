@@ -28,7 +28,19 @@ export class FakeWorkflowEngine implements WorkflowEngine {
     return { executionArn };
   }
 
-  async startSync(input: StartExecutionInput): Promise<ExecutionSnapshot> {
+  /** Milliseconds startSync takes, to exercise the sync bound. */
+  syncDelayMs = 0;
+
+  async startSync(input: StartExecutionInput, signal?: AbortSignal): Promise<ExecutionSnapshot> {
+    if (this.syncDelayMs > 0) {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, this.syncDelayMs);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new Error('aborted'));
+        });
+      });
+    }
     return this.syncResult(input);
   }
 

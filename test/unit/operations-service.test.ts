@@ -188,6 +188,14 @@ describe('OperationsService', () => {
     expect(engine.startCalls).toBe(0);
   });
 
+  it('gives up on an EXPRESS run that exceeds its bound with a tool error, not a Lambda timeout', async () => {
+    const express: ToolSpec = { ...tool, name: 'calc', invocation: 'sync', workflowType: 'EXPRESS' };
+    engine.syncDelayMs = 5_000;
+    const real = new OperationsService(store, engine, { ...limits, maxBlockingSeconds: 1 });
+    const outcome = await real.runSync({ ownerId: owner, tool: express, arguments: {} });
+    expect(outcome).toMatchObject({ kind: 'tool-error', error: 'SyncTimeout', cause: expect.stringContaining('1 seconds') });
+  });
+
   it('stops a synchronous STANDARD run that exceeds its bound and says so', async () => {
     const real = new OperationsService(store, engine, limits);
     const outcome = await real.runSync({ ownerId: owner, tool: { ...tool, invocation: 'both' }, arguments: {} });
