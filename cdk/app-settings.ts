@@ -13,6 +13,8 @@ export const CONTEXT_KEYS = {
   stackName: 'stackName',
   /** Tools directory, relative to the working directory. */
   toolsDir: 'toolsDir',
+  /** Worker modules directory, relative to the working directory. */
+  workersDir: 'workersDir',
   /** `AWS_IAM` (default) or `NONE`. */
   functionUrlAuthType: 'functionUrlAuthType',
   /** `true` turns on X-Ray tracing. */
@@ -22,6 +24,8 @@ export const CONTEXT_KEYS = {
 export interface AppSettings {
   stackName: string;
   toolsDir: string;
+  /** Absent: the construct's default (the repository's workers). */
+  workersDir?: string;
   functionUrlAuthType: FunctionUrlAuthType;
   tracing: boolean;
 }
@@ -30,6 +34,7 @@ export interface AppSettings {
 const Settings = z.object({
   stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'a stack name is letters, digits and hyphens, starting with a letter').default('AsyncMcp'),
   toolsDir: z.string().min(1).optional(),
+  workersDir: z.string().min(1).optional(),
   functionUrlAuthType: z.enum(['AWS_IAM', 'NONE']).default('AWS_IAM'),
   tracing: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
 });
@@ -45,10 +50,12 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     const key = CONTEXT_KEYS[issue.path[0] as keyof typeof CONTEXT_KEYS] ?? String(issue.path[0]);
     throw new Error(`Invalid context "${key}": ${issue.message}`);
   }
-  const { toolsDir } = parsed.data;
+  const { toolsDir, workersDir } = parsed.data;
+  const fromCwd = (dir: string) => (isAbsolute(dir) ? dir : resolve(cwd, dir));
   return {
     stackName: parsed.data.stackName,
-    toolsDir: toolsDir === undefined ? DEFAULT_TOOLS_DIR : isAbsolute(toolsDir) ? toolsDir : resolve(cwd, toolsDir),
+    toolsDir: toolsDir === undefined ? DEFAULT_TOOLS_DIR : fromCwd(toolsDir),
+    ...(workersDir === undefined ? {} : { workersDir: fromCwd(workersDir) }),
     functionUrlAuthType: parsed.data.functionUrlAuthType === 'NONE' ? FunctionUrlAuthType.NONE : FunctionUrlAuthType.AWS_IAM,
     tracing: parsed.data.tracing,
   };

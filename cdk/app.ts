@@ -16,6 +16,7 @@ const tools = await loadToolFolders(settings.toolsDir);
 new AsyncMcpStack(app, settings.stackName, {
   description: 'async-mcp: an MCP server running long tool calls as Step Functions executions',
   tools,
+  ...(settings.workersDir ? { workersDir: settings.workersDir } : {}),
   functionUrlAuthType: settings.functionUrlAuthType,
   tracing: settings.tracing,
 });

@@ -25,13 +25,16 @@ import { startSfnFacade, type WorkerHandler } from './sfn-facade.ts';
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_HOST = '127.0.0.1';
-const WORKERS_DIR = resolve(import.meta.dirname, '../lambdas/handlers/workers');
+/** Where `${Worker_<name>}` modules live unless `workersDir` says otherwise. */
+export const DEFAULT_WORKERS_DIR = resolve(import.meta.dirname, '../lambdas/handlers/workers');
 const REGION = 'us-east-1';
 /** Local services accept any credentials; the SDK just needs some to sign with. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface LocalStackOptions {
   toolsDir: string;
+  /** Directory of the worker modules the definitions name; the repository's by default. */
+  workersDir?: string;
   /** Keep DynamoDB data and execution history here across restarts; in memory when absent. */
   dataDir?: string;
   host?: string;
@@ -55,7 +58,7 @@ export interface LocalStack {
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const folders = await loadToolFolders(options.toolsDir);
-  const workers = await importWorkers(folders);
+  const workers = await importWorkers(folders, resolve(options.workersDir ?? DEFAULT_WORKERS_DIR));
   const closers: Array<() => Promise<void>> = [];
   try {
     const dynamo = await startLocalDynamo(options.dataDir ? { dataDir: resolve(options.dataDir, 'dynamodb') } : {});
@@ -130,12 +133,12 @@ function principalOf(request: Request): string {
 }
 
 /** Imports every worker the definitions name, so a missing one fails startup, not a run. */
-async function importWorkers(folders: readonly ToolFolder[]): Promise<Map<string, WorkerHandler>> {
+async function importWorkers(folders: readonly ToolFolder[], workersDir: string): Promise<Map<string, WorkerHandler>> {
   const workers = new Map<string, WorkerHandler>();
   for (const folder of folders) {
     for (const name of folder.workers) {
       if (workers.has(name)) continue;
-      const file = resolve(WORKERS_DIR, workerModuleFile(name));
+      const file = resolve(workersDir, workerModuleFile(name));
       let handler: unknown;
       try {
         ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });

@@ -1,17 +1,18 @@
 /**
  * `npm start`: the whole stack on this machine (see local-stack.ts).
- * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR.
+ * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR, --workers DIR.
  */
 import { parseArgs } from 'node:util';
 import { ToolFolderError } from '../lambdas/mcp/tool-folder.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
 
-const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR]
+const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
 
   --port N      port of the MCP endpoint (0 picks a free one)
   --host HOST   address to bind; keep it on loopback
   --data DIR    keep operations and execution history in DIR across restarts (default: in memory)
-  --tools DIR   the tools directory (default: $ASYNC_MCP_TOOLS_DIR or ./state-machines)`;
+  --tools DIR   the tools directory (default: $ASYNC_MCP_TOOLS_DIR or ./state-machines)
+  --workers DIR the worker modules the tools name (default: $ASYNC_MCP_WORKERS_DIR or ./lambdas/handlers/workers)`;
 
 async function main(): Promise<void> {
   let values;
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
         host: { type: 'string' },
         data: { type: 'string' },
         tools: { type: 'string' },
+        workers: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -40,11 +42,13 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const toolsDir = values.tools ?? process.env.ASYNC_MCP_TOOLS_DIR ?? 'state-machines';
+  const workersDir = values.workers ?? process.env.ASYNC_MCP_WORKERS_DIR;
 
   let stack;
   try {
     stack = await startLocalStack({
       toolsDir,
+      ...(workersDir ? { workersDir } : {}),
       port,
       ...(values.host ? { host: values.host } : {}),
       ...(values.data ? { dataDir: values.data } : {}),

@@ -21,10 +21,11 @@ describe('readAppSettings', () => {
 
   it('takes the strings the CLI passes', () => {
     expect(
-      settingsFrom({ stackName: 'AsyncMcpDev', toolsDir: 'my-tools', functionUrlAuthType: 'NONE', tracing: 'true' }, elsewhere),
+      settingsFrom({ stackName: 'AsyncMcpDev', toolsDir: 'my-tools', workersDir: 'my-workers', functionUrlAuthType: 'NONE', tracing: 'true' }, elsewhere),
     ).toEqual({
       stackName: 'AsyncMcpDev',
       toolsDir: resolve(elsewhere, 'my-tools'),
+      workersDir: resolve(elsewhere, 'my-workers'),
       functionUrlAuthType: FunctionUrlAuthType.NONE,
       tracing: true,
     });

@@ -65,6 +65,47 @@ describe('npm start', () => {
     expect(stderr).toContain(`Cannot start: Invalid tool folder: ${join(dir, 'broken', 'tool.json')}: invocation:`);
   });
 
+  it('serves tools and workers kept outside the repository (--tools, --workers)', async () => {
+    const tools = join(dir, 'own-tools');
+    const workers = join(dir, 'own-workers');
+    await mkdir(join(tools, 'shout'), { recursive: true });
+    await mkdir(workers, { recursive: true });
+    await writeFile(
+      join(tools, 'shout', 'tool.json'),
+      JSON.stringify({ name: 'shout', description: 'Upper-cases a text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, invocation: 'sync' }),
+    );
+    await writeFile(
+      join(tools, 'shout', 'definition.asl.json'),
+      JSON.stringify({ StartAt: 'Shout', States: { Shout: { Type: 'Task', Resource: '${Worker_upper_case}', InputPath: '$.arguments', End: true } } }),
+    );
+    await writeFile(join(workers, 'upper-case.ts'), 'export async function handler(event: { text: string }) { return { text: event.text.toUpperCase() }; }\n');
+    const server = start(['--port', '0', '--tools', tools, '--workers', workers]);
+    try {
+      await waitFor(() => server.output().stdout.includes('shout'));
+      const url = server.output().stdout.match(/serving MCP at (\S+)/)![1]!;
+      const client = new Client({ name: 'startup', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      expect((await client.callTool({ name: 'shout', arguments: { text: 'hi' } })).structuredContent).toEqual({ text: 'HI' });
+      await client.close();
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it('names the missing worker module of a tool', async () => {
+    const tools = join(dir, 'no-worker-tools');
+    await mkdir(join(tools, 'lonely'), { recursive: true });
+    await writeFile(join(tools, 'lonely', 'tool.json'), JSON.stringify({ name: 'lonely', description: 'x', inputSchema: { type: 'object' }, invocation: 'sync' }));
+    await writeFile(
+      join(tools, 'lonely', 'definition.asl.json'),
+      JSON.stringify({ StartAt: 'Work', States: { Work: { Type: 'Task', Resource: '${Worker_not_there}', End: true } } }),
+    );
+    const server = start(['--port', '0', '--tools', tools]);
+    expect(await server.exited).toBe(1);
+    expect(server.output().stderr).toMatch(/definition\.asl\.json: worker \$\{Worker_not_there\} has no module .*not-there\.ts/);
+  });
+
   it('rejects unknown flags with the usage text', async () => {
     const server = start(['--prot', '3000']);
     expect(await server.exited).toBe(2);
