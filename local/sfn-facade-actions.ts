@@ -118,12 +118,7 @@ function validate(schema: z.ZodType, body: unknown): unknown {
 function executionOutput(record: ExecutionRecord, includedData: 'ALL_DATA' | 'METADATA_ONLY'): object {
   const data = includedData === 'ALL_DATA';
   return {
-    executionArn: record.executionArn,
-    stateMachineArn: record.stateMachineArn,
-    name: record.name,
-    status: record.status,
-    startDate: seconds(record.startDate),
-    ...(record.stopDate === undefined ? {} : { stopDate: seconds(record.stopDate) }),
+    ...executionListItem(record),
     ...(data ? { input: record.input, inputDetails: { included: true } } : {}),
     ...(data && record.output !== undefined ? { output: record.output, outputDetails: { included: true } } : {}),
     ...(record.error === undefined ? {} : { error: record.error }),

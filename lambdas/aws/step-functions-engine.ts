@@ -45,30 +45,13 @@ export class StepFunctionsEngine implements WorkflowEngine {
       new StartSyncExecutionCommand({ stateMachineArn: input.stateMachineArn, name: input.name, input: JSON.stringify(input.input) }),
       signal ? { abortSignal: signal } : {},
     );
-    return {
-      executionArn: out.executionArn!,
-      status: out.status as ExecutionStatus,
-      ...parsedOutput(out.output),
-      ...(out.error === undefined ? {} : { error: out.error }),
-      ...(out.cause === undefined ? {} : { cause: out.cause }),
-      ...(out.startDate ? { startDate: out.startDate } : {}),
-      ...(out.stopDate ? { stopDate: out.stopDate } : {}),
-    };
+    return snapshotOf(out.executionArn!, out);
   }
 
   async describe(executionArn: string): Promise<ExecutionSnapshot> {
     try {
       const out = await this.client.send(new DescribeExecutionCommand({ executionArn }));
-      return {
-        executionArn,
-        status: out.status as ExecutionStatus,
-        ...parsedOutput(out.output),
-        ...(out.error === undefined ? {} : { error: out.error }),
-        ...(out.cause === undefined ? {} : { cause: out.cause }),
-        ...(out.startDate ? { startDate: out.startDate } : {}),
-        ...(out.stopDate ? { stopDate: out.stopDate } : {}),
-        ...(out.input === undefined ? {} : { input: safeParse(out.input) }),
-      };
+      return snapshotOf(executionArn, out);
     } catch (error) {
       if (error instanceof ExecutionDoesNotExist) throw new ExecutionNotFoundError(executionArn, { cause: error });
       throw error;
@@ -98,8 +81,28 @@ export function executionArnFor(stateMachineArn: string, name: string): string {
   return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 }
 
-function parsedOutput(output: string | undefined): { output?: unknown } {
-  return output === undefined ? {} : { output: safeParse(output) };
+/** The fields StartSyncExecution and DescribeExecution share, as the port's snapshot. */
+interface ExecutionFields {
+  status?: string;
+  output?: string;
+  error?: string;
+  cause?: string;
+  startDate?: Date;
+  stopDate?: Date;
+  input?: string;
+}
+
+function snapshotOf(executionArn: string, out: ExecutionFields): ExecutionSnapshot {
+  return {
+    executionArn,
+    status: out.status as ExecutionStatus,
+    ...(out.output === undefined ? {} : { output: safeParse(out.output) }),
+    ...(out.error === undefined ? {} : { error: out.error }),
+    ...(out.cause === undefined ? {} : { cause: out.cause }),
+    ...(out.startDate ? { startDate: out.startDate } : {}),
+    ...(out.stopDate ? { stopDate: out.stopDate } : {}),
+    ...(out.input === undefined ? {} : { input: safeParse(out.input) }),
+  };
 }
 
 function safeParse(text: string): unknown {

@@ -5,12 +5,12 @@
  * clamps every retention to 2 s, so the server's bound and expiry on read are part of it.
  */
 import { randomUUID } from 'node:crypto';
-import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
-import { startTestStack } from '../support/local-stack-fixture.ts';
+import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
 import { legacyNotification, legacyRequest, modernRequest, type RawResponse } from '../support/raw-mcp.ts';
 
 const RETENTION_SECONDS = 2;
@@ -19,12 +19,10 @@ let stack: LocalStack;
 let sfn: SFNClient;
 
 beforeAll(async () => {
-  stack = await startTestStack({ limits: { ...DEFAULT_LIMITS, maxKeepAliveSeconds: RETENTION_SECONDS } });
-  sfn = new SFNClient({ region: 'us-east-1', endpoint: stack.sfnEndpoint, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  ({ stack, sfn } = await startTestStackWithSfn({ limits: { ...DEFAULT_LIMITS, maxKeepAliveSeconds: RETENTION_SECONDS } }));
 });
 afterAll(async () => {
-  sfn?.destroy();
-  await stack?.close();
+  await stopTestStack({ stack, sfn });
 });
 
 function ok(response: RawResponse) {

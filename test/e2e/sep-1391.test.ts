@@ -6,11 +6,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, ListExecutionsCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedStats } from '../support/expected-stats.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
-import { startTestStack } from '../support/local-stack-fixture.ts';
+import { startTestStack, startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { createAsyncMcpApp } from '../../lambdas/mcp/async-mcp-app.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
@@ -22,12 +22,10 @@ let stack: LocalStack;
 let sfn: SFNClient;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  sfn = new SFNClient({ region: 'us-east-1', endpoint: stack.sfnEndpoint, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  ({ stack, sfn } = await startTestStackWithSfn());
 });
 afterAll(async () => {
-  sfn?.destroy();
-  await stack?.close();
+  await stopTestStack({ stack, sfn });
 });
 
 const token = () => `tok-${randomUUID()}`;

@@ -3,7 +3,7 @@
  * and the v1 SDK Client's experimental tasks API for the real-client flow. Test names
  * quote the 2025-11-25 tasks specification where it says MUST.
  */
-import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import {
   CallToolResultV1Schema,
   CancelTaskResultV1Schema,
@@ -24,7 +24,7 @@ import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-s
 import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
-import { startTestStack } from '../support/local-stack-fixture.ts';
+import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
 import { legacyRequest, modernRequest, type CallOptions, type RawResponse } from '../support/raw-mcp.ts';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -33,12 +33,10 @@ let stack: LocalStack;
 let sfn: SFNClient;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  sfn = new SFNClient({ region: 'us-east-1', endpoint: stack.sfnEndpoint, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  ({ stack, sfn } = await startTestStackWithSfn());
 });
 afterAll(async () => {
-  sfn?.destroy();
-  await stack?.close();
+  await stopTestStack({ stack, sfn });
 });
 
 const request = (method: string, params: Record<string, unknown> = {}, options: CallOptions & { version?: string } = {}) => legacyRequest(stack.url, method, params, options);

@@ -3,7 +3,7 @@
  * stack: raw JSON-RPC for the wire rules, the v2 Client with the ext-tasks session for
  * the real-client flow. Test names quote the extension's specification where it says MUST.
  */
-import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import {
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedStats } from '../support/expected-stats.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
-import { startTestStack } from '../support/local-stack-fixture.ts';
+import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
 import { MODERN_VERSION, modernDispatch, modernRequest, type CallOptions, type RawResponse } from '../support/raw-mcp.ts';
 
 const EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -27,12 +27,10 @@ let stack: LocalStack;
 let sfn: SFNClient;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  sfn = new SFNClient({ region: 'us-east-1', endpoint: stack.sfnEndpoint, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  ({ stack, sfn } = await startTestStackWithSfn());
 });
 afterAll(async () => {
-  sfn?.destroy();
-  await stack?.close();
+  await stopTestStack({ stack, sfn });
 });
 
 /** A request that declares the extension (unless told otherwise). */

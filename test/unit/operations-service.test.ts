@@ -4,16 +4,9 @@ import { OperationError } from '../../lambdas/operations/operation-error.ts';
 import { OperationsService, type OperationsLimits } from '../../lambdas/operations/operations-service.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
+import { testTool } from '../support/tool-spec-fixture.ts';
 
-const tool: ToolSpec = {
-  name: 'analyze',
-  description: 'test tool',
-  inputSchema: { type: 'object' },
-  invocation: 'async',
-  workflowType: 'STANDARD',
-  timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 1 },
-  stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:analyze',
-};
+const tool: ToolSpec = testTool({ name: 'analyze' });
 const limits: OperationsLimits = { maxKeepAliveSeconds: 3600, allowUnlimitedKeepAlive: false, maxBlockingSeconds: 2, reconcileAfterSeconds: 30 };
 
 class ManualClock {

@@ -4,16 +4,9 @@ import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-s
 import { DEFAULT_LIMITS, OperationsService } from '../../lambdas/operations/operations-service.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
+import { testTool } from '../support/tool-spec-fixture.ts';
 
-const tool: ToolSpec = {
-  name: 'job',
-  description: 'a job',
-  inputSchema: { type: 'object' },
-  invocation: 'async',
-  workflowType: 'STANDARD',
-  timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5 },
-  stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:job',
-};
+const tool: ToolSpec = testTool({ name: 'job', timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5 } });
 
 function eventFor(executionArn: string, input: unknown, detail: Partial<ExecutionStatusChangeEvent['detail']>): ExecutionStatusChangeEvent {
   return {
