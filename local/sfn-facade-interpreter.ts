@@ -6,6 +6,7 @@
  * way Lambda reports them (Error = errorType, Cause = `{"errorType","errorMessage"}`).
  * Any other Task resource is rejected up front: the interpreter would call real AWS.
  */
+import './promise-with-resolvers.ts';
 import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
 import type { RunOptions, StateMachineDefinition } from 'aws-local-stepfunctions';
 import { findWorkerPlaceholders, workerSubstitutionKey } from '../lambdas/mcp/worker-placeholders.ts';
@@ -13,23 +14,6 @@ import { TaskError } from './sfn-facade-errors.ts';
 import type { TaskTokens } from './sfn-facade-task-tokens.ts';
 import { WaitScaler } from './sfn-facade-wait-scaling.ts';
 
-// aws-local-stepfunctions 3 calls Promise.withResolvers, which Node gained in 22.
-const promiseStatics = Promise as unknown as { withResolvers?: unknown };
-if (typeof promiseStatics.withResolvers !== 'function') {
-  Object.defineProperty(Promise, 'withResolvers', {
-    configurable: true,
-    writable: true,
-    value<T>() {
-      let resolve!: (value: T | PromiseLike<T>) => void;
-      let reject!: (reason?: unknown) => void;
-      const promise = new Promise<T>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      return { promise, resolve, reject };
-    },
-  });
-}
 
 type WorkerHandler = (event: unknown) => Promise<unknown>;
 type Run = ReturnType<StateMachine['run']>;

@@ -1,3 +1,4 @@
+import '../../local/promise-with-resolvers.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -14,21 +15,6 @@ const EXAMPLE_TOOLS = ['analyze_dataset', 'quick_calculation', 'run_test_suite']
 type Overrides = NonNullable<RunOptions['overrides']>;
 type LocalHandler = NonNullable<Overrides['taskResourceLocalHandlers']>[string];
 type Json = Parameters<StateMachine['run']>[0];
-
-/** aws-local-stepfunctions 3.x calls Promise.withResolvers (Node 22+); Node 20 lacks it. */
-function polyfillPromiseWithResolvers(): void {
-  const P = Promise as PromiseConstructor & { withResolvers?: unknown };
-  if (typeof P.withResolvers === 'function') return;
-  P.withResolvers = function withResolvers<T>() {
-    let resolve!: (value: T | PromiseLike<T>) => void;
-    let reject!: (reason?: unknown) => void;
-    const promise = new Promise<T>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    return { promise, resolve, reject };
-  };
-}
 
 interface LoadedTool {
   config: ToolConfig;
@@ -94,7 +80,6 @@ async function execute(tool: string, args: Record<string, unknown>): Promise<Exe
 }
 
 beforeAll(async () => {
-  polyfillPromiseWithResolvers();
   for (const tool of EXAMPLE_TOOLS) tools.set(tool, await loadTool(tool));
 });
 
