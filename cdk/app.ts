@@ -4,7 +4,7 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { loadToolFolders } from '../lambdas/mcp/tool-folder.ts';
+import { loadToolFolders } from '../lambdas/tools/tool-folder.ts';
 import { readAppSettings } from './app-settings.ts';
 import { AsyncMcpStack } from './async-mcp-stack.ts';
 

@@ -3,7 +3,7 @@
  * so the deployed catalog is read from the very files the state machines were built from.
  */
 import { join } from 'node:path';
-import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../lambdas/mcp/tool-folder.ts';
+import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 
 /** The tools directory inside the asset (and so under `/var/task` at run time). */
 export const BUNDLED_TOOLS_DIR = 'state-machines';

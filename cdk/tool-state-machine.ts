@@ -9,8 +9,8 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnStateMachine, DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct, type IConstruct } from 'constructs';
-import type { ToolFolder } from '../lambdas/mcp/tool-folder.ts';
-import { workerSubstitutionKey } from '../lambdas/mcp/worker-placeholders.ts';
+import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
+import { workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
 
 export interface ToolStateMachineProps {
   /** A validated tool folder (from `loadToolFolders`). */

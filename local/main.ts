@@ -3,7 +3,7 @@
  * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR, --workers DIR.
  */
 import { parseArgs } from 'node:util';
-import { ToolFolderError } from '../lambdas/mcp/tool-folder.ts';
+import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]

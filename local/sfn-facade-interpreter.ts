@@ -9,7 +9,7 @@
 import './promise-with-resolvers.ts';
 import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
 import type { RunOptions, StateMachineDefinition } from 'aws-local-stepfunctions';
-import { findWorkerPlaceholders, workerSubstitutionKey } from '../lambdas/mcp/worker-placeholders.ts';
+import { findWorkerPlaceholders, workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
 import { TaskError } from './sfn-facade-errors.ts';
 import type { TaskTokens } from './sfn-facade-task-tokens.ts';
 import { WaitScaler } from './sfn-facade-wait-scaling.ts';

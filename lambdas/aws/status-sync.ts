@@ -5,7 +5,7 @@
  */
 import type { OperationsService } from '../operations/operations-service.ts';
 import type { ExecutionSnapshot, ExecutionStatus, WorkflowEngine } from '../operations/ports.ts';
-import type { ErrorLogger } from '../mcp/json-rpc-errors.ts';
+import type { Logger } from '../logging/logger.ts';
 
 export interface ExecutionStatusChangeEvent {
   id?: string;
@@ -29,7 +29,7 @@ export interface ExecutionStatusChangeEvent {
 
 export type StatusSyncHandler = (event: ExecutionStatusChangeEvent) => Promise<void>;
 
-export function createStatusSyncHandler(operations: OperationsService, engine: WorkflowEngine, logger: ErrorLogger): StatusSyncHandler {
+export function createStatusSyncHandler(operations: OperationsService, engine: WorkflowEngine, logger: Logger): StatusSyncHandler {
   return async (event) => {
     const { detail } = event;
     let snapshot = snapshotOf(detail);

@@ -9,9 +9,9 @@ import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { toFunctionUrlResult, toWebRequest } from '../aws/function-url-adapter.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
-import { createAsyncMcpApp } from '../mcp/async-mcp-app.ts';
-import { buildToolCatalog } from '../mcp/tool-catalog.ts';
-import { loadToolFolders } from '../mcp/tool-folder.ts';
+import { createAsyncMcpApp } from '../app/async-mcp-app.ts';
+import { buildToolCatalog } from '../tools/tool-catalog.ts';
+import { loadToolFolders } from '../tools/tool-folder.ts';
 import { limitsFromEnv, requiredEnv, stateMachineArnsFromEnv } from './environment.ts';
 
 const arns = stateMachineArnsFromEnv();

@@ -8,7 +8,7 @@ import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { createStatusSyncHandler, type ExecutionStatusChangeEvent } from '../aws/status-sync.ts';
-import { consoleLogger } from '../mcp/json-rpc-errors.ts';
+import { consoleLogger } from '../logging/logger.ts';
 import { OperationsService } from '../operations/operations-service.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
 

@@ -4,7 +4,7 @@
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { ToolSpec } from '../operations/tool-spec.ts';
-import { compileSchema } from './json-schema.ts';
+import { compileSchema } from '../tools/json-schema.ts';
 
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; message: string; field: string };
 

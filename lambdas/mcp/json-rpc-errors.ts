@@ -3,6 +3,7 @@
  * Dialects add their own wording on top, never their own codes for core errors.
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
+import type { Logger } from '../logging/logger.ts';
 import { OperationError, type OperationErrorCode } from '../operations/operation-error.ts';
 
 export const JSONRPC = {
@@ -32,16 +33,11 @@ const CODE_FOR: Record<OperationErrorCode, number> = {
   INTERNAL: JSONRPC.INTERNAL_ERROR,
 };
 
-export interface ErrorLogger {
-  error(message: string, fields: Record<string, unknown>): void;
-  warn(message: string, fields: Record<string, unknown>): void;
-}
-
 /**
  * Any thrown value as a ProtocolError. Internal failures are logged with the request
  * id and answered with a message that names what failed but carries no stack or secret.
  */
-export function toProtocolError(error: unknown, requestId: unknown, logger: ErrorLogger, prefix?: string): ProtocolError {
+export function toProtocolError(error: unknown, requestId: unknown, logger: Logger, prefix?: string): ProtocolError {
   if (error instanceof ProtocolError) return error;
   if (error instanceof OperationError) {
     const code = CODE_FOR[error.code];
@@ -53,14 +49,9 @@ export function toProtocolError(error: unknown, requestId: unknown, logger: Erro
   return new ProtocolError(JSONRPC.INTERNAL_ERROR, 'Internal error: the server could not complete the request');
 }
 
-function logFailure(logger: ErrorLogger, error: unknown, requestId: unknown): void {
+function logFailure(logger: Logger, error: unknown, requestId: unknown): void {
   const chain: string[] = [];
   for (let e: unknown = error; e instanceof Error && chain.length < 5; e = e.cause) chain.push(`${e.name}: ${e.message}`);
   logger.error('request failed', { requestId, error: chain.length ? chain.join(' <- ') : String(error) });
 }
 
-/** Logs as one JSON line on stderr (CloudWatch-friendly). Callers never pass tool arguments. */
-export const consoleLogger: ErrorLogger = {
-  error: (message, fields) => console.error(JSON.stringify({ level: 'error', message, ...fields })),
-  warn: (message, fields) => console.warn(JSON.stringify({ level: 'warn', message, ...fields })),
-};

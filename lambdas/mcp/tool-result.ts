@@ -8,7 +8,7 @@ import { ProtocolError } from '@modelcontextprotocol/server';
 import type { Outcome } from '../operations/operation.ts';
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import { JSONRPC } from './json-rpc-errors.ts';
-import { compileSchema, errorsText } from './json-schema.ts';
+import { compileSchema, errorsText } from '../tools/json-schema.ts';
 
 export interface CallToolResultShape {
   content: Array<{ type: 'text'; text: string } | Record<string, unknown>>;

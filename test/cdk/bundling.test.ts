@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { ENV } from '../../lambdas/aws/operations-table.ts';
-import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../../lambdas/mcp/tool-folder.ts';
+import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { BUNDLED_TOOLS_DIR } from '../../cdk/tool-asset-commands.ts';

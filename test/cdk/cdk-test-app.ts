@@ -9,7 +9,7 @@ import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { afterAll } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
-import { loadToolFolders, type ToolFolder } from '../../lambdas/mcp/tool-folder.ts';
+import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { AsyncMcpStack, type AsyncMcpStackProps } from '../../cdk/async-mcp-stack.ts';
 import { DEFAULT_TOOLS_DIR, REPO_ROOT } from '../../cdk/repo-paths.ts';
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { OPERATIONS_TABLE } from '../../lambdas/aws/operations-table.ts';
-import type { ToolFolder } from '../../lambdas/mcp/tool-folder.ts';
+import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';
 

@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadToolFolders, type ToolFolder } from '../../lambdas/mcp/tool-folder.ts';
-import { substituteWorkers, workerModuleFile } from '../../lambdas/mcp/worker-placeholders.ts';
+import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import { substituteWorkers, workerModuleFile } from '../../lambdas/tools/worker-placeholders.ts';
 import { DEFAULT_TOOLS_DIR, DEFAULT_WORKERS_DIR } from '../../cdk/repo-paths.ts';
 
 type AslValidator = (

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadToolFolders } from '../../lambdas/mcp/tool-folder.ts';
+import { loadToolFolders } from '../../lambdas/tools/tool-folder.ts';
 
 describe('conformance fixture tools', () => {
   it('greet is sync-only; slow_compute supports tasks; failing_job and protocol_error_job require them', async () => {

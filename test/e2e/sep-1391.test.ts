@@ -12,7 +12,7 @@ import { expectedStats } from '../support/expected-stats.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack, startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
-import { createAsyncMcpApp } from '../../lambdas/mcp/async-mcp-app.ts';
+import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { legacyNotification, legacyRequest, modernRequest, type RawResponse } from '../support/raw-mcp.ts';
 

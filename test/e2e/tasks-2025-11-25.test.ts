@@ -17,7 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedStats } from '../support/expected-stats.ts';
-import { createAsyncMcpApp } from '../../lambdas/mcp/async-mcp-app.ts';
+import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { LIST_PAGE_SIZE } from '../../lambdas/mcp/dialects/tasks-2025-11-25.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ExecutionError, StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFINITION_FILE, TOOL_FILE, loadToolFolders, type ToolConfig } from '../../lambdas/mcp/tool-folder.ts';
-import { substituteWorkers, workerModuleFile } from '../../lambdas/mcp/worker-placeholders.ts';
+import { DEFINITION_FILE, TOOL_FILE, loadToolFolders, type ToolConfig } from '../../lambdas/tools/tool-folder.ts';
+import { substituteWorkers, workerModuleFile } from '../../lambdas/tools/worker-placeholders.ts';
 import { DEFAULT_SEED } from '../../lambdas/examples/dataset-plan.ts';
 import { syntheticDataset } from '../../lambdas/examples/synthetic-dataset.ts';
 

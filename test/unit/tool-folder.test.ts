@@ -2,8 +2,8 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildToolCatalog } from '../../lambdas/mcp/tool-catalog.ts';
-import { loadToolFolders, ToolFolderError } from '../../lambdas/mcp/tool-folder.ts';
+import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
+import { loadToolFolders, ToolFolderError } from '../../lambdas/tools/tool-folder.ts';
 
 const validTool = {
   name: 'echo',

@@ -6,13 +6,13 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { OperationsService } from '../../operations/operations-service.ts';
 import type { ToolCatalog, ToolSpec } from '../../operations/tool-spec.ts';
-import type { ErrorLogger } from '../json-rpc-errors.ts';
+import type { Logger } from '../../logging/logger.ts';
 import type { Era, RequestView } from '../request-view.ts';
 
 export interface McpDeps {
   catalog: ToolCatalog;
   operations: OperationsService;
-  logger: ErrorLogger;
+  logger: Logger;
 }
 
 /** A tool as `tools/list` shows it, before a dialect adds its fields. */

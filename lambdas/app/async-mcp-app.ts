@@ -7,19 +7,19 @@ import { OperationsService, type OperationsLimits } from '../operations/operatio
 import type { RecordStore, WorkflowEngine } from '../operations/ports.ts';
 import type { ToolCatalog } from '../operations/tool-spec.ts';
 import { createStatusSyncHandler, type StatusSyncHandler } from '../aws/status-sync.ts';
-import type { AsyncDialect } from './dialects/dialect.ts';
-import { sep1391Dialect } from './dialects/sep-1391.ts';
-import { tasks20251125Dialect } from './dialects/tasks-2025-11-25.ts';
-import { tasks20260728Dialect } from './dialects/tasks-2026-07-28.ts';
-import { createHttpHandler, type McpFetch } from './http-handler.ts';
-import { consoleLogger, type ErrorLogger } from './json-rpc-errors.ts';
+import type { AsyncDialect } from '../mcp/dialects/dialect.ts';
+import { sep1391Dialect } from '../mcp/dialects/sep-1391.ts';
+import { tasks20251125Dialect } from '../mcp/dialects/tasks-2025-11-25.ts';
+import { tasks20260728Dialect } from '../mcp/dialects/tasks-2026-07-28.ts';
+import { createHttpHandler, type McpFetch } from '../mcp/http-handler.ts';
+import { consoleLogger, type Logger } from '../logging/logger.ts';
 
 export interface AsyncMcpAppOptions {
   store: RecordStore;
   engine: WorkflowEngine;
   catalog: ToolCatalog;
   limits?: OperationsLimits;
-  logger?: ErrorLogger;
+  logger?: Logger;
   /** Host/Origin allowlist; set for the local server only. */
   allowedHostnames?: string[];
 }
