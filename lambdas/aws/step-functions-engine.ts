@@ -20,9 +20,14 @@ import {
   type StartExecutionInput,
   type WorkflowEngine,
 } from '../operations/ports.ts';
+import { parseJsonOrText } from '../shared/json-values.ts';
 
 export class StepFunctionsEngine implements WorkflowEngine {
   constructor(private readonly client: SFNClient) {}
+
+  executionArnFor(stateMachineArn: string, name: string): string {
+    return executionArnFor(stateMachineArn, name);
+  }
 
   async start(input: StartExecutionInput): Promise<{ executionArn: string }> {
     try {
@@ -96,19 +101,11 @@ function snapshotOf(executionArn: string, out: ExecutionFields): ExecutionSnapsh
   return {
     executionArn,
     status: out.status as ExecutionStatus,
-    ...(out.output === undefined ? {} : { output: safeParse(out.output) }),
+    ...(out.output === undefined ? {} : { output: parseJsonOrText(out.output) }),
     ...(out.error === undefined ? {} : { error: out.error }),
     ...(out.cause === undefined ? {} : { cause: out.cause }),
     ...(out.startDate ? { startDate: out.startDate } : {}),
     ...(out.stopDate ? { stopDate: out.stopDate } : {}),
-    ...(out.input === undefined ? {} : { input: safeParse(out.input) }),
+    ...(out.input === undefined ? {} : { input: parseJsonOrText(out.input) }),
   };
-}
-
-function safeParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

@@ -3,17 +3,16 @@
  * each to a JSON-RPC code and HTTP status in exactly one table.
  */
 export type OperationErrorCode =
-  | 'UNKNOWN_TOOL'
-  | 'INVALID_ARGUMENTS'
-  | 'INVALID_TOKEN'
+  /** Input the core refuses before writing anything: an oversized id or arguments past the engine's limit. */
+  | 'INVALID_INPUT'
   | 'INVALID_CURSOR'
   | 'TOKEN_REUSED'
   | 'NOT_FOUND'
   | 'EXPIRED'
   | 'NOT_READY'
   | 'CANCELED'
-  | 'NOT_CANCELABLE'
-  | 'INVOCATION_MISMATCH'
+  /** The principal has too many active operations; `data` is `{ limit, retryAfterSeconds }`. */
+  | 'LIMIT_EXCEEDED'
   | 'INTERNAL';
 
 export class OperationError extends Error {

@@ -19,13 +19,16 @@ export type Dialect = 'sep-1391' | 'tasks-2026-07-28' | 'tasks-2025-11-25' | 'sy
  * How a terminal operation ended.
  * - `result`: the execution succeeded; `output` is its JSON output.
  * - `tool-error`: the execution FAILED or TIMED_OUT (a tool failure, retrievable as `isError`).
- * - `protocol-error`: the state machine asked for a JSON-RPC error (`Mcp.ProtocolError`)
- *   or our own machinery failed.
+ * - `protocol-error`: the state machine asked for a JSON-RPC error (`Mcp.ProtocolError`);
+ *   `code` is the one it chose.
+ * - `internal-error`: our own machinery failed (the execution vanished, the result did
+ *   not fit); the edge picks the wire code.
  */
 export type Outcome =
   | { kind: 'result'; output: unknown }
   | { kind: 'tool-error'; error: string; cause?: string }
-  | { kind: 'protocol-error'; code: number; message: string; data?: unknown };
+  | { kind: 'protocol-error'; code: number; message: string; data?: unknown }
+  | { kind: 'internal-error'; message: string };
 
 /** Identifies a record: the owner (a hash of the principal) and the token. */
 export interface OperationKey {
@@ -50,13 +53,15 @@ export interface OperationRecord extends OperationKey {
   /** Seconds the result is kept after completion; `null` = unlimited. */
   keepAliveSeconds: number | null;
   pollIntervalSeconds: number;
-  /** Epoch seconds after which the record is expired (the table's TTL attribute). Absent while running. */
+  /**
+   * Epoch seconds after which the record is expired (the table's TTL attribute). While
+   * running: creation + the tool's longest run + keepAlive; once terminal: completion +
+   * keepAlive. Absent only for an unlimited keepAlive, which the operator must allow.
+   */
   expiresAt?: number;
   outcome?: Outcome;
-  /** Id of the JSON-RPC request that started it, for `notifications/cancelled`. */
+  /** Typed id of the JSON-RPC request that started it (opaque; the edge encodes its JSON type), for `notifications/cancelled`. */
   requestId?: string;
-  /** Opaque per-dialect data the core stores but never reads (e.g. the original response). */
-  dialectState?: Record<string, unknown>;
 }
 
 /** Fields a status transition may change. */
@@ -70,6 +75,5 @@ export type OperationChanges = Partial<
     | 'completedAt'
     | 'expiresAt'
     | 'outcome'
-    | 'dialectState'
   >
 >;

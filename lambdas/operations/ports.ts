@@ -28,21 +28,67 @@ export class RecordTooLargeError extends Error {
   }
 }
 
+/** A request alias: which token a JSON-RPC request id started, and until when that matters. */
+export interface RequestAlias {
+  token: string;
+  /** Epoch seconds; the alias means nothing after it (the store may still hold it). */
+  expiresAt: number;
+}
+
+/** Whether a start may take an active-operation slot. */
+export type SlotClaim = 'claimed' | 'already-held' | 'refused';
+
+/**
+ * Bounds every store enforces, because DynamoDB does: a partition key of at most
+ * 2,048 bytes and an item of at most 400 KB. The core checks ids against
+ * {@link MAX_ID_BYTES} before they reach a key.
+ */
+export const STORE_LIMITS = {
+  maxPartitionKeyBytes: 2048,
+  maxItemBytes: 400 * 1024,
+} as const;
+
+/** The longest token or request id (UTF-8 bytes) the core lets reach a key; well inside the key limit. */
+export const MAX_ID_BYTES = 1024;
+
 export interface RecordStore {
   /** Conditional put (`attribute_not_exists`): never overwrites an existing token. */
   create(record: OperationRecord): Promise<CreateResult>;
   /** Strongly consistent read; `undefined` when absent. Expiry is the caller's concern. */
   get(key: OperationKey): Promise<OperationRecord | undefined>;
   /**
-   * Conditional update: applies `changes` only while the current status is one of `from`.
+   * Conditional update: applies `changes` only while the current status is one of `from`
+   * (and, with `ifUpdatedAt`, while `updatedAt` still has that value: a compare-and-set
+   * that lets exactly one of many pollers reconcile a stale record).
    * Returns the updated record, or `undefined` when the condition failed or the record is absent.
    */
-  transition(key: OperationKey, from: readonly OperationStatus[], changes: OperationChanges): Promise<OperationRecord | undefined>;
+  transition(
+    key: OperationKey,
+    from: readonly OperationStatus[],
+    changes: OperationChanges,
+    options?: { ifUpdatedAt?: number },
+  ): Promise<OperationRecord | undefined>;
   /** The owner's records, newest first (served by the owner+time index, never a scan). */
   listByOwner(ownerId: string, options: { limit: number; cursor?: string }): Promise<Page<OperationRecord>>;
-  /** Remembers which token a JSON-RPC request id started, for `notifications/cancelled`. */
-  putRequestAlias(ownerId: string, requestId: string, token: string, expiresAt: number): Promise<void>;
-  findTokenByRequestId(ownerId: string, requestId: string): Promise<string | undefined>;
+  /**
+   * Remembers which token a JSON-RPC request id started, for `notifications/cancelled`.
+   * Last writer wins: the newest request with an id is the one a cancel names.
+   * `requestId` arrives typed by the edge (7 and "7" are two ids), opaque here.
+   */
+  putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void>;
+  /** Forgets a request id: a later call that cannot be cancelled reused it. Absent is fine. */
+  deleteRequestAlias(ownerId: string, requestId: string): Promise<void>;
+  findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined>;
+  /**
+   * Takes one of the owner's `limit` active-operation slots for `token`, atomically
+   * (one conditional update of a per-owner item; no scan, no transaction). Idempotent
+   * per token: a token that holds a slot gets `already-held`, never a second slot.
+   */
+  claimActiveSlot(ownerId: string, token: string, limit: number): Promise<SlotClaim>;
+  /** Gives the token's slot back; idempotent. */
+  releaseActiveSlot(ownerId: string, token: string): Promise<void>;
+  /** The tokens holding the owner's slots (for repairing slots a crash never released). */
+  listActiveSlots(ownerId: string): Promise<string[]>;
 }
 
 /** Step Functions execution states, as the service names them. */
@@ -77,12 +123,20 @@ export interface StartExecutionInput {
 }
 
 export interface WorkflowEngine {
+  /**
+   * The ARN an execution of `stateMachineArn` named `name` has (or will have): it is
+   * derivable, so a record can stop or describe its execution before StartExecution answers.
+   */
+  executionArnFor(stateMachineArn: string, name: string): string;
   /** Idempotent for the same name and input (Step Functions' own guarantee for STANDARD). */
   start(input: StartExecutionInput): Promise<{ executionArn: string }>;
   /** EXPRESS only: runs to completion (at most 5 minutes) and returns the final snapshot; `signal` gives up waiting. */
   startSync(input: StartExecutionInput, signal?: AbortSignal): Promise<ExecutionSnapshot>;
   describe(executionArn: string): Promise<ExecutionSnapshot>;
-  /** Stops a running execution; stopping a finished one is not an error. */
+  /**
+   * Stops a running execution; stopping a finished one is not an error (and changes
+   * nothing). Throws ExecutionNotFoundError for an execution that never started.
+   */
   stop(executionArn: string, reason: { error: string; cause: string }): Promise<void>;
   sendTaskSuccess(taskToken: string, output: unknown): Promise<void>;
   sendTaskFailure(taskToken: string, failure: { error: string; cause: string }): Promise<void>;
