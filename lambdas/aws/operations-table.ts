@@ -3,7 +3,10 @@
  * stack (which creates it in dynalite) and the CDK construct (which deploys it).
  */
 export const OPERATIONS_TABLE = {
-  /** Partition key: `OP#<ownerId>#<token>` for operations, `REQ#<ownerId>#<requestId>` for request aliases. */
+  /**
+   * Partition key: `OP#<ownerId>#<token>` for operations, `REQ#<ownerId>#<requestId>` for
+   * request aliases, `ACTIVE#<ownerId>` for the owner's active-operation slots.
+   */
   partitionKey: 'pk',
   /** DynamoDB's TTL attribute, epoch seconds. TTL deletes late, so reads enforce expiry too. */
   ttlAttribute: 'expiresAt',
@@ -29,4 +32,6 @@ export const ENV = {
   allowUnlimitedKeepAlive: 'ALLOW_UNLIMITED_KEEPALIVE',
   /** Bound for blocking calls (synchronous runs, 2025-11-25 tasks/result), seconds; fits the Lambda timeout. */
   maxBlockingSeconds: 'MAX_BLOCKING_SECONDS',
+  /** Active (not yet terminal) operations one principal may have at once; default 100. */
+  maxActiveOperations: 'ASYNC_MCP_MAX_ACTIVE_OPERATIONS',
 } as const;
