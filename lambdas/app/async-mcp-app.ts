@@ -38,7 +38,7 @@ const DIALECTS: readonly AsyncDialect[] = [tasks20260728Dialect, tasks20251125Di
 
 export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const logger = options.logger ?? consoleLogger;
-  const operations = new OperationsService(options.store, options.engine, options.limits);
+  const operations = new OperationsService(options.store, options.engine, options.limits, undefined, logger);
   const deps = { catalog: options.catalog, operations, logger };
   const fetch = createHttpHandler({
     deps,

@@ -1,11 +1,14 @@
 /**
- * Turns an EventBridge "Step Functions Execution Status Change" event into an
- * update of the operation record. Redelivery and out-of-order delivery are harmless:
- * the core's conditional writes never overwrite a terminal state.
+ * Turns an EventBridge "Step Functions Execution Status Change" event (RUNNING or
+ * terminal, see status-events.ts) into an update of the operation record. Redelivery
+ * and out-of-order delivery are harmless: the core's conditional writes never
+ * overwrite a terminal state, and an event of another execution than the record's
+ * (say, of a token reused after expiry) never writes into it.
  */
 import type { OperationsService } from '../operations/operations-service.ts';
 import type { ExecutionSnapshot, ExecutionStatus, WorkflowEngine } from '../operations/ports.ts';
 import type { Logger } from '../logging/logger.ts';
+import { parseJsonOrText } from '../shared/json-values.ts';
 
 export interface ExecutionStatusChangeEvent {
   id?: string;
@@ -44,7 +47,11 @@ export function createStatusSyncHandler(operations: OperationsService, engine: W
       logger.error('status event for an execution without an operation', { eventId: event.id, executionArn: detail.executionArn });
       return;
     }
-    await operations.applyExecution(key, snapshot);
+    const applied = await operations.applyExecution(key, snapshot);
+    if (!applied) {
+      // Expired and deleted, or a record of another execution: nothing to write.
+      logger.warn('status event matches no operation record', { eventId: event.id, executionArn: detail.executionArn, status: detail.status });
+    }
   };
 }
 
@@ -52,12 +59,12 @@ function snapshotOf(detail: ExecutionStatusChangeEvent['detail']): ExecutionSnap
   return {
     executionArn: detail.executionArn,
     status: detail.status as ExecutionStatus,
-    ...(detail.output != null ? { output: parse(detail.output) } : {}),
+    ...(detail.output != null ? { output: parseJsonOrText(detail.output) } : {}),
     ...(detail.error != null ? { error: detail.error } : {}),
     ...(detail.cause != null ? { cause: detail.cause } : {}),
     ...(detail.startDate != null ? { startDate: new Date(detail.startDate) } : {}),
     ...(detail.stopDate != null ? { stopDate: new Date(detail.stopDate) } : {}),
-    ...(detail.input != null ? { input: parse(detail.input) } : {}),
+    ...(detail.input != null ? { input: parseJsonOrText(detail.input) } : {}),
   };
 }
 
@@ -70,10 +77,3 @@ function operationKeyOf(input: unknown): { ownerId: string; token: string } | un
   return undefined;
 }
 
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}

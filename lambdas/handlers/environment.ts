@@ -31,6 +31,7 @@ export function limitsFromEnv(): OperationsLimits {
     allowUnlimitedKeepAlive: process.env[ENV.allowUnlimitedKeepAlive] === 'true',
     maxBlockingSeconds: positiveInt(ENV.maxBlockingSeconds, DEFAULT_LIMITS.maxBlockingSeconds),
     reconcileAfterSeconds: DEFAULT_LIMITS.reconcileAfterSeconds,
+    maxActiveOperations: positiveInt(ENV.maxActiveOperations, DEFAULT_LIMITS.maxActiveOperations),
   };
 }
 

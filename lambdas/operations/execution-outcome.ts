@@ -5,9 +5,9 @@
  */
 import type { OperationChanges, OperationStatus, Outcome } from './operation.ts';
 import type { ExecutionSnapshot } from './ports.ts';
+import { isObject } from '../shared/json-values.ts';
 
 export const PROTOCOL_ERROR_NAME = 'Mcp.ProtocolError';
-const INTERNAL_ERROR = -32603;
 
 /** The status an execution maps to; `undefined` while it is still running. */
 export function terminalStatusOf(snapshot: ExecutionSnapshot): OperationStatus | undefined {
@@ -32,7 +32,7 @@ export function outcomeOf(snapshot: ExecutionSnapshot): Outcome | undefined {
       return { kind: 'tool-error', error: snapshot.error ?? 'States.Timeout', cause: snapshot.cause ?? 'The execution timed out' };
     case 'FAILED':
       if (snapshot.error === PROTOCOL_ERROR_NAME) return protocolErrorFromCause(snapshot.cause);
-      return { kind: 'tool-error', error: snapshot.error ?? 'States.Failed', ...(snapshot.cause === undefined ? {} : { cause: snapshot.cause }) };
+      return { kind: 'tool-error', error: snapshot.error ?? 'States.Failed', ...(snapshot.cause === undefined ? {} : { cause: withoutTrace(snapshot.cause) }) };
     default:
       return undefined;
   }
@@ -48,11 +48,27 @@ function protocolErrorFromCause(cause: string | undefined): Outcome {
   } catch {
     // Falls through to the internal error below.
   }
-  return {
-    kind: 'protocol-error',
-    code: INTERNAL_ERROR,
-    message: `The state machine raised ${PROTOCOL_ERROR_NAME} without a JSON { code, message } cause`,
-  };
+  return { kind: 'internal-error', message: `The state machine raised ${PROTOCOL_ERROR_NAME} without a JSON { code, message } cause` };
+}
+
+/**
+ * A Lambda worker's Cause is JSON `{ errorType, errorMessage, trace }`, and in AWS the
+ * trace holds source paths. Only the type and message are kept: nothing internal is
+ * stored, so nothing internal can reach a client. Other causes are kept as written.
+ */
+export function withoutTrace(cause: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cause);
+  } catch {
+    return cause;
+  }
+  if (!isObject(parsed) || (typeof parsed.errorMessage !== 'string' && typeof parsed.errorType !== 'string')) return cause;
+  const { errorType, errorMessage } = parsed;
+  return JSON.stringify({
+    ...(typeof errorType === 'string' ? { errorType } : {}),
+    ...(typeof errorMessage === 'string' ? { errorMessage } : {}),
+  });
 }
 
 /** The record changes for a finished execution, or `undefined` while it runs. */
@@ -76,9 +92,21 @@ export function terminalChanges(
   };
 }
 
-/** `expiresAt` (epoch seconds) for a result kept `keepAliveSeconds` after completion; none when unlimited. */
-export function expiryFor(completedAt: number, keepAliveSeconds: number | null): { expiresAt?: number } {
-  return keepAliveSeconds === null ? {} : { expiresAt: Math.ceil(completedAt / 1000) + keepAliveSeconds };
+/**
+ * `expiresAt` (epoch seconds) for a result kept `keepAliveSeconds` after completion. When
+ * unlimited, the running expiry is removed (`undefined` clears the attribute).
+ */
+export function expiryFor(completedAt: number, keepAliveSeconds: number | null): { expiresAt: number | undefined } {
+  return { expiresAt: keepAliveSeconds === null ? undefined : Math.ceil(completedAt / 1000) + keepAliveSeconds };
+}
+
+/**
+ * `expiresAt` (epoch seconds) for a record not yet terminal: no execution outlives its
+ * longest run, and its result is kept `keepAliveSeconds` after that. So a record whose
+ * start crashed, or whose events were all lost, still expires.
+ */
+export function runningExpiry(createdAt: number, maxRunSeconds: number, keepAliveSeconds: number): number {
+  return Math.ceil(createdAt / 1000) + maxRunSeconds + keepAliveSeconds;
 }
 
 export function statusMessageFor(status: OperationStatus, outcome?: Outcome): string {
@@ -95,7 +123,7 @@ export function statusMessageFor(status: OperationStatus, outcome?: Outcome): st
       return 'The operation was canceled.';
     case 'failed':
       if (outcome?.kind === 'tool-error') return `The operation failed: ${outcome.error}`;
-      if (outcome?.kind === 'protocol-error') return `The operation failed: ${outcome.message}`;
+      if (outcome?.kind === 'protocol-error' || outcome?.kind === 'internal-error') return `The operation failed: ${outcome.message}`;
       return 'The operation failed.';
   }
 }

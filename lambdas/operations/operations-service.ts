@@ -3,19 +3,19 @@
  * answers status, result and cancel questions, whatever dialect asked (DESIGN §4).
  * Every status write is conditional, so a crash, a redelivered event or a race
  * between cancel and completion never loses work or overwrites a terminal state.
+ *
+ * Crash safety of a start: the record (with its execution's derivable ARN) is written
+ * before StartExecution, whose name is fixed by the record, so a retry never starts a
+ * second execution and a cancel can always name the execution, started or not. A start
+ * that crashed at any point is finished by a retry, by the RUNNING event, or by
+ * reconciliation; none of them fails an execution that is running.
  */
-import {
-  isTerminal,
-  type Dialect,
-  type OperationKey,
-  type OperationRecord,
-  type OperationStatus,
-  type Outcome,
-} from './operation.ts';
+import { isTerminal, type Dialect, type OperationKey, type OperationRecord, type OperationStatus, type Outcome } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import {
   ExecutionNotFoundError,
   InvalidCursorError,
+  MAX_ID_BYTES,
   RecordTooLargeError,
   systemClock,
   type Clock,
@@ -26,7 +26,9 @@ import {
 } from './ports.ts';
 import type { ToolSpec } from './tool-spec.ts';
 import { argumentsHash, executionNameFor, mintId } from './fingerprint.ts';
-import { expiryFor, outcomeOf, statusMessageFor, terminalChanges } from './execution-outcome.ts';
+import { expiryFor, outcomeOf, runningExpiry, statusMessageFor, terminalChanges } from './execution-outcome.ts';
+import { ActiveSlots } from './active-slots.ts';
+import { consoleLogger, type Logger } from '../logging/logger.ts';
 
 export interface OperationsLimits {
   /** Server-wide bound on keepAlive, seconds. */
@@ -37,11 +39,13 @@ export interface OperationsLimits {
   maxBlockingSeconds: number;
   /**
    * A running record not updated for this long (or its poll interval, if longer) is
-   * checked against its execution. Status-sync keeps records current, so this only
-   * catches lost events; a floor keeps DescribeExecution (15/s per account) off the
-   * polling path.
+   * checked against its execution, by one poller at a time. Status-sync keeps records
+   * current, so this only catches lost events; the floor keeps DescribeExecution
+   * (15/s per account) off the polling path.
    */
   reconcileAfterSeconds: number;
+  /** Operations one principal may have running at once; the next start is refused. */
+  maxActiveOperations: number;
 }
 
 export const DEFAULT_LIMITS: OperationsLimits = {
@@ -49,7 +53,11 @@ export const DEFAULT_LIMITS: OperationsLimits = {
   allowUnlimitedKeepAlive: false,
   maxBlockingSeconds: 50,
   reconcileAfterSeconds: 60,
+  maxActiveOperations: 100,
 };
+
+/** StartExecution and StartSyncExecution accept at most 256 KB of input (UTF-8 bytes). */
+export const MAX_EXECUTION_INPUT_BYTES = 256 * 1024;
 
 export interface StartOperationInput {
   ownerId: string;
@@ -59,8 +67,8 @@ export interface StartOperationInput {
   dialect: Dialect;
   /** Requested keepAlive in seconds; `null` asks for unlimited; absent takes the tool's default. */
   keepAliveSeconds?: number | null;
+  /** Typed JSON-RPC id of the `tools/call` (the edge encodes its type: 7 and "7" differ). */
   requestId?: string;
-  dialectState?: Record<string, unknown>;
 }
 
 export interface SyncRunInput {
@@ -71,16 +79,24 @@ export interface SyncRunInput {
 }
 
 const NON_TERMINAL: readonly OperationStatus[] = ['submitted', 'working', 'input_required'];
-/** A record still `submitted` this long after creation has lost its starter (a crash between steps). */
+/** Dialects whose operations `notifications/cancelled` may name by request id; task dialects cancel with tasks/cancel. */
+const CANCELABLE_BY_REQUEST_ID: readonly Dialect[] = ['sep-1391', 'sync'];
+/** A record still `submitted`, with no execution, this long after creation lost its starter (a crash between steps). */
 const STALLED_START_MS = 60_000;
+const CANCEL_ERROR = 'Mcp.Canceled';
 
 export class OperationsService {
+  readonly #slots: ActiveSlots;
+
   constructor(
     private readonly store: RecordStore,
     private readonly engine: WorkflowEngine,
     readonly limits: OperationsLimits = DEFAULT_LIMITS,
     private readonly clock: Clock = systemClock,
-  ) {}
+    logger: Logger = consoleLogger,
+  ) {
+    this.#slots = new ActiveSlots(store, limits.maxActiveOperations, (key) => this.settle(key), logger);
+  }
 
   /** The keepAlive granted: the request clamped by the tool's and the server's maximum. */
   grantKeepAlive(tool: ToolSpec, requested: number | null | undefined): number | null {
@@ -94,67 +110,111 @@ export class OperationsService {
   }
 
   /**
-   * Lifecycle steps 1-3: conditional create, StartExecution with the record's
-   * deterministic name, then `working`. Idempotent per (owner, token, tool, arguments).
+   * Lifecycle steps 1-3: claim an active slot, conditional create, StartExecution with
+   * the record's deterministic name, then `working`. Idempotent per (owner, token,
+   * tool, arguments). Everything a caller can get wrong is refused before any write.
    */
   async start(input: StartOperationInput): Promise<OperationRecord> {
+    const { tool } = input;
+    checkId('token', input.token);
+    if (input.requestId !== undefined) checkId('request id', input.requestId);
+    const executionInput = executionInputOf(input.ownerId, input.token, tool, input.arguments);
+    checkExecutionInput(executionInput);
+
     const now = this.clock.now();
-    const hash = argumentsHash(input.tool.name, input.arguments);
+    const hash = argumentsHash(tool.name, input.arguments);
+    const keepAliveSeconds = this.grantKeepAlive(tool, input.keepAliveSeconds);
+    const executionName = executionNameFor(input.ownerId, input.token, now);
     const draft: OperationRecord = {
       ownerId: input.ownerId,
       token: input.token,
-      tool: input.tool.name,
+      tool: tool.name,
       argumentsHash: hash,
       dialect: input.dialect,
       status: 'submitted',
       statusMessage: statusMessageFor('submitted'),
-      executionName: executionNameFor(input.ownerId, input.token, now),
+      executionName,
+      // Derivable before the start, so a cancel racing the start can always stop it.
+      executionArn: this.engine.executionArnFor(tool.stateMachineArn, executionName),
       createdAt: now,
       updatedAt: now,
-      keepAliveSeconds: this.grantKeepAlive(input.tool, input.keepAliveSeconds),
-      pollIntervalSeconds: input.tool.timing.pollIntervalSeconds,
+      keepAliveSeconds,
+      pollIntervalSeconds: tool.timing.pollIntervalSeconds,
+      expiresAt: runningExpiry(now, tool.timing.maxRunSeconds, keepAliveSeconds ?? this.limits.maxKeepAliveSeconds),
       ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-      ...(input.dialectState === undefined ? {} : { dialectState: input.dialectState }),
     };
-    const created = await this.store.create(draft);
-    let record: OperationRecord;
-    if (created.created) {
-      record = created.record;
-      if (input.requestId !== undefined) {
-        await this.store.putRequestAlias(input.ownerId, input.requestId, input.token, this.aliasExpiry(record));
-      }
-    } else {
-      record = created.existing;
-      if (record.tool !== input.tool.name || record.argumentsHash !== hash || record.dialect !== input.dialect) {
-        throw new OperationError('TOKEN_REUSED', 'The token was already used for a different tool call');
-      }
-      this.assertLive(record);
-      // Same call again: the first attempt's answer, or the rest of its start if it crashed mid-way.
-      if (record.status !== 'submitted' || record.executionArn) return record;
+    const key = { ownerId: input.ownerId, token: input.token };
+
+    const claim = await this.#slots.claim(key);
+    if (claim === 'refused') {
+      // A retry of a call already accepted needs no new slot.
+      const existing = await this.store.get(key);
+      if (!existing) throw this.#slots.limitExceeded(tool.timing.pollIntervalSeconds);
+      return this.resume(existing, input, hash, executionInput);
     }
-    return this.launch(record, input.tool, input.arguments);
+    let created;
+    try {
+      created = await this.store.create(draft);
+    } catch (error) {
+      if (claim === 'claimed') await this.#slots.release(key);
+      throw error;
+    }
+    if (!created.created) {
+      // The slot belongs to the record's first start; one claimed for a finished record goes back.
+      if (claim === 'claimed' && isTerminal(created.existing.status)) await this.#slots.release(key);
+      return this.resume(created.existing, input, hash, executionInput);
+    }
+    await this.rememberRequest(created.record, input.requestId);
+    return this.launch(created.record, tool, executionInput);
   }
 
-  private async launch(record: OperationRecord, tool: ToolSpec, args: Record<string, unknown>): Promise<OperationRecord> {
-    let executionArn: string;
+  /** The same call again: the first attempt's answer, or the rest of its start if it crashed mid-way. */
+  private async resume(record: OperationRecord, input: StartOperationInput, hash: string, executionInput: unknown): Promise<OperationRecord> {
+    if (record.tool !== input.tool.name || record.argumentsHash !== hash || record.dialect !== input.dialect) {
+      throw new OperationError('TOKEN_REUSED', 'The token was already used for a different tool call');
+    }
+    this.assertLive(record);
+    await this.rememberRequest(record, input.requestId);
+    if (record.status !== 'submitted') return record;
+    return this.launch(record, input.tool, executionInput);
+  }
+
+  /**
+   * Which operation a JSON-RPC id names is the latest `tools/call` with that id: a call
+   * that can be cancelled by id takes the alias, any other call takes it away.
+   */
+  private async rememberRequest(record: OperationRecord, requestId: string | undefined): Promise<void> {
+    if (requestId === undefined) return;
+    if (CANCELABLE_BY_REQUEST_ID.includes(record.dialect)) {
+      await this.store.putRequestAlias(record.ownerId, requestId, { token: record.token, expiresAt: this.aliasExpiry(record) });
+    } else {
+      await this.store.deleteRequestAlias(record.ownerId, requestId);
+    }
+  }
+
+  private async launch(record: OperationRecord, tool: ToolSpec, executionInput: unknown): Promise<OperationRecord> {
+    const executionArn = record.executionArn ?? this.engine.executionArnFor(tool.stateMachineArn, record.executionName);
     try {
-      ({ executionArn } = await this.engine.start({
-        stateMachineArn: tool.stateMachineArn,
-        name: record.executionName,
-        input: { arguments: args, operation: { token: record.token, tool: tool.name, ownerId: record.ownerId } },
-      }));
+      await this.engine.start({ stateMachineArn: tool.stateMachineArn, name: record.executionName, input: executionInput });
     } catch (error) {
+      // The record stays `submitted`: StartExecution may have been accepted with its answer
+      // lost. A retry finishes the start, and reconciliation asks the execution itself.
+      // A cancel that came meanwhile still gets its stop.
+      const current = await this.store.get(record).catch(() => undefined);
+      if (current?.status === 'canceled') await this.stopQuietly(executionArn, 'Canceled while it was starting').catch(() => undefined);
       throw new OperationError('INTERNAL', 'The workflow engine did not start the execution', { cause: error });
     }
-    const now = this.clock.now();
     const working = await this.store.transition(record, ['submitted'], {
       status: 'working',
       statusMessage: statusMessageFor('working'),
       executionArn,
-      updatedAt: now,
+      updatedAt: this.clock.now(),
     });
-    // The status-sync handler may already have recorded a later state.
-    return working ?? (await this.read(record));
+    if (working) return working;
+    // Status-sync may already have recorded a later state, or a cancel landed during the start.
+    const current = await this.read(record);
+    if (current.status === 'canceled') await this.stopQuietly(executionArn, 'Canceled while it was starting');
+    return current;
   }
 
   /** Runs a tool to completion within its sync bound and returns how it ended. */
@@ -171,37 +231,37 @@ export class OperationsService {
       dialect: 'sync',
       ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
     });
-    const done = await this.waitForTerminal(record, boundSeconds * 1000);
+    let done = await this.waitForTerminal(record, boundSeconds * 1000);
     if (!isTerminal(done.status)) {
-      await this.cancel(done, `Synchronous call exceeded ${boundSeconds} s`);
-      return {
-        kind: 'tool-error',
-        error: 'SyncTimeout',
-        cause: `${tool.name} did not finish within ${boundSeconds} seconds and was stopped. Call it from a client that supports long-running operations to let it run longer.`,
-      };
+      done = await this.cancel(done, `Synchronous call exceeded ${boundSeconds} s`);
+      if (done.status === 'canceled') {
+        return {
+          kind: 'tool-error',
+          error: 'SyncTimeout',
+          cause: `${tool.name} did not finish within ${boundSeconds} seconds and was stopped. Call it from a client that supports long-running operations to let it run longer.`,
+        };
+      }
     }
     if (done.status === 'canceled') return { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' };
-    return done.outcome ?? { kind: 'protocol-error', code: -32603, message: 'The operation ended without an outcome' };
+    return done.outcome ?? { kind: 'internal-error', message: 'The operation ended without an outcome' };
   }
 
   /**
    * EXPRESS runs go through StartSyncExecution, which cannot be stopped: past the bound
    * the caller gets a tool error at once (so the Lambda never times out mid-answer) and
-   * the execution ends at its own TimeoutSeconds.
+   * the execution ends at its own TimeoutSeconds. It cannot be cancelled, so it takes
+   * its request id away from any older operation.
    */
   private async runExpress(input: SyncRunInput, boundSeconds: number): Promise<Outcome> {
     const { tool } = input;
+    if (input.requestId !== undefined) checkId('request id', input.requestId);
+    const executionInput = { arguments: input.arguments, operation: { token: null, tool: tool.name, ownerId: input.ownerId } };
+    checkExecutionInput(executionInput);
+    if (input.requestId !== undefined) await this.store.deleteRequestAlias(input.ownerId, input.requestId);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), boundSeconds * 1000);
     try {
-      const snapshot = await this.engine.startSync(
-        {
-          stateMachineArn: tool.stateMachineArn,
-          name: `sync-${mintId()}`,
-          input: { arguments: input.arguments, operation: { token: null, tool: tool.name, ownerId: input.ownerId } },
-        },
-        abort.signal,
-      );
+      const snapshot = await this.engine.startSync({ stateMachineArn: tool.stateMachineArn, name: `sync-${mintId()}`, input: executionInput }, abort.signal);
       return outcomeOf(snapshot) ?? { kind: 'tool-error', error: 'States.Aborted', cause: 'The execution was stopped' };
     } catch (error) {
       if (abort.signal.aborted) {
@@ -214,19 +274,24 @@ export class OperationsService {
   }
 
   /**
-   * The current record: one read while status-sync keeps it current, reconciled with
-   * the execution when it has not been updated for a while (a lost event).
+   * The current record: one read while status-sync keeps it current. A record not
+   * updated for a reconcile interval is checked against its execution by exactly one
+   * poller: the one whose compare-and-set of `updatedAt` wins. So there is at most one
+   * DescribeExecution per running operation per interval, however many poll.
    */
   async get(key: OperationKey): Promise<OperationRecord> {
     const record = await this.read(key);
     if (isTerminal(record.status)) return record;
-    const age = this.clock.now() - record.updatedAt;
-    if (age < Math.max(record.pollIntervalSeconds, this.limits.reconcileAfterSeconds) * 1000) return record;
-    return this.reconcile(record);
+    const now = this.clock.now();
+    if (now - record.updatedAt < Math.max(record.pollIntervalSeconds, this.limits.reconcileAfterSeconds) * 1000) return record;
+    const claimed = await this.store.transition(key, [record.status], { updatedAt: now }, { ifUpdatedAt: record.updatedAt });
+    if (!claimed) return record;
+    return this.reconcile(claimed);
   }
 
-  /** Reads a live record: not found and expired are errors. */
+  /** Reads a live record: not found and expired are errors. An id too long for a key names nothing. */
   async read(key: OperationKey): Promise<OperationRecord> {
+    if (Buffer.byteLength(key.token) > MAX_ID_BYTES) throw new OperationError('NOT_FOUND', 'Operation not found');
     const record = await this.store.get(key);
     if (!record) throw new OperationError('NOT_FOUND', 'Operation not found');
     this.assertLive(record);
@@ -240,26 +305,36 @@ export class OperationsService {
     }
   }
 
+  /** Settles a non-terminal record with its execution, asked by the derivable ARN. */
   private async reconcile(record: OperationRecord): Promise<OperationRecord> {
-    if (!record.executionArn) {
-      if (this.clock.now() - record.createdAt < STALLED_START_MS) return record;
-      return this.failStalled(record);
-    }
+    const executionArn = record.executionArn;
     let snapshot: ExecutionSnapshot;
     try {
-      snapshot = await this.engine.describe(record.executionArn);
+      if (!executionArn) throw new ExecutionNotFoundError(record.executionName);
+      snapshot = await this.engine.describe(executionArn);
     } catch (error) {
-      if (error instanceof ExecutionNotFoundError) return this.failStalled(record);
-      // Status stays readable from the record when the engine is unreachable.
-      return record;
+      if (!(error instanceof ExecutionNotFoundError)) return record; // Engine unreachable: the record still answers.
+      // Give a start in progress its time; after that, nothing will ever run this operation.
+      if (record.status === 'submitted' && this.clock.now() - record.createdAt < STALLED_START_MS) return record;
+      return this.fail(record, 'The execution for this operation never started or no longer exists');
     }
     return (await this.applyExecution(record, snapshot)) ?? record;
   }
 
-  private async failStalled(record: OperationRecord): Promise<OperationRecord> {
+  /** Reconciles one record if it is due (used to repair slots); never throws for a missing record. */
+  private async settle(key: OperationKey): Promise<OperationRecord | undefined> {
+    try {
+      return await this.get(key);
+    } catch (error) {
+      if (error instanceof OperationError && (error.code === 'NOT_FOUND' || error.code === 'EXPIRED')) return undefined;
+      throw error;
+    }
+  }
+
+  private async fail(record: OperationRecord, message: string): Promise<OperationRecord> {
     const now = this.clock.now();
-    const outcome: Outcome = { kind: 'protocol-error', code: -32603, message: 'The execution for this operation was never started or no longer exists' };
-    const failed = await this.store.transition(record, NON_TERMINAL, {
+    const outcome: Outcome = { kind: 'internal-error', message };
+    const failed = await this.finish(record, {
       status: 'failed',
       statusMessage: statusMessageFor('failed', outcome),
       updatedAt: now,
@@ -270,26 +345,38 @@ export class OperationsService {
     return failed ?? (await this.read(record));
   }
 
+  /** A terminal transition; the one that wins it gives the active slot back. */
+  private async finish(key: OperationKey, changes: Parameters<RecordStore['transition']>[2]): Promise<OperationRecord | undefined> {
+    const done = await this.store.transition(key, NON_TERMINAL, changes);
+    if (done) await this.#slots.release(key);
+    return done;
+  }
+
   /**
    * Applies an execution's state to its record (status-sync and reconciliation).
-   * Terminal records are never overwritten; redelivery is harmless. Returns the
-   * record as it stands after the write, or `undefined` when there is none.
+   * Terminal records are never overwritten; redelivery is harmless. Returns the record
+   * as it stands after the write, or `undefined` when there is none or the execution is
+   * not the record's (e.g. an event of a token reused after expiry).
    */
   async applyExecution(key: OperationKey, snapshot: ExecutionSnapshot): Promise<OperationRecord | undefined> {
     const record = await this.store.get(key);
-    if (!record) return undefined;
-    if (isTerminal(record.status)) return record;
+    if (!record || !isExecutionOf(record, snapshot.executionArn)) return undefined;
+    if (isTerminal(record.status)) {
+      // Canceled before its execution started: the start that lost the race is stopped here.
+      if (record.status === 'canceled' && snapshot.status === 'RUNNING') await this.stopQuietly(snapshot.executionArn, 'Canceled while it was starting');
+      return record;
+    }
     const now = this.clock.now();
     const changes = terminalChanges(snapshot, record.keepAliveSeconds, now);
     if (changes) {
       try {
-        return (await this.store.transition(key, NON_TERMINAL, changes)) ?? (await this.store.get(key));
+        return (await this.finish(key, changes)) ?? (await this.store.get(key));
       } catch (error) {
         if (!(error instanceof RecordTooLargeError)) throw error;
         // The execution's output does not fit in a record: say so instead of losing the operation.
-        const outcome: Outcome = { kind: 'protocol-error', code: -32603, message: 'The tool result is larger than the server can store' };
+        const outcome: Outcome = { kind: 'internal-error', message: 'The tool result is larger than the server can store' };
         const tooLarge = { ...changes, status: 'failed' as const, statusMessage: statusMessageFor('failed', outcome), outcome };
-        return (await this.store.transition(key, NON_TERMINAL, tooLarge)) ?? (await this.store.get(key));
+        return (await this.finish(key, tooLarge)) ?? (await this.store.get(key));
       }
     }
     if (record.status === 'submitted' && snapshot.status === 'RUNNING') {
@@ -301,28 +388,35 @@ export class OperationsService {
       });
       return working ?? (await this.store.get(key));
     }
-    // Still running: record that we looked, so the next poll is one read again.
-    return (await this.store.transition(key, [record.status], { updatedAt: now })) ?? record;
+    return record;
   }
 
   /**
-   * Stops the execution and marks the operation canceled. A terminal operation is
-   * returned unchanged, so cancelling twice (or after completion) changes nothing.
+   * Stops the execution and marks the operation canceled. The execution decides how it
+   * ended: one that finished before the stop keeps its real outcome (and result). A
+   * terminal operation is returned unchanged, so cancelling twice changes nothing.
    */
   async cancel(key: OperationKey, reason = 'Canceled by the client'): Promise<OperationRecord> {
     const record = await this.read(key);
     if (isTerminal(record.status)) return record;
-    if (record.executionArn) {
+    const executionArn = record.executionArn;
+    let snapshot: ExecutionSnapshot | undefined;
+    if (executionArn) {
       try {
-        await this.engine.stop(record.executionArn, { error: 'Mcp.Canceled', cause: reason });
+        await this.engine.stop(executionArn, { error: CANCEL_ERROR, cause: reason });
+        snapshot = await this.engine.describe(executionArn);
       } catch (error) {
+        // Not started yet: the record says canceled, and the start stops what it starts.
         if (!(error instanceof ExecutionNotFoundError)) {
           throw new OperationError('INTERNAL', 'The workflow engine did not stop the execution', { cause: error });
         }
       }
     }
+    if (snapshot && terminalChanges(snapshot, record.keepAliveSeconds, this.clock.now())) {
+      return (await this.applyExecution(key, snapshot)) ?? (await this.read(key));
+    }
     const now = this.clock.now();
-    const canceled = await this.store.transition(key, NON_TERMINAL, {
+    const canceled = await this.finish(key, {
       status: 'canceled',
       statusMessage: statusMessageFor('canceled'),
       updatedAt: now,
@@ -330,6 +424,14 @@ export class OperationsService {
       ...expiryFor(now, record.keepAliveSeconds),
     });
     return canceled ?? (await this.read(key));
+  }
+
+  private async stopQuietly(executionArn: string, cause: string): Promise<void> {
+    try {
+      await this.engine.stop(executionArn, { error: CANCEL_ERROR, cause });
+    } catch (error) {
+      if (!(error instanceof ExecutionNotFoundError)) throw error;
+    }
   }
 
   /** Waits until the operation is terminal or `boundMs` passes; returns the last record seen. */
@@ -345,10 +447,12 @@ export class OperationsService {
     }
   }
 
-  /** The token a JSON-RPC request id started, for `notifications/cancelled`. */
+  /** The operation the latest cancelable `tools/call` with this typed request id started, while it lives. */
   async findByRequestId(ownerId: string, requestId: string): Promise<OperationKey | undefined> {
-    const token = await this.store.findTokenByRequestId(ownerId, requestId);
-    return token === undefined ? undefined : { ownerId, token };
+    if (Buffer.byteLength(requestId) > MAX_ID_BYTES) return undefined;
+    const alias = await this.store.findRequestAlias(ownerId, requestId);
+    if (!alias || alias.expiresAt * 1000 <= this.clock.now()) return undefined;
+    return { ownerId, token: alias.token };
   }
 
   /** The owner's live operations, newest first. */
@@ -364,14 +468,42 @@ export class OperationsService {
     return { ...page, items: page.items.filter((r) => r.expiresAt === undefined || r.expiresAt * 1000 > now) };
   }
 
-  /** Pending alias entries live as long as the operation could: its keepAlive past the server's longest run. */
+  /** An alias lives as long as its operation can: the record's expiry (the server's longest keepAlive when unlimited). */
   private aliasExpiry(record: OperationRecord): number {
-    const yearSeconds = 366 * 24 * 3600;
-    return Math.ceil(record.createdAt / 1000) + yearSeconds + (record.keepAliveSeconds ?? yearSeconds);
+    return record.expiresAt ?? Math.ceil(record.createdAt / 1000) + 366 * 24 * 3600 + this.limits.maxKeepAliveSeconds;
   }
 
   /** A fresh server-minted operation id (128 random bits). */
   mintToken(): string {
     return mintId();
   }
+}
+
+/** Execution input (DESIGN §3): the arguments, and what status-sync needs to find the record. */
+function executionInputOf(ownerId: string, token: string, tool: ToolSpec, args: Record<string, unknown>) {
+  return { arguments: args, operation: { token, tool: tool.name, ownerId } };
+}
+
+/** Ids reach DynamoDB keys (2,048 bytes at most): longer ones are refused before any write. */
+function checkId(what: string, id: string): void {
+  const bytes = Buffer.byteLength(id);
+  if (bytes > MAX_ID_BYTES) {
+    throw new OperationError('INVALID_INPUT', `The ${what} is ${bytes} bytes long; at most ${MAX_ID_BYTES} bytes are accepted`);
+  }
+}
+
+function checkExecutionInput(executionInput: unknown): void {
+  const bytes = Buffer.byteLength(JSON.stringify(executionInput));
+  if (bytes > MAX_EXECUTION_INPUT_BYTES) {
+    throw new OperationError(
+      'INVALID_INPUT',
+      `The arguments are too large: the execution input would be ${bytes} bytes, and Step Functions accepts at most ${MAX_EXECUTION_INPUT_BYTES} bytes (256 KB)`,
+      { data: { limitBytes: MAX_EXECUTION_INPUT_BYTES, bytes } },
+    );
+  }
+}
+
+/** Whether an execution is the record's own: its ARN ends with the record's execution name. */
+function isExecutionOf(record: OperationRecord, executionArn: string): boolean {
+  return executionArn.endsWith(`:${record.executionName}`);
 }

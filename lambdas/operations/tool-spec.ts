@@ -12,6 +12,12 @@ export interface ToolTiming {
   pollIntervalSeconds: number;
   /** Bound on a synchronous run before it is stopped. */
   syncTimeoutSeconds: number;
+  /**
+   * The longest an execution can run: the definition's TimeoutSeconds, else the
+   * service's own bound (a year for STANDARD, 5 minutes for EXPRESS). A running
+   * record expires this long (plus its keepAlive) after it was created.
+   */
+  maxRunSeconds: number;
 }
 
 export interface ToolSpec {

@@ -2,7 +2,10 @@
 import { createToolCatalog, type ToolCatalog, type ToolSpec, type ToolTiming } from '../operations/tool-spec.ts';
 import type { ToolFolder } from './tool-folder.ts';
 
-export const DEFAULT_TIMING: ToolTiming = {
+/** Step Functions' own bounds on one execution, by workflow type. */
+export const MAX_RUN_SECONDS = { STANDARD: 365 * 24 * 3600, EXPRESS: 5 * 60 } as const;
+
+export const DEFAULT_TIMING: Omit<ToolTiming, 'maxRunSeconds'> = {
   keepAliveSeconds: 3600,
   maxKeepAliveSeconds: 7 * 24 * 3600,
   pollIntervalSeconds: 5,
@@ -14,7 +17,7 @@ export function buildToolCatalog(folders: readonly ToolFolder[], stateMachineArn
   return createToolCatalog(folders.map((folder) => toToolSpec(folder, stateMachineArn(folder.config.name))));
 }
 
-function toToolSpec({ config }: ToolFolder, stateMachineArn: string): ToolSpec {
+function toToolSpec({ config, definitionText }: ToolFolder, stateMachineArn: string): ToolSpec {
   return {
     name: config.name,
     ...(config.title === undefined ? {} : { title: config.title }),
@@ -28,7 +31,20 @@ function toToolSpec({ config }: ToolFolder, stateMachineArn: string): ToolSpec {
       maxKeepAliveSeconds: config.maxKeepAliveSeconds === undefined ? DEFAULT_TIMING.maxKeepAliveSeconds : config.maxKeepAliveSeconds,
       pollIntervalSeconds: config.pollIntervalSeconds ?? DEFAULT_TIMING.pollIntervalSeconds,
       syncTimeoutSeconds: config.syncTimeoutSeconds ?? DEFAULT_TIMING.syncTimeoutSeconds,
+      maxRunSeconds: maxRunSecondsOf(definitionText, config.workflowType),
     },
     stateMachineArn,
   };
+}
+
+/** The definition's top-level TimeoutSeconds, bounded by what the workflow type allows. */
+function maxRunSecondsOf(definitionText: string, workflowType: keyof typeof MAX_RUN_SECONDS): number {
+  const bound = MAX_RUN_SECONDS[workflowType];
+  let timeout: unknown;
+  try {
+    timeout = (JSON.parse(definitionText) as { TimeoutSeconds?: unknown }).TimeoutSeconds;
+  } catch {
+    return bound;
+  }
+  return typeof timeout === 'number' && Number.isInteger(timeout) && timeout > 0 ? Math.min(timeout, bound) : bound;
 }

@@ -18,14 +18,32 @@ export class FakeWorkflowEngine implements WorkflowEngine {
   });
   failStartWith?: Error;
 
+  describeCalls = 0;
+  /** Starts the execution, then throws: StartExecution accepted, its answer lost. */
+  loseStartResponse = false;
+
+  executionArnFor(stateMachineArn: string, name: string): string {
+    return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+  }
+
+  /** Runs inside start, before the execution exists (to race a cancel against a start). */
+  beforeStart?: () => Promise<void>;
+
   async start(input: StartExecutionInput): Promise<{ executionArn: string }> {
     this.startCalls++;
     if (this.failStartWith) throw this.failStartWith;
-    const executionArn = `${input.stateMachineArn.replace(':stateMachine:', ':execution:')}:${input.name}`;
+    await this.beforeStart?.();
+    const executionArn = this.executionArnFor(input.stateMachineArn, input.name);
     if (!this.executions.has(executionArn)) {
       this.executions.set(executionArn, { executionArn, status: 'RUNNING', input: input.input, stateMachineArn: input.stateMachineArn, startDate: new Date() });
     }
+    if (this.loseStartResponse) throw new Error('socket hang up');
     return { executionArn };
+  }
+
+  /** How many executions were ever started. */
+  get executionCount(): number {
+    return this.executions.size;
   }
 
   /** Milliseconds startSync takes, to exercise the sync bound. */
@@ -45,6 +63,7 @@ export class FakeWorkflowEngine implements WorkflowEngine {
   }
 
   async describe(executionArn: string): Promise<ExecutionSnapshot> {
+    this.describeCalls++;
     const execution = this.executions.get(executionArn);
     if (!execution) throw new ExecutionNotFoundError(executionArn);
     return { ...execution };

@@ -7,7 +7,7 @@ export function testTool(overrides: Partial<ToolSpec> & Pick<ToolSpec, 'name'>):
     inputSchema: { type: 'object' },
     invocation: 'async',
     workflowType: 'STANDARD',
-    timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 1 },
+    timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 1, maxRunSeconds: 3600 },
     stateMachineArn: `arn:aws:states:us-east-1:000000000000:stateMachine:${overrides.name}`,
     ...overrides,
   };

@@ -1,31 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
-import { OperationError } from '../../lambdas/operations/operation-error.ts';
-import { OperationsService, type OperationsLimits } from '../../lambdas/operations/operations-service.ts';
+import { OperationsService } from '../../lambdas/operations/operations-service.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
+import { coreHarness, expectOperationError, ManualClock, TEST_LIMITS as limits } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
 const tool: ToolSpec = testTool({ name: 'analyze' });
-const limits: OperationsLimits = { maxKeepAliveSeconds: 3600, allowUnlimitedKeepAlive: false, maxBlockingSeconds: 2, reconcileAfterSeconds: 30 };
-
-class ManualClock {
-  constructor(public ms = 1_700_000_000_000) {}
-  now = () => this.ms;
-  advance(seconds: number) {
-    this.ms += seconds * 1000;
-  }
-}
-
-async function expectOperationError(promise: Promise<unknown>, code: OperationError['code']) {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OperationError);
-  expect((error as OperationError).code).toBe(code);
-  return error as OperationError;
-}
 
 describe('OperationsService', () => {
   let store: InMemoryRecordStore;
@@ -35,10 +16,7 @@ describe('OperationsService', () => {
   const owner = 'owner-a';
 
   beforeEach(() => {
-    store = new InMemoryRecordStore();
-    engine = new FakeWorkflowEngine();
-    clock = new ManualClock();
-    service = new OperationsService(store, engine, limits, clock);
+    ({ store, engine, clock, service } = coreHarness());
   });
 
   const start = (token = 't1', args: Record<string, unknown> = { rows: 10 }, extra: object = {}) =>
@@ -142,11 +120,14 @@ describe('OperationsService', () => {
     expect(await service.get(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { ok: true } } });
   });
 
-  it('marks an operation failed when its execution vanished', async () => {
+  it('marks an operation failed, with a reason, when its execution no longer exists', async () => {
     const record = await start();
     engine.executions.clear();
     clock.advance(30);
-    expect(await service.get(record)).toMatchObject({ status: 'failed', outcome: { kind: 'protocol-error', code: -32603 } });
+    expect(await service.get(record)).toMatchObject({
+      status: 'failed',
+      outcome: { kind: 'internal-error', message: 'The execution for this operation never started or no longer exists' },
+    });
   });
 
   it('reports expired operations as expired even while the item still exists', async () => {
@@ -179,6 +160,8 @@ describe('OperationsService', () => {
     const outcome = await service.runSync({ ownerId: owner, tool: express, arguments: { a: 1 } });
     expect(outcome).toMatchObject({ kind: 'result', output: { echo: { arguments: { a: 1 } } } });
     expect(engine.startCalls).toBe(0);
+    expect((await store.listByOwner(owner, { limit: 10 })).items).toEqual([]);
+    expect(await store.listActiveSlots(owner)).toEqual([]);
   });
 
   it('gives up on an EXPRESS run that exceeds its bound with a tool error, not a Lambda timeout', async () => {
@@ -198,7 +181,7 @@ describe('OperationsService', () => {
 });
 
 describe('OperationsService with results too large to store', () => {
-  it('records a protocol error instead of losing the operation', async () => {
+  it('records an internal error instead of losing the operation', async () => {
     const store = new InMemoryRecordStore({ maxRecordBytes: 4000 });
     const engine = new FakeWorkflowEngine();
     const service = new OperationsService(store, engine, limits);
@@ -206,7 +189,7 @@ describe('OperationsService with results too large to store', () => {
     const snapshot = engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: { blob: 'x'.repeat(10_000) } });
     expect(await service.applyExecution(record, snapshot)).toMatchObject({
       status: 'failed',
-      outcome: { kind: 'protocol-error', code: -32603, message: expect.stringContaining('larger than the server can store') },
+      outcome: { kind: 'internal-error', message: expect.stringContaining('larger than the server can store') },
     });
   });
 });

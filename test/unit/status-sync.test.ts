@@ -6,7 +6,7 @@ import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
-const tool: ToolSpec = testTool({ name: 'job', timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5 } });
+const tool: ToolSpec = testTool({ name: 'job', timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5, maxRunSeconds: 3600 } });
 
 function eventFor(executionArn: string, input: unknown, detail: Partial<ExecutionStatusChangeEvent['detail']>): ExecutionStatusChangeEvent {
   return {
@@ -90,5 +90,22 @@ describe('status-sync handler', () => {
     await expect(
       sync(eventFor('arn:aws:states:us-east-1:0:execution:job:gone', { operation: { token: 'gone', ownerId: 'o' } }, { status: 'SUCCEEDED', output: '{}' })),
     ).resolves.toBeUndefined();
+  });
+
+  it('an event of another execution than the record’s never writes into it (a token reused after expiry)', async () => {
+    const { record, input } = await started();
+    const otherArn = record.executionArn!.replace(record.executionName, 'op-an-older-execution');
+    await sync(eventFor(otherArn, input, { status: 'SUCCEEDED', output: '{"stale":true}', stopDate: Date.now() }));
+    expect(await store.get(record)).toMatchObject({ status: 'working' });
+    expect((await store.get(record))?.outcome).toBeUndefined();
+  });
+
+  it('a RUNNING event moves a submitted record to working without a DescribeExecution', async () => {
+    engine.loseStartResponse = true;
+    await expect(operations.start({ ownerId: 'o', tool, arguments: { n: 1 }, token: 'lost', dialect: 'sep-1391' })).rejects.toThrow();
+    const [execution] = [...engine.executions.values()];
+    await sync(eventFor(execution!.executionArn, execution!.input, { status: 'RUNNING' }));
+    expect((await store.get({ ownerId: 'o', token: 'lost' }))?.status).toBe('working');
+    expect(engine.describeCalls).toBe(0);
   });
 });

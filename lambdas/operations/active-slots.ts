@@ -1,0 +1,90 @@
+/**
+ * The per-principal limit on active operations. Each active operation holds one slot,
+ * taken with one conditional write before its record is created and given back by the
+ * write that makes it terminal. Slots are kept per token, so claiming and releasing are
+ * idempotent: a retried start or a redelivered event never counts twice.
+ *
+ * A crash between a terminal write and its release, or between a claim and the create,
+ * would keep a slot taken. Such slots are repaired when the limit is reached: every
+ * slot whose operation is over, expired or missing is given back, and the claim is
+ * tried once more. (A claim whose create is still in flight at that instant may be
+ * freed too; the limit is then one lower than it should be for that operation.)
+ */
+import type { Logger } from '../logging/logger.ts';
+import { isTerminal, type OperationKey, type OperationRecord } from './operation.ts';
+import { OperationError } from './operation-error.ts';
+import type { RecordStore, SlotClaim } from './ports.ts';
+
+/** How many slot owners' records are read at once during a repair. */
+const REPAIR_CONCURRENCY = 10;
+
+export class ActiveSlots {
+  constructor(
+    private readonly store: RecordStore,
+    readonly limit: number,
+    /** The record as it stands once reconciled; `undefined` when missing or expired. */
+    private readonly settle: (key: OperationKey) => Promise<OperationRecord | undefined>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Takes a slot for the token, repairing leaked slots once when the limit is reached. */
+  async claim(key: OperationKey): Promise<SlotClaim> {
+    const first = await this.store.claimActiveSlot(key.ownerId, key.token, this.limit);
+    if (first !== 'refused') return first;
+    if (!(await this.repair(key.ownerId))) return 'refused';
+    return this.store.claimActiveSlot(key.ownerId, key.token, this.limit);
+  }
+
+  /**
+   * Gives the token's slot back. The terminal write it follows has happened, so a
+   * failure here is logged, not thrown; the next repair frees the slot.
+   */
+  async release(key: OperationKey): Promise<void> {
+    try {
+      await this.store.releaseActiveSlot(key.ownerId, key.token);
+    } catch (error) {
+      this.logger.warn('active slot not released; the next repair frees it', { error: errorName(error) });
+    }
+  }
+
+  /** The error a start gets at the limit: it names the limit and when to retry. */
+  limitExceeded(retryAfterSeconds: number): OperationError {
+    const retry = Math.max(1, Math.ceil(retryAfterSeconds));
+    return new OperationError(
+      'LIMIT_EXCEEDED',
+      `Too many active operations: at most ${this.limit} may run at once for one principal. Retry after ${retry} s, or cancel one.`,
+      { data: { limit: this.limit, retryAfterSeconds: retry } },
+    );
+  }
+
+  /** Frees the slots of operations that are over; true if any was freed. */
+  private async repair(ownerId: string): Promise<boolean> {
+    const tokens = await this.store.listActiveSlots(ownerId);
+    let freed = 0;
+    for (let i = 0; i < tokens.length; i += REPAIR_CONCURRENCY) {
+      const batch = tokens.slice(i, i + REPAIR_CONCURRENCY);
+      await Promise.all(
+        batch.map(async (token) => {
+          const key = { ownerId, token };
+          let record: OperationRecord | undefined;
+          try {
+            record = await this.settle(key);
+          } catch (error) {
+            // Unknown state: the slot stays taken.
+            this.logger.warn('active slot repair could not read an operation', { error: errorName(error) });
+            return;
+          }
+          if (!record || isTerminal(record.status)) {
+            await this.store.releaseActiveSlot(ownerId, token);
+            freed++;
+          }
+        }),
+      );
+    }
+    return freed > 0;
+  }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,81 @@
+/** Issue "Loses no work", section 5: a per-principal limit on active operations. */
+import { describe, expect, it, vi } from 'vitest';
+import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
+import { coreHarness, expectOperationError } from '../support/core-harness.ts';
+import { testTool } from '../support/tool-spec-fixture.ts';
+
+const tool: ToolSpec = testTool({ name: 'analyze' });
+const start = (service: ReturnType<typeof coreHarness>['service'], token: string, ownerId = 'owner-a') =>
+  service.start({ ownerId, tool, arguments: {}, token, dialect: 'sep-1391' });
+
+describe('per-principal limit on active operations', () => {
+  it('the next start past the limit is refused, naming the limit, and nothing is written', async () => {
+    const { service, store, engine } = coreHarness({ limits: { maxActiveOperations: 2 } });
+    await start(service, 'a');
+    await start(service, 'b');
+    const error = await expectOperationError(start(service, 'c'), 'LIMIT_EXCEEDED');
+    expect(error.message).toMatch(/at most 2 may run at once/);
+    expect(error.data).toEqual({ limit: 2, retryAfterSeconds: 5 });
+    expect(await store.get({ ownerId: 'owner-a', token: 'c' })).toBeUndefined();
+    expect(engine.executionCount).toBe(2);
+  });
+
+  it('other principals are unaffected', async () => {
+    const { service } = coreHarness({ limits: { maxActiveOperations: 1 } });
+    await start(service, 'a');
+    await expectOperationError(start(service, 'b'), 'LIMIT_EXCEEDED');
+    expect((await start(service, 'b', 'owner-b')).status).toBe('working');
+  });
+
+  it('ending an operation frees a slot: completion and cancellation', async () => {
+    const { service, engine } = coreHarness({ limits: { maxActiveOperations: 1 } });
+    const a = await start(service, 'a');
+    await service.applyExecution(a, engine.finish(a.executionArn!, { status: 'SUCCEEDED', output: {} }));
+    const b = await start(service, 'b');
+    await service.cancel(b);
+    expect((await start(service, 'c')).status).toBe('working');
+  });
+
+  it('a retry of a call already accepted is answered at the limit, not refused', async () => {
+    const { service } = coreHarness({ limits: { maxActiveOperations: 1 } });
+    const first = await start(service, 'a');
+    expect(await start(service, 'a')).toMatchObject({ token: 'a', executionArn: first.executionArn });
+  });
+
+  it('a retry of a finished call does not take a slot', async () => {
+    const { service, store, engine } = coreHarness({ limits: { maxActiveOperations: 1 } });
+    const a = await start(service, 'a');
+    await service.applyExecution(a, engine.finish(a.executionArn!, { status: 'SUCCEEDED', output: {} }));
+    expect((await start(service, 'a')).status).toBe('completed');
+    expect(await store.listActiveSlots('owner-a')).toEqual([]);
+  });
+
+  it('holds under concurrent starts: 10 at once with a limit of 3 start exactly 3', async () => {
+    const { service, engine } = coreHarness({ limits: { maxActiveOperations: 3 } });
+    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => start(service, `t${i}`)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    expect(engine.executionCount).toBe(3);
+  });
+
+  it('a slot a crash never gave back is repaired when the limit is reached', async () => {
+    const { service, store, engine } = coreHarness({ limits: { maxActiveOperations: 1 } });
+    const a = await start(service, 'a');
+    // The terminal write succeeds, the release is lost (the process died in between).
+    const release = vi.spyOn(store, 'releaseActiveSlot').mockRejectedValueOnce(new Error('crash'));
+    await service.applyExecution(a, engine.finish(a.executionArn!, { status: 'SUCCEEDED', output: {} }));
+    release.mockRestore();
+    expect(await store.listActiveSlots('owner-a')).toEqual(['a']);
+    expect((await start(service, 'b')).status).toBe('working');
+    expect(await store.listActiveSlots('owner-a')).toEqual(['b']);
+  });
+
+  it('a slot whose start crashed before the record was written is repaired too', async () => {
+    const { service, store } = coreHarness({ limits: { maxActiveOperations: 1 } });
+    const create = vi.spyOn(store, 'create').mockRejectedValueOnce(new Error('crash'));
+    const release = vi.spyOn(store, 'releaseActiveSlot').mockRejectedValueOnce(new Error('crash'));
+    await expect(start(service, 'a')).rejects.toThrow('crash');
+    create.mockRestore();
+    release.mockRestore();
+    expect((await start(service, 'b')).status).toBe('working');
+  });
+});
