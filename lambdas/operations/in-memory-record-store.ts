@@ -1,47 +1,79 @@
 /**
  * An in-memory RecordStore for unit tests of the core. It keeps the DynamoDB
  * adapter's semantics (conditional create and transition, newest-first owner
- * listing with an opaque cursor, request aliases, the item size limit), and the
- * shared contract suite holds both to the same behaviour.
+ * listing with an opaque cursor, request aliases, active-operation slots, key and
+ * item size limits, optionally a lagging owner index), and the shared contract
+ * suite holds both to the same behaviour.
  */
 import type { OperationChanges, OperationKey, OperationRecord, OperationStatus } from './operation.ts';
-import { InvalidCursorError, RecordTooLargeError, type CreateResult, type Page, type RecordStore } from './ports.ts';
+import {
+  InvalidCursorError,
+  KeyTooLongError,
+  RecordTooLargeError,
+  STORE_LIMITS,
+  type CreateResult,
+  type Page,
+  type RecordStore,
+  type RequestAlias,
+  type SlotClaim,
+} from './ports.ts';
 
 /** DynamoDB's item size limit, which this store approximates. */
-export const DEFAULT_MAX_RECORD_BYTES = 400 * 1024;
+export const DEFAULT_MAX_RECORD_BYTES = STORE_LIMITS.maxItemBytes;
+
+/** DynamoDB's limit on a sort key, which the owner index's `createdKey` must respect. */
+export const MAX_SORT_KEY_BYTES = 1024;
 
 export interface InMemoryRecordStoreOptions {
   /**
-   * Size limit, measured as the UTF-8 length of the record's JSON.
+   * Item size limit, measured the way DynamoDB does (see {@link operationItemBytes}).
    * @default DEFAULT_MAX_RECORD_BYTES
    */
   readonly maxRecordBytes?: number;
+  /**
+   * Delay before `listByOwner` sees a create or transition, like a DynamoDB global
+   * secondary index (eventually consistent). Base-table reads stay strongly consistent.
+   * @default 0
+   */
+  readonly indexLagMs?: number;
 }
 
 type ChangeField = keyof OperationChanges;
 
 // Required fields are never cleared, so `undefined` there means "leave as is".
-const CLEARABLE_FIELDS: readonly ChangeField[] = ['statusMessage', 'executionArn', 'completedAt', 'expiresAt', 'outcome', 'dialectState'];
+const CLEARABLE_FIELDS: readonly ChangeField[] = ['statusMessage', 'executionArn', 'completedAt', 'expiresAt', 'outcome'];
 const CHANGE_FIELDS: readonly ChangeField[] = ['status', 'updatedAt', ...CLEARABLE_FIELDS];
+
+/** A version of a record as the owner index sees it, from `visibleAt` (epoch ms) on. */
+interface IndexVersion {
+  visibleAt: number;
+  record: OperationRecord;
+}
 
 /** In-memory `RecordStore`; stores and returns deep copies, so callers cannot mutate stored state. */
 export class InMemoryRecordStore implements RecordStore {
   readonly #records = new Map<string, OperationRecord>();
-  readonly #aliases = new Map<string, string>();
+  /** Per record, the versions not yet superseded in the index, oldest first. */
+  readonly #index = new Map<string, IndexVersion[]>();
+  readonly #aliases = new Map<string, RequestAlias>();
+  readonly #slots = new Map<string, Set<string>>();
   readonly #maxRecordBytes: number;
+  readonly #indexLagMs: number;
 
   constructor(options: InMemoryRecordStoreOptions = {}) {
     this.#maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+    this.#indexLagMs = options.indexLagMs ?? 0;
   }
 
   async create(record: OperationRecord): Promise<CreateResult> {
     const key = recordKey(record);
     checkCreatedAt(record.createdAt);
+    checkSortKey(record);
     const existing = this.#records.get(key);
     if (existing) return { created: false, existing: copyRecord(existing) };
     const stored = copyRecord(record);
     this.#checkSize(stored);
-    this.#records.set(key, stored);
+    this.#write(key, stored);
     return { created: true, record: copyRecord(stored) };
   }
 
@@ -54,28 +86,36 @@ export class InMemoryRecordStore implements RecordStore {
     key: OperationKey,
     from: readonly OperationStatus[],
     changes: OperationChanges,
+    options: { ifUpdatedAt?: number } = {},
   ): Promise<OperationRecord | undefined> {
     const mapKey = recordKey(key);
     const current = this.#records.get(mapKey);
     if (!current || !from.includes(current.status)) return undefined;
+    if (options.ifUpdatedAt !== undefined && current.updatedAt !== options.ifUpdatedAt) return undefined;
     const next: Record<string, unknown> = { ...current };
+    let changed = false;
     for (const field of CHANGE_FIELDS) {
       if (!Object.hasOwn(changes, field)) continue;
       const value = changes[field];
       if (value !== undefined) next[field] = value;
       else if (CLEARABLE_FIELDS.includes(field)) delete next[field];
+      else continue;
+      changed = true;
     }
+    // Nothing to write: DynamoDB would not touch the item either.
+    if (!changed) return copyRecord(current);
     const updated = copyRecord(next as unknown as OperationRecord);
     this.#checkSize(updated);
-    this.#records.set(mapKey, updated);
+    this.#write(mapKey, updated);
     return copyRecord(updated);
   }
 
   async listByOwner(ownerId: string, options: { limit: number; cursor?: string }): Promise<Page<OperationRecord>> {
     checkOwnerId(ownerId);
+    checkPartitionKey('OWNER', ownerId);
     checkLimit(options.limit);
     const after = options.cursor === undefined ? undefined : decodeCursor(ownerId, options.cursor);
-    const newestFirst = [...this.#records.values()]
+    const newestFirst = this.#visibleInIndex()
       .filter((record) => record.ownerId === ownerId)
       .map((record) => ({ record, sortKey: Buffer.from(createdKey(record)) }))
       // Byte order, as DynamoDB compares string sort keys.
@@ -89,31 +129,111 @@ export class InMemoryRecordStore implements RecordStore {
       : { items };
   }
 
-  async putRequestAlias(ownerId: string, requestId: string, token: string, _expiresAt: number): Promise<void> {
+  async putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void> {
+    checkExpiresAt(alias.expiresAt);
     // Last writer wins: JSON-RPC ids repeat across connections, and the newest request is the one a cancel names.
-    this.#aliases.set(aliasKey(ownerId, requestId), token);
+    this.#aliases.set(aliasKey(ownerId, requestId), { token: alias.token, expiresAt: alias.expiresAt });
   }
 
-  async findTokenByRequestId(ownerId: string, requestId: string): Promise<string | undefined> {
-    return this.#aliases.get(aliasKey(ownerId, requestId));
+  async deleteRequestAlias(ownerId: string, requestId: string): Promise<void> {
+    this.#aliases.delete(aliasKey(ownerId, requestId));
+  }
+
+  async findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined> {
+    const alias = this.#aliases.get(aliasKey(ownerId, requestId));
+    return alias && { ...alias };
+  }
+
+  async claimActiveSlot(ownerId: string, token: string, limit: number): Promise<SlotClaim> {
+    checkLimit(limit);
+    const key = slotKey(ownerId);
+    const tokens = this.#slots.get(key) ?? new Set<string>();
+    if (tokens.has(token)) return 'already-held';
+    if (tokens.size >= limit) return 'refused';
+    tokens.add(token);
+    this.#checkSlotsSize(ownerId, tokens, token);
+    this.#slots.set(key, tokens);
+    return 'claimed';
+  }
+
+  async releaseActiveSlot(ownerId: string, token: string): Promise<void> {
+    const key = slotKey(ownerId);
+    const tokens = this.#slots.get(key);
+    tokens?.delete(token);
+    if (tokens?.size === 0) this.#slots.delete(key);
+  }
+
+  async listActiveSlots(ownerId: string): Promise<string[]> {
+    return [...(this.#slots.get(slotKey(ownerId)) ?? [])].sort();
+  }
+
+  #write(key: string, record: OperationRecord): void {
+    this.#records.set(key, record);
+    const versions = this.#index.get(key) ?? [];
+    versions.push({ visibleAt: Date.now() + this.#indexLagMs, record });
+    this.#index.set(key, versions);
+  }
+
+  /** The newest version of each record the index has caught up with; older ones are dropped. */
+  #visibleInIndex(): OperationRecord[] {
+    const now = Date.now();
+    const visible: OperationRecord[] = [];
+    for (const versions of this.#index.values()) {
+      const latest = versions.findLastIndex((version) => version.visibleAt <= now);
+      if (latest < 0) continue;
+      versions.splice(0, latest);
+      visible.push((versions[0] as IndexVersion).record);
+    }
+    return visible;
   }
 
   #checkSize(record: OperationRecord): void {
-    if (Buffer.byteLength(JSON.stringify(record)) > this.#maxRecordBytes) throw new RecordTooLargeError();
+    if (operationItemBytes(record) > this.#maxRecordBytes) throw new RecordTooLargeError();
+  }
+
+  #checkSlotsSize(ownerId: string, tokens: Set<string>, added: string): void {
+    const bytes = utf8(`ACTIVE#${ownerId}`) + utf8('pk') + utf8('tokens') + [...tokens].reduce((sum, t) => sum + utf8(t), 0);
+    if (bytes > this.#maxRecordBytes) {
+      tokens.delete(added);
+      throw new RecordTooLargeError();
+    }
   }
 }
 
 /**
- * Copies the way a DynamoDB round trip does: `outcome` and `dialectState` go
- * through JSON, and top-level `undefined` fields disappear.
+ * The size DynamoDB counts for a record's item, as the DynamoDB store writes it:
+ * attribute names plus values, strings in UTF-8 bytes, `outcome` as its JSON text,
+ * the three key attributes included. Numbers count 21 bytes, DynamoDB's maximum,
+ * so this is never below what DynamoDB counts.
  */
+export function operationItemBytes(record: OperationRecord): number {
+  let bytes =
+    utf8('pk') + utf8(`OP#${record.ownerId}#${record.token}`) +
+    utf8('ownerKey') + utf8(`OWNER#${record.ownerId}`) +
+    utf8('createdKey') + utf8(createdKey(record));
+  for (const [name, value] of Object.entries(record)) {
+    if (value === undefined) continue;
+    bytes += utf8(name);
+    if (typeof value === 'string') bytes += utf8(value);
+    else if (typeof value === 'number') bytes += 21;
+    else if (value === null || typeof value === 'boolean') bytes += 1;
+    else bytes += utf8(JSON.stringify(value));
+  }
+  return bytes;
+}
+
+/** Copies the way a DynamoDB round trip does: `outcome` goes through JSON, and `undefined` fields disappear. */
 function copyRecord(record: OperationRecord): OperationRecord {
   const copy: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(record)) {
     if (value === undefined) continue;
-    copy[field] = field === 'outcome' || field === 'dialectState' ? JSON.parse(JSON.stringify(value)) : value;
+    copy[field] = field === 'outcome' ? JSON.parse(JSON.stringify(value)) : value;
   }
   return copy as unknown as OperationRecord;
+}
+
+function utf8(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }
 
 // The DynamoDB keys join owner and token with '#', so an owner id containing one would be ambiguous.
@@ -121,8 +241,21 @@ function checkOwnerId(ownerId: string): void {
   if (ownerId.includes('#')) throw new RangeError('An owner id must not contain "#"');
 }
 
+/** Refuses what DynamoDB refuses: a partition key `<prefix>#<id>` over 2,048 UTF-8 bytes. */
+function checkPartitionKey(prefix: string, id: string): void {
+  if (utf8(prefix) + 1 + utf8(id) > STORE_LIMITS.maxPartitionKeyBytes) throw new KeyTooLongError();
+}
+
+function checkSortKey(record: OperationRecord): void {
+  if (utf8(createdKey(record)) > MAX_SORT_KEY_BYTES) throw new KeyTooLongError();
+}
+
 function checkCreatedAt(createdAt: number): void {
   if (!Number.isSafeInteger(createdAt) || createdAt < 0) throw new RangeError('createdAt must be a non-negative integer');
+}
+
+function checkExpiresAt(expiresAt: number): void {
+  if (!Number.isFinite(expiresAt)) throw new RangeError('expiresAt must be a finite number');
 }
 
 function checkLimit(limit: number): void {
@@ -131,12 +264,20 @@ function checkLimit(limit: number): void {
 
 function recordKey(key: OperationKey): string {
   checkOwnerId(key.ownerId);
+  checkPartitionKey(`OP#${key.ownerId}`, key.token);
   return JSON.stringify([key.ownerId, key.token]);
 }
 
 function aliasKey(ownerId: string, requestId: string): string {
   checkOwnerId(ownerId);
+  checkPartitionKey(`REQ#${ownerId}`, requestId);
   return JSON.stringify([ownerId, requestId]);
+}
+
+function slotKey(ownerId: string): string {
+  checkOwnerId(ownerId);
+  if (utf8(`ACTIVE#${ownerId}`) > STORE_LIMITS.maxPartitionKeyBytes) throw new KeyTooLongError();
+  return ownerId;
 }
 
 /** Same sort key as the DynamoDB index: zero-padded creation time, then the token. */

@@ -48,8 +48,20 @@ export const STORE_LIMITS = {
   maxItemBytes: 400 * 1024,
 } as const;
 
-/** The longest token or request id (UTF-8 bytes) the core lets reach a key; well inside the key limit. */
-export const MAX_ID_BYTES = 1024;
+/**
+ * The longest token or request id (UTF-8 bytes) the core lets reach a key. The owner
+ * index's sort key is a 16-byte time prefix plus the token, and a sort key holds at
+ * most 1,024 bytes.
+ */
+export const MAX_ID_BYTES = 1000;
+
+/** A key longer than DynamoDB accepts (partition key 2,048 bytes, sort key 1,024); nothing was read or written. */
+export class KeyTooLongError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('A key exceeds the size DynamoDB accepts', options);
+    this.name = 'KeyTooLongError';
+  }
+}
 
 export interface RecordStore {
   /** Conditional put (`attribute_not_exists`): never overwrites an existing token. */

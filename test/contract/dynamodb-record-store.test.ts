@@ -1,9 +1,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetItemCommand, ConditionalCheckFailedException, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  DynamoDBServiceException,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbRecordStore, RecordStoreError } from '../../lambdas/aws/dynamodb-record-store.ts';
+import { KeyTooLongError } from '../../lambdas/operations/ports.ts';
 import { RecordTooLargeError } from '../../lambdas/operations/ports.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo-local.ts';
@@ -47,12 +54,14 @@ const record: OperationRecord = {
 };
 
 describe('DynamoDbRecordStore item layout', () => {
+  const reader = (tableName: string) => async (pk: string) =>
+    (await local.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: pk } }, ConsistentRead: true }))).Item;
+
   it('writes the index attributes on operation items and not on alias items', async () => {
     const { store, tableName } = await freshStore();
     await store.create(record);
-    await store.putRequestAlias('owner-a', 'request-7', 'token-1', 1_760_003_600);
-    const read = async (pk: string) =>
-      (await local.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: pk } }, ConsistentRead: true }))).Item;
+    await store.putRequestAlias('owner-a', 'request-7', { token: 'token-1', expiresAt: 1_760_003_600 });
+    const read = reader(tableName);
     const operation = await read('OP#owner-a#token-1');
     expect(operation).toMatchObject({
       ownerKey: { S: 'OWNER#owner-a' },
@@ -62,6 +71,85 @@ describe('DynamoDbRecordStore item layout', () => {
     });
     const alias = await read('REQ#owner-a#request-7');
     expect(alias).toEqual({ pk: { S: 'REQ#owner-a#request-7' }, token: { S: 'token-1' }, expiresAt: { N: '1760003600' } });
+  });
+
+  it('keeps the outcome as JSON text and writes no attribute for absent fields', async () => {
+    const { store, tableName } = await freshStore();
+    const outcome = { kind: 'result' as const, output: { z: 1, a: [null, ''], big: 1.7976931348623157e308 } };
+    await store.create({ ...record, outcome, statusMessage: undefined });
+    const item = await reader(tableName)('OP#owner-a#token-1');
+    expect(item?.outcome).toEqual({ S: JSON.stringify(outcome) });
+    expect(Object.keys(item ?? {}).sort()).toEqual(
+      [...Object.keys(record), 'outcome', 'pk', 'ownerKey', 'createdKey'].sort(),
+    );
+  });
+
+  it('keeps active slots in one string set per owner, without index attributes, and removes the item once empty', async () => {
+    const { store, tableName } = await freshStore();
+    const read = reader(tableName);
+    await store.claimActiveSlot('owner-a', 'token-1', 5);
+    await store.claimActiveSlot('owner-a', 'token-2', 5);
+    expect(await read('ACTIVE#owner-a')).toEqual({ pk: { S: 'ACTIVE#owner-a' }, tokens: { SS: ['token-1', 'token-2'] } });
+    await store.releaseActiveSlot('owner-a', 'token-1');
+    await store.releaseActiveSlot('owner-a', 'token-2');
+    expect(await read('ACTIVE#owner-a')).toBeUndefined();
+    // Releasing for an owner without an item must not create one.
+    await store.releaseActiveSlot('owner-z', 'token-1');
+    expect(await read('ACTIVE#owner-z')).toBeUndefined();
+  });
+});
+
+describe('DynamoDbRecordStore limits that dynalite does not enforce like DynamoDB', () => {
+  // dynalite measures strings in UTF-16 code units; DynamoDB in UTF-8 bytes. A plain client,
+  // without the local stack's limits middleware, shows that the store enforces them itself.
+  let plain: DynamoDBClient;
+  beforeAll(() => {
+    plain = new DynamoDBClient({ endpoint: local.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+  });
+  afterAll(() => plain?.destroy());
+
+  it('refuses a 2,050-byte partition key that dynalite itself accepts, without sending it', async () => {
+    const { tableName } = await freshStore();
+    const store = new DynamoDbRecordStore({ client: plain, tableName });
+    const requestId = 'é'.repeat(1019);
+    await plain.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: `REQ#owner-a#${requestId}` } } }));
+    const send = vi.spyOn(plain, 'send');
+    await expect(store.putRequestAlias('owner-a', requestId, { token: 't', expiresAt: 1 })).rejects.toBeInstanceOf(KeyTooLongError);
+    expect(send).not.toHaveBeenCalled();
+  });
+
+  it('refuses a record of 420,000 UTF-8 bytes that dynalite itself accepts', async () => {
+    const { tableName } = await freshStore();
+    const store = new DynamoDbRecordStore({ client: plain, tableName });
+    await plain.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: 'raw' }, v: { S: '€'.repeat(140_000) } } }));
+    const big = { ...record, outcome: { kind: 'result' as const, output: '€'.repeat(140_000) } };
+    await expect(store.create(big)).rejects.toBeInstanceOf(RecordTooLargeError);
+    expect(await store.get(big)).toBeUndefined();
+  });
+
+  it('refuses a transition whose UTF-8 outcome fits alone but not beside the ids already stored, which dynalite accepts', async () => {
+    const { tableName } = await freshStore();
+    const store = new DynamoDbRecordStore({ client: plain, tableName });
+    // About 4 KB of ids stay in the item; the outcome brings 406,500 UTF-8 bytes in 135,500 characters.
+    const stored = { ...record, token: 'k'.repeat(1000), requestId: 'r'.repeat(1000) };
+    await store.create(stored);
+    const outcome = { kind: 'result' as const, output: '€'.repeat(135_500) };
+    await expect(store.transition(stored, ['working'], { status: 'completed', outcome })).rejects.toBeInstanceOf(RecordTooLargeError);
+    expect(await store.get(stored)).toEqual(stored);
+  });
+
+  it("maps dynalite's own key size ValidationException to KeyTooLongError", async () => {
+    const { store } = await freshStore();
+    const fault = new DynamoDBServiceException({
+      name: 'ValidationException',
+      $fault: 'client',
+      $metadata: {},
+      message: 'One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes',
+    });
+    vi.spyOn(local.client, 'send').mockRejectedValueOnce(fault as never);
+    const error = await store.get(record).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(KeyTooLongError);
+    expect((error as Error).cause).toBe(fault);
   });
 });
 
@@ -81,8 +169,12 @@ describe('DynamoDbRecordStore fault handling', () => {
       ['get', () => store.get(record)],
       ['transition', () => store.transition(record, ['working'], { status: 'completed' })],
       ['listByOwner', () => store.listByOwner('owner-a', { limit: 5 })],
-      ['putRequestAlias', () => store.putRequestAlias('owner-a', 'r', 'token-1', 1)],
-      ['findTokenByRequestId', () => store.findTokenByRequestId('owner-a', 'r')],
+      ['putRequestAlias', () => store.putRequestAlias('owner-a', 'r', { token: 'token-1', expiresAt: 1 })],
+      ['findRequestAlias', () => store.findRequestAlias('owner-a', 'r')],
+      ['deleteRequestAlias', () => store.deleteRequestAlias('owner-a', 'r')],
+      ['claimActiveSlot', () => store.claimActiveSlot('owner-a', 'token-1', 5)],
+      ['releaseActiveSlot', () => store.releaseActiveSlot('owner-a', 'token-1')],
+      ['listActiveSlots', () => store.listActiveSlots('owner-a')],
     ];
     for (const [method, call] of calls) {
       const fault = throttled();

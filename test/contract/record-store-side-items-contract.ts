@@ -1,0 +1,147 @@
+/** The RecordStore contract, side items: request aliases and active-operation slots. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RecordStore } from '../../lambdas/operations/ports.ts';
+import { OTHER_OWNER, OWNER, makeRecord, useStore, type MakeStore } from './record-store-fixtures.ts';
+
+const LATER = 2_000_000_000;
+
+export function describeSideItemCases(makeStore: MakeStore): void {
+  const current = useStore(makeStore);
+  let store: RecordStore;
+  beforeEach(() => {
+    store = current();
+  });
+
+  describe('request aliases', () => {
+    it('finds the token and expiry a request id started', async () => {
+      await store.putRequestAlias(OWNER, 'request-1', { token: 'token-1', expiresAt: LATER });
+      expect(await store.findRequestAlias(OWNER, 'request-1')).toEqual({ token: 'token-1', expiresAt: LATER });
+    });
+
+    it('returns undefined for an unknown request id', async () => {
+      expect(await store.findRequestAlias(OWNER, 'request-unknown')).toBeUndefined();
+    });
+
+    it("returns undefined for another owner's request id", async () => {
+      await store.putRequestAlias(OWNER, 'request-1', { token: 'token-1', expiresAt: LATER });
+      expect(await store.findRequestAlias(OTHER_OWNER, 'request-1')).toBeUndefined();
+    });
+
+    it('lets the latest alias for a request id win (JSON-RPC ids repeat across connections)', async () => {
+      await store.putRequestAlias(OWNER, '1', { token: 'token-1', expiresAt: LATER });
+      await store.putRequestAlias(OWNER, '1', { token: 'token-2', expiresAt: LATER + 5 });
+      expect(await store.findRequestAlias(OWNER, '1')).toEqual({ token: 'token-2', expiresAt: LATER + 5 });
+    });
+
+    it('keeps typed request ids apart: the number 7 and the string "7" are two ids', async () => {
+      // The edge encodes the JSON type into the id; the store must keep the encodings distinct.
+      await store.putRequestAlias(OWNER, 'n:7', { token: 'token-number', expiresAt: LATER });
+      await store.putRequestAlias(OWNER, 's:7', { token: 'token-string', expiresAt: LATER });
+      expect((await store.findRequestAlias(OWNER, 'n:7'))?.token).toBe('token-number');
+      expect((await store.findRequestAlias(OWNER, 's:7'))?.token).toBe('token-string');
+    });
+
+    it('returns an expired alias as stored: expiry is for the caller to judge', async () => {
+      await store.putRequestAlias(OWNER, 'old', { token: 'token-1', expiresAt: 1 });
+      expect(await store.findRequestAlias(OWNER, 'old')).toEqual({ token: 'token-1', expiresAt: 1 });
+    });
+
+    it('forgets a deleted alias, and deleting an absent one is harmless', async () => {
+      await store.putRequestAlias(OWNER, 'request-1', { token: 'token-1', expiresAt: LATER });
+      await store.putRequestAlias(OTHER_OWNER, 'request-1', { token: 'token-9', expiresAt: LATER });
+      await store.deleteRequestAlias(OWNER, 'request-1');
+      expect(await store.findRequestAlias(OWNER, 'request-1')).toBeUndefined();
+      await expect(store.deleteRequestAlias(OWNER, 'request-1')).resolves.toBeUndefined();
+      await expect(store.deleteRequestAlias(OWNER, 'never-written')).resolves.toBeUndefined();
+      expect((await store.findRequestAlias(OTHER_OWNER, 'request-1'))?.token).toBe('token-9');
+    });
+
+    it('keeps aliases apart from operations with the same name', async () => {
+      await store.putRequestAlias(OWNER, 'token-1', { token: 'token-9', expiresAt: LATER });
+      expect(await store.get({ ownerId: OWNER, token: 'token-1' })).toBeUndefined();
+      expect((await store.create(makeRecord())).created).toBe(true);
+      expect((await store.findRequestAlias(OWNER, 'token-1'))?.token).toBe('token-9');
+    });
+
+    it('rejects an owner id containing "#"', async () => {
+      await expect(store.putRequestAlias('owner#x', 'r', { token: 't', expiresAt: LATER })).rejects.toThrow(RangeError);
+      await expect(store.findRequestAlias('owner#x', 'r')).rejects.toThrow(RangeError);
+    });
+  });
+
+  describe('active-operation slots', () => {
+    it('claims a free slot, and claiming it again with the same token is already-held, not a second slot', async () => {
+      expect(await store.claimActiveSlot(OWNER, 'token-1', 2)).toBe('claimed');
+      expect(await store.claimActiveSlot(OWNER, 'token-1', 2)).toBe('already-held');
+      expect(await store.listActiveSlots(OWNER)).toEqual(['token-1']);
+      expect(await store.claimActiveSlot(OWNER, 'token-2', 2)).toBe('claimed');
+    });
+
+    it('refuses a new token once the limit is reached, but still answers already-held for a holder', async () => {
+      expect(await store.claimActiveSlot(OWNER, 'token-1', 2)).toBe('claimed');
+      expect(await store.claimActiveSlot(OWNER, 'token-2', 2)).toBe('claimed');
+      expect(await store.claimActiveSlot(OWNER, 'token-3', 2)).toBe('refused');
+      expect(await store.claimActiveSlot(OWNER, 'token-2', 2)).toBe('already-held');
+      expect((await store.listActiveSlots(OWNER)).sort()).toEqual(['token-1', 'token-2']);
+    });
+
+    it('respects the limit under 30 concurrent claims of distinct tokens: exactly 10 are claimed', async () => {
+      const tokens = Array.from({ length: 30 }, (_, n) => `token-${n}`);
+      const claims = await Promise.all(tokens.map((token) => store.claimActiveSlot(OWNER, token, 10)));
+      expect(claims.filter((claim) => claim === 'claimed')).toHaveLength(10);
+      expect(claims.filter((claim) => claim === 'refused')).toHaveLength(20);
+      const held = tokens.filter((_, n) => claims[n] === 'claimed').sort();
+      expect((await store.listActiveSlots(OWNER)).sort()).toEqual(held);
+    });
+
+    it('frees a slot on release, so the next start gets it', async () => {
+      expect(await store.claimActiveSlot(OWNER, 'token-1', 1)).toBe('claimed');
+      expect(await store.claimActiveSlot(OWNER, 'token-2', 1)).toBe('refused');
+      await store.releaseActiveSlot(OWNER, 'token-1');
+      expect(await store.listActiveSlots(OWNER)).toEqual([]);
+      expect(await store.claimActiveSlot(OWNER, 'token-2', 1)).toBe('claimed');
+      expect(await store.listActiveSlots(OWNER)).toEqual(['token-2']);
+    });
+
+    it('releases idempotently: twice, an unknown token, or an owner with no slots changes nothing else', async () => {
+      expect(await store.claimActiveSlot(OWNER, 'token-1', 5)).toBe('claimed');
+      await store.releaseActiveSlot(OWNER, 'token-unknown');
+      expect(await store.listActiveSlots(OWNER)).toEqual(['token-1']);
+      await store.releaseActiveSlot(OWNER, 'token-1');
+      await store.releaseActiveSlot(OWNER, 'token-1');
+      await store.releaseActiveSlot(OTHER_OWNER, 'token-1');
+      expect(await store.listActiveSlots(OWNER)).toEqual([]);
+      expect(await store.listActiveSlots(OTHER_OWNER)).toEqual([]);
+    });
+
+    it("keeps owners apart: one owner's full slots do not limit another", async () => {
+      expect(await store.claimActiveSlot(OWNER, 'token-1', 1)).toBe('claimed');
+      expect(await store.claimActiveSlot(OWNER, 'token-2', 1)).toBe('refused');
+      expect(await store.claimActiveSlot(OTHER_OWNER, 'token-2', 1)).toBe('claimed');
+      expect(await store.claimActiveSlot(OTHER_OWNER, 'token-1', 1)).toBe('refused');
+      await store.releaseActiveSlot(OTHER_OWNER, 'token-1');
+      expect(await store.listActiveSlots(OWNER)).toEqual(['token-1']);
+      expect(await store.listActiveSlots(OTHER_OWNER)).toEqual(['token-2']);
+    });
+
+    it('lists no slots for an owner that never claimed one', async () => {
+      expect(await store.listActiveSlots(OWNER)).toEqual([]);
+    });
+
+    it('keeps slots apart from operations and aliases', async () => {
+      expect(await store.claimActiveSlot(OWNER, 'token-1', 5)).toBe('claimed');
+      expect(await store.get({ ownerId: OWNER, token: 'token-1' })).toBeUndefined();
+      expect((await store.create(makeRecord())).created).toBe(true);
+      await store.putRequestAlias(OWNER, 'token-1', { token: 'token-1', expiresAt: LATER });
+      expect(await store.listActiveSlots(OWNER)).toEqual(['token-1']);
+    });
+
+    it('rejects a limit that is not a positive integer, and an owner id containing "#"', async () => {
+      for (const limit of [0, -1, 1.5, Number.NaN]) {
+        await expect(store.claimActiveSlot(OWNER, 'token-1', limit)).rejects.toThrow(RangeError);
+      }
+      await expect(store.claimActiveSlot('owner#x', 'token-1', 1)).rejects.toThrow(RangeError);
+      expect(await store.listActiveSlots(OWNER)).toEqual([]);
+    });
+  });
+}
