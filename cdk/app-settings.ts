@@ -19,6 +19,14 @@ export const CONTEXT_KEYS = {
   functionUrlAuthType: 'functionUrlAuthType',
   /** `true` turns on X-Ray tracing. */
   tracing: 'tracing',
+  /** Active operations per principal (default 100). */
+  maxActiveOperations: 'maxActiveOperations',
+  /** Reserved concurrency of the MCP Lambda (default none). */
+  mcpReservedConcurrency: 'mcpReservedConcurrency',
+  /** Reserved concurrency of the status-sync Lambda (default none). */
+  statusSyncReservedConcurrency: 'statusSyncReservedConcurrency',
+  /** Reserved concurrency of each worker Lambda (default none). */
+  workerReservedConcurrency: 'workerReservedConcurrency',
 } as const;
 
 export interface AppSettings {
@@ -28,15 +36,27 @@ export interface AppSettings {
   workersDir?: string;
   functionUrlAuthType: FunctionUrlAuthType;
   tracing: boolean;
+  /** Absent: the construct's default. */
+  maxActiveOperations?: number;
+  /** Absent: no reservation. */
+  mcpReservedConcurrency?: number;
+  statusSyncReservedConcurrency?: number;
+  workerReservedConcurrency?: number;
 }
 
 // Context from the command line arrives as strings; from cdk.json it may be typed.
+const positiveWholeNumber = z.union([z.number(), z.string().regex(/^\d+$/, 'expected a whole number').transform(Number)]).pipe(z.number().int().positive());
+
 const Settings = z.object({
   stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'a stack name is letters, digits and hyphens, starting with a letter').default('AsyncMcp'),
   toolsDir: z.string().min(1).optional(),
   workersDir: z.string().min(1).optional(),
   functionUrlAuthType: z.enum(['AWS_IAM', 'NONE']).default('AWS_IAM'),
   tracing: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
+  maxActiveOperations: positiveWholeNumber.optional(),
+  mcpReservedConcurrency: positiveWholeNumber.optional(),
+  statusSyncReservedConcurrency: positiveWholeNumber.optional(),
+  workerReservedConcurrency: positiveWholeNumber.optional(),
 });
 
 /** Reads and validates the settings; throws naming the bad context key. */
@@ -50,7 +70,7 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     const key = CONTEXT_KEYS[issue.path[0] as keyof typeof CONTEXT_KEYS] ?? String(issue.path[0]);
     throw new Error(`Invalid context "${key}": ${issue.message}`);
   }
-  const { toolsDir, workersDir } = parsed.data;
+  const { toolsDir, workersDir, maxActiveOperations, mcpReservedConcurrency, statusSyncReservedConcurrency, workerReservedConcurrency } = parsed.data;
   const fromCwd = (dir: string) => (isAbsolute(dir) ? dir : resolve(cwd, dir));
   return {
     stackName: parsed.data.stackName,
@@ -58,5 +78,9 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     ...(workersDir === undefined ? {} : { workersDir: fromCwd(workersDir) }),
     functionUrlAuthType: parsed.data.functionUrlAuthType === 'NONE' ? FunctionUrlAuthType.NONE : FunctionUrlAuthType.AWS_IAM,
     tracing: parsed.data.tracing,
+    maxActiveOperations,
+    mcpReservedConcurrency,
+    statusSyncReservedConcurrency,
+    workerReservedConcurrency,
   };
 }

@@ -19,6 +19,10 @@ new AsyncMcpStack(app, settings.stackName, {
   ...(settings.workersDir ? { workersDir: settings.workersDir } : {}),
   functionUrlAuthType: settings.functionUrlAuthType,
   tracing: settings.tracing,
+  maxActiveOperations: settings.maxActiveOperations,
+  mcpReservedConcurrency: settings.mcpReservedConcurrency,
+  statusSyncReservedConcurrency: settings.statusSyncReservedConcurrency,
+  workerReservedConcurrency: settings.workerReservedConcurrency,
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 

@@ -12,6 +12,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../lambdas/aws/operations-table.ts';
+import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import { BundledFunction } from './bundled-function.ts';
@@ -64,6 +65,31 @@ export interface AsyncMcpServerProps {
    */
   readonly maxBlockingSeconds?: number;
   /**
+   * Operations one principal may have active (not yet terminal) at once; the next start
+   * gets HTTP 429. Sets `ASYNC_MCP_MAX_ACTIVE_OPERATIONS` on the MCP and status-sync Lambdas.
+   * @default 100
+   */
+  readonly maxActiveOperations?: number;
+  /**
+   * Concurrent executions reserved for the MCP Lambda. A reservation also caps it, so
+   * blocking calls (synchronous runs, `tasks/result`) cannot take the concurrency the
+   * workers and status sync need. Lambda keeps 100 of the account's concurrency
+   * unreserved, so all reservations together must leave that much.
+   * @default - none: the MCP Lambda shares the account's unreserved concurrency
+   */
+  readonly mcpReservedConcurrency?: number;
+  /**
+   * Concurrent executions reserved for the status-sync Lambda, so status changes are
+   * written even while the MCP Lambda is busy.
+   * @default - none
+   */
+  readonly statusSyncReservedConcurrency?: number;
+  /**
+   * Concurrent executions reserved for each worker Lambda.
+   * @default - none
+   */
+  readonly workerReservedConcurrency?: number;
+  /**
    * Active X-Ray tracing for the Lambdas and the state machines.
    * @default false
    */
@@ -107,16 +133,19 @@ export class AsyncMcpServer extends Construct {
     if (!Number.isInteger(maxBlockingSeconds) || maxBlockingSeconds < 1 || maxBlockingSeconds > maxTimeout) {
       throw new Error(`maxBlockingSeconds must be a whole number from 1 to ${maxTimeout}, got ${maxBlockingSeconds}`);
     }
-    const maxKeepAliveSeconds = props.maxKeepAliveSeconds ?? 7 * 24 * 3600;
-    if (!Number.isInteger(maxKeepAliveSeconds) || maxKeepAliveSeconds < 1) {
-      throw new Error(`maxKeepAliveSeconds must be a positive whole number, got ${maxKeepAliveSeconds}`);
-    }
+    const maxKeepAliveSeconds = positiveWholeNumber('maxKeepAliveSeconds', props.maxKeepAliveSeconds ?? 7 * 24 * 3600);
+    const maxActiveOperations = positiveWholeNumber('maxActiveOperations', props.maxActiveOperations ?? DEFAULT_LIMITS.maxActiveOperations);
+    const reserved = {
+      mcp: optionalPositiveWholeNumber('mcpReservedConcurrency', props.mcpReservedConcurrency),
+      statusSync: optionalPositiveWholeNumber('statusSyncReservedConcurrency', props.statusSyncReservedConcurrency),
+      worker: optionalPositiveWholeNumber('workerReservedConcurrency', props.workerReservedConcurrency),
+    };
 
     this.operations = new OperationsTable(this, 'Operations', {
       removalPolicy: props.tableRemovalPolicy ?? RemovalPolicy.RETAIN,
     });
 
-    this.workerFunctions = this.createWorkers(props, tracing, logRetention);
+    this.workerFunctions = this.createWorkers(props, tracing, logRetention, reserved.worker);
 
     const toolsScope = new Construct(this, 'Tools');
     const machines = new Map<string, ToolStateMachine>();
@@ -134,6 +163,7 @@ export class AsyncMcpServer extends Construct {
       [ENV.maxKeepAliveSeconds]: String(maxKeepAliveSeconds),
       [ENV.allowUnlimitedKeepAlive]: String(props.allowUnlimitedKeepAlive ?? false),
       [ENV.maxBlockingSeconds]: String(maxBlockingSeconds),
+      [ENV.maxActiveOperations]: String(maxActiveOperations),
     };
     const tools = props.tools;
     const mcp = new BundledFunction(this, 'Mcp', {
@@ -151,6 +181,7 @@ export class AsyncMcpServer extends Construct {
       },
       logRetention,
       tracing,
+      reservedConcurrentExecutions: reserved.mcp,
       afterBundling: (outputDir) => copyToolFolderCommands(tools, outputDir),
     });
     this.mcpFunction = mcp.function;
@@ -179,12 +210,18 @@ export class AsyncMcpServer extends Construct {
         stateMachines: standard,
         logRetention,
         tracing,
+        reservedConcurrentExecutions: reserved.statusSync,
       });
     }
   }
 
   /** One Lambda per distinct `${Worker_<name>}` across all definitions. */
-  private createWorkers(props: AsyncMcpServerProps, tracing: boolean, logRetention: RetentionDays): Map<string, NodejsFunction> {
+  private createWorkers(
+    props: AsyncMcpServerProps,
+    tracing: boolean,
+    logRetention: RetentionDays,
+    reservedConcurrentExecutions: number | undefined,
+  ): Map<string, NodejsFunction> {
     const workersDir = props.workersDir ?? DEFAULT_WORKERS_DIR;
     const usedBy = new Map<string, string[]>();
     for (const tool of props.tools) {
@@ -204,9 +241,19 @@ export class AsyncMcpServer extends Construct {
         timeout: props.workerTimeout ?? Duration.minutes(1),
         logRetention,
         tracing,
+        reservedConcurrentExecutions,
       });
       workers.set(worker, fn.function);
     }
     return workers;
   }
+}
+
+function positiveWholeNumber(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got ${value}`);
+  return value;
+}
+
+function optionalPositiveWholeNumber(name: string, value: number | undefined): number | undefined {
+  return value === undefined ? undefined : positiveWholeNumber(name, value);
 }

@@ -40,6 +40,11 @@ export interface BundledFunctionProps {
    * @default - dropped after Lambda's retries
    */
   readonly onFailure?: IDestination;
+  /**
+   * Concurrent executions reserved for this function, which also cap it.
+   * @default - none: the function shares the account's unreserved concurrency
+   */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 export class BundledFunction extends Construct {
@@ -71,6 +76,7 @@ export class BundledFunction extends Construct {
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       ...(props.onFailure ? { onFailure: props.onFailure } : {}),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       projectRoot: REPO_ROOT,
       depsLockFilePath: LOCK_FILE,
       bundling: {

@@ -16,11 +16,17 @@ export interface OperationsTableProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
-/** What the MCP Lambda does to records: conditional puts and updates, reads, index queries. */
-const RECORD_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'];
+/**
+ * What the MCP Lambda does to records: conditional puts and updates, reads, index
+ * queries; deletes of superseded request aliases and of emptied active-slot items.
+ */
+const RECORD_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'];
 
-/** What status-sync does: read a record, write its terminal state (conditionally). */
-const STATUS_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
+/**
+ * What status-sync does: read a record, write its terminal state (conditionally), and
+ * give its active slot back (an update, and a conditional delete of an emptied item).
+ */
+const STATUS_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 export class OperationsTable extends Construct {
   public readonly table: Table;

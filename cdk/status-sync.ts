@@ -1,37 +1,49 @@
 /**
- * Status sync (DESIGN §4 step 4): EventBridge delivers each terminal "Step Functions
- * Execution Status Change" of the tool state machines to a Lambda that writes the
- * outcome to the operation record. Failed deliveries and failed invocations land in
- * one dead-letter queue; a status read reconciles whatever is still missing.
+ * Status sync (DESIGN §4 step 4): EventBridge delivers each RUNNING and terminal
+ * "Step Functions Execution Status Change" of the tool state machines to a Lambda that
+ * writes it to the operation record. RUNNING gives the record its execution ARN without
+ * a DescribeExecution (about 15/s per account) on a later poll. The rule's pattern is
+ * `statusChangePattern`, the one the local event bus applies, so both forward the same
+ * events. Failed deliveries and failed invocations land in one dead-letter queue; a
+ * status read reconciles whatever is still missing.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Rule } from 'aws-cdk-lib/aws-events';
+import { Rule, type EventPattern } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../lambdas/aws/operations-table.ts';
+import { statusChangePattern, type StatusChangePattern } from '../lambdas/aws/status-events.ts';
 import { BundledFunction } from './bundled-function.ts';
 import type { OperationsTable } from './operations-table.ts';
 import type { ToolStateMachine } from './tool-state-machine.ts';
 
-/** The statuses that end an execution; the record only ever changes to these. */
-export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'];
+/** EventBridge's limit on the length of an event pattern. */
+export const EVENT_PATTERN_MAX_CHARS = 2048;
 
-/** ARNs per rule: an event pattern is limited to 2,048 characters and an ARN takes about 100. */
+/**
+ * ARNs per rule, so a rule's pattern stays within {@link EVENT_PATTERN_MAX_CHARS}: a
+ * state machine ARN takes up to about 145 characters (80 of them the name).
+ */
 export const STATE_MACHINES_PER_RULE = 12;
 
 export interface StatusSyncProps {
   /** The status-sync handler module. */
   readonly entry: string;
   readonly operations: OperationsTable;
-  /** The server's limits (keepAlive bounds), as the MCP Lambda gets them. */
+  /** The server's limits (keepAlive bounds, active operations), as the MCP Lambda gets them. */
   readonly limitsEnvironment: Record<string, string>;
   /** STANDARD tool state machines (Step Functions emits no status events for EXPRESS). */
   readonly stateMachines: readonly ToolStateMachine[];
   readonly logRetention: RetentionDays;
   readonly tracing: boolean;
+  /**
+   * Concurrent executions reserved for (and capping) the status-sync Lambda.
+   * @default - none: it shares the account's unreserved concurrency
+   */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 export class StatusSync extends Construct {
@@ -56,30 +68,26 @@ export class StatusSync extends Construct {
 
     this.function = new BundledFunction(this, 'Handler', {
       entry: props.entry,
-      description: 'async-mcp status sync: writes terminal execution states to the operations table',
+      description: 'async-mcp status sync: writes RUNNING and terminal execution states to the operations table',
       memorySize: 256,
       timeout: Duration.seconds(30),
       environment: { [ENV.tableName]: props.operations.tableName, ...props.limitsEnvironment },
       logRetention: props.logRetention,
       tracing: props.tracing,
       onFailure: new SqsDestination(this.deadLetterQueue),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
     });
     props.operations.grantStatusUpdates(this.function.function);
-    for (const machine of props.stateMachines) machine.grantDescribeExecution(this.function.function);
+    // Stop as well as describe: a RUNNING event for an operation canceled while it was
+    // starting stops that execution, so the cancel leaves no orphan.
+    for (const machine of props.stateMachines) machine.grantExecutionControl(this.function.function);
 
     const rules: Rule[] = [];
     for (let start = 0; start < props.stateMachines.length; start += STATE_MACHINES_PER_RULE) {
       const machines = props.stateMachines.slice(start, start + STATE_MACHINES_PER_RULE);
       const rule = new Rule(this, rules.length === 0 ? 'Rule' : `Rule${rules.length + 1}`, {
-        description: 'async-mcp: terminal status changes of the tool state machines',
-        eventPattern: {
-          source: ['aws.states'],
-          detailType: ['Step Functions Execution Status Change'],
-          detail: {
-            stateMachineArn: machines.map((machine) => machine.stateMachine.stateMachineArn),
-            status: TERMINAL_EXECUTION_STATUSES,
-          },
-        },
+        description: 'async-mcp: RUNNING and terminal status changes of the tool state machines',
+        eventPattern: cdkEventPattern(statusChangePattern(machines.map((machine) => machine.stateMachine.stateMachineArn))),
       });
       rule.addTarget(
         new LambdaFunction(this.function.function, {
@@ -92,4 +100,9 @@ export class StatusSync extends Construct {
     }
     this.rules = rules;
   }
+}
+
+/** The EventBridge JSON pattern in CDK's spelling (`detailType` renders as `detail-type`). */
+function cdkEventPattern(pattern: StatusChangePattern): EventPattern {
+  return { source: pattern.source, detailType: pattern['detail-type'], detail: pattern.detail };
 }

@@ -94,11 +94,6 @@ export class ToolStateMachine extends Construct {
     return this.grantOnExecutions(grantee, 'states:DescribeExecution', 'states:StopExecution');
   }
 
-  /** DescribeExecution on this state machine's executions. */
-  public grantDescribeExecution(grantee: IGrantable): Grant {
-    return this.grantOnExecutions(grantee, 'states:DescribeExecution');
-  }
-
   /** SendTaskSuccess and SendTaskFailure for this state machine's task tokens (input mid-run). */
   public grantTaskResponse(grantee: IGrantable): Grant {
     return Grant.addToPrincipal({

@@ -31,9 +31,20 @@ describe('readAppSettings', () => {
     });
   });
 
+  it('takes the active-operation limit and the reserved concurrencies, as CLI strings or cdk.json numbers', () => {
+    const limits = { maxActiveOperations: 25, mcpReservedConcurrency: 50, statusSyncReservedConcurrency: 5, workerReservedConcurrency: 20 };
+    const asStrings = Object.fromEntries(Object.entries(limits).map(([key, value]) => [key, String(value)]));
+    expect(settingsFrom(asStrings)).toMatchObject(limits);
+    expect(settingsFrom(limits)).toMatchObject(limits);
+  });
+
   it('names the context key it cannot use', () => {
     expect(() => settingsFrom({ functionUrlAuthType: 'none' })).toThrow(/Invalid context "functionUrlAuthType"/);
     expect(() => settingsFrom({ tracing: 'yes' })).toThrow(/Invalid context "tracing"/);
     expect(() => settingsFrom({ stackName: 'no spaces' })).toThrow(/Invalid context "stackName"/);
+    for (const bad of ['0', '-1', '2.5', 'lots', 0]) {
+      expect(() => settingsFrom({ maxActiveOperations: bad }), String(bad)).toThrow(/Invalid context "maxActiveOperations"/);
+      expect(() => settingsFrom({ mcpReservedConcurrency: bad }), String(bad)).toThrow(/Invalid context "mcpReservedConcurrency"/);
+    }
   });
 });

@@ -6,12 +6,14 @@ import { rmSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { ENV, OPERATIONS_TABLE } from '../../lambdas/aws/operations-table.ts';
+import { statusChangePattern } from '../../lambdas/aws/status-events.ts';
 import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { findWorkerPlaceholders, workerSubstitutionKey } from '../../lambdas/tools/worker-placeholders.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
-import { STATE_MACHINES_PER_RULE, TERMINAL_EXECUTION_STATUSES } from '../../cdk/status-sync.ts';
+import { EVENT_PATTERN_MAX_CHARS, STATE_MACHINES_PER_RULE } from '../../cdk/status-sync.ts';
 import { logicalIdOf, repoTools, resourcesOf, synthTemplate, toolsDirWithExtraTool } from './cdk-test-app.ts';
 
 let tools: ToolFolder[];
@@ -81,6 +83,7 @@ describe('Lambda functions', () => {
     expect(variables[ENV.maxKeepAliveSeconds]).toBe('604800');
     expect(variables[ENV.allowUnlimitedKeepAlive]).toBe('false');
     expect(variables[ENV.maxBlockingSeconds]).toBe('60');
+    expect(variables[ENV.maxActiveOperations]).toBe('100');
     // The catalog is JSON with each tool's state machine ARN filled in at deploy time.
     const catalog = JSON.stringify(variables[ENV.stateMachines]);
     for (const tool of tools) {
@@ -97,6 +100,38 @@ describe('Lambda functions', () => {
     });
     expect(custom.server.mcpFunction.timeout?.toSeconds()).toBe(315);
     expect(() => synthTemplate(tools, { maxBlockingSeconds: 890 })).toThrow(/maxBlockingSeconds must be a whole number from 1 to 885/);
+  });
+
+  it('pass the per-principal active-operation limit to the MCP and status-sync Lambdas, refusing one that is not a positive whole number', () => {
+    const { stack: custom, template: customTemplate } = synthTemplate(tools, { maxActiveOperations: 7 });
+    const functions = resourcesOf(customTemplate, 'AWS::Lambda::Function');
+    for (const fn of [custom.server.mcpFunction, custom.server.statusSync!.function.function]) {
+      expect(functions[logicalIdOf(fn)]!.Properties.Environment.Variables[ENV.maxActiveOperations], fn.node.path).toBe('7');
+    }
+    for (const bad of [0, -1, 2.5, Number.NaN]) {
+      expect(() => synthTemplate(tools, { maxActiveOperations: bad })).toThrow(/maxActiveOperations must be a positive whole number/);
+    }
+  });
+
+  it('reserve no concurrency unless asked', () => {
+    template.allResourcesProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: Match.absent() });
+  });
+
+  it('reserve concurrency for the MCP, status-sync and worker Lambdas when asked, so blocking calls cannot starve the workers', () => {
+    const { stack: custom, template: customTemplate } = synthTemplate(tools, {
+      mcpReservedConcurrency: 50,
+      statusSyncReservedConcurrency: 5,
+      workerReservedConcurrency: 20,
+    });
+    const functions = resourcesOf(customTemplate, 'AWS::Lambda::Function');
+    const reservedOf = (fn: IConstruct) => functions[logicalIdOf(fn)]!.Properties.ReservedConcurrentExecutions as unknown;
+    expect(reservedOf(custom.server.mcpFunction)).toBe(50);
+    expect(reservedOf(custom.server.statusSync!.function.function)).toBe(5);
+    expect(custom.server.workerFunctions.size).toBeGreaterThan(0);
+    for (const worker of custom.server.workerFunctions.values()) expect(reservedOf(worker), worker.node.path).toBe(20);
+    for (const prop of ['mcpReservedConcurrency', 'statusSyncReservedConcurrency', 'workerReservedConcurrency'] as const) {
+      expect(() => synthTemplate(tools, { [prop]: 0 })).toThrow(new RegExp(`${prop} must be a positive whole number, got 0`));
+    }
   });
 
   it('write to their own log groups with a retention, under roles without AWS managed policies', () => {
@@ -207,7 +242,7 @@ describe('state machines', () => {
 });
 
 describe('status sync', () => {
-  it('matches terminal status changes of the STANDARD tool state machines only', () => {
+  it('forwards RUNNING as well as terminal status changes of the STANDARD tool state machines only', () => {
     const standardArns = standardTools().map((tool) => ({
       Ref: logicalIdOf(stack.server.toolStateMachines.get(tool.config.name)!.stateMachine),
     }));
@@ -216,9 +251,23 @@ describe('status sync', () => {
       EventPattern: {
         source: ['aws.states'],
         'detail-type': ['Step Functions Execution Status Change'],
-        detail: { stateMachineArn: standardArns, status: TERMINAL_EXECUTION_STATUSES },
+        detail: { stateMachineArn: standardArns, status: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] },
       },
     });
+  });
+
+  it('uses the very pattern the local event bus applies', () => {
+    const [rule] = Object.values(resourcesOf(template, 'AWS::Events::Rule'));
+    const arns = rule!.Properties.EventPattern.detail.stateMachineArn as string[];
+    expect(rule!.Properties.EventPattern).toEqual(statusChangePattern(arns));
+  });
+
+  it(`fits ${STATE_MACHINES_PER_RULE} of the longest state machine ARNs in one pattern, and no more`, () => {
+    // A generous partition and region, and the longest state machine name (80 characters).
+    const longest = `arn:${'p'.repeat(10)}:states:${'r'.repeat(15)}:123456789012:stateMachine:${'n'.repeat(80)}`;
+    const length = (count: number) => JSON.stringify(statusChangePattern(Array<string>(count).fill(longest))).length;
+    expect(length(STATE_MACHINES_PER_RULE)).toBeLessThanOrEqual(EVENT_PATTERN_MAX_CHARS);
+    expect(length(STATE_MACHINES_PER_RULE + 1)).toBeGreaterThan(EVENT_PATTERN_MAX_CHARS);
   });
 
   it('splits the state machines across rules so no event pattern outgrows EventBridge\'s 2,048 characters', () => {

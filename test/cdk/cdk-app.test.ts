@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../lambdas/aws/operations-table.ts';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { CDK_JSON_CONTEXT } from './cdk-test-app.ts';
 
@@ -42,6 +43,24 @@ describe('cdk/app.ts', () => {
     );
     const report = JSON.parse(readFileSync(join(run.outdir, 'validation-report.json'), 'utf8')) as { pluginReports: unknown[] };
     expect(report.pluginReports).toEqual([]);
+  });
+
+  it('takes the active-operation limit and the reserved concurrencies from context (-c key=value)', () => {
+    const run = runApp({ maxActiveOperations: '25', mcpReservedConcurrency: '50', statusSyncReservedConcurrency: '5', workerReservedConcurrency: '20' });
+    expect(run.status, run.stderr).toBe(0);
+    const template = JSON.parse(readFileSync(join(run.outdir, 'AsyncMcp.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties: { Description?: string; ReservedConcurrentExecutions?: number; Environment?: { Variables: Record<string, unknown> } } }>;
+    };
+    const functions = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    const reservedBy = (description: RegExp) =>
+      functions.filter((fn) => description.test(fn.Properties.Description ?? '')).map((fn) => fn.Properties.ReservedConcurrentExecutions);
+    expect(reservedBy(/^async-mcp MCP server/)).toEqual([50]);
+    expect(reservedBy(/^async-mcp status sync/)).toEqual([5]);
+    const workers = reservedBy(/^async-mcp worker /);
+    expect(workers.length).toBeGreaterThan(0);
+    expect(workers.every((reserved) => reserved === 20)).toBe(true);
+    const limits = functions.map((fn) => fn.Properties.Environment?.Variables[ENV.maxActiveOperations]).filter((value) => value !== undefined);
+    expect(limits).toEqual(['25', '25']);
   });
 
   it('refuses an invalid tools directory before synthesizing anything', () => {

@@ -33,8 +33,14 @@ describe('AwsSolutionsChecks', () => {
     expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });
   });
 
-  it('passes with tracing on and a NONE Function URL', async () => {
-    const app = await checkedApp({ tracing: true, functionUrlAuthType: FunctionUrlAuthType.NONE });
+  it('passes with tracing on, a NONE Function URL and reserved concurrency', async () => {
+    const app = await checkedApp({
+      tracing: true,
+      functionUrlAuthType: FunctionUrlAuthType.NONE,
+      mcpReservedConcurrency: 50,
+      statusSyncReservedConcurrency: 5,
+      workerReservedConcurrency: 20,
+    });
     expect(() => app.synth()).not.toThrow();
     expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });
   });

@@ -109,7 +109,7 @@ describe('the MCP Lambda', () => {
   it('may read and write records and query the owner index, never Scan', () => {
     const statements = statementsOf(template, stack.server.mcpFunction.role!);
     const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
-    expect(actionsOf(dynamo)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(actionsOf(dynamo)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     const tableArn = { 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] };
     expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual([
       tableArn,
@@ -161,10 +161,11 @@ describe('the MCP Lambda', () => {
 });
 
 describe('the status-sync Lambda', () => {
-  it('may update records, describe executions, write its logs and dead-letter failures, nothing more', () => {
+  it('may update records, release their active slots, describe executions and stop those canceled while starting, write its logs and dead-letter failures, nothing more', () => {
     const statusSync = stack.server.statusSync!;
     const statements = statementsOf(template, statusSync.function.role);
     expect(actionsOf(statements)).toEqual([
+      'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:UpdateItem',
       'logs:CreateLogStream',
@@ -173,6 +174,7 @@ describe('the status-sync Lambda', () => {
       'sqs:GetQueueUrl',
       'sqs:SendMessage',
       'states:DescribeExecution',
+      'states:StopExecution',
     ]);
     const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
     expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual([{ 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] }]);
