@@ -83,16 +83,9 @@ export async function loadToolFolders(toolsDir: string, options: LoadOptions = {
     throw new ToolFolderError(toolsDir, `cannot read the tools directory (${(error as Error).message})`);
   }
   const folders: ToolFolder[] = [];
+  // Each name must equal its folder's, and a directory's entries are unique, so names are unique too.
   for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
     folders.push(await loadToolFolder(join(toolsDir, entry.name), entry.name, options.checkDefinitions ?? true));
-  }
-  const seen = new Map<string, string>();
-  for (const folder of folders) {
-    const other = seen.get(folder.config.name);
-    if (other) {
-      throw new ToolFolderError(join(folder.dir, TOOL_FILE), `duplicate tool name "${folder.config.name}" (also in ${other})`);
-    }
-    seen.set(folder.config.name, folder.dir);
   }
   if (folders.length === 0) throw new ToolFolderError(toolsDir, 'no tool folders found');
   return folders;

@@ -107,10 +107,12 @@ describe('tool folder loader', () => {
     expect((await loadError()).reason).toMatch(/not a valid JSON Schema/);
   });
 
-  it('makes duplicate names impossible: a folder declaring another folder\'s tool is rejected', async () => {
+  it('makes duplicate names impossible: a folder declaring another folder\'s tool fails the folder-name rule', async () => {
     await writeTool('echo', validTool);
     await writeTool('echo_copy', validTool);
-    expect((await loadError()).file).toBe(join(dir, 'echo_copy', 'tool.json'));
+    const error = await loadError();
+    expect(error.file).toBe(join(dir, 'echo_copy', 'tool.json'));
+    expect(error.reason).toBe('name "echo" must match its folder name "echo_copy"');
   });
 
   it('fails on an empty tools directory and on a missing one', async () => {
