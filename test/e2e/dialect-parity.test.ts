@@ -12,6 +12,7 @@ import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
 import { legacyNotification, legacyRequest, modernRequest, type RawResponse } from '../support/raw-mcp.ts';
+import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 
 const RETENTION_SECONDS = 2;
 
@@ -24,11 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopTestStack({ stack, sfn });
 });
-
-function ok(response: RawResponse) {
-  expect(response.message?.error).toBeUndefined();
-  return response.message!.result;
-}
 
 interface Started {
   handle: string;
@@ -110,15 +106,10 @@ const drivers: Driver[] = [
   },
 ];
 
-async function pollUntilTerminal(driver: Driver, handle: string, limitMs = 30_000): Promise<string> {
-  const terminal = new Set([driver.words.completed, driver.words.toolFailure, driver.words.protocolFailure, driver.words.cancelled]);
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const { status } = ok(await driver.status(handle));
-    if (terminal.has(status)) return status;
-    if (Date.now() > deadline) throw new Error(`${driver.name} ${handle} still ${status}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+async function pollUntilTerminal(driver: Driver, handle: string): Promise<string> {
+  const { words } = driver;
+  const terminal = [words.completed, words.toolFailure, words.protocolFailure, words.cancelled];
+  return (await pollUntilStatus(() => driver.status(handle), terminal)).status;
 }
 
 /** Per scenario step, each dialect's final answer: they must all be the same. */

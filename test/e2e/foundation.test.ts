@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { legacyRequest, modernRequest, postRaw, postWithHost } from '../support/raw-mcp.ts';
+import { rpcError } from '../support/rpc-assertions.ts';
 
 let stack: LocalStack;
 
@@ -121,8 +122,7 @@ describe('raw HTTP error cases', () => {
     const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1024 * 1024) } });
     const response = await postRaw(stack.url, huge);
     expect(response.status).toBe(413);
-    expect(response.message?.error?.code).toEqual(expect.any(Number));
-    expect(response.message?.error?.message).toMatch(/exceeds|too large/i);
+    expect(rpcError(response)).toMatchObject({ code: -32600, message: expect.stringMatching(/exceeds|too large/i) });
   });
 
   it('rejects a foreign Host header (DNS rebinding protection)', async () => {

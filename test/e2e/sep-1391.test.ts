@@ -14,9 +14,11 @@ import { startTestStack, startTestStackWithSfn, stopTestStack } from '../support
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
-import { legacyNotification, legacyRequest, modernRequest, type RawResponse } from '../support/raw-mcp.ts';
+import { legacyNotification, legacyRequest, modernRequest } from '../support/raw-mcp.ts';
+import { ok, pollUntilStatus, rpcError } from '../support/rpc-assertions.ts';
 
 const LRO = { experimental: { longRunningOperations: {} } };
+const TERMINAL = ['completed', 'failed', 'canceled', 'unknown'];
 
 let stack: LocalStack;
 let sfn: SFNClient;
@@ -36,24 +38,9 @@ function call(name: string, args: Record<string, unknown>, operation?: Record<st
 const status = (t: string, headers?: Record<string, string>) => legacyRequest(stack.url, 'tools/async/status', { token: t }, headers ? { headers } : {});
 const result = (t: string) => legacyRequest(stack.url, 'tools/async/result', { token: t });
 
-function ok(response: RawResponse) {
-  expect(response.message?.error).toBeUndefined();
-  return response.message!.result;
-}
-function rpcError(response: RawResponse) {
-  expect(response.message?.error).toBeDefined();
-  return response.message!.error!;
-}
-
 /** Polls as the SEP asks: "Clients SHOULD respect this value when polling for results." */
-async function pollUntilTerminal(t: string, pollFrequency: number, limitMs = 60_000) {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const current = ok(await status(t));
-    if (['completed', 'failed', 'canceled', 'unknown'].includes(current.status)) return current;
-    if (Date.now() > deadline) throw new Error(`operation ${t} still ${current.status}`);
-    await new Promise((r) => setTimeout(r, pollFrequency * 1000));
-  }
+function pollUntilTerminal(t: string, pollFrequency: number) {
+  return pollUntilStatus(() => status(t), TERMINAL, { interval: pollFrequency * 1000, timeout: 50_000 });
 }
 
 describe('discovery and compatibility', () => {
@@ -136,8 +123,10 @@ describe('the full flow', () => {
   it('tools/async/result on a running operation is -32602 saying it is not finished', async () => {
     const t = token();
     ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: t }));
+    expect(ok(await status(t)).status).toBe('working');
     expect(rpcError(await result(t))).toMatchObject({ code: -32602, message: expect.stringContaining('not finished') });
-    await legacyRequest(stack.url, 'tools/async/status', { token: t });
+    // Asking early changes nothing: the operation is still running.
+    expect(ok(await status(t)).status).toBe('working');
   });
 });
 
@@ -290,24 +279,24 @@ describe('durability', () => {
     try {
       const t = token();
       const first = await startTestStack({ dataDir });
-      const started = await legacyRequest(first.url, 'tools/call', {
-        name: 'run_test_suite',
-        arguments: { suite: 'durable', tests: 4, failures: 1, durationSeconds: 0 },
-        operation: { token: t },
-      });
-      expect(started.message?.result?.operation).toBeDefined();
-      for (let i = 0; i < 100; i++) {
-        const s = await legacyRequest(first.url, 'tools/async/status', { token: t });
-        if (s.message?.result?.status === 'completed') break;
-        await new Promise((r) => setTimeout(r, 100));
+      try {
+        const started = await legacyRequest(first.url, 'tools/call', {
+          name: 'run_test_suite',
+          arguments: { suite: 'durable', tests: 4, failures: 1, durationSeconds: 0 },
+          operation: { token: t },
+        });
+        expect(ok(started).operation.status).toBe('working');
+        const done = await pollUntilStatus(() => legacyRequest(first.url, 'tools/async/status', { token: t }), TERMINAL);
+        expect(done.status).toBe('completed');
+      } finally {
+        await first.close();
       }
-      await first.close();
 
       const second = await startTestStack({ dataDir });
       try {
-        expect((await legacyRequest(second.url, 'tools/async/status', { token: t })).message?.result?.status).toBe('completed');
-        const payload = await legacyRequest(second.url, 'tools/async/result', { token: t });
-        expect(payload.message?.result?.result?.structuredContent).toEqual({ suite: 'durable', passed: 3, failed: 1, durationSeconds: 0 });
+        expect(ok(await legacyRequest(second.url, 'tools/async/status', { token: t })).status).toBe('completed');
+        const payload = ok(await legacyRequest(second.url, 'tools/async/result', { token: t }));
+        expect(payload.result.structuredContent).toEqual({ suite: 'durable', passed: 3, failed: 1, durationSeconds: 0 });
       } finally {
         await second.close();
       }

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const TSX = join('node_modules', '.bin', 'tsx');
@@ -18,12 +18,9 @@ function start(args: string[]) {
   return { child, exited, output: () => ({ stdout, stderr }) };
 }
 
-async function waitFor(predicate: () => boolean, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Waits until the server has printed `text` on stdout. */
+function printed(server: ReturnType<typeof start>, text: string) {
+  return vi.waitFor(() => expect(server.output().stdout).toContain(text), { timeout: 30_000, interval: 50 });
 }
 
 describe('npm start', () => {
@@ -38,7 +35,7 @@ describe('npm start', () => {
   it('prints the URL and the tool list, and serves a real client', async () => {
     const server = start(['--port', '0']);
     try {
-      await waitFor(() => server.output().stdout.includes('run_test_suite'));
+      await printed(server, 'run_test_suite');
       const { stdout } = server.output();
       const url = stdout.match(/serving MCP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/)?.[1];
       expect(url).toBeDefined();
@@ -81,7 +78,7 @@ describe('npm start', () => {
     await writeFile(join(workers, 'upper-case.ts'), 'export async function handler(event: { text: string }) { return { text: event.text.toUpperCase() }; }\n');
     const server = start(['--port', '0', '--tools', tools, '--workers', workers]);
     try {
-      await waitFor(() => server.output().stdout.includes('shout'));
+      await printed(server, 'shout');
       const url = server.output().stdout.match(/serving MCP at (\S+)/)![1]!;
       const client = new Client({ name: 'startup', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));

@@ -25,7 +25,8 @@ import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
-import { legacyRequest, modernRequest, type CallOptions, type RawResponse } from '../support/raw-mcp.ts';
+import { legacyRequest, modernRequest, type CallOptions } from '../support/raw-mcp.ts';
+import { ok, pollUntilStatus, rpcError } from '../support/rpc-assertions.ts';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
@@ -45,29 +46,14 @@ const callAsTask = (name: string, args: Record<string, unknown>, task: Record<st
 const getTask = (taskId: string, options: CallOptions = {}) => request('tasks/get', { taskId }, options);
 const taskResult = (taskId: string, options: CallOptions = {}) => request('tasks/result', { taskId }, options);
 
-function ok(response: RawResponse) {
-  expect(response.message?.error).toBeUndefined();
-  return response.message!.result;
-}
-function rpcError(response: RawResponse) {
-  expect(response.message?.error).toBeDefined();
-  return response.message!.error!;
-}
-
 async function startTask(name: string, args: Record<string, unknown>, task: Record<string, unknown> = {}, options: CallOptions = {}) {
   const created = ok(await callAsTask(name, args, task, options));
   expect(CreateTaskResultV1Schema.safeParse(created).success).toBe(true);
   return created.task.taskId as string;
 }
 
-async function pollUntilTerminal(taskId: string, options: CallOptions = {}, limitMs = 30_000) {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const task = ok(await getTask(taskId, options));
-    if (['completed', 'failed', 'cancelled'].includes(task.status)) return task;
-    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task.status}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function pollUntilTerminal(taskId: string, options: CallOptions = {}) {
+  return pollUntilStatus(() => getTask(taskId, options), ['completed', 'failed', 'cancelled']);
 }
 
 describe('capabilities and tools/list', () => {

@@ -17,7 +17,8 @@ import { expectedStats } from '../support/expected-stats.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
-import { MODERN_VERSION, modernDispatch, modernRequest, type CallOptions, type RawResponse } from '../support/raw-mcp.ts';
+import { MODERN_VERSION, modernDispatch, modernRequest, type CallOptions } from '../support/raw-mcp.ts';
+import { ok, pollUntilStatus, rpcError } from '../support/rpc-assertions.ts';
 
 const EXTENSION = 'io.modelcontextprotocol/tasks';
 const EXT = { extensions: { [EXTENSION]: {} } };
@@ -40,23 +41,8 @@ function ext(method: string, params: Record<string, unknown> = {}, options: Call
 const callTool = (name: string, args: Record<string, unknown>, options: CallOptions = {}) => ext('tools/call', { name, arguments: args }, options);
 const getTask = (taskId: string, options: CallOptions = {}) => ext('tasks/get', { taskId }, options);
 
-function ok(response: RawResponse) {
-  expect(response.message?.error).toBeUndefined();
-  return response.message!.result;
-}
-function rpcError(response: RawResponse) {
-  expect(response.message?.error).toBeDefined();
-  return response.message!.error!;
-}
-
-async function pollUntilTerminal(taskId: string, options: CallOptions = {}, limitMs = 30_000) {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const task = ok(await getTask(taskId, options));
-    if (['completed', 'failed', 'cancelled'].includes(task.status)) return task;
-    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task.status}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function pollUntilTerminal(taskId: string, options: CallOptions = {}) {
+  return pollUntilStatus(() => getTask(taskId, options), ['completed', 'failed', 'cancelled']);
 }
 
 async function startTask(name: string, args: Record<string, unknown>, options: CallOptions = {}) {
