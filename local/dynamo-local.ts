@@ -1,7 +1,9 @@
 /**
  * The local DynamoDB: dynalite on 127.0.0.1, in memory or persisted in a data
- * directory, with the operations table created on start. dynalite implements
- * neither TTL nor transactions, so nothing that runs against it may rely on them.
+ * directory, with the operations table created on start. Its client enforces DynamoDB's
+ * size limits in UTF-8 bytes (dynamo-limits.ts). dynalite implements neither TTL (the
+ * local stack runs a sweeper, dynamo-ttl-sweeper.ts) nor transactions, so nothing that
+ * runs against it may rely on them.
  */
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -10,6 +12,7 @@ import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OPERATIONS_TABLE } from '../lambdas/aws/operations-table.ts';
+import { installDynamoLimits } from './dynamo-limits.ts';
 
 const require = createRequire(import.meta.url);
 type Dynalite = (options: {
@@ -35,7 +38,7 @@ export interface LocalDynamoOptions {
 export interface LocalDynamo {
   /** `http://127.0.0.1:<port>` */
   readonly endpoint: string;
-  /** A client for the endpoint, with placeholder credentials dynalite accepts. */
+  /** A client for the endpoint, with placeholder credentials dynalite accepts and DynamoDB's size limits. */
   readonly client: DynamoDBClient;
   readonly tableName: string;
   /** Destroys the client and stops the server; safe to call twice. */
@@ -60,6 +63,7 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
+  installDynamoLimits(client);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

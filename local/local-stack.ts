@@ -1,7 +1,8 @@
 /**
- * The whole system on one machine, on real parts: dynalite serves the DynamoDB API,
- * the Step Functions facade runs the tool definitions with their workers in-process,
- * a local event bus delivers status-change events to the status-sync handler, and
+ * The whole system on one machine, on real parts: dynalite serves the DynamoDB API
+ * (with DynamoDB's size limits and a lazy TTL sweeper), the Step Functions facade runs
+ * the tool definitions with their workers in-process, a local event bus delivers the
+ * status-change events the AWS rule's pattern selects to the status-sync handler, and
  * node:http serves the same MCP fetch handler the Lambda runs. The unmodified AWS
  * SDK clients talk to both local services.
  */
@@ -11,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
+import { statusChangePattern } from '../lambdas/aws/status-events.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../lambdas/app/async-mcp-app.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
@@ -19,15 +21,18 @@ import { workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import type { OperationsLimits } from '../lambdas/operations/operations-service.ts';
 import type { ToolCatalog } from '../lambdas/operations/tool-spec.ts';
 import { startLocalDynamo } from './dynamo-local.ts';
+import { startTtlSweeper, type TtlSweeperOptions } from './dynamo-ttl-sweeper.ts';
 import { createLocalEventBus } from './event-bus.ts';
 import { serveFetch } from './node-http-server.ts';
 import { startSfnFacade, type WorkerHandler } from './sfn-facade.ts';
+import { stateMachineArn } from './sfn-facade-arns.ts';
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_HOST = '127.0.0.1';
 /** Where `${Worker_<name>}` modules live unless `workersDir` says otherwise. */
 export const DEFAULT_WORKERS_DIR = resolve(import.meta.dirname, '../lambdas/handlers/workers');
 const REGION = 'us-east-1';
+const ACCOUNT_ID = '000000000000';
 /** Local services accept any credentials; the SDK just needs some to sign with. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -43,6 +48,8 @@ export interface LocalStackOptions {
   limits?: OperationsLimits;
   /** Scales Wait states (tests use a small factor); 1 = real time. */
   waitTimeScale?: number;
+  /** How late expired records are deleted (DynamoDB's TTL is lazy too). @default lagSeconds 60, intervalMs 10000 */
+  ttl?: Pick<TtlSweeperOptions, 'lagSeconds' | 'intervalMs'>;
 }
 
 export interface LocalStack {
@@ -51,6 +58,8 @@ export interface LocalStack {
   app: AsyncMcpApp;
   /** The Step Functions endpoint, for inspecting executions with an SFNClient. */
   sfnEndpoint: string;
+  /** The DynamoDB endpoint and the operations table, for inspecting records with a DynamoDBClient. */
+  dynamo: { endpoint: string; tableName: string };
   /** Resolves when every status event published so far has been delivered. */
   drainEvents(): Promise<void>;
   close(): Promise<void>;
@@ -63,13 +72,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     const dynamo = await startLocalDynamo(options.dataDir ? { dataDir: resolve(options.dataDir, 'dynamodb') } : {});
     closers.push(() => dynamo.close());
+    const sweeper = startTtlSweeper({ client: dynamo.client, tableName: dynamo.tableName, ...options.ttl });
+    closers.push(() => sweeper.close());
 
+    // The AWS rule's pattern, over the same STANDARD machines the CDK stack puts in it
+    // (EXPRESS executions emit no events). Only EXPRESS tools: nothing is ever published.
+    const standardArns = folders
+      .filter((folder) => folder.config.workflowType === 'STANDARD')
+      .map((folder) => stateMachineArn({ region: REGION, accountId: ACCOUNT_ID }, folder.config.name));
     // The app is built after the facade (it needs the ARNs), but events may only flow once it exists.
     let app: AsyncMcpApp | undefined;
-    const bus = createLocalEventBus(async (event) => {
-      if (!app) throw new Error('status-sync is not ready yet');
-      await app.statusSync(event);
-    });
+    const bus = createLocalEventBus(
+      async (event) => {
+        if (!app) throw new Error('status-sync is not ready yet');
+        await app.statusSync(event);
+      },
+      standardArns.length > 0 ? { pattern: statusChangePattern(standardArns) } : {},
+    );
     closers.push(async () => bus.close());
 
     const facade = await startSfnFacade({
@@ -77,6 +96,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       resolveWorker: (name) => workers.get(name)!,
       onStatusChange: (event) => bus.publish(event),
       region: REGION,
+      accountId: ACCOUNT_ID,
       ...(options.dataDir ? { dataDir: resolve(options.dataDir, 'stepfunctions') } : {}),
       ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
     });
@@ -107,6 +127,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       catalog,
       app,
       sfnEndpoint: facade.endpoint,
+      dynamo: { endpoint: dynamo.endpoint, tableName: dynamo.tableName },
       drainEvents: () => bus.drain(),
       close: () => closeAll(closers),
     };

@@ -4,6 +4,7 @@
  * the response body in the service's shape, dates as epoch seconds.
  */
 import * as z from 'zod';
+import { isObject } from '../lambdas/shared/json-values.ts';
 import type { ExecutionEngine, PreparedMachine } from './sfn-facade-engine.ts';
 import { SfnApiError } from './sfn-facade-errors.ts';
 import type { HistoryEvent } from './sfn-facade-history.ts';
@@ -12,6 +13,8 @@ import type { TaskTokens } from './sfn-facade-task-tokens.ts';
 
 export type SfnAction = (body: unknown) => Promise<object>;
 
+/** The service's limit on execution input and task output, bytes of UTF-8. */
+const MAX_DATA_BYTES = 262_144;
 const arn = z.string().min(1).max(2048);
 const taskToken = z.string().min(1).max(2048);
 const maxResults = z.number().int().min(0).max(1000).optional();
@@ -19,14 +22,20 @@ const nextToken = z.string().min(1).max(3096).optional();
 const error = z.string().max(256).optional();
 const cause = z.string().max(32_768).optional();
 const includedData = z.enum(['ALL_DATA', 'METADATA_ONLY']).optional();
-const startRequest = z.looseObject({ stateMachineArn: arn, name: z.string().optional(), input: z.string().optional() });
+/** Input and output are limited in bytes, not characters, and checked with the other model constraints. */
+const data = z.string().refine((text) => Buffer.byteLength(text) <= MAX_DATA_BYTES, {
+  message: `Member must have size less than or equal to ${MAX_DATA_BYTES} bytes in UTF-8 encoding`,
+});
+const startRequest = z.looseObject({ stateMachineArn: arn, name: z.string().min(1).max(80).optional(), input: data.optional() });
+/** Fields whose value the service leaves out of a validation message. */
+const SENSITIVE = new Set(['input', 'output', 'error', 'cause', 'taskToken']);
 
 const schemas = {
   StartExecution: startRequest,
   StartSyncExecution: startRequest,
   DescribeExecution: z.looseObject({ executionArn: arn, includedData }),
   StopExecution: z.looseObject({ executionArn: arn, error, cause }),
-  SendTaskSuccess: z.looseObject({ taskToken, output: z.string() }),
+  SendTaskSuccess: z.looseObject({ taskToken, output: data }),
   SendTaskFailure: z.looseObject({ taskToken, error, cause }),
   SendTaskHeartbeat: z.looseObject({ taskToken }),
   GetExecutionHistory: z.looseObject({
@@ -107,12 +116,35 @@ export function createSfnActions(engine: ExecutionEngine, tokens: TaskTokens, ro
   return table;
 }
 
+/**
+ * Model constraints come before any other check, and fail as the service words them:
+ * `1 validation error detected: Value 'x…' at 'name' failed to satisfy constraint: Member
+ * must have length less than or equal to 80` (sensitive values left out).
+ */
 function validate(schema: z.ZodType, body: unknown): unknown {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issues = result.error.issues;
-  const details = issues.map((issue) => `Value at '${issue.path.join('.') || '(body)'}' failed to satisfy constraint: ${issue.message}`);
+  const details = issues.map((issue) => {
+    const field = issue.path.join('.') || '(body)';
+    const value = valueAt(body, issue.path);
+    const shown = value === undefined ? 'Value null' : typeof value === 'string' && !SENSITIVE.has(field) ? `Value '${value}'` : 'Value';
+    return `${shown} at '${field}' failed to satisfy constraint: ${constraint(issue, value)}`;
+  });
   throw new SfnApiError('ValidationException', `${issues.length} validation error${issues.length === 1 ? '' : 's'} detected: ${details.join('; ')}`);
+}
+
+function constraint(issue: z.core.$ZodIssue, value: unknown): string {
+  if (value === undefined) return 'Member must not be null';
+  if (issue.code === 'too_big' && issue.origin === 'string') return `Member must have length less than or equal to ${issue.maximum}`;
+  if (issue.code === 'too_small' && issue.origin === 'string') return `Member must have length greater than or equal to ${issue.minimum}`;
+  return issue.message;
+}
+
+function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+  let value = body;
+  for (const key of path) value = isObject(value) ? value[String(key)] : undefined;
+  return value;
 }
 
 function executionOutput(record: ExecutionRecord, includedData: 'ALL_DATA' | 'METADATA_ONLY'): object {

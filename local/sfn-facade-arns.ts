@@ -30,11 +30,12 @@ export function expressExecutionArn(scope: ArnScope, machine: string, name: stri
   return `${prefix(scope)}:express:${machine}:${name}:${id}`;
 }
 
-/** Throws InvalidName unless `name` is 1-80 characters of A-Z, a-z, 0-9, `-` and `_`. */
+/**
+ * Throws InvalidName unless `name` is 1-80 characters of A-Z, a-z, 0-9, `-` and `_` (the
+ * length itself is a model constraint, checked before this with the request).
+ */
 export function checkExecutionName(name: string): void {
-  if (!NAME.test(name)) {
-    throw new SfnApiError('InvalidName', `Invalid Name: '${name.slice(0, 100)}' (1-80 characters of A-Z, a-z, 0-9, - and _)`);
-  }
+  if (!NAME.test(name)) throw new SfnApiError('InvalidName', `Invalid Name: '${name.slice(0, 80)}'`);
 }
 
 /**

@@ -305,8 +305,8 @@ export class ExecutionEngine {
   }
 }
 
+/** The input's size is a model constraint, checked with the request (sfn-facade-actions.ts). */
 function parseJson(text: string): unknown {
-  if (Buffer.byteLength(text) > MAX_DATA_BYTES) throw new SfnApiError('InvalidExecutionInput', 'Input exceeds 262144 bytes');
   try {
     return JSON.parse(text);
   } catch {

@@ -3,17 +3,17 @@
  * handlers in-process wherever the deployed machine would invoke a worker Lambda:
  * `"Resource": "${Worker_<name>}"`, and `arn:aws:states:::lambda:invoke[.waitForTaskToken]`
  * whose `Parameters.FunctionName` is such a placeholder. Worker failures are reported the
- * way Lambda reports them (Error = errorType, Cause = `{"errorType","errorMessage"}`).
- * Any other Task resource is rejected up front: the interpreter would call real AWS.
+ * way Lambda reports them (see lambda-function-error.ts). Any other Task resource is
+ * rejected up front (the interpreter would call real AWS), and so are the features the
+ * interpreter would silently run differently (JSONata, variables).
  */
 import './promise-with-resolvers.ts';
 import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
 import type { RunOptions, StateMachineDefinition } from 'aws-local-stepfunctions';
 import { findWorkerPlaceholders, workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
-import { TaskError } from './sfn-facade-errors.ts';
+import { lambdaFunctionError } from './lambda-function-error.ts';
 import type { TaskTokens } from './sfn-facade-task-tokens.ts';
 import { WaitScaler } from './sfn-facade-wait-scaling.ts';
-
 
 type WorkerHandler = (event: unknown) => Promise<unknown>;
 type Run = ReturnType<StateMachine['run']>;
@@ -91,7 +91,9 @@ export function createLocalInterpreter(machineName: string, definitionText: stri
       if (!handler) workers.set(name, (handler = options.resolveWorker(name)));
       return handler;
     };
+    refuseUnsupportedLanguage(definition, 'the definition');
     walkStates(definition, (stateName, state) => {
+      refuseUnsupportedLanguage(state, `state "${stateName}"`);
       if (state.Type === 'Task') tasks.set(stateName, classifyTask(stateName, state, workerFor));
       if (state.Type === 'Wait') waits.add(stateName, state);
     });
@@ -181,9 +183,7 @@ async function invokeWorker(worker: WorkerHandler, event: unknown): Promise<Json
     const result = await worker(JSON.parse(JSON.stringify(event ?? null)));
     return JSON.parse(JSON.stringify(result ?? null)) as JsonValue;
   } catch (error) {
-    const errorType = error instanceof Error ? error.name : 'Error';
-    const errorMessage = error instanceof Error ? error.message : String(error);
-    throw new TaskError(errorType, JSON.stringify({ errorType, errorMessage }));
+    throw lambdaFunctionError(error);
   }
 }
 
@@ -226,6 +226,19 @@ function classifyTask(
     `state "${stateName}" uses Resource "${resource}", which the local runtime cannot run; ` +
       `use "\${Worker_<name>}" or ${LAMBDA_INVOKE}[.waitForTaskToken] with such a FunctionName`,
   );
+}
+
+/**
+ * aws-local-stepfunctions reads neither JSONata nor variables: it would run such a
+ * definition without error and with other results than AWS, so it is refused instead.
+ */
+function refuseUnsupportedLanguage(node: object, where: string): void {
+  const { QueryLanguage, Assign, Catch, Choices } = node as Record<string, unknown>;
+  if (QueryLanguage === 'JSONata') throw new Error(`${where} uses QueryLanguage "JSONata", which the local runtime does not run yet`);
+  const assigns = [Assign, ...[Catch, Choices].flatMap((list) => (Array.isArray(list) ? list.map((entry) => (entry as { Assign?: unknown }).Assign) : []))];
+  if (assigns.some((assign) => assign !== undefined)) {
+    throw new Error(`${where} uses Assign (workflow variables), which the local runtime does not run yet`);
+  }
 }
 
 /** The worker name when `value` is exactly one `${Worker_<name>}` placeholder. */

@@ -6,6 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { isObject } from '../lambdas/shared/json-values.ts';
+import { describeError } from './describe-error.ts';
 import type { SfnAction } from './sfn-facade-actions.ts';
 import { SfnApiError, type SfnErrorName } from './sfn-facade-errors.ts';
 
@@ -24,7 +26,7 @@ export function createSfnRequestListener(actions: Record<string, SfnAction>, log
           send(res, requestId, 400, apiError(error.type, error.message));
           return;
         }
-        logger.error(`sfn facade: request ${requestId} (${String(req.headers['x-amz-target'])}) failed: ${describe(error)}`);
+        logger.error(`sfn facade: request ${requestId} (${String(req.headers['x-amz-target'])}) failed: ${describeError(error)}`);
         send(res, requestId, 500, apiError('InternalFailure', 'The local Step Functions runtime failed to process the request'));
       });
   };
@@ -44,7 +46,7 @@ async function handle(req: IncomingMessage, actions: Record<string, SfnAction>):
   } catch {
     throw new SfnApiError('SerializationException', 'The request body is not valid JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (!isObject(body)) {
     throw new SfnApiError('SerializationException', 'The request body must be a JSON object');
   }
   return action(body);
@@ -79,8 +81,4 @@ function send(res: ServerResponse, requestId: string, status: number, body: obje
 
 function apiError(type: SfnErrorName | 'InternalFailure', message: string): object {
   return { __type: type, message };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

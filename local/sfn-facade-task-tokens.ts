@@ -11,7 +11,6 @@ import { SfnApiError, TaskError } from './sfn-facade-errors.ts';
 const TOKEN = /^[A-Za-z0-9_-]{64}$/;
 /** Ended tasks remembered, so a late answer gets TaskTimedOut rather than TaskDoesNotExist. */
 const ENDED_KEPT = 10_000;
-const MAX_OUTPUT_BYTES = 262_144;
 
 interface TokenTask {
   executionArn: string;
@@ -60,8 +59,8 @@ export class TaskTokens {
   }
 
   succeed(token: string, outputText: string): void {
+    // The output's size is a model constraint, checked with the request (sfn-facade-actions.ts).
     const task = this.waiting(token);
-    if (Buffer.byteLength(outputText) > MAX_OUTPUT_BYTES) throw new SfnApiError('InvalidOutput', 'Output exceeds 262144 bytes');
     let output: unknown;
     try {
       output = JSON.parse(outputText);

@@ -81,6 +81,26 @@ describe('local event bus', () => {
     expect(delivered).toEqual(['fast', 'slow']);
   });
 
+  it('with a pattern, delivers only the events that match it, as an EventBridge rule invokes its target', async () => {
+    const delivered: string[] = [];
+    const bus = createLocalEventBus<TestEvent & { detail: { status: string } }>(async (e) => void delivered.push(e.id), {
+      pattern: { detail: { status: ['RUNNING', 'SUCCEEDED'] } },
+    });
+    for (const [id, status] of [
+      ['running', 'RUNNING'],
+      ['redrive', 'PENDING_REDRIVE'],
+      ['succeeded', 'SUCCEEDED'],
+    ]) {
+      bus.publish({ id: id!, detail: { input: '{}', status: status! } });
+    }
+    await bus.drain();
+    expect(delivered).toEqual(['running', 'succeeded']);
+  });
+
+  it('refuses, when created, a pattern it could not apply the way EventBridge does', () => {
+    expect(() => createLocalEventBus(async () => {}, { pattern: { detail: { status: [{ prefix: 'RUN' }] } } })).toThrow(/content filter/);
+  });
+
   it('close() drains pending deliveries, then drops (and logs) later events', async () => {
     const { lines, logger } = recordingLogger();
     const delivered: string[] = [];
