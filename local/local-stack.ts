@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
@@ -60,6 +61,8 @@ export interface LocalStack {
   sfnEndpoint: string;
   /** The DynamoDB endpoint and the operations table, for inspecting records with a DynamoDBClient. */
   dynamo: { endpoint: string; tableName: string };
+  /** The SDK clients the server itself uses (tests add middleware to count its AWS calls). */
+  awsClients: { dynamodb: DynamoDBClient; sfn: SFNClient };
   /** Resolves when every status event published so far has been delivered. */
   drainEvents(): Promise<void>;
   close(): Promise<void>;
@@ -104,12 +107,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const catalog = buildToolCatalog(folders, (name) => facade.stateMachineArn(name));
     const host = options.host ?? DEFAULT_HOST;
+    // StartSyncExecution normally goes to a `sync-` host prefix; the facade serves every action on one host.
+    const sfn = new SFNClient({ region: REGION, endpoint: facade.endpoint, credentials: LOCAL_CREDENTIALS, disableHostPrefix: true });
+    closers.push(async () => sfn.destroy());
     app = createAsyncMcpApp({
       store: new DynamoDbRecordStore({ client: dynamo.client, tableName: dynamo.tableName }),
-      engine: new StepFunctionsEngine(
-        // StartSyncExecution normally goes to a `sync-` host prefix; the facade serves every action on one host.
-        new SFNClient({ region: REGION, endpoint: facade.endpoint, credentials: LOCAL_CREDENTIALS, disableHostPrefix: true }),
-      ),
+      engine: new StepFunctionsEngine(sfn),
       catalog,
       ...(options.limits ? { limits: options.limits } : {}),
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
@@ -128,6 +131,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       app,
       sfnEndpoint: facade.endpoint,
       dynamo: { endpoint: dynamo.endpoint, tableName: dynamo.tableName },
+      awsClients: { dynamodb: dynamo.client, sfn },
       drainEvents: () => bus.drain(),
       close: () => closeAll(closers),
     };

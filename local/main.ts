@@ -3,6 +3,7 @@
  * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR, --workers DIR.
  */
 import { parseArgs } from 'node:util';
+import { limitsFromEnv } from '../lambdas/handlers/environment.ts';
 import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
 
@@ -12,7 +13,10 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
   --host HOST   address to bind; keep it on loopback
   --data DIR    keep operations and execution history in DIR across restarts (default: in memory)
   --tools DIR   the tools directory (default: $ASYNC_MCP_TOOLS_DIR or ./state-machines)
-  --workers DIR the worker modules the tools name (default: $ASYNC_MCP_WORKERS_DIR or ./lambdas/handlers/workers)`;
+  --workers DIR the worker modules the tools name (default: $ASYNC_MCP_WORKERS_DIR or ./lambdas/handlers/workers)
+
+Environment: ASYNC_MCP_MAX_ACTIVE_OPERATIONS (active operations per principal, default 100),
+MAX_KEEPALIVE_SECONDS, ALLOW_UNLIMITED_KEEPALIVE, MAX_BLOCKING_SECONDS: the same settings the Lambda reads.`;
 
 async function main(): Promise<void> {
   let values;
@@ -41,6 +45,13 @@ async function main(): Promise<void> {
     console.error(`--port must be a port number, got "${values.port}"\n\n${USAGE}`);
     process.exit(2);
   }
+  let limits;
+  try {
+    limits = limitsFromEnv();
+  } catch (error) {
+    console.error(`Cannot start: ${(error as Error).message}`);
+    process.exit(2);
+  }
   const toolsDir = values.tools ?? process.env.ASYNC_MCP_TOOLS_DIR ?? 'state-machines';
   const workersDir = values.workers ?? process.env.ASYNC_MCP_WORKERS_DIR;
 
@@ -50,6 +61,7 @@ async function main(): Promise<void> {
       toolsDir,
       ...(workersDir ? { workersDir } : {}),
       port,
+      limits,
       ...(values.host ? { host: values.host } : {}),
       ...(values.data ? { dataDir: values.data } : {}),
     });

@@ -318,7 +318,7 @@ export class OperationsService {
       if (record.status === 'submitted' && this.clock.now() - record.createdAt < STALLED_START_MS) return record;
       return this.fail(record, 'The execution for this operation never started or no longer exists');
     }
-    return (await this.applyExecution(record, snapshot)) ?? record;
+    return (await this.applyToRecord(record, snapshot)) ?? record;
   }
 
   /** Reconciles one record if it is due (used to repair slots); never throws for a missing record. */
@@ -360,7 +360,13 @@ export class OperationsService {
    */
   async applyExecution(key: OperationKey, snapshot: ExecutionSnapshot): Promise<OperationRecord | undefined> {
     const record = await this.store.get(key);
-    if (!record || !isExecutionOf(record, snapshot.executionArn)) return undefined;
+    return record && this.applyToRecord(record, snapshot);
+  }
+
+  /** `applyExecution` with the record already read; the conditional writes make a stale read harmless. */
+  private async applyToRecord(record: OperationRecord, snapshot: ExecutionSnapshot): Promise<OperationRecord | undefined> {
+    const key: OperationKey = { ownerId: record.ownerId, token: record.token };
+    if (!isExecutionOf(record, snapshot.executionArn)) return undefined;
     if (isTerminal(record.status)) {
       // Canceled before its execution started: the start that lost the race is stopped here.
       if (record.status === 'canceled' && snapshot.status === 'RUNNING') await this.stopQuietly(snapshot.executionArn, 'Canceled while it was starting');
@@ -413,7 +419,7 @@ export class OperationsService {
       }
     }
     if (snapshot && terminalChanges(snapshot, record.keepAliveSeconds, this.clock.now())) {
-      return (await this.applyExecution(key, snapshot)) ?? (await this.read(key));
+      return (await this.applyToRecord(record, snapshot)) ?? (await this.read(key));
     }
     const now = this.clock.now();
     const canceled = await this.finish(key, {

@@ -1,0 +1,139 @@
+/**
+ * What one operation costs in AWS calls, counted by a middleware on the server's own
+ * SDK clients while real requests run through the local stack: start, each poll, the
+ * result and a cancel, in every dialect. Status-sync's calls (events arrive while a
+ * request runs) are told apart by the async context they run in, and counted apart.
+ * The counts are exact, so a change that adds a call fails here.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/local-stack.ts';
+import { startTestStack } from '../support/local-stack-fixture.ts';
+import { legacyNotification, legacyRequest, modernRequest } from '../support/raw-mcp.ts';
+import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
+
+type Counts = Record<string, number>;
+
+let stack: LocalStack;
+let counts: { request: Counts; statusSync: Counts } = { request: {}, statusSync: {} };
+const inStatusSync = new AsyncLocalStorage<true>();
+/** Calls of the local stand-ins themselves (the local key-size check reads the table's schema once). */
+const LOCAL_ONLY = new Set(['dynamodb:DescribeTable']);
+
+/** Counts every command the server's clients send, by name ("dynamodb:GetItem"). */
+function countCalls(service: string) {
+  return (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+    const name = `${service}:${(context.commandName ?? 'unknown').replace(/Command$/, '')}`;
+    const bucket = inStatusSync.getStore() ? counts.statusSync : counts.request;
+    if (!LOCAL_ONLY.has(name)) bucket[name] = (bucket[name] ?? 0) + 1;
+    return next(args);
+  };
+}
+
+/** The calls `work` makes, and those of the status events it caused, once they are all applied. */
+async function measure(work: () => Promise<unknown>): Promise<{ request: Counts; statusSync: Counts }> {
+  await stack.drainEvents();
+  counts = { request: {}, statusSync: {} };
+  await work();
+  await stack.drainEvents();
+  return counts;
+}
+
+const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const LRO = { experimental: { longRunningOperations: {} } };
+
+beforeAll(async () => {
+  // No TTL sweeps during the count: they are the local stand-in for DynamoDB's own TTL.
+  stack = await startTestStack({ toolsDir: 'test/conformance/tools', ttl: { intervalMs: 3_600_000 } });
+  // Events reach status sync a moment after the request that caused them answered, as
+  // EventBridge's delivery latency has them do in AWS; so each side's count is exact.
+  const statusSync = stack.app.statusSync;
+  stack.app.statusSync = async (event) => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await inStatusSync.run(true, () => statusSync(event));
+  };
+  stack.awsClients.dynamodb.middlewareStack.add(countCalls('dynamodb') as never, { step: 'initialize', name: 'countDynamoDbCalls' });
+  stack.awsClients.sfn.middlewareStack.add(countCalls('sfn') as never, { step: 'initialize', name: 'countSfnCalls' });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const slow = (seconds: number) => ({ name: 'slow_compute', arguments: { seconds, label: 'x' } });
+
+describe('AWS calls per operation', () => {
+  it('SEP-1391: start is 3 writes + 1 alias + 1 StartExecution; a poll is 1 GetItem; the result 1 GetItem; a cancel by token 2 reads, 1 stop, 1 describe, 3 writes', async () => {
+    const token = `tok-${randomUUID()}`;
+    const start = await measure(async () => ok(await legacyRequest(stack.url, 'tools/call', { ...slow(0), operation: { token } }, { capabilities: LRO })));
+    expect(start.request).toEqual({ 'dynamodb:UpdateItem': 2, 'dynamodb:PutItem': 2, 'sfn:StartExecution': 1 });
+    await pollUntilStatus(() => legacyRequest(stack.url, 'tools/async/status', { token }), ['completed']);
+    const poll = await measure(async () => ok(await legacyRequest(stack.url, 'tools/async/status', { token })));
+    expect(poll.request).toEqual({ 'dynamodb:GetItem': 1 });
+    const result = await measure(async () => ok(await legacyRequest(stack.url, 'tools/async/result', { token })));
+    expect(result.request).toEqual({ 'dynamodb:GetItem': 1 });
+
+    const running = `tok-${randomUUID()}`;
+    ok(await legacyRequest(stack.url, 'tools/call', { ...slow(600), operation: { token: running } }, { capabilities: LRO }));
+    const runningPoll = await measure(async () => ok(await legacyRequest(stack.url, 'tools/async/status', { token: running })));
+    expect(runningPoll.request).toEqual({ 'dynamodb:GetItem': 1 });
+    const cancel = await measure(() => legacyNotification(stack.url, 'notifications/cancelled', { requestId: 'x', _operation: { token: running } }));
+    expect(cancel.request).toEqual({
+      'dynamodb:GetItem': 2,
+      'sfn:StopExecution': 1,
+      'sfn:DescribeExecution': 1,
+      'dynamodb:UpdateItem': 2,
+      'dynamodb:DeleteItem': 1,
+    });
+    // The ABORTED event finds the record already canceled: one read, no write.
+    expect(cancel.statusSync).toEqual({ 'dynamodb:GetItem': 1 });
+  });
+
+  it('status sync: the RUNNING event of a started operation is one read; the terminal event one read, the terminal write and the slot release', async () => {
+    const token = `tok-${randomUUID()}`;
+    const start = await measure(async () => ok(await legacyRequest(stack.url, 'tools/call', { ...slow(0), operation: { token } }, { capabilities: LRO })));
+    // RUNNING (record already working: a read) and SUCCEEDED (a read, the terminal write, the slot release and the
+    // emptied slot item's delete).
+    expect(start.statusSync).toEqual({ 'dynamodb:GetItem': 2, 'dynamodb:UpdateItem': 2, 'dynamodb:DeleteItem': 1 });
+  });
+
+  it('Tasks extension (2026-07-28): start is 3 writes + 1 alias delete + 1 StartExecution; tasks/get is 1 GetItem, result inlined', async () => {
+    const created = await measure(async () => ok(await modernRequest(stack.url, 'tools/call', slow(0), { capabilities: EXT })));
+    expect(created.request).toEqual({ 'dynamodb:UpdateItem': 2, 'dynamodb:PutItem': 1, 'dynamodb:DeleteItem': 1, 'sfn:StartExecution': 1 });
+    const taskId = (await modernRequest(stack.url, 'tools/call', slow(0), { capabilities: EXT })).message!.result.taskId as string;
+    await pollUntilStatus(() => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: EXT }), ['completed']);
+    const get = await measure(async () => ok(await modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: EXT })));
+    expect(get.request).toEqual({ 'dynamodb:GetItem': 1 });
+
+    const running = ok(await modernRequest(stack.url, 'tools/call', slow(600), { capabilities: EXT })).taskId as string;
+    const cancel = await measure(async () => ok(await modernRequest(stack.url, 'tasks/cancel', { taskId: running }, { capabilities: EXT })));
+    expect(cancel.request).toEqual({
+      'dynamodb:GetItem': 2,
+      'sfn:StopExecution': 1,
+      'sfn:DescribeExecution': 1,
+      'dynamodb:UpdateItem': 2,
+      'dynamodb:DeleteItem': 1,
+    });
+  });
+
+  it('2025-11-25 tasks: start, tasks/get and tasks/result of a finished task, tasks/cancel', async () => {
+    const created = await measure(async () => ok(await legacyRequest(stack.url, 'tools/call', { ...slow(0), task: {} })));
+    expect(created.request).toEqual({ 'dynamodb:UpdateItem': 2, 'dynamodb:PutItem': 1, 'dynamodb:DeleteItem': 1, 'sfn:StartExecution': 1 });
+    const taskId = ok(await legacyRequest(stack.url, 'tools/call', { ...slow(0), task: {} })).task.taskId as string;
+    await pollUntilStatus(() => legacyRequest(stack.url, 'tasks/get', { taskId }), ['completed']);
+    const get = await measure(async () => ok(await legacyRequest(stack.url, 'tasks/get', { taskId })));
+    expect(get.request).toEqual({ 'dynamodb:GetItem': 1 });
+    const result = await measure(async () => ok(await legacyRequest(stack.url, 'tasks/result', { taskId })));
+    expect(result.request).toEqual({ 'dynamodb:GetItem': 2 });
+
+    const running = ok(await legacyRequest(stack.url, 'tools/call', { ...slow(600), task: {} })).task.taskId as string;
+    const cancel = await measure(async () => ok(await legacyRequest(stack.url, 'tasks/cancel', { taskId: running })));
+    expect(cancel.request).toEqual({
+      'dynamodb:GetItem': 2,
+      'sfn:StopExecution': 1,
+      'sfn:DescribeExecution': 1,
+      'dynamodb:UpdateItem': 2,
+      'dynamodb:DeleteItem': 1,
+    });
+  });
+});
