@@ -33,7 +33,7 @@ describe('bounded inputs', () => {
     await expectOperationError(service.runSync({ ownerId: owner, tool: express, arguments: { blob: 'x'.repeat(MAX_EXECUTION_INPUT_BYTES) } }), 'INVALID_INPUT');
   });
 
-  it('a token longer than 1,024 bytes is refused before anything is written, and reading one is "not found"', async () => {
+  it('a token longer than 1,000 bytes is refused before anything is written, and reading one is "not found"', async () => {
     const { service, store } = coreHarness();
     const token = 't'.repeat(3000);
     await expectOperationError(service.start({ ownerId: owner, tool, arguments: {}, token, dialect: 'sep-1391' }), 'INVALID_INPUT');
