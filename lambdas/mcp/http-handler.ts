@@ -11,10 +11,10 @@ import {
 } from '@modelcontextprotocol/server';
 import { ownerIdFor } from '../operations/fingerprint.ts';
 import { createServerFactory, type ServerFactoryOptions } from './mcp-server-factory.ts';
+import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
 
-/** Requests over this size get HTTP 413 with a JSON-RPC error before anything is parsed. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES };
 
 export interface HttpHandlerOptions extends ServerFactoryOptions {
   /**
@@ -49,7 +49,11 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
         originValidationResponse(request, options.allowedHostnames);
       if (rejected) return rejected;
     }
+    // Size, nesting depth, batches and id lengths are checked before the SDK parses anything.
+    const guarded = await guardRequestBody(request);
+    if (!guarded.ok) return guarded.response;
     const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId: ownerIdFor(principal) } };
-    return withRequestScope(() => handler.fetch(request, { authInfo }));
+    const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };
+    return withRequestScope(() => handler.fetch(guarded.request, fetchOptions), { batch: guarded.batch });
   };
 }
