@@ -1,10 +1,11 @@
 /**
- * Serves a fetch-style handler with node:http: the local stand-in for the Lambda
- * Function URL. Bodies are read with a cap, so an oversized request is refused
- * without buffering it all.
+ * Serves a fetch-style handler over node:http with `@hono/node-server`: the local
+ * stand-in for the Lambda Function URL. Request bodies stream into the handler, which
+ * reads them with a cap; a body declared too large is refused before any of it is read.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAdaptorServer, type Http2Bindings, type HttpBindings } from '@hono/node-server';
 import { MAX_BODY_BYTES } from '../lambdas/mcp/http-handler.ts';
 
 export type FetchHandler = (request: Request, incoming: IncomingMessage) => Promise<Response>;
@@ -15,12 +16,17 @@ export interface NodeHttpServer {
 }
 
 export async function serveFetch(handler: FetchHandler, options: { host: string; port: number; path: string }): Promise<NodeHttpServer> {
-  const server: Server = createServer((req, res) => {
-    handle(handler, req, res).catch((error: unknown) => {
-      console.error(JSON.stringify({ level: 'error', message: 'local http server failure', error: String(error) }));
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
-    });
+  const server = createAdaptorServer({
+    // The handler gets the platform's own Request and Response, as in Lambda.
+    overrideGlobalObjects: false,
+    fetch: (request: Request, bindings: HttpBindings | Http2Bindings) => {
+      const env = bindings as HttpBindings; // An HTTP/1.1 server: never HTTP/2 bindings.
+      if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return tooLarge(env);
+      return handler(request, env.incoming).catch((error: unknown) => {
+        console.error(JSON.stringify({ level: 'error', message: 'local http server failure', error: String(error) }));
+        return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }, { status: 500 });
+      });
+    },
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -32,53 +38,17 @@ export async function serveFetch(handler: FetchHandler, options: { host: string;
     url: new URL(`http://${host}:${port}${options.path}`),
     close: () =>
       new Promise((resolve) => {
-        server.closeAllConnections();
+        if ('closeAllConnections' in server) server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
 }
 
-async function handle(handler: FetchHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  if (body === 'too-large') {
-    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` } }));
-    req.destroy();
-    return;
-  }
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
-    else if (value !== undefined) headers.set(name, value);
-  }
-  const controller = new AbortController();
-  res.on('close', () => controller.abort());
-  const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
-    method: req.method ?? 'GET',
-    headers,
-    signal: controller.signal,
-    ...(body.length > 0 && req.method !== 'GET' && req.method !== 'HEAD' ? { body: new Uint8Array(body) } : {}),
-  });
-  const response = await handler(request, req);
-  res.writeHead(response.status, [...response.headers].flat());
-  if (!response.body) {
-    res.end();
-    return;
-  }
-  // Stream (SSE responses arrive in pieces).
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-  res.end();
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) return 'too-large';
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return 'too-large';
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/** 413 before reading a byte of the body; the connection closes instead of draining it. */
+function tooLarge(env: HttpBindings): Response {
+  env.outgoing.once('finish', () => env.incoming.destroy());
+  return Response.json(
+    { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` } },
+    { status: 413, headers: { connection: 'close' } },
+  );
 }

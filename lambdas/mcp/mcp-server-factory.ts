@@ -5,6 +5,7 @@
  */
 import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { ToolSpec } from '../operations/tool-spec.ts';
+import { isObject } from '../shared/json-values.ts';
 import { validateArguments } from './argument-validator.ts';
 import type { AsyncDialect, McpDeps, ToolListing } from './dialects/dialect.ts';
 import { JSONRPC, toProtocolError } from './json-rpc-errors.ts';
@@ -98,7 +99,9 @@ export function createServerFactory(options: ServerFactoryOptions) {
   }
 
   async function runSynchronously(tool: ToolSpec, args: Record<string, unknown>, view: RequestView) {
-    const outcome = await deps.operations.runSync({ ownerId: view.ownerId, tool, arguments: args, requestId: view.requestId });
+    // The typed request id: a STANDARD run can be cancelled by it while it runs, and either way
+    // this call supersedes an older call's alias for the same id.
+    const outcome = await deps.operations.runSync({ ownerId: view.ownerId, tool, arguments: args, requestId: view.requestKey });
     return toCallToolResult(outcome, tool);
   }
 }
@@ -128,8 +131,4 @@ function mergeCapabilities(parts: ReadonlyArray<Record<string, unknown> | undefi
     }
   }
   return merged;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,11 +4,18 @@
  * everything the dialects decide on is read from the request itself.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
+import { isObject } from '../shared/json-values.ts';
 
 export const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 
 export type Era = 'modern' | 'legacy';
+
+/**
+ * The longest string JSON-RPC id accepted (characters). Longer ones are refused before
+ * anything runs, so no id too long to key a record alias ever reaches the core.
+ */
+export const MAX_REQUEST_ID_LENGTH = 256;
 
 export interface RequestView {
   era: Era;
@@ -16,7 +23,10 @@ export interface RequestView {
   protocolVersion?: string;
   /** Capabilities the client declared in this request's `_meta`. */
   clientCapabilities: Record<string, unknown>;
+  /** The JSON-RPC id as text, for logs only: 7 and "7" read the same here. */
   requestId: string;
+  /** The JSON-RPC id with its type (`n:7`, `s:7`): what request aliases are keyed by. */
+  requestKey: string;
   /** Hash of the authenticated principal: every record read or written is scoped to it. */
   ownerId: string;
   headers: Headers;
@@ -38,11 +48,19 @@ export function requestViewOf(
     ...(typeof version === 'string' ? { protocolVersion: version } : {}),
     clientCapabilities: isObject(capabilities) ? capabilities : {},
     requestId: String(ctx.mcpReq.id),
+    requestKey: requestKeyOf(ctx.mcpReq.id) ?? `s:${String(ctx.mcpReq.id)}`,
     ownerId,
     headers,
   };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * A JSON-RPC id as a typed key: "An identifier established by the Client that MUST contain
+ * a String, Number, or NULL value" (JSON-RPC 2.0 §4), so 7 and "7" are two requests.
+ * `undefined` for anything that is not a string or a number.
+ */
+export function requestKeyOf(id: unknown): string | undefined {
+  if (typeof id === 'number' && Number.isFinite(id)) return `n:${id}`;
+  if (typeof id === 'string') return `s:${id}`;
+  return undefined;
 }

@@ -7,8 +7,9 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { Outcome } from '../operations/operation.ts';
 import type { ToolSpec } from '../operations/tool-spec.ts';
-import { JSONRPC } from './json-rpc-errors.ts';
+import { isObject, parseJsonOrText } from '../shared/json-values.ts';
 import { compileSchema, errorsText } from '../tools/json-schema.ts';
+import { JSONRPC } from './json-rpc-errors.ts';
 
 export interface CallToolResultShape {
   content: Array<{ type: 'text'; text: string } | Record<string, unknown>>;
@@ -17,11 +18,17 @@ export interface CallToolResultShape {
   [key: string]: unknown;
 }
 
-/** The CallToolResult for a finished operation; a protocol-error outcome throws it as a JSON-RPC error. */
+/**
+ * The CallToolResult for a finished operation. A protocol-error outcome throws the
+ * JSON-RPC error the state machine chose; an internal-error outcome (our machinery
+ * failed) throws -32603 with its message.
+ */
 export function toCallToolResult(outcome: Outcome, tool: ToolSpec): CallToolResultShape {
   switch (outcome.kind) {
     case 'protocol-error':
       throw new ProtocolError(outcome.code, outcome.message, outcome.data);
+    case 'internal-error':
+      throw new ProtocolError(JSONRPC.INTERNAL_ERROR, outcome.message);
     case 'tool-error':
       return toolErrorResult(tool.name, outcome.error, outcome.cause);
     case 'result':
@@ -35,19 +42,25 @@ export function toCallToolResult(outcome: Outcome, tool: ToolSpec): CallToolResu
  * describes success.
  */
 export function toolErrorResult(toolName: string, error: string, cause?: string): CallToolResultShape {
-  const lines = [`${toolName} failed.`, `Error: ${error}`, ...(cause ? [`Cause: ${readableCause(cause)}`] : [])];
+  const readable = cause === undefined ? undefined : publicCause(cause, error);
+  const lines = [`${toolName} failed.`, `Error: ${error}`, ...(readable ? [`Cause: ${readable}`] : [])];
   return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
 }
 
-/** Lambda failures carry a JSON cause; its errorMessage is what a person wants to read. */
-function readableCause(cause: string): string {
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
-  } catch {
-    // A plain-text cause.
-  }
-  return cause;
+/**
+ * What a client may read of a failure's Cause. A Lambda worker's Cause is JSON
+ * `{ errorType, errorMessage, trace }`, and in AWS the trace holds source paths: only the
+ * message goes out, after the type when the failure's `error` name does not already say it.
+ * Other JSON causes lose any `trace` or `stackTrace`; a plain-text cause is what the
+ * state machine's author wrote.
+ */
+export function publicCause(cause: string, error?: string): string {
+  const parsed = parseJsonOrText(cause);
+  if (!isObject(parsed)) return cause;
+  const { errorType, errorMessage, trace: _trace, stackTrace: _stackTrace, ...rest } = parsed;
+  if (typeof errorMessage === 'string') return typeof errorType === 'string' && errorType !== error ? `${errorType}: ${errorMessage}` : errorMessage;
+  if (typeof errorType === 'string' && Object.keys(rest).length === 0) return errorType;
+  return JSON.stringify(typeof errorType === 'string' ? { errorType, ...rest } : rest);
 }
 
 function successResult(output: unknown, tool: ToolSpec): CallToolResultShape {
@@ -64,8 +77,4 @@ function successResult(output: unknown, tool: ToolSpec): CallToolResultShape {
     }
   }
   return result;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

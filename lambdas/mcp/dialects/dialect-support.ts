@@ -10,6 +10,14 @@ import { JSONRPC } from '../json-rpc-errors.ts';
 import { toCallToolResult, type CallToolResultShape } from '../tool-result.ts';
 import type { McpDeps } from './dialect.ts';
 
+/**
+ * The longest operation token or taskId (characters) that is looked up. Minted ids are far
+ * shorter and SEP-1391 tokens are refused past it, so a longer one names nothing.
+ */
+export const MAX_TOKEN_LENGTH = 256;
+/** The longest listing cursor accepted (characters); the store's own are well under it. */
+export const MAX_CURSOR_LENGTH = 4096;
+
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
@@ -32,12 +40,32 @@ export function parseParams<T>(schema: z.ZodType<T>, value: unknown, what: strin
 export async function readOwnRecord(deps: McpDeps, key: OperationKey, dialect: OperationRecord['dialect'], noun: string): Promise<OperationRecord> {
   let record: OperationRecord;
   try {
-    record = await deps.operations.get(key);
+    record = await readRecord(deps, key);
   } catch (error) {
     throw renameMissing(error, noun);
   }
   if (record.dialect !== dialect) throw new OperationError('NOT_FOUND', `${noun} not found`);
   return record;
+}
+
+/**
+ * Reads a record by a client-supplied token. A token longer than any we hold is bounded
+ * here, before it reaches a key, and answered exactly like an unknown one.
+ */
+export async function readRecord(deps: McpDeps, key: OperationKey): Promise<OperationRecord> {
+  if (key.token.length > MAX_TOKEN_LENGTH) throw notFound();
+  return deps.operations.get(key);
+}
+
+/** The core's own "not found", so a bounded id reads the same as an unknown one. */
+export function notFound(): OperationError {
+  return new OperationError('NOT_FOUND', 'Operation not found');
+}
+
+/** A listing cursor, bounded before it reaches the store; a longer one is as invalid as a forged one. */
+export function boundedCursor(cursor: string | undefined): string | undefined {
+  if (cursor !== undefined && cursor.length > MAX_CURSOR_LENGTH) throw new OperationError('INVALID_CURSOR', 'Invalid cursor');
+  return cursor;
 }
 
 /** Core "Operation not found/expired" in another noun ("Task not found"); other errors unchanged. */

@@ -1,24 +1,25 @@
 /**
  * SEP-1391 long-running operations: `tools/call` with a client-generated
  * `operation.token`, `tools/async/status`, `tools/async/result`, and cancellation by
- * `notifications/cancelled` for the original request id. The only file that knows
- * these wire names. Sentences quoted below are from the SEP.
+ * `notifications/cancelled`: for exactly the operation its `_operation.token` names, or
+ * else for the latest `tools/call` with the original request id. The only file that
+ * knows these wire names. Sentences quoted below are from the SEP.
  */
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { OperationRecord, OperationStatus } from '../../operations/operation.ts';
+import { isTerminal, type OperationKey, type OperationRecord, type OperationStatus } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
+import { isObject } from '../../shared/json-values.ts';
 import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
-import { requestViewOf, type RequestView } from '../request-view.ts';
+import { MAX_REQUEST_ID_LENGTH, requestKeyOf, requestViewOf, type RequestView } from '../request-view.ts';
 import { finishBeforeResponse } from '../request-scope.ts';
-import { toCallToolResult } from '../tool-result.ts';
-import { parseParams } from './dialect-support.ts';
+import { publicCause, toCallToolResult } from '../tool-result.ts';
+import { MAX_TOKEN_LENGTH, parseParams, readRecord } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The experimental client capability that opts a request in. */
 export const CAPABILITY = 'longRunningOperations';
-const MAX_TOKEN_LENGTH = 256;
 const RETRIEVE_PREFIX = 'Failed to retrieve operation';
 
 type WireStatus = 'submitted' | 'working' | 'input_required' | 'completed' | 'canceled' | 'failed' | 'unknown';
@@ -33,7 +34,8 @@ const OperationParams = z.looseObject({
   keepAlive: z.number().int('keepAlive must be a whole number of seconds').nonnegative('keepAlive must not be negative').nullable().optional(),
 });
 
-const TokenParams = z.looseObject({ token: Token });
+/** A token to look up: one past the creation bound is not refused as such, it is simply unknown. */
+const TokenParams = z.looseObject({ token: z.string({ message: 'token must be a string' }).min(1, 'token must not be empty') });
 
 function declares(view: RequestView): boolean {
   const experimental = view.clientCapabilities.experimental;
@@ -60,8 +62,9 @@ function wireStatus(status: OperationStatus): WireStatus {
 function failureReason(record: OperationRecord): string | undefined {
   const outcome = record.outcome;
   if (record.status !== 'failed' || !outcome) return undefined;
-  if (outcome.kind === 'tool-error') return outcome.cause ? `${outcome.error}: ${outcome.cause}` : outcome.error;
-  if (outcome.kind === 'protocol-error') return outcome.message;
+  // The worker's errorType and errorMessage only: never a trace or a source path.
+  if (outcome.kind === 'tool-error') return outcome.cause ? `${outcome.error}: ${publicCause(outcome.cause, outcome.error)}` : outcome.error;
+  if (outcome.kind === 'protocol-error' || outcome.kind === 'internal-error') return outcome.message;
   return undefined;
 }
 
@@ -72,13 +75,39 @@ function startedMessage(tool: ToolSpec, record: OperationRecord): string {
   );
 }
 
-async function cancelByRequestId(deps: McpDeps, ownerId: string, requestId: string): Promise<void> {
+/** Dialects whose operations a `notifications/cancelled` may stop: tasks are cancelled with `tasks/cancel` only. */
+const CANCELLABLE_BY_NOTIFICATION: ReadonlySet<OperationRecord['dialect']> = new Set(['sep-1391', 'sync']);
+
+/**
+ * Which operation a `notifications/cancelled` targets. "Modified Base Notification": any
+ * notification may carry `_operation.token`, which names exactly one operation, so the
+ * request id is then only informational. Without it, the typed request id names the latest
+ * cancellable `tools/call` this principal sent with that id.
+ */
+async function cancelTarget(deps: McpDeps, ownerId: string, params: Record<string, unknown>): Promise<OperationKey | undefined> {
+  const operation = params._operation;
+  if (isObject(operation) && typeof operation.token === 'string') {
+    const { token } = operation;
+    return token.length > 0 && token.length <= MAX_TOKEN_LENGTH ? { ownerId, token } : undefined;
+  }
+  const { requestId } = params;
+  // No request with a longer id was ever served, so none can be cancelled.
+  if (typeof requestId === 'string' && requestId.length > MAX_REQUEST_ID_LENGTH) return undefined;
+  const requestKey = requestKeyOf(requestId);
+  return requestKey === undefined ? undefined : deps.operations.findByRequestId(ownerId, requestKey);
+}
+
+async function cancelByNotification(deps: McpDeps, ownerId: string, params: Record<string, unknown>): Promise<void> {
+  const requestId = typeof params.requestId === 'string' || typeof params.requestId === 'number' ? String(params.requestId) : undefined;
   try {
-    const key = await deps.operations.findByRequestId(ownerId, requestId);
-    if (key) await deps.operations.cancel(key, `Canceled by notifications/cancelled for request ${requestId}`);
+    const key = await cancelTarget(deps, ownerId, params);
+    if (!key) return;
+    const record = await readRecord(deps, key);
+    if (!CANCELLABLE_BY_NOTIFICATION.has(record.dialect) || isTerminal(record.status)) return;
+    await deps.operations.cancel(key, requestId === undefined ? 'Canceled by notifications/cancelled' : `Canceled by notifications/cancelled for request ${requestId}`);
   } catch (error) {
     if (error instanceof OperationError && (error.code === 'NOT_FOUND' || error.code === 'EXPIRED')) return;
-    deps.logger.error('cancel by request id failed', { requestId, error: String(error) });
+    deps.logger.error('cancel by notification failed', { requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   }
 }
 
@@ -119,7 +148,7 @@ export const sep1391Dialect: AsyncDialect = {
         token: operation.token,
         dialect: 'sep-1391',
         ...(operation.keepAlive === undefined ? {} : { keepAliveSeconds: operation.keepAlive }),
-        requestId: view.requestId,
+        requestId: view.requestKey,
       });
     } catch (error) {
       if (error instanceof OperationError && error.code === 'TOKEN_REUSED') {
@@ -146,7 +175,7 @@ export const sep1391Dialect: AsyncDialect = {
     server.setRequestHandler('tools/async/status', { params: TokenParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
       handle(ctx, params, async (view) => {
         const { token } = parseParams(TokenParams, params, 'params');
-        const record = await deps.operations.get({ ownerId: view.ownerId, token });
+        const record = await readRecord(deps, { ownerId: view.ownerId, token });
         const error = failureReason(record);
         return {
           status: wireStatus(record.status),
@@ -162,7 +191,7 @@ export const sep1391Dialect: AsyncDialect = {
     server.setRequestHandler('tools/async/result', { params: TokenParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
       handle(ctx, params, async (view) => {
         const { token } = parseParams(TokenParams, params, 'params');
-        const record = await deps.operations.get({ ownerId: view.ownerId, token });
+        const record = await readRecord(deps, { ownerId: view.ownerId, token });
         if (record.status === 'canceled') throw invalidParams('Operation was canceled');
         if (!record.outcome) {
           throw invalidParams(
@@ -176,11 +205,10 @@ export const sep1391Dialect: AsyncDialect = {
     );
 
     // "Receivers of notifications/cancelled notifications for the request ID associated with the original
-    // CallToolRequest SHOULD ... immediately move the operation to the "canceled" status."
-    server.setNotificationHandler('notifications/cancelled', (notification) => {
-      const requestId = (notification.params as { requestId?: unknown } | undefined)?.requestId;
-      if (requestId === undefined || requestId === null) return;
-      finishBeforeResponse(cancelByRequestId(deps, ownerId, String(requestId)));
+    // CallToolRequest SHOULD ... immediately move the operation to the "canceled" status." The params
+    // are read raw: the SDK's own schema would drop `_operation`.
+    server.setNotificationHandler('notifications/cancelled', { params: z.looseObject({}) }, (params) => {
+      finishBeforeResponse(cancelByNotification(deps, ownerId, params));
     });
   },
 };

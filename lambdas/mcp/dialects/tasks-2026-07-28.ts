@@ -107,13 +107,15 @@ export const tasks20260728Dialect: AsyncDialect = {
     const { tool, view } = request;
     // "A server MUST NOT return CreateTaskResult until the task is durably created": start returns
     // only after the record is written and the execution started, and reads are strongly consistent.
-    // No request id is stored: "The notifications/cancelled notification MUST NOT be used for task cancellation."
+    // "The notifications/cancelled notification MUST NOT be used for task cancellation": the core keeps
+    // no alias for the request id; passing it lets this call supersede an older one's alias.
     const record = await deps.operations.start({
       ownerId: view.ownerId,
       tool,
       arguments: request.arguments,
       token: deps.operations.mintToken(),
       dialect: DIALECT,
+      requestId: view.requestKey,
     });
     // "Servers MUST set resultType to "task" when returning a CreateTaskResult"; result, error and
     // inputRequests live on tasks/get only (a fast task may already be finished here).
