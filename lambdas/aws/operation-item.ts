@@ -4,9 +4,9 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { convertToAttr, marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { KeyTooLongError } from '../operations/ports.ts';
 import type { OperationChanges, OperationKey, OperationRecord } from '../operations/operation.ts';
-import { InvalidCursorError, STORE_LIMITS } from '../operations/ports.ts';
+import { InvalidCursorError, KeyTooLongError, STORE_LIMITS } from '../operations/ports.ts';
+import { decodeBase64UrlJson, encodeBase64UrlJson } from '../shared/json-values.ts';
 import { OPERATIONS_TABLE } from './operations-table.ts';
 
 export type Item = Record<string, AttributeValue>;
@@ -159,19 +159,13 @@ export function indexKeyOf(record: OperationRecord): Item {
 }
 
 export function encodeCursor(key: Item): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
+  return encodeBase64UrlJson(key);
 }
 
 /** Accepts only an index key of this owner's records, so a cursor cannot reach another owner's partition. */
 export function decodeCursor(ownerId: string, cursor: string): Item {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidCursorError();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch (error) {
-    throw new InvalidCursorError({ cause: error });
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidCursorError();
+  const parsed = decodeBase64UrlJson(cursor);
+  if (!parsed) throw new InvalidCursorError();
   const entries = Object.entries(parsed);
   const text = (name: string) => {
     const value = (parsed as Record<string, unknown>)[name];

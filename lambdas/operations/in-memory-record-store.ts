@@ -17,6 +17,7 @@ import {
   type RequestAlias,
   type SlotClaim,
 } from './ports.ts';
+import { decodeBase64UrlJson, encodeBase64UrlJson } from '../shared/json-values.ts';
 
 /** DynamoDB's item size limit, which this store approximates. */
 export const DEFAULT_MAX_RECORD_BYTES = STORE_LIMITS.maxItemBytes;
@@ -286,19 +287,11 @@ function createdKey(record: OperationRecord): string {
 }
 
 function encodeCursor(ownerId: string, after: string): string {
-  return Buffer.from(JSON.stringify({ ownerId, after })).toString('base64url');
+  return encodeBase64UrlJson({ ownerId, after });
 }
 
 function decodeCursor(ownerId: string, cursor: string): Buffer {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidCursorError();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch (error) {
-    throw new InvalidCursorError({ cause: error });
-  }
-  if (typeof parsed !== 'object' || parsed === null) throw new InvalidCursorError();
-  const { ownerId: cursorOwner, after } = parsed as Record<string, unknown>;
-  if (cursorOwner !== ownerId || typeof after !== 'string') throw new InvalidCursorError();
-  return Buffer.from(after);
+  const parsed = decodeBase64UrlJson(cursor);
+  if (!parsed || parsed.ownerId !== ownerId || typeof parsed.after !== 'string') throw new InvalidCursorError();
+  return Buffer.from(parsed.after);
 }

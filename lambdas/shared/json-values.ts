@@ -13,3 +13,19 @@ export function parseJsonOrText(text: string): unknown {
     return text;
   }
 }
+
+/** JSON as an opaque base64url token (listing cursors). */
+export function encodeBase64UrlJson(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+/** The JSON object an opaque base64url token holds; `undefined` for anything else. */
+export function decodeBase64UrlJson(token: string): Record<string, unknown> | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
