@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { startLocalStack } from '../local/local-stack.ts';
 import { legacyRequest } from '../test/support/raw-mcp.ts';
 
@@ -26,7 +27,12 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 }
 
 async function endToEnd(): Promise<void> {
-  const stack = await startLocalStack({ toolsDir: 'state-machines', port: 0 });
+  // One principal keeps ROUNDS operations running at once, past the default per-principal limit.
+  const stack = await startLocalStack({
+    toolsDir: 'state-machines',
+    port: 0,
+    limits: { ...DEFAULT_LIMITS, maxActiveOperations: ROUNDS + 10 },
+  });
   try {
     // Warm-up: first calls compile schemas and open connections.
     for (let i = 0; i < 10; i++) await legacyRequest(stack.url, 'tools/list');
