@@ -93,7 +93,7 @@ export class OperationsService {
     private readonly engine: WorkflowEngine,
     readonly limits: OperationsLimits = DEFAULT_LIMITS,
     private readonly clock: Clock = systemClock,
-    logger: Logger = consoleLogger,
+    private readonly logger: Logger = consoleLogger,
   ) {
     this.#slots = new ActiveSlots(store, limits.maxActiveOperations, (key) => this.settle(key), logger);
   }
@@ -257,11 +257,22 @@ export class OperationsService {
     if (input.requestId !== undefined) checkId('request id', input.requestId);
     const executionInput = { arguments: input.arguments, operation: { token: null, tool: tool.name, ownerId: input.ownerId } };
     checkExecutionInput(executionInput);
-    if (input.requestId !== undefined) await this.store.deleteRequestAlias(input.ownerId, input.requestId);
+    // Forgetting the id runs beside the run, so it adds no latency; its failure fails no call.
+    const forget =
+      input.requestId === undefined
+        ? Promise.resolve()
+        : this.store.deleteRequestAlias(input.ownerId, input.requestId).catch((error: unknown) => {
+            this.logger.warn('request id not forgotten: a cancel by that id may reach an older operation', {
+              error: error instanceof Error ? error.name : String(error),
+            });
+          });
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), boundSeconds * 1000);
     try {
-      const snapshot = await this.engine.startSync({ stateMachineArn: tool.stateMachineArn, name: `sync-${mintId()}`, input: executionInput }, abort.signal);
+      const [snapshot] = await Promise.all([
+        this.engine.startSync({ stateMachineArn: tool.stateMachineArn, name: `sync-${mintId()}`, input: executionInput }, abort.signal),
+        forget,
+      ]);
       return outcomeOf(snapshot) ?? { kind: 'tool-error', error: 'States.Aborted', cause: 'The execution was stopped' };
     } catch (error) {
       if (abort.signal.aborted) {
