@@ -1,0 +1,175 @@
+/**
+ * The `async-mcp` command line, parsed: commands, options and the exit codes scripts rely
+ * on (0 success; 1 tool error, failed or cancelled call, server error; 2 usage; 3 timed out
+ * with the call still running).
+ */
+import { parseArgs } from 'node:util';
+import { ASYNC_DIALECTS, type Dialect } from './call-handle.ts';
+
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, TIMED_OUT: 3 } as const;
+
+export const USAGE = `Usage:
+  async-mcp call <url> <tool> [--args JSON | -a key=value ...] [--detach] [--dialect tasks|tasks-2025-11-25|sep-1391] [--timeout 90s]
+  async-mcp join <id> [--timeout 30s]
+  async-mcp status <id>
+  async-mcp cancel <id>
+  async-mcp list
+  async-mcp tools <url>
+
+Options for every command:
+  --json            one JSON document on stdout, as the last line
+  --token TOKEN     bearer token (default: $ASYNC_MCP_TOKEN)
+  --sigv4           sign requests with AWS SigV4 (IAM Function URLs; credentials from the default chain)
+  --region REGION   Region to sign for (default: from the Function URL, else $AWS_REGION)
+Handles are kept in $ASYNC_MCP_STATE_DIR (default: the user's state directory).
+Exit codes: 0 success, 1 tool error or failed/cancelled call or server error, 2 usage, 3 timed out (still running).`;
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export type Command =
+  | { name: 'call'; url: string; tool: string; args: Record<string, unknown>; detach: boolean; dialect?: Exclude<Dialect, 'sync'>; timeoutMs?: number }
+  | { name: 'join'; id: string; timeoutMs?: number }
+  | { name: 'status' | 'cancel'; id: string }
+  | { name: 'list' }
+  | { name: 'tools'; url: string }
+  | { name: 'help' };
+
+export interface ParsedCli {
+  command: Command;
+  json: boolean;
+  token?: string;
+  sigv4: boolean;
+  region?: string;
+}
+
+/** `90s`, `1.5m`, `500ms`, `2h`, or a bare number of seconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new UsageError(`Not a duration: ${text} (use e.g. 500ms, 30s, 5m, 1h)`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1000;
+  return Math.round(Number(match[1]) * unit);
+}
+
+/** `key=value`: the value as JSON when it parses (numbers, booleans, objects), else as a string. */
+function parseAssignment(text: string): [string, unknown] {
+  const equals = text.indexOf('=');
+  if (equals <= 0) throw new UsageError(`-a takes key=value, not ${text}`);
+  const raw = text.slice(equals + 1);
+  try {
+    return [text.slice(0, equals), JSON.parse(raw)];
+  } catch {
+    return [text.slice(0, equals), raw];
+  }
+}
+
+function toolArguments(json: string | undefined, assignments: string[]): Record<string, unknown> {
+  let args: Record<string, unknown> = {};
+  if (json !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      throw new UsageError('--args must be a JSON object');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--args must be a JSON object');
+    args = parsed as Record<string, unknown>;
+  }
+  for (const assignment of assignments) {
+    const [key, value] = parseAssignment(assignment);
+    args[key] = value;
+  }
+  return args;
+}
+
+function positionals(command: string, values: string[], names: string[]): string[] {
+  if (values.length !== names.length) throw new UsageError(`${command} takes ${names.map((n) => `<${n}>`).join(' ') || 'no arguments'}`);
+  return values;
+}
+
+export function parseCli(argv: string[]): ParsedCli {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        args: { type: 'string' },
+        arg: { type: 'string', short: 'a', multiple: true },
+        detach: { type: 'boolean' },
+        dialect: { type: 'string' },
+        timeout: { type: 'string' },
+        json: { type: 'boolean' },
+        token: { type: 'string' },
+        sigv4: { type: 'boolean' },
+        region: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals: rest } = parsed;
+  const common = {
+    json: values.json ?? false,
+    sigv4: values.sigv4 ?? false,
+    ...(values.token === undefined ? {} : { token: values.token }),
+    ...(values.region === undefined ? {} : { region: values.region }),
+  };
+  const [name, ...operands] = rest;
+  if (values.help || name === undefined || name === 'help') return { ...common, command: { name: 'help' } };
+  const timeout = values.timeout === undefined ? {} : { timeoutMs: parseDuration(values.timeout) };
+  const onlyFor = (allowed: boolean, option: string) => {
+    if (!allowed) throw new UsageError(`${option} is not an option of ${name}`);
+  };
+  onlyFor(name === 'call' || (values.args === undefined && values.arg === undefined), '--args / -a');
+  onlyFor(name === 'call' || (values.detach === undefined && values.dialect === undefined), '--detach / --dialect');
+  onlyFor(name === 'call' || name === 'join' || values.timeout === undefined, '--timeout');
+  switch (name) {
+    case 'call': {
+      const [url, tool] = positionals(name, operands, ['url', 'tool']) as [string, string];
+      const dialect = values.dialect;
+      if (dialect !== undefined && !(ASYNC_DIALECTS as readonly string[]).includes(dialect)) throw new UsageError(`--dialect is one of ${ASYNC_DIALECTS.join(', ')}`);
+      if (values.detach && values.timeout !== undefined) throw new UsageError('--timeout applies to a call that waits, not to --detach');
+      return {
+        ...common,
+        command: {
+          name,
+          url: checkUrl(url),
+          tool,
+          args: toolArguments(values.args, values.arg ?? []),
+          detach: values.detach ?? false,
+          ...(dialect === undefined ? {} : { dialect: dialect as Exclude<Dialect, 'sync'> }),
+          ...timeout,
+        },
+      };
+    }
+    case 'join':
+      return { ...common, command: { name, id: positionals(name, operands, ['id'])[0]!, ...timeout } };
+    case 'status':
+    case 'cancel':
+      return { ...common, command: { name, id: positionals(name, operands, ['id'])[0]! } };
+    case 'list':
+      positionals(name, operands, []);
+      return { ...common, command: { name } };
+    case 'tools':
+      return { ...common, command: { name, url: checkUrl(positionals(name, operands, ['url'])[0]!) } };
+    default:
+      throw new UsageError(`Unknown command: ${name}`);
+  }
+}
+
+function checkUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.href;
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`Not an http(s) URL: ${url}`);
+}

@@ -1,0 +1,207 @@
+/**
+ * JSON-RPC over Streamable HTTP, one POST per request, in either framing: the 2026-07-28
+ * per-request envelope (with `Mcp-Method` / `Mcp-Name` headers) or the initialize-based
+ * revisions (with `Mcp-Session-Id` when the server keeps sessions). Every follow-up of a
+ * call is a single stateless POST, so a fresh process can join without a handshake, and
+ * each request can be signed on its own (SigV4 signs the body).
+ */
+import { isObject } from '../lambdas/shared/json-values.ts';
+
+export const MODERN_VERSION = '2026-07-28';
+export const LEGACY_VERSION = '2025-11-25';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+
+/** A `fetch` as the connection uses it (auth wrappers have this shape). */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface ClientInfo {
+  name: string;
+  version: string;
+}
+
+/** A JSON-RPC error answer (or an HTTP failure with none), with the HTTP status it came with. */
+export class McpRpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  readonly httpStatus: number;
+  constructor(code: number, message: string, data: unknown, httpStatus: number) {
+    super(message);
+    this.name = 'McpRpcError';
+    this.code = code;
+    this.data = data;
+    this.httpStatus = httpStatus;
+  }
+}
+
+/** Server-to-client notifications that arrive on a request's SSE stream (progress, logging). */
+export type NotificationListener = (method: string, params: Record<string, unknown>) => void;
+
+export interface RequestOptions {
+  id?: string | number;
+  /** Declare SEP-1391's `longRunningOperations` in this request's `_meta` (initialize era). */
+  declareOperations?: boolean;
+  signal?: AbortSignal;
+  onNotification?: NotificationListener;
+}
+
+export interface ConnectionOptions {
+  fetch?: FetchLike;
+  clientInfo?: ClientInfo;
+  /** Resume a stateful server's session (from a handle). */
+  sessionId?: string;
+  /** The negotiated initialize-era revision (from a handle). */
+  protocolVersion?: string;
+}
+
+let sequence = 0;
+
+export class McpConnection {
+  readonly url: string;
+  sessionId: string | undefined;
+  protocolVersion: string;
+  private readonly fetchImpl: FetchLike;
+  private readonly clientInfo: ClientInfo;
+
+  constructor(url: string, options: ConnectionOptions = {}) {
+    this.url = url;
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.clientInfo = options.clientInfo ?? { name: 'async-mcp-client', version: '0.1.0' };
+    this.sessionId = options.sessionId;
+    this.protocolVersion = options.protocolVersion ?? LEGACY_VERSION;
+  }
+
+  /** `server/discover` (2026-07-28); `undefined` when the server does not speak that revision. */
+  async discover(signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    try {
+      return await this.modern('server/discover', {}, { ...(signal ? { signal } : {}) });
+    } catch (error) {
+      if (error instanceof McpRpcError) return undefined;
+      throw error;
+    }
+  }
+
+  /** A 2026-07-28 request declaring the Tasks extension in its envelope. */
+  modern(method: string, params: Record<string, unknown>, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    const meta = {
+      ...(isObject(params._meta) ? params._meta : {}),
+      'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+      'io.modelcontextprotocol/clientInfo': this.clientInfo,
+      [CLIENT_CAPABILITIES_KEY]: { extensions: { [TASKS_EXTENSION]: {} } },
+    };
+    const name = [params.name, params.uri, params.taskId].find((v): v is string => typeof v === 'string');
+    const headers: Record<string, string> = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }) };
+    return this.post(method, { ...params, _meta: meta }, headers, options);
+  }
+
+  /**
+   * An initialize-era request. SEP-1391's capability rides in `_meta` when asked for, as its
+   * version negotiation allows per request, so a stateless server sees it without a session.
+   */
+  legacy(method: string, params: Record<string, unknown>, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    if (!options.declareOperations) return this.post(method, params, this.legacyHeaders(), options);
+    const meta = { ...(isObject(params._meta) ? params._meta : {}), [CLIENT_CAPABILITIES_KEY]: { experimental: { longRunningOperations: {} } } };
+    return this.post(method, { ...params, _meta: meta }, this.legacyHeaders(), options);
+  }
+
+  /** A JSON-RPC notification in the initialize-era framing. */
+  async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    const response = await this.fetchImpl(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...this.legacyHeaders() },
+      body: JSON.stringify({ jsonrpc: '2.0', method, params }),
+    });
+    await response.body?.cancel();
+    if (!response.ok) throw new McpRpcError(-32603, `${method}: HTTP ${response.status}`, undefined, response.status);
+  }
+
+  /** The initialize handshake; keeps the session id and revision the server chose. Returns the server's capabilities. */
+  async initialize(signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const result = await this.post(
+      'initialize',
+      { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: this.clientInfo },
+      { 'mcp-protocol-version': LEGACY_VERSION },
+      signal ? { signal } : {},
+    );
+    if (typeof result.protocolVersion === 'string') this.protocolVersion = result.protocolVersion;
+    await this.notify('notifications/initialized', {});
+    return isObject(result.capabilities) ? result.capabilities : {};
+  }
+
+  private legacyHeaders(): Record<string, string> {
+    return { 'mcp-protocol-version': this.protocolVersion, ...(this.sessionId ? { 'mcp-session-id': this.sessionId } : {}) };
+  }
+
+  private async post(method: string, params: Record<string, unknown>, headers: Record<string, string>, options: RequestOptions): Promise<Record<string, unknown>> {
+    const id = options.id ?? `${process.pid}-${++sequence}`;
+    const response = await this.fetchImpl(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const session = response.headers.get('mcp-session-id');
+    if (session) this.sessionId = session;
+    const message = await readResponse(response, id, options.onNotification);
+    if (!message) throw new McpRpcError(-32603, `${method}: HTTP ${response.status} without a JSON-RPC answer`, undefined, response.status);
+    if (isObject(message.error)) {
+      const { code, message: text, data } = message.error;
+      throw new McpRpcError(typeof code === 'number' ? code : -32603, `${method}: ${String(text)}`, data, response.status);
+    }
+    return isObject(message.result) ? message.result : {};
+  }
+}
+
+/** The response to `id` from a JSON body or an SSE stream, passing notifications on as they arrive. */
+async function readResponse(response: Response, id: string | number, onNotification?: NotificationListener): Promise<Record<string, unknown> | undefined> {
+  const type = response.headers.get('content-type') ?? '';
+  if (!type.includes('text/event-stream')) {
+    const text = await response.text();
+    try {
+      const parsed: unknown = JSON.parse(text);
+      return isObject(parsed) ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  if (!response.body) return undefined;
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let data: string[] = [];
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return undefined;
+      buffer += decoder.decode(value, { stream: true });
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline).replace(/\r$/, '');
+        buffer = buffer.slice(newline + 1);
+        if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+        else if (line === '' && data.length > 0) {
+          const event = parseEvent(data.join('\n'));
+          data = [];
+          if (!event) continue;
+          if ('result' in event || 'error' in event) {
+            if (event.id === id) return event;
+          } else if (typeof event.method === 'string' && onNotification) {
+            onNotification(event.method, isObject(event.params) ? event.params : {});
+          }
+        }
+      }
+    }
+  } finally {
+    reader.releaseLock();
+    await response.body.cancel().catch(() => undefined);
+  }
+}
+
+function parseEvent(text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}

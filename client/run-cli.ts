@@ -1,0 +1,187 @@
+/** The `async-mcp` commands: each parses nothing and prints in one place, and returns its exit code. */
+import type { AuthOptions } from './auth.ts';
+import { cancel, join, list, listTools, startToolCall, status } from './async-client.ts';
+import { CallCancelledError, CallFailedError, type CallHandle, type CallStatus, type CallToolResult } from './call-handle.ts';
+import { EXIT, parseCli, USAGE, UsageError, type Command, type ParsedCli } from './cli-args.ts';
+import { McpRpcError } from './mcp-connection.ts';
+import { startProgressLine, type ProgressLine } from './progress-line.ts';
+import { FileRequestStateStore } from './stores/file-request-state-store.ts';
+
+export interface CliIo {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
+interface Context {
+  cli: ParsedCli;
+  io: CliIo;
+  store: FileRequestStateStore;
+  auth: AuthOptions;
+  /** The call in flight, for the Ctrl-C hint. */
+  current?: CallHandle;
+}
+
+/** Runs one command line; resolves with the process exit code. */
+export async function runCli(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  let cli: ParsedCli;
+  try {
+    cli = parseCli(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`async-mcp: ${error.message}\n\n${USAGE}\n`);
+    return EXIT.USAGE;
+  }
+  if (cli.command.name === 'help') {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.OK;
+  }
+  const auth: AuthOptions = {
+    ...(cli.token === undefined ? {} : { token: cli.token }),
+    ...(cli.sigv4 || cli.region ? { sigv4: cli.region ? { region: cli.region } : true } : {}),
+  };
+  const context: Context = { cli, io, store: new FileRequestStateStore(), auth };
+  const onInterrupt = () => {
+    io.stderr.write('\r\x1b[2K');
+    if (context.current) io.stderr.write(`Interrupted; the call keeps running. Join it with: async-mcp join ${context.current.id}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    return await run(cli.command, context);
+  } catch (error) {
+    return failure(error, context);
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+}
+
+async function run(command: Command, context: Context): Promise<number> {
+  const { store, auth } = context;
+  switch (command.name) {
+    case 'call':
+      return call(command, context);
+    case 'join':
+      return wait((await store.get(command.id))?.handle ?? command.id, command.timeoutMs, context);
+    case 'status': {
+      const current = await status(command.id, { store, auth });
+      printStatus(current, context);
+      return EXIT.OK;
+    }
+    case 'cancel': {
+      const after = await cancel(command.id, { store, auth });
+      if (context.cli.json) printJson(after, context);
+      else context.io.stdout.write(after.state === 'cancelled' ? `Cancelled ${after.id}\n` : `${after.id} had already ended: ${after.state}\n`);
+      return EXIT.OK;
+    }
+    case 'list': {
+      const entries = await list({ store });
+      const rows = entries.map((e) => ({ ...e.handle, state: e.lastStatus?.state ?? 'unknown' }));
+      if (context.cli.json) printJson(rows, context);
+      else for (const row of rows) context.io.stdout.write(`${row.id}  ${row.state.padEnd(14)} ${row.tool.padEnd(24)} ${row.dialect.padEnd(16)} ${row.createdAt}  ${row.url}\n`);
+      return EXIT.OK;
+    }
+    case 'tools': {
+      const tools = await listTools(command.url, { auth });
+      if (context.cli.json) printJson(tools, context);
+      else for (const tool of tools) context.io.stdout.write(`${tool.name.padEnd(24)} ${tool.mode.padEnd(7)} ${tool.title ?? tool.description ?? ''}\n`);
+      return EXIT.OK;
+    }
+    case 'help':
+      return EXIT.OK;
+  }
+}
+
+async function call(command: Extract<Command, { name: 'call' }>, context: Context): Promise<number> {
+  const { store, auth, io } = context;
+  const deadline = command.timeoutMs === undefined ? undefined : Date.now() + command.timeoutMs;
+  const line = progressLine(context, command.tool);
+  let handle: CallHandle;
+  try {
+    handle = await startToolCall(command.url, command.tool, command.args, {
+      store,
+      auth,
+      ...(command.dialect ? { dialect: command.dialect } : {}),
+      ...(line ? { onStatus: (s: CallStatus) => line.update(s) } : {}),
+    });
+  } catch (error) {
+    line?.stop();
+    throw error;
+  }
+  context.current = handle;
+  if (command.detach) {
+    line?.stop();
+    if (context.cli.json) printJson(handle, context);
+    else io.stdout.write(`Started ${handle.tool} as ${handle.id} (${handle.dialect}).\nJoin it with: async-mcp join ${handle.id}\n`);
+    return EXIT.OK;
+  }
+  // One line from start to result: the elapsed time counts from the start.
+  return wait(handle, deadline === undefined ? undefined : Math.max(deadline - Date.now(), 0), context, line);
+}
+
+/** Joins and prints the result; exit 3 when the wait ran out with the call still running. */
+async function wait(handle: CallHandle | string, timeoutMs: number | undefined, context: Context, started?: ProgressLine): Promise<number> {
+  const { store, auth } = context;
+  if (typeof handle !== 'string') context.current = handle;
+  const line = started ?? progressLine(context, typeof handle === 'string' ? handle : handle.tool);
+  let last: CallStatus | undefined;
+  let result: CallToolResult | undefined;
+  try {
+    result = await join(handle, {
+      store,
+      auth,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      onStatus: (s) => {
+        last = s;
+        line?.update(s);
+      },
+    });
+  } finally {
+    line?.stop();
+  }
+  const id = typeof handle === 'string' ? handle : handle.id;
+  if (!result) {
+    if (context.cli.json) printJson({ id, state: last?.state ?? 'working', ...(last?.statusMessage ? { statusMessage: last.statusMessage } : {}), timedOut: true }, context);
+    else context.io.stderr.write(`Still ${last?.state ?? 'running'} after ${formatMs(timeoutMs ?? 0)}. Join it later with: async-mcp join ${id}\n`);
+    return EXIT.TIMED_OUT;
+  }
+  printResult(result, context);
+  return result.isError === true ? EXIT.FAILED : EXIT.OK;
+}
+
+function progressLine(context: Context, label: string): ProgressLine | undefined {
+  return context.io.stderr.isTTY && !context.cli.json ? startProgressLine(context.io.stderr, label) : undefined;
+}
+
+function printJson(value: unknown, context: Context): void {
+  context.io.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+function printStatus(current: CallStatus, context: Context): void {
+  if (context.cli.json) return printJson(current, context);
+  const detail = [current.statusMessage, current.error].filter(Boolean).join(' — ');
+  context.io.stdout.write(`${current.id}  ${current.state}${detail ? `  ${detail}` : ''}\n`);
+}
+
+function printResult(result: CallToolResult, context: Context): void {
+  if (context.cli.json) return printJson(result, context);
+  const texts = result.content.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []));
+  const body = texts.length > 0 ? texts.join('\n') : JSON.stringify(result.structuredContent ?? result.content, null, 2);
+  context.io.stdout.write(`${body}\n`);
+  if (result.isError) context.io.stderr.write('The tool reported an error.\n');
+}
+
+function failure(error: unknown, context: Context): number {
+  const message = error instanceof Error ? error.message : String(error);
+  const details =
+    error instanceof CallFailedError || error instanceof McpRpcError
+      ? { code: error.code, ...(error.data === undefined ? {} : { data: error.data }) }
+      : {};
+  const state = error instanceof CallCancelledError ? { state: 'cancelled' } : error instanceof CallFailedError ? { state: 'failed' } : {};
+  if (context.cli.json) printJson({ ...(context.current ? { id: context.current.id } : {}), ...state, error: { message, ...details } }, context);
+  else context.io.stderr.write(`async-mcp: ${message}\n`);
+  return EXIT.FAILED;
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}

@@ -1,0 +1,37 @@
+/** The `async-mcp` CLI as a subprocess: `node --import tsx client/cli.ts …`, with its own state directory. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+export const CLI = ['--import', 'tsx', resolve(ROOT, 'client/cli.ts')];
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a CLI run: a state directory and nothing from the caller's AWS or token settings. */
+export function cliEnv(stateDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { ASYNC_MCP_TOKEN: _token, ...env } = process.env;
+  return { ...env, ASYNC_MCP_STATE_DIR: stateDir, NODE_NO_WARNINGS: '1', ...extra };
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  return new Promise((resolvePromise) => {
+    execFile(process.execPath, [...CLI, ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** The last line of stdout as JSON: the `--json` contract. */
+export function lastJson(run: CliRun): any {
+  const lines = run.stdout.trim().split('\n');
+  return JSON.parse(lines.at(-1) ?? '');
+}
