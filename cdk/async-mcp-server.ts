@@ -1,26 +1,28 @@
 /**
  * AsyncMcpServer: the whole async MCP server as one construct (DESIGN §6).
  * The operations table, the MCP Lambda behind a Function URL, one state machine per
- * tool folder, one Lambda per worker the definitions name, and status sync, wired with
- * least-privilege grants.
+ * tool folder (none for a tool naming an existing machine), one Lambda per worker the
+ * definitions name, and status sync, wired with least-privilege grants.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Annotations, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, Aws, Duration, Names, RemovalPolicy } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../lambdas/aws/operations-table.ts';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
+import { MAX_NAME_PREFIX, STATE_MACHINE_ARN_PREFIX_ENV, toolStateMachineName } from '../lambdas/tools/state-machine-names.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import { BundledFunction } from './bundled-function.ts';
+import { ExistingToolStateMachine } from './existing-tool-state-machine.ts';
 import { OperationsTable } from './operations-table.ts';
 import { DEFAULT_WORKERS_DIR, MCP_HTTP_ENTRY, STATUS_SYNC_ENTRY } from './repo-paths.ts';
 import { StatusSync } from './status-sync.ts';
 import { BUNDLED_TOOLS_DIR, LAMBDA_TASK_ROOT, copyToolFolderCommands } from './tool-asset-commands.ts';
-import { ToolStateMachine } from './tool-state-machine.ts';
+import { ToolStateMachine, type ToolMachine } from './tool-state-machine.ts';
 
 /** Seconds the MCP Lambda may outlive its longest blocking call (response, logging). */
 const MCP_TIMEOUT_MARGIN_SECONDS = 15;
@@ -29,8 +31,9 @@ const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
 
 export interface AsyncMcpServerProps {
   /**
-   * The tool folders, validated: `await loadToolFolders(toolsDir)`. One state machine each;
-   * the MCP Lambda's asset carries their `tool.json` and `definition.asl.json`.
+   * The tool folders, validated: `await loadToolFolders(toolsDir)`. One state machine each,
+   * except for tools naming an existing one (`stateMachineArn`); the MCP Lambda's asset
+   * carries their `tool.json` and `definition.asl.json`.
    */
   readonly tools: readonly ToolFolder[];
   /**
@@ -116,8 +119,12 @@ export class AsyncMcpServer extends Construct {
   /** The MCP Lambda (Function URL payload v2). */
   public readonly mcpFunction: NodejsFunction;
   public readonly functionUrl: FunctionUrl;
-  /** Tool name -> its state machine. */
+  /** Tool name -> the state machine this construct deploys for it. */
   public readonly toolStateMachines: ReadonlyMap<string, ToolStateMachine>;
+  /** Tool name -> the existing state machine it runs (`stateMachineArn` in its tool.json). */
+  public readonly existingStateMachines: ReadonlyMap<string, ExistingToolStateMachine>;
+  /** The prefix of every deployed state machine's name: `<prefix><tool>` (see state-machine-names.ts). */
+  public readonly stateMachineNamePrefix: string;
   /** Worker name -> its Lambda; grant a worker more here if its code needs it. */
   public readonly workerFunctions: ReadonlyMap<string, NodejsFunction>;
   /** Absent when every tool is EXPRESS (Step Functions emits no status events for those). */
@@ -147,16 +154,25 @@ export class AsyncMcpServer extends Construct {
 
     this.workerFunctions = this.createWorkers(props, tracing, logRetention, reserved.worker);
 
+    // Unique per stack and construct path, and known at synth, so the MCP Lambda derives
+    // every ARN from one prefix instead of a per-tool list in its 4 KB environment.
+    this.stateMachineNamePrefix = `${Names.uniqueResourceName(this, { maxLength: MAX_NAME_PREFIX - 1, separator: '-' })}-`;
     const toolsScope = new Construct(this, 'Tools');
     const machines = new Map<string, ToolStateMachine>();
+    const existing = new Map<string, ExistingToolStateMachine>();
     for (const tool of props.tools) {
-      machines.set(
-        tool.config.name,
-        new ToolStateMachine(toolsScope, tool.config.name, { tool, workers: this.workerFunctions, logRetention, tracing }),
-      );
+      const name = tool.config.name;
+      if (tool.config.stateMachineArn) {
+        existing.set(name, new ExistingToolStateMachine(toolsScope, name, tool));
+        continue;
+      }
+      const stateMachineName = toolStateMachineName(this.stateMachineNamePrefix, name);
+      machines.set(name, new ToolStateMachine(toolsScope, name, { tool, stateMachineName, workers: this.workerFunctions, logRetention, tracing }));
     }
     this.toolStateMachines = machines;
-    const standard = [...machines.values()].filter((machine) => machine.workflowType === 'STANDARD');
+    this.existingStateMachines = existing;
+    const all: ToolMachine[] = [...machines.values(), ...existing.values()];
+    const standard = all.filter((machine) => machine.workflowType === 'STANDARD');
 
     // Status sync computes expiry too, so both Lambdas get the same limits.
     const limitsEnvironment = {
@@ -173,9 +189,7 @@ export class AsyncMcpServer extends Construct {
       timeout: Duration.seconds(maxBlockingSeconds + MCP_TIMEOUT_MARGIN_SECONDS),
       environment: {
         [ENV.tableName]: this.operations.tableName,
-        [ENV.stateMachines]: Stack.of(this).toJsonString(
-          Object.fromEntries([...machines].map(([name, machine]) => [name, machine.stateMachine.stateMachineArn])),
-        ),
+        [STATE_MACHINE_ARN_PREFIX_ENV]: `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:stateMachine:${this.stateMachineNamePrefix}`,
         [ENV.toolsDir]: `${LAMBDA_TASK_ROOT}/${BUNDLED_TOOLS_DIR}`,
         ...limitsEnvironment,
       },
@@ -187,11 +201,10 @@ export class AsyncMcpServer extends Construct {
     this.mcpFunction = mcp.function;
 
     this.operations.grantRecordAccess(this.mcpFunction);
-    for (const machine of machines.values()) machine.grantStart(this.mcpFunction);
-    for (const machine of standard) {
-      machine.grantExecutionControl(this.mcpFunction);
-      machine.grantTaskResponse(this.mcpFunction);
-    }
+    for (const machine of all) machine.grantStart(this.mcpFunction);
+    for (const machine of standard) machine.grantExecutionControl(this.mcpFunction);
+    // Input mid-run needs the request-input worker, which only a deployed definition can call.
+    for (const machine of machines.values()) if (machine.workflowType === 'STANDARD') machine.grantTaskResponse(this.mcpFunction);
 
     const authType = props.functionUrlAuthType ?? FunctionUrlAuthType.AWS_IAM;
     this.functionUrl = this.mcpFunction.addFunctionUrl({ authType });
@@ -224,7 +237,8 @@ export class AsyncMcpServer extends Construct {
   ): Map<string, NodejsFunction> {
     const workersDir = props.workersDir ?? DEFAULT_WORKERS_DIR;
     const usedBy = new Map<string, string[]>();
-    for (const tool of props.tools) {
+    // An existing machine's local stand-in may call workers; the deployed machine does not.
+    for (const tool of props.tools.filter((t) => t.config.stateMachineArn === undefined)) {
       for (const worker of tool.workers) usedBy.set(worker, [...(usedBy.get(worker) ?? []), tool.config.name]);
     }
     const scope = new Construct(this, 'Workers');

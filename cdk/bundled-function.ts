@@ -17,6 +17,11 @@ export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 // ESM bundles of CommonJS dependencies call `require` for Node built-ins; give them one.
 const REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
+/** IAM's limit on a role description. */
+export const MAX_ROLE_DESCRIPTION = 1000;
+/** Lambda's limit on a function description. */
+export const MAX_FUNCTION_DESCRIPTION = 256;
+
 export interface BundledFunctionProps {
   /** The TypeScript module exporting `handler`. */
   readonly entry: string;
@@ -56,7 +61,7 @@ export class BundledFunction extends Construct {
     super(scope, id);
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `Runs: ${props.description}`,
+      description: capped(`Runs: ${props.description}`, MAX_ROLE_DESCRIPTION),
     });
     // Logs are operational data with a retention; they go with the stack.
     this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
@@ -66,7 +71,7 @@ export class BundledFunction extends Construct {
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: 'handler',
-      description: props.description.slice(0, 256),
+      description: capped(props.description, MAX_FUNCTION_DESCRIPTION),
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -109,4 +114,9 @@ export class BundledFunction extends Construct {
       });
     }
   }
+}
+
+/** `text` within `max` characters, `...` marking a cut (IAM descriptions allow Latin-1 only). */
+export function capped(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
 }

@@ -18,7 +18,7 @@ import { ENV } from '../lambdas/aws/operations-table.ts';
 import { statusChangePattern, type StatusChangePattern } from '../lambdas/aws/status-events.ts';
 import { BundledFunction } from './bundled-function.ts';
 import type { OperationsTable } from './operations-table.ts';
-import type { ToolStateMachine } from './tool-state-machine.ts';
+import type { ToolMachine } from './tool-state-machine.ts';
 
 /** EventBridge's limit on the length of an event pattern. */
 export const EVENT_PATTERN_MAX_CHARS = 2048;
@@ -35,8 +35,8 @@ export interface StatusSyncProps {
   readonly operations: OperationsTable;
   /** The server's limits (keepAlive bounds, active operations), as the MCP Lambda gets them. */
   readonly limitsEnvironment: Record<string, string>;
-  /** STANDARD tool state machines (Step Functions emits no status events for EXPRESS). */
-  readonly stateMachines: readonly ToolStateMachine[];
+  /** STANDARD tool state machines, deployed or existing (Step Functions emits no status events for EXPRESS). */
+  readonly stateMachines: readonly ToolMachine[];
   readonly logRetention: RetentionDays;
   readonly tracing: boolean;
   /**
@@ -87,7 +87,7 @@ export class StatusSync extends Construct {
       const machines = props.stateMachines.slice(start, start + STATE_MACHINES_PER_RULE);
       const rule = new Rule(this, rules.length === 0 ? 'Rule' : `Rule${rules.length + 1}`, {
         description: 'async-mcp: RUNNING and terminal status changes of the tool state machines',
-        eventPattern: cdkEventPattern(statusChangePattern(machines.map((machine) => machine.stateMachine.stateMachineArn))),
+        eventPattern: cdkEventPattern(statusChangePattern(machines.map((machine) => machine.stateMachineArn))),
       });
       rule.addTarget(
         new LambdaFunction(this.function.function, {

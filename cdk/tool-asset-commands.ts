@@ -1,9 +1,15 @@
 /**
- * Copies each tool's `tool.json` and `definition.asl.json` into the MCP Lambda's asset,
- * so the deployed catalog is read from the very files the state machines were built from.
+ * Copies each tool's `tool.json` (and `definition.asl.json`, when it has one) into the
+ * MCP Lambda's asset, so the deployed catalog is read from the very files the state
+ * machines were built from. The copy is a Node script, not `mkdir -p`/`cp`: CDK runs
+ * after-bundling commands under `cmd /c` on Windows.
  */
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
 import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
+import { REPO_ROOT } from './repo-paths.ts';
 
 /** The tools directory inside the asset (and so under `/var/task` at run time). */
 export const BUNDLED_TOOLS_DIR = 'state-machines';
@@ -11,15 +17,36 @@ export const BUNDLED_TOOLS_DIR = 'state-machines';
 /** Where Lambda unpacks the asset. */
 export const LAMBDA_TASK_ROOT = '/var/task';
 
-/** Shell commands (POSIX, as CDK's local bundling runs them) that copy the tool folders. */
-export function copyToolFolderCommands(tools: readonly ToolFolder[], outputDir: string): string[] {
-  return tools.flatMap((tool) => {
-    const target = join(outputDir, BUNDLED_TOOLS_DIR, tool.config.name);
-    const sources = [TOOL_FILE, DEFINITION_FILE].map((file) => shellQuote(join(tool.dir, file)));
-    return [`mkdir -p ${shellQuote(target)}`, `cp ${sources.join(' ')} ${shellQuote(target)}`];
-  });
+export const COPY_SCRIPT = join(REPO_ROOT, 'cdk', 'copy-tool-files.mjs');
+
+/** What the copy script copies: per tool, its folder in the asset and the files that go there. */
+export function toolFileManifest(tools: readonly ToolFolder[]): { target: string; files: string[] }[] {
+  return tools.map((tool) => ({
+    target: posix.join(BUNDLED_TOOLS_DIR, tool.config.name),
+    files: [TOOL_FILE, ...(tool.definitionText === undefined ? [] : [DEFINITION_FILE])].map((file) => join(tool.dir, file)),
+  }));
+}
+
+/**
+ * The after-bundling command that copies the tool files into `outputDir`. The manifest
+ * goes to a file named by its content hash, so the command line stays short (cmd allows
+ * 8,191 characters) whatever the number of tools.
+ */
+export function copyToolFolderCommands(tools: readonly ToolFolder[], outputDir: string, platform: NodeJS.Platform = process.platform): string[] {
+  const manifest = JSON.stringify(toolFileManifest(tools));
+  const manifestFile = join(tmpdir(), `async-mcp-tool-files-${createHash('sha256').update(manifest).digest('hex').slice(0, 16)}.json`);
+  writeFileSync(manifestFile, manifest);
+  const quote = platform === 'win32' ? cmdQuote : shellQuote;
+  // `node` from PATH on Windows: cmd /c strips the outer quotes of a command line that starts with one.
+  const node = platform === 'win32' ? 'node' : shellQuote(process.execPath);
+  return [[node, ...[COPY_SCRIPT, manifestFile, outputDir].map(quote)].join(' ')];
 }
 
 function shellQuote(path: string): string {
   return `'${path.replaceAll("'", `'\\''`)}'`;
+}
+
+function cmdQuote(path: string): string {
+  if (/["%^&|<>]/.test(path)) throw new Error(`cannot pass ${path} to cmd safely; move it to a path without " % ^ & | < >`);
+  return `"${path}"`;
 }

@@ -1,20 +1,37 @@
 /**
  * One tool folder as a state machine (DESIGN §3): the definition inline from
  * `definition.asl.json`, worker placeholders substituted with the workers' ARNs,
- * the workflow type from `tool.json`, logging at level ALL without execution data.
+ * the workflow type from `tool.json`, logging at level ALL without execution data, a
+ * deterministic name (so the MCP Lambda can derive its ARN), and the folder's own
+ * `permissions` on its role alone, each wildcard acknowledged with the folder's reason.
  */
-import { Aws, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Aws, Fn, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Effect, Grant, PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CfnStateMachine, DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
-import { Construct, type IConstruct } from 'constructs';
+import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
+import { asList, wildcardsOf, type PermissionStatement } from '../lambdas/tools/tool-permissions.ts';
 import { workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
+import { grantOnExecutions } from './execution-grants.ts';
+
+/** A tool's state machine as the MCP Lambda and status sync use it: deployed here or existing. */
+export interface ToolMachine {
+  readonly toolName: string;
+  readonly workflowType: 'STANDARD' | 'EXPRESS';
+  readonly stateMachineArn: string;
+  /** StartExecution (STANDARD) or StartSyncExecution (EXPRESS), as the tool is run. */
+  grantStart(grantee: IGrantable): Grant;
+  /** DescribeExecution and StopExecution on this state machine's executions. */
+  grantExecutionControl(grantee: IGrantable): Grant;
+}
 
 export interface ToolStateMachineProps {
-  /** A validated tool folder (from `loadToolFolders`). */
+  /** A validated tool folder (from `loadToolFolders`) with a definition. */
   readonly tool: ToolFolder;
+  /** The state machine's name (deterministic: see state-machine-names.ts). */
+  readonly stateMachineName: string;
   /** A function for every worker the definition names. */
   readonly workers: ReadonlyMap<string, IFunction>;
   readonly logRetention: RetentionDays;
@@ -22,17 +39,24 @@ export interface ToolStateMachineProps {
   readonly tracing: boolean;
 }
 
-export class ToolStateMachine extends Construct {
+export class ToolStateMachine extends Construct implements ToolMachine {
   public readonly stateMachine: StateMachine;
   public readonly logGroup: LogGroup;
   public readonly toolName: string;
   public readonly workflowType: 'STANDARD' | 'EXPRESS';
+  /** Known at synth: the MCP Lambda derives the ARN from it (state-machine-names.ts). */
+  public readonly stateMachineName: string;
 
   constructor(scope: Construct, id: string, props: ToolStateMachineProps) {
     super(scope, id);
     const { tool } = props;
     this.toolName = tool.config.name;
     this.workflowType = tool.config.workflowType;
+    this.stateMachineName = props.stateMachineName;
+    const definitionText = tool.definitionText;
+    if (definitionText === undefined || tool.config.stateMachineArn !== undefined) {
+      throw new Error(`Tool "${this.toolName}" has no definition to deploy (an existing state machine is an ExistingToolStateMachine)`);
+    }
 
     // The /aws/vendedlogs/ prefix keeps Step Functions from growing the account's
     // CloudWatch Logs resource policy by one entry per log group (it has a size limit).
@@ -51,8 +75,9 @@ export class ToolStateMachine extends Construct {
     }
 
     this.stateMachine = new StateMachine(this, 'StateMachine', {
+      stateMachineName: props.stateMachineName,
       comment: tool.config.title ?? tool.config.name,
-      definitionBody: DefinitionBody.fromString(tool.definitionText),
+      definitionBody: DefinitionBody.fromString(definitionText),
       definitionSubstitutions: substitutions,
       stateMachineType: this.workflowType === 'EXPRESS' ? StateMachineType.EXPRESS : StateMachineType.STANDARD,
       logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
@@ -69,6 +94,8 @@ export class ToolStateMachine extends Construct {
       });
     }
 
+    for (const statement of tool.config.permissions ?? []) this.addPermission(statement);
+
     Validations.of(this.stateMachine.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
@@ -80,6 +107,10 @@ export class ToolStateMachine extends Construct {
         reason: 'X-Ray tracing is opt-in (the tracing prop): it is billed per trace and the execution logs cover operations.',
       });
     }
+  }
+
+  public get stateMachineArn(): string {
+    return this.stateMachine.stateMachineArn;
   }
 
   /** StartExecution (STANDARD) or StartSyncExecution (EXPRESS), as the tool is run. */
@@ -103,26 +134,36 @@ export class ToolStateMachine extends Construct {
     });
   }
 
+  /** One `permissions` statement on this role; its wildcards acknowledged with its reason, as cdk-nag names them. */
+  private addPermission(statement: PermissionStatement): void {
+    this.stateMachine.addToRolePolicy(
+      new PolicyStatement({
+        ...(statement.Sid ? { sid: statement.Sid } : {}),
+        effect: statement.Effect === 'Deny' ? Effect.DENY : Effect.ALLOW,
+        actions: asList(statement.Action),
+        // `${AWS::Region}` and the like need Fn::Sub; plain ARNs stay literal.
+        resources: asList(statement.Resource).map((resource) => (resource.includes('${') ? Fn.sub(resource) : resource)),
+        ...(statement.Condition ? { conditions: statement.Condition } : {}),
+      }),
+    );
+    const actions = new Set(asList(statement.Action));
+    for (const wildcard of wildcardsOf(statement)) {
+      // cdk-nag flattens Fn::Sub's `${X}` to `<X>`.
+      const finding = actions.has(wildcard) ? `Action::${wildcard}` : `Resource::${wildcard.replaceAll('${', '<').replaceAll('}', '>')}`;
+      Validations.of(this.stateMachine.role).acknowledge({
+        id: `AwsSolutions-IAM5[${finding}]`,
+        reason: `tool.json of "${this.toolName}": ${statement.reason!}`,
+      });
+    }
+  }
+
   private grantOnExecutions(grantee: IGrantable, ...actions: string[]): Grant {
     if (this.workflowType === 'EXPRESS') {
       throw new Error(`Tool "${this.toolName}" is EXPRESS: its executions cannot be described or stopped`);
     }
-    // Execution names come from operation tokens, so `:*` after this state machine's
-    // name is as narrow as an execution ARN can be.
-    const executions = `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:execution:${this.stateMachine.stateMachineName}:*`;
-    const grant = Grant.addToPrincipal({ grantee, actions, resourceArns: [executions] });
-    const principal: unknown = grantee.grantPrincipal;
-    if (principal instanceof Construct) this.acknowledgeExecutionWildcard(principal);
-    return grant;
-  }
-
-  private acknowledgeExecutionWildcard(principal: IConstruct): void {
-    const logicalId = Stack.of(this).getLogicalId(this.stateMachine.node.defaultChild as CfnStateMachine);
+    const executions = `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:execution:${this.stateMachineName}:*`;
     // The finding id as cdk-nag flattens the ARN above.
-    const resource = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${logicalId}.Name>:*`;
-    Validations.of(principal).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${resource}]`,
-      reason: `Execution ARNs end in a per-call name; this scopes the actions to the executions of the "${this.toolName}" state machine.`,
-    });
+    const finding = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stateMachineName}:*`;
+    return grantOnExecutions({ grantee, actions, executions, finding, toolName: this.toolName });
   }
 }

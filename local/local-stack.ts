@@ -26,6 +26,7 @@ import { startTtlSweeper, type TtlSweeperOptions } from './dynamo-ttl-sweeper.ts
 import { createLocalEventBus } from './event-bus.ts';
 import { serveFetch } from './node-http-server.ts';
 import { startSfnFacade, type WorkerHandler } from './sfn-facade.ts';
+import { createTaskMocks } from './sfn-facade-mocks.ts';
 import { stateMachineArn } from './sfn-facade-arns.ts';
 
 export const DEFAULT_PORT = 3000;
@@ -70,6 +71,9 @@ export interface LocalStack {
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const folders = await loadToolFolders(options.toolsDir);
+  // A Task that would call AWS (no worker, no mock) stops startup, naming the folder, the state and what to add.
+  const unrunnable = folders.flatMap((folder) => folder.localProblems);
+  if (unrunnable[0]) throw unrunnable[0];
   const workers = await importWorkers(folders, resolve(options.workersDir ?? DEFAULT_WORKERS_DIR));
   const closers: Array<() => Promise<void>> = [];
   try {
@@ -95,7 +99,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     closers.push(async () => bus.close());
 
     const facade = await startSfnFacade({
-      stateMachines: folders.map((f) => ({ name: f.config.name, definitionText: f.definitionText, workflowType: f.config.workflowType })),
+      // An existing machine (stateMachineArn) runs as its stand-in: definition.asl.json, mocks.json, or a Fail naming the ARN.
+      stateMachines: folders.map((f) => ({
+        name: f.config.name,
+        definitionText: f.localDefinitionText,
+        workflowType: f.config.workflowType,
+        ...(f.mocks ? { taskMocks: createTaskMocks(f.mocks) } : {}),
+      })),
       resolveWorker: (name) => workers.get(name)!,
       onStatusChange: (event) => bus.publish(event),
       region: REGION,

@@ -14,6 +14,7 @@ import { createSfnActions } from './sfn-facade-actions.ts';
 import { stateMachineArn } from './sfn-facade-arns.ts';
 import { ExecutionEngine, type PreparedMachine } from './sfn-facade-engine.ts';
 import { createLocalInterpreter } from './sfn-facade-interpreter.ts';
+import type { TaskMocks } from './sfn-facade-mocks.ts';
 import { createSfnRequestListener } from './sfn-facade-protocol.ts';
 import type { ExecutionStatusChangeEvent } from './sfn-facade-status-event.ts';
 import { ExecutionFile } from './sfn-facade-store.ts';
@@ -26,6 +27,8 @@ export interface LocalStateMachine {
   /** The definition as written: `${Worker_<name>}` placeholders unresolved. */
   definitionText: string;
   workflowType: 'STANDARD' | 'EXPRESS';
+  /** Answers for Tasks that are neither workers nor Lambda invokes of one (the tool's `mocks.json`). */
+  taskMocks?: TaskMocks;
 }
 
 /** A worker's Lambda handler, called in-process with the event Step Functions would send. */
@@ -96,6 +99,7 @@ export async function startSfnFacade(options: SfnFacadeOptions): Promise<SfnFaca
         resolveWorker: options.resolveWorker,
         tokens,
         waitTimeScale,
+        ...(machine.taskMocks ? { taskMocks: machine.taskMocks } : {}),
       }),
     });
   }

@@ -12,12 +12,17 @@ export const DEFAULT_TIMING: Omit<ToolTiming, 'maxRunSeconds'> = {
   syncTimeoutSeconds: 30,
 };
 
-/** Builds the catalog; `stateMachineArn(name)` says where each tool's state machine lives. */
-export function buildToolCatalog(folders: readonly ToolFolder[], stateMachineArn: (tool: string) => string): ToolCatalog {
-  return createToolCatalog(folders.map((folder) => toToolSpec(folder, stateMachineArn(folder.config.name))));
+/**
+ * Builds the catalog; `stateMachineArn(name, folder)` says where each tool's state machine
+ * lives (deployed: `deployedStateMachineArns`; locally: the facade's ARN).
+ */
+export function buildToolCatalog(folders: readonly ToolFolder[], stateMachineArn: (tool: string, folder: ToolFolder) => string): ToolCatalog {
+  return createToolCatalog(folders.map((folder) => toToolSpec(folder, stateMachineArn(folder.config.name, folder))));
 }
 
 function toToolSpec({ config, definitionText }: ToolFolder, stateMachineArn: string): ToolSpec {
+  // An existing machine's timeout is its own; a local stand-in's says nothing about it.
+  const ownDefinition = config.stateMachineArn === undefined ? definitionText : undefined;
   return {
     name: config.name,
     ...(config.title === undefined ? {} : { title: config.title }),
@@ -31,15 +36,16 @@ function toToolSpec({ config, definitionText }: ToolFolder, stateMachineArn: str
       maxKeepAliveSeconds: config.maxKeepAliveSeconds === undefined ? DEFAULT_TIMING.maxKeepAliveSeconds : config.maxKeepAliveSeconds,
       pollIntervalSeconds: config.pollIntervalSeconds ?? DEFAULT_TIMING.pollIntervalSeconds,
       syncTimeoutSeconds: config.syncTimeoutSeconds ?? DEFAULT_TIMING.syncTimeoutSeconds,
-      maxRunSeconds: maxRunSecondsOf(definitionText, config.workflowType),
+      maxRunSeconds: maxRunSecondsOf(ownDefinition, config.workflowType),
     },
     stateMachineArn,
   };
 }
 
 /** The definition's top-level TimeoutSeconds, bounded by what the workflow type allows. */
-function maxRunSecondsOf(definitionText: string, workflowType: keyof typeof MAX_RUN_SECONDS): number {
+function maxRunSecondsOf(definitionText: string | undefined, workflowType: keyof typeof MAX_RUN_SECONDS): number {
   const bound = MAX_RUN_SECONDS[workflowType];
+  if (definitionText === undefined) return bound;
   let timeout: unknown;
   try {
     timeout = (JSON.parse(definitionText) as { TimeoutSeconds?: unknown }).TimeoutSeconds;

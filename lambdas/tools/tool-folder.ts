@@ -1,58 +1,48 @@
 /**
- * Reads and validates the tool folders under a tools directory
- * (`state-machines/<tool>/tool.json` + `definition.asl.json`, DESIGN §3).
- * Used by the local runtime, the MCP Lambda and the CDK app alike, so a folder
- * that would not deploy does not start locally either. Nothing is skipped silently:
- * the first invalid folder throws a ToolFolderError naming the file and the reason.
+ * Reads and validates the tool folders under a tools directory (DESIGN §3):
+ * `state-machines/<tool>/tool.json`, plus `definition.asl.json` (unless the tool names an
+ * existing machine by `stateMachineArn`) and optionally `mocks.json` (local stand-ins).
+ * Used by the local runtime, the MCP Lambda, the CDK app and `validate-tools` alike, so a
+ * folder that would not deploy does not start locally either. Nothing is skipped silently:
+ * `inspectToolFolders` returns every problem with its file; `loadToolFolders` throws the first.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { compileSchema } from './json-schema.ts';
+import { listStates, localRunProblems, mockOnlyDefinition, noStandInDefinition } from './local-tasks.ts';
+import { crossFieldProblems, DEFINITION_FILE, stateMachineNameOf, TOOL_FILE, ToolConfigSchema, type ToolConfig } from './tool-config.ts';
+import { MOCKS_FILE, parseToolMocks, type ToolMocks } from './tool-mocks.ts';
 import { findWorkerPlaceholders } from './worker-placeholders.ts';
+
+export { DEFINITION_FILE, TOOL_FILE, ToolConfigSchema, type ToolConfig } from './tool-config.ts';
+export { MOCKS_FILE } from './tool-mocks.ts';
 
 const require = createRequire(import.meta.url);
 type AslValidator = (
   definition: unknown,
   options?: { checkPaths?: boolean; checkArn?: boolean },
-) => { isValid: boolean; errorsText: (separator?: string) => string };
-
-export const TOOL_FILE = 'tool.json';
-export const DEFINITION_FILE = 'definition.asl.json';
-
-const JsonSchemaObject = z
-  .looseObject({ type: z.literal('object', { message: 'the root of a tool schema must have "type": "object"' }) })
-  .describe('JSON Schema');
-
-const seconds = z.number().int().positive();
-
-/** `tool.json`: strict, so a misspelt key is an error instead of a silently ignored setting. */
-export const ToolConfigSchema = z.strictObject({
-  $schema: z.string().optional(),
-  name: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'a tool name is 1-128 characters of A-Z, a-z, 0-9, _ . -'),
-  title: z.string().min(1).optional(),
-  description: z.string().min(1),
-  inputSchema: JsonSchemaObject,
-  outputSchema: JsonSchemaObject.optional(),
-  invocation: z.enum(['sync', 'async', 'both']),
-  workflowType: z.enum(['STANDARD', 'EXPRESS']).default('STANDARD'),
-  keepAliveSeconds: seconds.optional(),
-  maxKeepAliveSeconds: seconds.nullable().optional(),
-  pollIntervalSeconds: seconds.optional(),
-  syncTimeoutSeconds: seconds.max(900).optional(),
-});
-export type ToolConfig = z.infer<typeof ToolConfigSchema>;
+) => { isValid: boolean; errors: { Message?: string }[] | null; errorsText: (separator?: string) => string };
 
 /** One validated tool folder. */
 export interface ToolFolder {
   /** The folder's path. */
   dir: string;
   config: ToolConfig;
-  /** The definition as written, placeholders unresolved. */
-  definitionText: string;
+  /**
+   * `definition.asl.json` as written, placeholders unresolved: what the stack deploys, or
+   * for an existing machine (`stateMachineArn`) its optional local stand-in.
+   */
+  definitionText?: string;
   /** Names of the `${Worker_...}` placeholders the definition uses. */
   workers: string[];
+  /** `mocks.json`, resolved to the test case in use. */
+  mocks?: ToolMocks;
+  /** What the local runtime runs: the definition, a stand-in built from `mocks.json`, or one that fails naming the ARN. */
+  localDefinitionText: string;
+  /** Why the local runtime cannot run this tool (Tasks without a worker or a mock); empty when it can. */
+  localProblems: ToolFolderError[];
 }
 
 export class ToolFolderError extends Error {
@@ -67,124 +57,180 @@ export class ToolFolderError extends Error {
 
 export interface LoadOptions {
   /**
-   * Run the deep checks: compile the JSON Schemas and validate each definition
-   * (asl-validator, unsupported features). Default true; the deployed Lambda turns
-   * them off because synth already checked the very same files.
+   * Run the deep checks: compile the JSON Schemas and validate each definition and
+   * `mocks.json`. Default true; the deployed Lambda turns them off because synth already
+   * checked the very same files.
    */
   checkDefinitions?: boolean;
 }
 
-/** Loads every tool folder under `toolsDir`, sorted by name; throws on the first invalid one. */
+/** Every folder that loaded, and every problem found, each with its file. */
+export interface ToolFolderInspection {
+  folders: ToolFolder[];
+  problems: ToolFolderError[];
+}
+
+/** Loads every tool folder under `toolsDir`, sorted by name; throws the first problem found. */
 export async function loadToolFolders(toolsDir: string, options: LoadOptions = {}): Promise<ToolFolder[]> {
+  const { folders, problems } = await inspectToolFolders(toolsDir, options);
+  if (problems[0]) throw problems[0];
+  return folders;
+}
+
+/** Checks every tool folder under `toolsDir` and reports all problems instead of stopping at the first. */
+export async function inspectToolFolders(toolsDir: string, options: LoadOptions = {}): Promise<ToolFolderInspection> {
   let entries;
   try {
     entries = await readdir(toolsDir, { withFileTypes: true });
   } catch (error) {
-    throw new ToolFolderError(toolsDir, `cannot read the tools directory (${(error as Error).message})`);
+    return { folders: [], problems: [new ToolFolderError(toolsDir, `cannot read the tools directory (${(error as Error).message})`)] };
   }
   const folders: ToolFolder[] = [];
+  const problems: ToolFolderError[] = [];
   // Each name must equal its folder's, and a directory's entries are unique, so names are unique too.
   for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
-    folders.push(await loadToolFolder(join(toolsDir, entry.name), entry.name, options.checkDefinitions ?? true));
+    const result = await inspectToolFolder(join(toolsDir, entry.name), entry.name, options.checkDefinitions ?? true);
+    if (result.folder) folders.push(result.folder);
+    problems.push(...result.problems);
   }
-  if (folders.length === 0) throw new ToolFolderError(toolsDir, 'no tool folders found');
-  return folders;
+  if (folders.length === 0 && problems.length === 0) problems.push(new ToolFolderError(toolsDir, 'no tool folders found'));
+  return { folders, problems };
 }
 
-async function loadToolFolder(dir: string, folderName: string, checkDefinitions: boolean): Promise<ToolFolder> {
+async function inspectToolFolder(dir: string, folderName: string, deep: boolean): Promise<{ folder?: ToolFolder; problems: ToolFolderError[] }> {
   const toolFile = join(dir, TOOL_FILE);
   const definitionFile = join(dir, DEFINITION_FILE);
-  const config = ToolConfigSchema.safeParse(await readJson(toolFile));
-  if (!config.success) throw new ToolFolderError(toolFile, describeZodError(config.error));
-  if (config.data.name !== folderName) {
-    throw new ToolFolderError(toolFile, `name "${config.data.name}" must match its folder name "${folderName}"`);
+  const mocksFile = join(dir, MOCKS_FILE);
+  const problems: ToolFolderError[] = [];
+  const report = (file: string) => (reason: string) => problems.push(new ToolFolderError(file, reason));
+
+  // Later files are checked even when tool.json is invalid, so one run reports everything.
+  let config: ToolConfig | undefined;
+  const toolJson = await readJson(toolFile);
+  if (!toolJson.ok) problems.push(toolJson.error);
+  else {
+    const parsed = ToolConfigSchema.safeParse(toolJson.value);
+    if (!parsed.success) zodProblems(parsed.error).forEach(report(toolFile));
+    else config = parsed.data;
   }
-  checkTiming(toolFile, config.data);
-  if (checkDefinitions) {
-    for (const key of ['inputSchema', 'outputSchema'] as const) {
-      const schema = config.data[key];
-      if (schema) checkJsonSchema(toolFile, key, schema);
+  if (config) {
+    if (config.name !== folderName) report(toolFile)(`name "${config.name}" must match its folder name "${folderName}"`);
+    crossFieldProblems(config).forEach(report(toolFile));
+    if (deep) {
+      for (const key of ['inputSchema', 'outputSchema'] as const) {
+        const schema = config[key];
+        if (schema) checkJsonSchema(schema, key, report(toolFile));
+      }
     }
   }
 
-  const definitionText = await readText(definitionFile);
-  if (checkDefinitions) checkDefinition(definitionFile, parseJson(definitionFile, definitionText));
-  return { dir, config: config.data, definitionText, workers: findWorkerPlaceholders(definitionText) };
+  // An existing machine needs no definition; when there is one, it is its local stand-in.
+  const existing = config?.stateMachineArn;
+  const definitionText = await readText(definitionFile, config === undefined || existing !== undefined);
+  if (!definitionText.ok) problems.push(definitionText.error);
+  let definition: unknown;
+  if (definitionText.ok && definitionText.value !== undefined) {
+    const json = parseJson(definitionFile, definitionText.value);
+    if (!json.ok) problems.push(json.error);
+    else {
+      definition = json.value;
+      if (deep) checkDefinition(definition, report(definitionFile));
+    }
+  }
+
+  let mocks: ToolMocks | undefined;
+  // Only the local runtime and validation read mocks; the deployed Lambda's asset has none.
+  const mocksText = deep ? await readText(mocksFile, true) : { ok: true as const, value: undefined };
+  if (!mocksText.ok) problems.push(mocksText.error);
+  else if (mocksText.value !== undefined) {
+    const json = parseJson(mocksFile, mocksText.value);
+    if (!json.ok) problems.push(json.error);
+    else {
+      const names = [config?.name ?? folderName, ...(existing ? [stateMachineNameOf(existing)] : [])];
+      const result = parseToolMocks(json.value, names);
+      result.problems.forEach(report(mocksFile));
+      mocks = result.mocks;
+    }
+  }
+  if (problems.length > 0 || !config) return { problems };
+
+  const text = definitionText.ok ? definitionText.value : undefined;
+  let localDefinitionText = text ?? '';
+  const localProblems: ToolFolderError[] = [];
+  if (deep && definition !== undefined) {
+    for (const reason of localRunProblems(definition, mocks, config.name)) localProblems.push(new ToolFolderError(definitionFile, reason));
+  } else if (text === undefined && existing) {
+    const standIn = mocks ? mockOnlyDefinition(mocks) : { definitionText: noStandInDefinition(config.name, existing) };
+    if (standIn.problem) localProblems.push(new ToolFolderError(mocksFile, standIn.problem));
+    localDefinitionText = standIn.definitionText ?? noStandInDefinition(config.name, existing);
+  }
+  const folder: ToolFolder = {
+    dir,
+    config,
+    ...(text === undefined ? {} : { definitionText: text }),
+    workers: text === undefined ? [] : findWorkerPlaceholders(text),
+    ...(mocks ? { mocks } : {}),
+    localDefinitionText,
+    localProblems,
+  };
+  return { folder, problems };
 }
 
-function checkTiming(file: string, config: ToolConfig): void {
-  if (config.workflowType === 'EXPRESS' && config.invocation !== 'sync') {
-    // Express executions cannot be described or kept for later retrieval.
-    throw new ToolFolderError(file, `workflowType EXPRESS is only for sync tools; use STANDARD for invocation "${config.invocation}"`);
-  }
-  const { keepAliveSeconds, maxKeepAliveSeconds } = config;
-  if (keepAliveSeconds && maxKeepAliveSeconds && keepAliveSeconds > maxKeepAliveSeconds) {
-    throw new ToolFolderError(file, `keepAliveSeconds (${keepAliveSeconds}) exceeds maxKeepAliveSeconds (${maxKeepAliveSeconds})`);
-  }
-}
-
-function checkJsonSchema(file: string, key: string, schema: object): void {
+function checkJsonSchema(schema: object, key: string, report: (reason: string) => void): void {
   try {
     compileSchema(schema);
   } catch (error) {
-    throw new ToolFolderError(file, `${key} is not a valid JSON Schema (${(error as Error).message})`);
+    report(`${key} is not a valid JSON Schema (${(error as Error).message})`);
   }
 }
 
-/** Rejects what the local interpreter would silently run differently from AWS (DESIGN §3). */
-function checkDefinition(file: string, definition: unknown): void {
+/** asl-validator's findings, one problem each; JSONPath and JSONata both pass (DESIGN §3). */
+function checkDefinition(definition: unknown, report: (reason: string) => void): void {
   if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
-    throw new ToolFolderError(file, 'the definition must be a JSON object');
+    report('the definition must be a JSON object');
+    return;
   }
-  const unsupported = findUnsupported(definition);
-  if (unsupported) throw new ToolFolderError(file, unsupported);
   // Required here, not at module load: the deployed Lambda never validates definitions.
   const validateAsl = require('asl-validator') as AslValidator;
   const result = validateAsl(definition, { checkPaths: true, checkArn: true });
-  if (!result.isValid) throw new ToolFolderError(file, `not valid Amazon States Language: ${result.errorsText('; ')}`);
+  if (!result.isValid) {
+    const messages = result.errors?.map((error) => error.Message ?? JSON.stringify(error)) ?? [result.errorsText('; ')];
+    for (const message of messages) report(`not valid Amazon States Language: ${message}`);
+  }
+  const seen = new Set<string>();
+  for (const { name } of listStates(definition)) {
+    // Local mocks and handlers are keyed by state name; ASL requires names unique across the machine.
+    if (seen.has(name)) report(`state name "${name}" is used twice; state names must be unique across the machine`);
+    seen.add(name);
+  }
 }
 
-function findUnsupported(node: unknown, path = '$'): string | undefined {
-  if (Array.isArray(node)) {
-    for (const [i, item] of node.entries()) {
-      const found = findUnsupported(item, `${path}[${i}]`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (typeof node !== 'object' || node === null) return undefined;
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'QueryLanguage' && value !== 'JSONPath') {
-      return `${path}.QueryLanguage is "${String(value)}": only JSONPath is supported (the local interpreter does not run JSONata)`;
-    }
-    if (key === 'Assign') return `${path}.Assign is not supported (the local interpreter has no variables); pass data with ResultPath instead`;
-    const found = findUnsupported(value, `${path}.${key}`);
-    if (found) return found;
-  }
-  return undefined;
-}
+type Read<T> = { ok: true; value: T } | { ok: false; error: ToolFolderError };
 
-async function readText(file: string): Promise<string> {
+async function readText(file: string, optional = false): Promise<Read<string | undefined>> {
   try {
-    return await readFile(file, 'utf8');
+    return { ok: true, value: await readFile(file, 'utf8') };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ToolFolderError(file, code === 'ENOENT' ? 'file is missing' : `cannot be read (${code})`);
+    if (code === 'ENOENT' && optional) return { ok: true, value: undefined };
+    return { ok: false, error: new ToolFolderError(file, code === 'ENOENT' ? 'file is missing' : `cannot be read (${code})`) };
   }
 }
 
-async function readJson(file: string): Promise<unknown> {
-  return parseJson(file, await readText(file));
+async function readJson(file: string): Promise<Read<unknown>> {
+  const text = await readText(file);
+  if (!text.ok) return text;
+  return parseJson(file, text.value ?? '');
 }
 
-function parseJson(file: string, text: string): unknown {
+function parseJson(file: string, text: string): Read<unknown> {
   try {
-    return JSON.parse(text);
+    return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    throw new ToolFolderError(file, `not valid JSON (${(error as Error).message})`);
+    return { ok: false, error: new ToolFolderError(file, `not valid JSON (${(error as Error).message})`) };
   }
 }
 
-function describeZodError(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');
+function zodProblems(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`);
 }

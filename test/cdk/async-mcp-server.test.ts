@@ -11,6 +11,7 @@ import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { ENV, OPERATIONS_TABLE } from '../../lambdas/aws/operations-table.ts';
 import { statusChangePattern } from '../../lambdas/aws/status-events.ts';
 import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
 import { findWorkerPlaceholders, workerSubstitutionKey } from '../../lambdas/tools/worker-placeholders.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { EVENT_PATTERN_MAX_CHARS, STATE_MACHINES_PER_RULE } from '../../cdk/status-sync.ts';
@@ -24,6 +25,13 @@ beforeAll(async () => {
   tools = await repoTools();
   ({ stack, template } = synthTemplate(tools));
 });
+
+/** A `Fn::Join` of literals and pseudo parameters, as CloudFormation would resolve it in us-east-1 of account 123456789012. */
+function resolvePseudo(value: unknown): string {
+  const pseudo: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '123456789012' };
+  const [separator, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+  return parts.map((part) => (typeof part === 'string' ? part : pseudo[(part as { Ref: string }).Ref]!)).join(separator);
+}
 
 const standardTools = () => tools.filter((tool) => tool.config.workflowType === 'STANDARD');
 const distinctWorkers = () => [...new Set(tools.flatMap((tool) => tool.workers))];
@@ -77,18 +85,23 @@ describe('Lambda functions', () => {
   it('give the MCP Lambda the table, the tool catalog, the tools directory and the limits', () => {
     const mcp = resourcesOf(template, 'AWS::Lambda::Function')[logicalIdOf(stack.server.mcpFunction)]!;
     const variables = mcp.Properties.Environment.Variables as Record<string, unknown>;
-    expect(Object.keys(variables)).toEqual(expect.arrayContaining(Object.values(ENV)));
+    const expectedKeys = [ENV.tableName, ENV.toolsDir, ENV.maxKeepAliveSeconds, ENV.allowUnlimitedKeepAlive, ENV.maxBlockingSeconds, ENV.maxActiveOperations, STATE_MACHINE_ARN_PREFIX_ENV];
+    expect(Object.keys(variables)).toEqual(expect.arrayContaining(expectedKeys));
+    expect(Object.keys(variables)).not.toContain(ENV.stateMachines);
     expect(variables[ENV.tableName]).toEqual({ Ref: logicalIdOf(stack.server.operations.table) });
     expect(variables[ENV.toolsDir]).toBe('/var/task/state-machines');
     expect(variables[ENV.maxKeepAliveSeconds]).toBe('604800');
     expect(variables[ENV.allowUnlimitedKeepAlive]).toBe('false');
     expect(variables[ENV.maxBlockingSeconds]).toBe('60');
     expect(variables[ENV.maxActiveOperations]).toBe('100');
-    // The catalog is JSON with each tool's state machine ARN filled in at deploy time.
-    const catalog = JSON.stringify(variables[ENV.stateMachines]);
+    // One ARN prefix, whatever the number of tools: each tool's ARN is derived from its deterministic name.
+    const prefix = resolvePseudo(variables[STATE_MACHINE_ARN_PREFIX_ENV]);
+    const arnOf = deployedStateMachineArns(prefix);
+    const names = resourcesOf(template, 'AWS::StepFunctions::StateMachine');
     for (const tool of tools) {
-      expect(catalog).toContain(`\\"${tool.config.name}\\":\\"`);
-      expect(catalog).toContain(`"Ref":"${logicalIdOf(stack.server.toolStateMachines.get(tool.config.name)!.stateMachine)}"`);
+      const machine = stack.server.toolStateMachines.get(tool.config.name)!;
+      const name = names[logicalIdOf(machine.stateMachine)]!.Properties.StateMachineName as string;
+      expect(arnOf(tool.config.name, tool)).toBe(`arn:aws:states:us-east-1:123456789012:stateMachine:${name}`);
     }
   });
 
@@ -182,16 +195,17 @@ describe('state machines', () => {
     for (const tool of tools) {
       const machine = stack.server.toolStateMachines.get(tool.config.name)!.stateMachine;
       const props = resourcesOf(template, 'AWS::StepFunctions::StateMachine')[logicalIdOf(machine)]!.Properties;
-      expect(props.DefinitionString).toBe(tool.definitionText);
+      const definitionText = tool.definitionText!;
+      expect(props.DefinitionString).toBe(definitionText);
       const expected = Object.fromEntries(
-        findWorkerPlaceholders(tool.definitionText).map((worker) => [
+        findWorkerPlaceholders(definitionText).map((worker) => [
           workerSubstitutionKey(worker),
           { 'Fn::GetAtt': [logicalIdOf(stack.server.workerFunctions.get(worker)!), 'Arn'] },
         ]),
       );
       expect(props.DefinitionSubstitutions ?? {}).toEqual(expected);
       // Nothing else is left for CloudFormation to substitute.
-      const left = [...tool.definitionText.matchAll(/\$\{([^}]+)\}/g)].map((m) => m[1]!);
+      const left = [...definitionText.matchAll(/\$\{([^}]+)\}/g)].map((m) => m[1]!);
       expect(left.every((key) => key in expected), `${tool.config.name}: ${left.join(', ')}`).toBe(true);
     }
   });

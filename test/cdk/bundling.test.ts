@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
 import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
@@ -141,6 +142,7 @@ describe('bundled assets', () => {
       {
         [ENV.tableName]: 'operations',
         [ENV.stateMachines]: JSON.stringify(arns),
+        [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:123456789012:stateMachine:Test-',
         // The same layout as /var/task on Lambda.
         [ENV.toolsDir]: join(dir, BUNDLED_TOOLS_DIR),
       },

@@ -55,7 +55,7 @@ describe('AwsSolutionsChecks', () => {
     }
     // Wildcards acknowledged: `*` only where AWS requires it, else one state machine's executions.
     for (const { id } of found.filter((ack) => ack.id.includes('IAM5'))) {
-      expect(id).toMatch(/\[Resource::(\*|arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<[A-Za-z0-9]+\.Name>:\*)\]$/);
+      expect(id).toMatch(/\[Resource::(\*|arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:[A-Za-z0-9_.-]+:\*)\]$/);
     }
   });
 

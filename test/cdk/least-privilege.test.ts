@@ -51,31 +51,24 @@ function statementsOf(template: Template, role: IConstruct): Statement[] {
 
 const actionsOf = (statements: Statement[]) => [...new Set(statements.flatMap((s) => asArray(s.Action)))].sort();
 
-/** An execution ARN pattern: `arn:…:execution:<that state machine's name>:*`. */
-function isExecutionPattern(resource: unknown, stateMachineIds: readonly string[]): boolean {
+/** An execution ARN pattern: `arn:…:execution:<one tool state machine's name>:*`. */
+function isExecutionPattern(resource: unknown, stateMachineNames: readonly string[]): boolean {
   const join = (resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
-  if (!join) return false;
-  const parts = join[1];
-  const name = parts.at(-2) as { 'Fn::GetAtt'?: [string, string] } | undefined;
-  return (
-    parts.at(-1) === ':*' &&
-    parts.includes(':execution:') &&
-    name?.['Fn::GetAtt']?.[1] === 'Name' &&
-    stateMachineIds.includes(name['Fn::GetAtt'][0])
-  );
+  const last = join?.[1].at(-1);
+  return typeof last === 'string' && stateMachineNames.some((name) => last === `:execution:${name}:*`);
 }
 
 let tools: ToolFolder[];
 let stack: AsyncMcpStack;
 let template: Template;
 let traced: Template;
-let stateMachineIds: string[];
+let stateMachineNames: string[];
 
 beforeAll(async () => {
   tools = await repoTools();
   ({ stack, template } = synthTemplate(tools));
   traced = synthTemplate(tools, { tracing: true }).template;
-  stateMachineIds = [...stack.server.toolStateMachines.values()].map((machine) => logicalIdOf(machine.stateMachine));
+  stateMachineNames = [...stack.server.toolStateMachines.values()].map((machine) => machine.stateMachineName);
 });
 
 describe('every policy statement', () => {
@@ -97,7 +90,7 @@ describe('every policy statement', () => {
           throw new Error(`literal resource ${resource} in ${JSON.stringify(statement)}`);
         } else if (JSON.stringify(resource).includes('*')) {
           // Executions are named per call: scoped to one state machine's executions.
-          expect(isExecutionPattern(resource, stateMachineIds), JSON.stringify(resource)).toBe(true);
+          expect(isExecutionPattern(resource, stateMachineNames), JSON.stringify(resource)).toBe(true);
           expect(actions.every((action) => action.startsWith('states:'))).toBe(true);
         }
       }
@@ -133,7 +126,8 @@ describe('the MCP Lambda', () => {
         expect(allowed('states:StartExecution')).toContain(ref);
         expect(allowed('states:SendTaskSuccess')).toContain(ref);
         expect(allowed('states:SendTaskFailure')).toContain(ref);
-        const executions = allowed('states:DescribeExecution').filter((r) => r.includes(`"${JSON.parse(ref).Ref}","Name"`));
+        const name = stack.server.toolStateMachines.get(tool.config.name)!.stateMachineName;
+        const executions = allowed('states:DescribeExecution').filter((r) => r.includes(`:execution:${name}:*`));
         expect(executions).toHaveLength(1);
         expect(allowed('states:StopExecution')).toContain(executions[0]);
       }

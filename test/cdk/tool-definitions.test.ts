@@ -30,7 +30,7 @@ describe('the tool folders under state-machines/', () => {
 
   it('are valid Amazon States Language once the workers are substituted', () => {
     for (const tool of tools) {
-      const resolved = substituteWorkers(tool.definitionText, (worker) => `arn:aws:lambda:us-east-1:123456789012:function:${worker}`);
+      const resolved = substituteWorkers(tool.definitionText!, (worker) => `arn:aws:lambda:us-east-1:123456789012:function:${worker}`);
       const result = validateAsl(JSON.parse(resolved), { checkPaths: true, checkArn: true });
       expect(result.isValid, `${tool.config.name}: ${result.errorsText('; ')}`).toBe(true);
     }

@@ -50,6 +50,7 @@ describe('discovery and compatibility', () => {
       analyze_dataset: 'async',
       quick_calculation: 'sync',
       run_test_suite: 'async',
+      summarize_numbers: 'async',
     });
   });
 
@@ -266,7 +267,7 @@ describe('errors', () => {
 
   it('accepts _operation.token on any request and ignores unknown fields', async () => {
     const response = await legacyRequest(stack.url, 'tools/list', { _operation: { token: 'abc' }, somethingNew: true }, { capabilities: LRO });
-    expect(ok(response).tools.length).toBe(3);
+    expect(ok(response).tools.length).toBe(4);
     const t = token();
     ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: t, futureField: 1 }));
     expect(ok(await legacyRequest(stack.url, 'tools/async/status', { token: t, _operation: { token: t } })).status).toBe('working');

@@ -72,6 +72,7 @@ describe('capabilities and tools/list', () => {
       analyze_dataset: 'required',
       quick_calculation: 'forbidden',
       run_test_suite: 'optional',
+      summarize_numbers: 'required',
     });
   });
 

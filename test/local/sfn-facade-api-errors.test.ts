@@ -144,24 +144,4 @@ describe('local Step Functions facade: API errors', () => {
       },
     });
   });
-
-  it('refuses JSONata and workflow variables, which the interpreter would run without error and with other results', async () => {
-    const refused = (definitionText: string) =>
-      startSfnFacade({ stateMachines: [{ name: 'lang', workflowType: 'STANDARD', definitionText }], resolveWorker: () => async () => null, logger });
-    await expect(
-      refused(JSON.stringify({ QueryLanguage: 'JSONata', StartAt: 'P', States: { P: { Type: 'Pass', Output: '{% $states.input.a + 1 %}', End: true } } })),
-    ).rejects.toThrow(/state machine lang: the definition uses QueryLanguage "JSONata"/);
-    await expect(
-      refused(definition({ P: { Type: 'Pass', QueryLanguage: 'JSONata', Output: '{% 1 %}', End: true } })),
-    ).rejects.toThrow(/state "P" uses QueryLanguage "JSONata"/);
-    await expect(refused(definition({ P: { Type: 'Pass', Assign: { x: 1 }, End: true } }))).rejects.toThrow(/state "P" uses Assign/);
-    await expect(
-      refused(
-        definition({
-          T: { Type: 'Task', Resource: '${Worker_w}', Catch: [{ ErrorEquals: ['States.ALL'], Assign: { failed: true }, Next: 'Done' }], Next: 'Done' },
-          Done: { Type: 'Succeed' },
-        }),
-      ),
-    ).rejects.toThrow(/state "T" uses Assign/);
-  });
 });

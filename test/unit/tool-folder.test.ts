@@ -39,8 +39,10 @@ describe('tool folder loader', () => {
 
   it('loads the repository tools, sorted by name, with their workers', async () => {
     const folders = await loadToolFolders('state-machines');
-    expect(folders.map((f) => f.config.name)).toEqual(['analyze_dataset', 'quick_calculation', 'run_test_suite']);
-    expect(folders.every((f) => f.workers.length > 0)).toBe(true);
+    const names = folders.map((f) => f.config.name);
+    expect(names).toEqual(expect.arrayContaining(['analyze_dataset', 'quick_calculation', 'run_test_suite']));
+    expect(names).toEqual([...names].sort());
+    expect(folders.find((f) => f.config.name === 'quick_calculation')!.workers).toEqual(['calculate']);
   });
 
   it('applies defaults: STANDARD workflow and the server timing defaults', async () => {
@@ -85,14 +87,17 @@ describe('tool folder loader', () => {
     expect((await loadError()).reason).toMatch(/not valid Amazon States Language/);
   });
 
-  it('rejects JSONata, which the local interpreter would silently ignore', async () => {
-    await writeTool('echo', validTool, { QueryLanguage: 'JSONata', ...validDefinition });
-    expect((await loadError()).reason).toMatch(/QueryLanguage is "JSONata"/);
-  });
-
-  it('rejects Assign, which the local interpreter does not support', async () => {
-    await writeTool('echo', validTool, { StartAt: 'Done', States: { Done: { Type: 'Pass', Assign: { x: 1 }, End: true } } });
-    expect((await loadError()).reason).toMatch(/States\.Done\.Assign is not supported/);
+  it('loads JSONata definitions, at the top or per state, and Assign', async () => {
+    await writeTool('echo', validTool, { QueryLanguage: 'JSONata', StartAt: 'Done', States: { Done: { Type: 'Pass', Output: '{% $states.input %}', End: true } } });
+    await writeTool('mixed', { ...validTool, name: 'mixed' }, {
+      StartAt: 'Keep',
+      States: {
+        Keep: { Type: 'Pass', Assign: { x: 1 }, Next: 'Done' },
+        Done: { Type: 'Pass', QueryLanguage: 'JSONata', Output: '{% $x %}', End: true },
+      },
+    });
+    const folders = await loadToolFolders(dir);
+    expect(folders.map((folder) => folder.config.name)).toEqual(['echo', 'mixed']);
   });
 
   it('rejects EXPRESS for tools that must run asynchronously', async () => {

@@ -1,0 +1,17 @@
+// Copies tool files into a Lambda asset: `node copy-tool-files.mjs <manifest.json> <outputDir>`.
+// The manifest is `[{ "target": "<dir under outputDir>", "files": ["<absolute source>", ...] }]`.
+// Plain Node with no dependencies, so CDK's after-bundling hook runs it the same way
+// under sh on Linux and macOS and under cmd on Windows.
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+const [manifestFile, outputDir] = process.argv.slice(2);
+if (!manifestFile || !outputDir) {
+  console.error('usage: node copy-tool-files.mjs <manifest.json> <outputDir>');
+  process.exit(2);
+}
+for (const { target, files } of JSON.parse(readFileSync(manifestFile, 'utf8'))) {
+  const dir = join(outputDir, target);
+  mkdirSync(dir, { recursive: true });
+  for (const file of files) copyFileSync(file, join(dir, basename(file)));
+}

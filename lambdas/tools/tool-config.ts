@@ -1,0 +1,67 @@
+/**
+ * `tool.json` (DESIGN §3), validated with zod: strict, so a misspelt key is an error
+ * instead of a silently ignored setting.
+ */
+import * as z from 'zod';
+import { PermissionsSchema } from './tool-permissions.ts';
+
+export const TOOL_FILE = 'tool.json';
+export const DEFINITION_FILE = 'definition.asl.json';
+
+const JsonSchemaObject = z
+  .looseObject({ type: z.literal('object', { message: 'the root of a tool schema must have "type": "object"' }) })
+  .describe('JSON Schema');
+
+const seconds = z.number().int().positive();
+
+/** A state machine ARN of any partition; the name part is what Step Functions allows. */
+export const STATE_MACHINE_ARN = /^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[^\s:/<>{}[\]?*"#%\\^|~`$&,;]{1,80}$/;
+
+export const ToolConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  name: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'a tool name is 1-128 characters of A-Z, a-z, 0-9, _ . -'),
+  title: z.string().min(1).optional(),
+  description: z.string().min(1),
+  inputSchema: JsonSchemaObject,
+  outputSchema: JsonSchemaObject.optional(),
+  invocation: z.enum(['sync', 'async', 'both']),
+  workflowType: z.enum(['STANDARD', 'EXPRESS']).default('STANDARD'),
+  keepAliveSeconds: seconds.optional(),
+  maxKeepAliveSeconds: seconds.nullable().optional(),
+  pollIntervalSeconds: seconds.optional(),
+  syncTimeoutSeconds: seconds.max(900).optional(),
+  /** IAM statements for this tool's state machine role (its AWS service integrations). */
+  permissions: PermissionsSchema.optional(),
+  /** An existing state machine to run instead of deploying `definition.asl.json`. */
+  stateMachineArn: z.string().regex(STATE_MACHINE_ARN, 'stateMachineArn must be a state machine ARN (arn:aws:states:<region>:<account>:stateMachine:<name>)').optional(),
+  /**
+   * What an existing machine receives: our `{ arguments, operation }` envelope, or the
+   * arguments alone (its own input contract). Only with `stateMachineArn`.
+   */
+  input: z.enum(['envelope', 'arguments']).optional(),
+});
+export type ToolConfig = z.infer<typeof ToolConfigSchema>;
+
+/** Problems between fields that each are valid on their own. */
+export function crossFieldProblems(config: ToolConfig): string[] {
+  const problems: string[] = [];
+  if (config.workflowType === 'EXPRESS' && config.invocation !== 'sync') {
+    // Express executions cannot be described or kept for later retrieval.
+    problems.push(`workflowType EXPRESS is only for sync tools; use STANDARD for invocation "${config.invocation}"`);
+  }
+  const { keepAliveSeconds, maxKeepAliveSeconds } = config;
+  if (keepAliveSeconds && maxKeepAliveSeconds && keepAliveSeconds > maxKeepAliveSeconds) {
+    problems.push(`keepAliveSeconds (${keepAliveSeconds}) exceeds maxKeepAliveSeconds (${maxKeepAliveSeconds})`);
+  }
+  if (config.stateMachineArn === undefined) {
+    if (config.input !== undefined) problems.push('input applies only to an existing state machine: add stateMachineArn or remove input');
+  } else if (config.permissions !== undefined) {
+    problems.push('permissions apply to the state machine role the stack creates; an existing state machine (stateMachineArn) keeps its own role');
+  }
+  return problems;
+}
+
+/** The name an existing machine has in its ARN. */
+export function stateMachineNameOf(arn: string): string {
+  return arn.slice(arn.lastIndexOf(':') + 1);
+}

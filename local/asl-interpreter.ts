@@ -1,0 +1,309 @@
+/**
+ * Runs a definition that uses JSONata or workflow variables, which aws-local-stepfunctions
+ * cannot: every state type (Pass, Task, Choice, Wait, Succeed, Fail, Parallel, inline Map),
+ * in either query language, with Retry and Catch, and the same event log the facade maps
+ * to history. Tasks are delegated to `runTask`, so workers, Lambda invokes, task tokens
+ * and mocks behave as they do for JSONPath machines.
+ */
+import { runMap, runParallel } from './asl-branches.ts';
+import { checkDefinition, machineLanguage, stateLanguage, type QueryLanguage } from './asl-definition.ts';
+import { evaluateJsonataTemplate } from './asl-jsonata.ts';
+import { readPath } from './asl-jsonpath.ts';
+import { matchesJsonPathRule } from './asl-choice-rules.ts';
+import { EventChannel, failureOf, isUncatchable, RunAborted, sleep } from './asl-run-support.ts';
+import {
+  catcherResult,
+  effectiveInput,
+  finishState,
+  jsonataBindings,
+  pathSources,
+  VariableScope,
+  workArguments,
+  type StateFrame,
+  type StateResult,
+} from './asl-state-io.ts';
+import { TaskError } from './sfn-facade-errors.ts';
+import type { InterpreterEvent, InterpreterRun, RunContext, RunOutcome } from './sfn-facade-interpreter.ts';
+
+type State = Record<string, unknown>;
+/** The States and StartAt of a machine, a Parallel branch or a Map processor. */
+export interface StateGraph {
+  StartAt: string;
+  States: Record<string, State>;
+}
+
+/** One call of a Task's resource. */
+export interface AslTaskCall {
+  stateName: string;
+  /** Arguments (JSONata) or the effective Parameters (JSONPath). */
+  args: unknown;
+  /** The task token of this attempt, minted when the state first read it. */
+  takeToken(): string;
+  timeoutSeconds?: number;
+  heartbeatSeconds?: number;
+}
+
+export interface AslRunOptions {
+  context: RunContext;
+  runTask(call: AslTaskCall): Promise<unknown>;
+  mintToken(): string;
+  /** Multiplies the duration of Wait states. */
+  waitTimeScale: number;
+}
+
+/** A checked definition, ready to run any number of times. */
+export class AslMachine {
+  private readonly language: QueryLanguage;
+
+  constructor(private readonly definition: StateGraph & { TimeoutSeconds?: number }) {
+    checkDefinition(definition);
+    this.language = machineLanguage(definition);
+  }
+
+  run(input: unknown, options: AslRunOptions): InterpreterRun {
+    const stopped = new AbortController();
+    const events = new EventChannel<InterpreterEvent>();
+    const execution = new AslExecution(this.language, options, events, input);
+    let timer: NodeJS.Timeout | undefined;
+    const ended = new Promise<RunOutcome>((resolve) => {
+      stopped.signal.addEventListener('abort', () => resolve({ status: 'ABORTED' }), { once: true });
+      const seconds = this.definition.TimeoutSeconds;
+      if (typeof seconds === 'number') {
+        timer = setTimeout(() => {
+          resolve({ status: 'TIMED_OUT' });
+          stopped.abort();
+        }, seconds * 1000);
+      }
+    });
+    const finished = execution.runGraph(this.definition, input, new VariableScope(), stopped.signal).then(
+      (output): RunOutcome => ({ status: 'SUCCEEDED', output }),
+      (error: unknown): RunOutcome => {
+        if (error instanceof RunAborted) return { status: 'ABORTED' };
+        const { Error: name, Cause: cause } = failureOf(error);
+        return { status: 'FAILED', ...(name ? { error: name } : {}), ...(cause ? { cause } : {}) };
+      },
+    );
+    const outcome = Promise.race([finished, ended]).finally(() => {
+      clearTimeout(timer);
+      events.close();
+      if (!stopped.signal.aborted) stopped.abort();
+    });
+    return { abort: () => stopped.abort(), outcome, events: events.iterate() };
+  }
+}
+
+/** One execution: the states it runs share its options and its event log. */
+export class AslExecution {
+  private readonly startTime = new Date().toISOString();
+
+  constructor(
+    private readonly language: QueryLanguage,
+    readonly options: AslRunOptions,
+    readonly events: EventChannel<InterpreterEvent>,
+    private readonly executionInput: unknown,
+  ) {}
+
+  /** Runs states from StartAt to an end; resolves with the last output. */
+  async runGraph(graph: StateGraph, input: unknown, scope: VariableScope, signal: AbortSignal): Promise<unknown> {
+    let name = graph.StartAt;
+    let data = input;
+    for (;;) {
+      if (signal.aborted) throw new RunAborted();
+      const state = graph.States[name];
+      if (!state) throw new TaskError('States.Runtime', `The state "${name}" does not exist`);
+      const { output, next } = await this.runState(name, state, data, scope, signal);
+      if (next === undefined) return output;
+      name = next;
+      data = output;
+    }
+  }
+
+  /** Builds the context object a state sees as `$$` or `$states.context`. */
+  contextFor(name: string, retryCount: number): Record<string, unknown> {
+    const { context } = this.options;
+    return {
+      Execution: { Id: context.executionArn, Input: this.executionInput, Name: context.executionName, RedriveCount: 0, StartTime: this.startTime },
+      StateMachine: { Id: context.stateMachineArn, Name: context.stateMachineName },
+      State: { Name: name, EnteredTime: new Date().toISOString(), RetryCount: retryCount },
+    };
+  }
+
+  private async runState(name: string, state: State, input: unknown, scope: VariableScope, signal: AbortSignal): Promise<StateResult> {
+    // The log's StateData is typed for JSON values; ours are JSON too.
+    const stateData = { name, type: state.Type as 'Task', input: input as never };
+    this.events.push({ type: 'StateEntered', timestamp: Date.now(), state: stateData });
+    const jsonata = stateLanguage(state, this.language) === 'JSONata';
+    const retriers = (state.Retry as State[] | undefined) ?? [];
+    const catchers = (state.Catch as State[] | undefined) ?? [];
+    const attempts = retriers.map(() => 0);
+    for (let retryCount = 0; ; retryCount++) {
+      const frame: StateFrame = { name, state, jsonata, input, scope, context: this.contextFor(name, retryCount) };
+      let result: StateResult;
+      try {
+        result = await this.body(frame, signal);
+      } catch (error) {
+        if (error instanceof RunAborted || signal.aborted) throw new RunAborted();
+        const failure = failureOf(error);
+        this.events.push({ type: 'StateFailed', timestamp: Date.now(), state: stateData, ...failure });
+        if (isUncatchable(failure.Error)) throw error;
+        const retry = retriers.findIndex((retrier) => matchesError(retrier.ErrorEquals, failure.Error));
+        const retrier = retriers[retry];
+        if (retrier && attempts[retry]! < ((retrier.MaxAttempts as number | undefined) ?? 3)) {
+          const delay = retryDelaySeconds(retrier, attempts[retry]!);
+          attempts[retry]!++;
+          this.events.push({ type: 'StateRetried', timestamp: Date.now(), state: stateData, retry: { retrier: retrier as never, attempt: attempts[retry]! } });
+          await sleep(delay * 1000, signal);
+          if (signal.aborted) throw new RunAborted();
+          continue;
+        }
+        const caught = catchers.findIndex((catcher) => matchesError(catcher.ErrorEquals, failure.Error));
+        if (caught < 0) throw error;
+        this.events.push({ type: 'StateCaught', timestamp: Date.now(), state: stateData, catch: { catcher: catchers[caught] as never } });
+        result = await catcherResult(frame, catchers[caught]!, caught, failure);
+      }
+      scope.assign(result.assigned);
+      this.events.push({ type: 'StateExited', timestamp: Date.now(), state: { ...stateData, output: result.output as never } });
+      const next = result.next ?? (state.Type === 'Succeed' || state.End === true ? undefined : (state.Next as string | undefined));
+      return { output: result.output, next };
+    }
+  }
+
+  private async body(frame: StateFrame, signal: AbortSignal): Promise<StateResult> {
+    switch (frame.state.Type) {
+      case 'Pass':
+        return this.pass(frame);
+      case 'Task':
+        return this.task(frame);
+      case 'Choice':
+        return this.choice(frame);
+      case 'Wait':
+        return this.wait(frame, signal);
+      case 'Succeed':
+        return finishState(frame, effectiveInput(frame), { hasResult: false });
+      case 'Fail':
+        return this.fail(frame);
+      case 'Parallel':
+        return runParallel(this, frame, signal);
+      case 'Map':
+        return runMap(this, frame, signal);
+      default:
+        throw new TaskError('States.Runtime', `state "${frame.name}" has the unknown Type ${String(frame.state.Type)}`);
+    }
+  }
+
+  private async pass(frame: StateFrame): Promise<StateResult> {
+    if (frame.jsonata) return finishState(frame, frame.input, { hasResult: false });
+    const effective = effectiveInput(frame);
+    const result = 'Result' in frame.state ? frame.state.Result : await workArguments(frame, effective);
+    return finishState(frame, effective, { result, hasResult: true });
+  }
+
+  private async task(frame: StateFrame): Promise<StateResult> {
+    let pending: string | undefined;
+    const mint = () => (pending ??= this.options.mintToken());
+    frame.context.Task = {
+      get Token() {
+        return mint();
+      },
+    };
+    const effective = effectiveInput(frame);
+    const args = await workArguments(frame, effective);
+    const [timeoutSeconds, heartbeatSeconds] = await Promise.all([numberField(frame, 'TimeoutSeconds'), numberField(frame, 'HeartbeatSeconds')]);
+    const takeToken = () => {
+      const token = mint();
+      pending = undefined;
+      return token;
+    };
+    const result = await this.options.runTask({ stateName: frame.name, args, takeToken, timeoutSeconds, heartbeatSeconds });
+    return finishState(frame, effective, { result, hasResult: true });
+  }
+
+  private async choice(frame: StateFrame): Promise<StateResult> {
+    const effective = effectiveInput(frame);
+    const rules = (frame.state.Choices as State[] | undefined) ?? [];
+    for (const [index, rule] of rules.entries()) {
+      let matched: boolean;
+      if (frame.jsonata) {
+        const condition = await evaluateJsonataTemplate(rule.Condition, jsonataBindings(frame), `Choices[${index}]/Condition`);
+        if (typeof condition !== 'boolean') {
+          throw new TaskError('States.QueryEvaluationError', `The Condition of Choices[${index}] must evaluate to a boolean, not ${JSON.stringify(condition)}`);
+        }
+        matched = condition;
+      } else {
+        matched = matchesJsonPathRule(rule, effective, pathSources(frame));
+      }
+      if (matched) {
+        const done = await finishState(frame, effective, { hasResult: false }, { assign: rule.Assign, output: rule.Output, prefix: `Choices[${index}]/` });
+        return { ...done, next: String(rule.Next) };
+      }
+    }
+    if (typeof frame.state.Default !== 'string') {
+      throw new TaskError('States.NoChoiceMatched', `No Choice Rule matched in state "${frame.name}" and it has no Default`);
+    }
+    return { ...(await finishState(frame, effective, { hasResult: false })), next: frame.state.Default };
+  }
+
+  private async wait(frame: StateFrame, signal: AbortSignal): Promise<StateResult> {
+    const effective = effectiveInput(frame);
+    const { state } = frame;
+    let ms: number;
+    const seconds = await numberField(frame, 'Seconds');
+    if (seconds !== undefined) {
+      if (!Number.isInteger(seconds) || seconds < 0) throw new TaskError('States.Runtime', `The Seconds of state "${frame.name}" must be a non-negative integer`);
+      ms = seconds * 1000;
+    } else {
+      const timestamp = frame.jsonata
+        ? await evaluateJsonataTemplate(state.Timestamp, jsonataBindings(frame), 'Timestamp')
+        : state.TimestampPath !== undefined
+          ? readPath(String(state.TimestampPath), effective, pathSources(frame), 'TimestampPath')
+          : state.Timestamp;
+      const at = typeof timestamp === 'string' ? Date.parse(timestamp) : Number.NaN;
+      if (Number.isNaN(at)) throw new TaskError('States.Runtime', `The Timestamp of state "${frame.name}" must be an RFC 3339 timestamp`);
+      ms = Math.max(0, at - Date.now());
+    }
+    await sleep(ms * this.options.waitTimeScale, signal);
+    if (signal.aborted) throw new RunAborted();
+    return finishState(frame, effective, { hasResult: false });
+  }
+
+  private async fail(frame: StateFrame): Promise<never> {
+    const { state } = frame;
+    const field = async (name: 'Error' | 'Cause') => {
+      if (frame.jsonata) return state[name] === undefined ? undefined : evaluateJsonataTemplate(state[name], jsonataBindings(frame), name);
+      const path = state[`${name}Path`];
+      return path === undefined ? state[name] : readPath(String(path), frame.input, pathSources(frame), `${name}Path`);
+    };
+    const [error, cause] = await Promise.all([field('Error'), field('Cause')]);
+    throw new TaskError(error === undefined ? '' : String(error), cause === undefined ? '' : String(cause));
+  }
+}
+
+/** A numeric field: a number, a JSONata expression, or (JSONPath) its `…Path` form. */
+export async function numberField(frame: StateFrame, name: string): Promise<number | undefined> {
+  const value = frame.state[name];
+  if (typeof value === 'number') return value;
+  if (frame.jsonata && value !== undefined) {
+    const evaluated = await evaluateJsonataTemplate(value, jsonataBindings(frame), name);
+    if (typeof evaluated !== 'number') throw new TaskError('States.QueryEvaluationError', `The field '${name}' must evaluate to a number, not ${JSON.stringify(evaluated)}`);
+    return evaluated;
+  }
+  const path = frame.state[`${name}Path`];
+  if (typeof path !== 'string') return undefined;
+  const read = readPath(path, effectiveInput(frame), pathSources(frame), `${name}Path`);
+  if (typeof read !== 'number') throw new TaskError('States.Runtime', `The value of ${name}Path must be a number`);
+  return read;
+}
+
+/** States.ALL matches any error; States.TaskFailed any but States.Timeout. */
+function matchesError(errorEquals: unknown, error: string): boolean {
+  const names = Array.isArray(errorEquals) ? (errorEquals as string[]) : [];
+  return names.some((name) => name === error || name === 'States.ALL' || (name === 'States.TaskFailed' && error !== 'States.Timeout'));
+}
+
+function retryDelaySeconds(retrier: State, attempt: number): number {
+  const interval = (retrier.IntervalSeconds as number | undefined) ?? 1;
+  const backoff = (retrier.BackoffRate as number | undefined) ?? 2;
+  let delay = interval * backoff ** attempt;
+  if (typeof retrier.MaxDelaySeconds === 'number') delay = Math.min(delay, retrier.MaxDelaySeconds);
+  return retrier.JitterStrategy === 'FULL' ? Math.random() * delay : delay;
+}

@@ -1,0 +1,142 @@
+/**
+ * `npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker]`: scaffolds
+ * `state-machines/<name>/` (tool.json + definition.asl.json) that passes validate-tools
+ * and runs locally as it is; `--worker` adds a worker stub the definition calls.
+ * `--tools-dir` and `--workers-dir` choose other directories. Refuses to overwrite.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFINITION_FILE, TOOL_FILE } from '../lambdas/tools/tool-config.ts';
+import { workerModuleFile, workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
+
+const REPO_ROOT = resolve(import.meta.dirname, '..');
+const USAGE = 'usage: npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker] [--tools-dir DIR] [--workers-dir DIR]';
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+type Invocation = 'sync' | 'async' | 'both';
+
+interface ScaffoldOptions {
+  name: string;
+  invocation: Invocation;
+  jsonata: boolean;
+  worker: boolean;
+  toolsDir: string;
+  workersDir: string;
+}
+
+/** Writes the scaffold; returns the files written. */
+function scaffoldTool(options: ScaffoldOptions): string[] {
+  const { name, invocation, jsonata } = options;
+  const folder = join(options.toolsDir, name);
+  if (existsSync(folder)) throw new Error(`${folder} already exists`);
+  // Worker placeholders take lower-case names with underscores.
+  const worker = options.worker ? name.toLowerCase().replace(/[^a-z0-9_]/g, '_').replace(/^[^a-z]+/, '') || 'tool_worker' : undefined;
+  const workerFile = worker ? join(options.workersDir, workerModuleFile(worker)) : undefined;
+  if (workerFile && existsSync(workerFile)) throw new Error(`${workerFile} already exists`);
+
+  const tool = {
+    name,
+    title: name.replaceAll(/[_.-]+/g, ' ').replace(/^\w/, (c) => c.toUpperCase()),
+    description: `Echoes its text back. Describe what ${name} does, when to call it, and what it returns.`,
+    inputSchema: {
+      type: 'object',
+      properties: { text: { type: 'string', description: 'The text to echo.' } },
+      required: ['text'],
+      additionalProperties: false,
+    },
+    outputSchema: { type: 'object', properties: { echo: { type: 'string' } }, required: ['echo'] },
+    invocation,
+    // EXPRESS runs sync tools cheaply (up to 5 minutes); async and both need STANDARD.
+    workflowType: invocation === 'sync' ? 'EXPRESS' : 'STANDARD',
+  };
+  const files: [string, string][] = [
+    [join(folder, TOOL_FILE), json(tool)],
+    [join(folder, DEFINITION_FILE), json(definition(name, jsonata, worker))],
+  ];
+  if (workerFile && worker) files.push([workerFile, workerStub(name, worker)]);
+  mkdirSync(folder, { recursive: true });
+  if (workerFile) mkdirSync(options.workersDir, { recursive: true });
+  for (const [file, text] of files) writeFileSync(file, text, { flag: 'wx' });
+  return files.map(([file]) => file);
+}
+
+function definition(name: string, jsonata: boolean, worker: string | undefined): object {
+  const comment = `${name}: replace these states with the tool's work. The input is { arguments, operation }.`;
+  const resource = worker ? `\${${workerSubstitutionKey(worker)}}` : undefined;
+  if (jsonata) {
+    const state = resource
+      ? { Type: 'Task', Resource: resource, Arguments: '{% $states.input.arguments %}', Output: { echo: '{% $states.result.echo %}' }, TimeoutSeconds: 60, End: true }
+      : { Type: 'Pass', Output: { echo: '{% $states.input.arguments.text %}' }, End: true };
+    return { Comment: comment, QueryLanguage: 'JSONata', StartAt: 'Echo', States: { Echo: state } };
+  }
+  const state = resource
+    ? { Type: 'Task', Resource: resource, InputPath: '$.arguments', ResultSelector: { 'echo.$': '$.echo' }, TimeoutSeconds: 60, End: true }
+    : { Type: 'Pass', Parameters: { 'echo.$': '$.arguments.text' }, End: true };
+  return { Comment: comment, StartAt: 'Echo', States: { Echo: state } };
+}
+
+function workerStub(tool: string, worker: string): string {
+  return `/** Worker \`${worker}\` (${tool}): \`{ text }\` -> \`{ echo }\`. Replace with the tool's work. */
+
+/** Lambda entry point: Step Functions passes the tool's arguments. */
+export async function handler(event: { text?: unknown }): Promise<{ echo: string }> {
+  if (typeof event.text !== 'string') throw new TypeError('${worker}: text must be a string');
+  return { echo: event.text };
+}
+`;
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+function main(): number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        sync: { type: 'boolean' },
+        async: { type: 'boolean' },
+        both: { type: 'boolean' },
+        jsonata: { type: 'boolean' },
+        worker: { type: 'boolean' },
+        'tools-dir': { type: 'string' },
+        'workers-dir': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const modes = (['sync', 'async', 'both'] as const).filter((mode) => values[mode]);
+  const name = positionals[0];
+  if (positionals.length !== 1 || !name || modes.length > 1) {
+    console.error(USAGE);
+    return 2;
+  }
+  if (!TOOL_NAME.test(name)) {
+    console.error(`"${name}" is not a tool name: 1-128 characters of A-Z, a-z, 0-9, _ . -`);
+    return 2;
+  }
+  try {
+    const files = scaffoldTool({
+      name,
+      invocation: modes[0] ?? 'async',
+      jsonata: values.jsonata ?? false,
+      worker: values.worker ?? false,
+      toolsDir: resolve(values['tools-dir'] ?? join(REPO_ROOT, 'state-machines')),
+      workersDir: resolve(values['workers-dir'] ?? join(REPO_ROOT, 'lambdas', 'handlers', 'workers')),
+    });
+    for (const file of files) console.log(`created ${relative(process.cwd(), file)}`);
+    console.log('next: edit them, then `npm run validate-tools` and `npm start` (or `cdk deploy`)');
+    return 0;
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  }
+}
+
+process.exitCode = main();

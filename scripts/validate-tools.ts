@@ -1,0 +1,54 @@
+/**
+ * `npm run validate-tools [-- DIR] [--workers DIR]`: checks tool folders offline, the way
+ * the CDK app and the local server will (asl-validator, the loader, mocks.json, worker
+ * modules, Tasks that could not run locally), and prints every problem with its file.
+ * Exit code 0 when all folders pass, 1 when any problem was found, 2 on a usage error.
+ */
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { inspectToolFolders, ToolFolderError, DEFINITION_FILE } from '../lambdas/tools/tool-folder.ts';
+import { workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
+
+const REPO_ROOT = resolve(import.meta.dirname, '..');
+
+/** Every problem in the tool folders under `toolsDir`, workers looked up in `workersDir`. */
+async function validateTools(toolsDir: string, workersDir: string): Promise<{ tools: string[]; problems: ToolFolderError[] }> {
+  const { folders, problems } = await inspectToolFolders(toolsDir);
+  for (const folder of folders) {
+    problems.push(...folder.localProblems);
+    for (const worker of folder.workers) {
+      const module = join(workersDir, workerModuleFile(worker));
+      if (!existsSync(module)) {
+        problems.push(new ToolFolderError(join(folder.dir, DEFINITION_FILE), `worker \${Worker_${worker}} has no module: expected ${module} exporting handler`));
+      }
+    }
+  }
+  return { tools: folders.map((folder) => folder.config.name), problems };
+}
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ allowPositionals: true, options: { workers: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    console.error(`${(error as Error).message}\nusage: npm run validate-tools [-- DIR] [--workers DIR]`);
+    return 2;
+  }
+  if (parsed.values.help || parsed.positionals.length > 1) {
+    console.error('usage: npm run validate-tools [-- DIR] [--workers DIR]   (DIR defaults to state-machines)');
+    return parsed.values.help ? 0 : 2;
+  }
+  const toolsDir = resolve(parsed.positionals[0] ?? join(REPO_ROOT, 'state-machines'));
+  const workersDir = resolve(parsed.values.workers ?? join(REPO_ROOT, 'lambdas', 'handlers', 'workers'));
+  const { tools, problems } = await validateTools(toolsDir, workersDir);
+  for (const problem of problems) console.error(`${relative(process.cwd(), problem.file) || problem.file}: ${problem.reason}`);
+  if (problems.length > 0) {
+    console.error(`\n${problems.length} problem${problems.length === 1 ? '' : 's'} in ${toolsDir}`);
+    return 1;
+  }
+  console.log(`${tools.length} tool${tools.length === 1 ? '' : 's'} valid: ${tools.join(', ')}`);
+  return 0;
+}
+
+process.exitCode = await main();
