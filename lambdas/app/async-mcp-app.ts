@@ -22,6 +22,13 @@ export interface AsyncMcpAppOptions {
   logger?: Logger;
   /** Host/Origin allowlist; set for the local server only. */
   allowedHostnames?: string[];
+  /**
+   * Handle tools for clients that declare no async support: every tool is listed, a
+   * long-running call answers with an operation id, and `operation_status`,
+   * `operation_result`, `operation_cancel` and `operation_list` follow it up.
+   * @default false
+   */
+  handleTools?: boolean;
 }
 
 export interface AsyncMcpApp {
@@ -44,6 +51,7 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     deps,
     dialects: DIALECTS,
     ...(options.allowedHostnames ? { allowedHostnames: options.allowedHostnames } : {}),
+    ...(options.handleTools ? { handleTools: true } : {}),
   });
   return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger), operations };
 }

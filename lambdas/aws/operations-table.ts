@@ -34,4 +34,6 @@ export const ENV = {
   maxBlockingSeconds: 'MAX_BLOCKING_SECONDS',
   /** Active (not yet terminal) operations one principal may have at once; default 100. */
   maxActiveOperations: 'ASYNC_MCP_MAX_ACTIVE_OPERATIONS',
+  /** "1" turns on handle tools for clients without async support; off when unset. */
+  handleTools: 'ASYNC_MCP_HANDLE_TOOLS',
 } as const;

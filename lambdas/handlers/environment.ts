@@ -35,6 +35,14 @@ export function limitsFromEnv(): OperationsLimits {
   };
 }
 
+/** Whether handle tools are on: "1" (or "true") turns them on; unset, "", "0" or "false" leaves them off. */
+export function handleToolsFromEnv(): boolean {
+  const raw = process.env[ENV.handleTools];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new Error(`Environment variable ${ENV.handleTools} must be 1 or 0`);
+}
+
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;

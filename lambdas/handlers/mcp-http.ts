@@ -12,7 +12,7 @@ import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { createAsyncMcpApp } from '../app/async-mcp-app.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { loadToolFolders } from '../tools/tool-folder.ts';
-import { limitsFromEnv, requiredEnv, stateMachineArnsFromEnv } from './environment.ts';
+import { handleToolsFromEnv, limitsFromEnv, requiredEnv, stateMachineArnsFromEnv } from './environment.ts';
 
 const arns = stateMachineArnsFromEnv();
 const folders = await loadToolFolders(process.env[ENV.toolsDir] ?? 'state-machines', { checkDefinitions: false });
@@ -26,6 +26,7 @@ const app = createAsyncMcpApp({
   engine: new StepFunctionsEngine(new SFNClient({})),
   catalog,
   limits: limitsFromEnv(),
+  handleTools: handleToolsFromEnv(),
 });
 
 export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {

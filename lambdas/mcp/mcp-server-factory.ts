@@ -11,6 +11,7 @@ import type { AsyncDialect, McpDeps, ToolListing } from './dialects/dialect.ts';
 import { JSONRPC, toProtocolError } from './json-rpc-errors.ts';
 import { setHttpStatus } from './request-scope.ts';
 import { requestViewOf, type Era, type RequestView } from './request-view.ts';
+import { BUILT_IN_LISTINGS, BUILT_IN_TOOL_NAMES, callBuiltInTool, callWithHandle, handleListing } from './handle-tools.ts';
 import { toCallToolResult } from './tool-result.ts';
 
 export const SERVER_INFO = { name: 'async-mcp', version: '0.1.0' } as const;
@@ -21,10 +22,21 @@ export interface ServerFactoryOptions {
   dialects: readonly AsyncDialect[];
   /** Extra server capabilities per era (dialects advertise theirs here). */
   capabilities?: (era: Era) => Record<string, unknown>;
+  /**
+   * Handle tools for clients that declare no async support: they see every tool plus the
+   * built-in operation tools, and a long-running call answers with an operation id.
+   * @default false
+   */
+  handleTools?: boolean;
 }
 
 export function createServerFactory(options: ServerFactoryOptions) {
   const { deps, dialects } = options;
+  const handleTools = options.handleTools === true;
+  if (handleTools) {
+    const clash = deps.catalog.tools.find((tool) => BUILT_IN_TOOL_NAMES.includes(tool.name));
+    if (clash) throw new Error(`Tool ${clash.name} has the name of a built-in handle tool: rename it, or leave handle tools off`);
+  }
   return (era: Era, ownerId: string): Server => {
     const server = new Server(SERVER_INFO, {
       capabilities: mergeCapabilities([{ tools: {} }, options.capabilities?.(era), ...dialects.map((d) => d.capabilities?.(era))]),
@@ -36,6 +48,10 @@ export function createServerFactory(options: ServerFactoryOptions) {
       const view = requestViewOf(era, ownerId, request.params as never, ctx);
       // A dialect the request declares wins over one its protocol revision merely implies.
       const dialect = dialects.find((d) => d.claimsListing(view)) ?? dialects.find((d) => d.impliedBy?.(view));
+      if (!dialect && handleTools) {
+        const { maxBlockingSeconds } = deps.operations.limits;
+        return { tools: [...deps.catalog.tools.map((tool) => handleListing(tool, baseListing(tool), maxBlockingSeconds)), ...BUILT_IN_LISTINGS] } as never;
+      }
       const tools = deps.catalog.tools.flatMap((tool) => {
         const base = baseListing(tool);
         const listed = dialect ? dialect.listTool(tool, base) : plainListing(tool, base);
@@ -71,10 +87,14 @@ export function createServerFactory(options: ServerFactoryOptions) {
     if (typeof name !== 'string' || name === '') {
       throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: name must be a non-empty string');
     }
+    // Only a request that declares, or whose revision implies, no async dialect gets handles.
+    const handles = handleTools && !dialects.some((d) => d.claimsListing(view) || d.impliedBy?.(view));
+    if (handles && BUILT_IN_TOOL_NAMES.includes(name)) return callBuiltInTool(name, params.arguments, view, deps);
     const tool = deps.catalog.get(name);
     if (!tool) throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Unknown tool: ${name}`);
     const dialect = dialects.find((d) => d.claimsCall(params, view, tool));
-    if (!dialect && tool.invocation === 'async') {
+    const withHandle = !dialect && handles && tool.invocation !== 'sync';
+    if (!dialect && !withHandle && tool.invocation === 'async') {
       for (const d of refusalOrder(view)) {
         const refusal = d.refuseAsyncOnly?.(tool, view);
         if (refusal) throw refusal;
@@ -88,6 +108,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     const validation = validateArguments(tool, params.arguments);
     if (!validation.ok) throw new ProtocolError(JSONRPC.INVALID_PARAMS, validation.message, { field: validation.field });
     if (dialect) return dialect.call({ tool, arguments: validation.value, params, view }, deps);
+    if (withHandle) return callWithHandle(tool, validation.value, view, deps);
     return runSynchronously(tool, validation.value, view);
   }
 

@@ -12,8 +12,12 @@ export function isTerminal(status: OperationStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
 
-/** Which wire started the operation; kept so each dialect answers only for its own. */
-export type Dialect = 'sep-1391' | 'tasks-2026-07-28' | 'tasks-2025-11-25' | 'sync';
+/**
+ * Which wire started the operation; kept so each dialect answers only for its own.
+ * `handle`: a call from a client without async support, answered with an operation id
+ * its model follows up through built-in tools.
+ */
+export type Dialect = 'sep-1391' | 'tasks-2026-07-28' | 'tasks-2025-11-25' | 'sync' | 'handle';
 
 /**
  * How a terminal operation ended.

@@ -78,6 +78,9 @@ export interface SyncRunInput {
   requestId?: string;
 }
 
+/** How a run that may be handed off ended: its outcome, or the operation still running at the bound. */
+export type SyncOrHandOff = { kind: 'finished'; outcome: Outcome } | { kind: 'handed-off'; record: OperationRecord };
+
 const NON_TERMINAL: readonly OperationStatus[] = ['submitted', 'working', 'input_required'];
 /** Dialects whose operations `notifications/cancelled` may name by request id; task dialects cancel with tasks/cancel. */
 const CANCELABLE_BY_REQUEST_ID: readonly Dialect[] = ['sep-1391', 'sync'];
@@ -244,6 +247,31 @@ export class OperationsService {
     }
     if (done.status === 'canceled') return { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' };
     return done.outcome ?? { kind: 'internal-error', message: 'The operation ended without an outcome' };
+  }
+
+  /**
+   * `runSync` for a client that can come back later: a STANDARD run still going at the
+   * bound is left running and its record returned, instead of being stopped. The run is
+   * an operation of `dialect` from the start, so the handed-off record is already the
+   * caller's to poll. EXPRESS runs cannot be handed off (StartSyncExecution leaves
+   * nothing to come back to) and end exactly as in `runSync`.
+   */
+  async runSyncOrHandOff(input: SyncRunInput & { dialect: Dialect }): Promise<SyncOrHandOff> {
+    const { tool } = input;
+    const boundSeconds = Math.min(tool.timing.syncTimeoutSeconds, this.limits.maxBlockingSeconds);
+    if (tool.workflowType === 'EXPRESS') return { kind: 'finished', outcome: await this.runExpress(input, boundSeconds) };
+    const record = await this.start({
+      ownerId: input.ownerId,
+      tool,
+      arguments: input.arguments,
+      token: this.mintToken(),
+      dialect: input.dialect,
+      ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
+    });
+    const done = await this.waitForTerminal(record, boundSeconds * 1000);
+    if (!isTerminal(done.status)) return { kind: 'handed-off', record: done };
+    if (done.status === 'canceled') return { kind: 'finished', outcome: { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' } };
+    return { kind: 'finished', outcome: done.outcome ?? { kind: 'internal-error', message: 'The operation ended without an outcome' } };
   }
 
   /**

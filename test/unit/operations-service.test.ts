@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { OperationsService } from '../../lambdas/operations/operations-service.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
@@ -191,5 +191,53 @@ describe('OperationsService with results too large to store', () => {
       status: 'failed',
       outcome: { kind: 'internal-error', message: expect.stringContaining('larger than the server can store') },
     });
+  });
+});
+
+describe('OperationsService.runSyncOrHandOff', () => {
+  const owner = 'owner-a';
+  const hybrid: ToolSpec = testTool({ name: 'suite', invocation: 'both' });
+
+  it('hands a STANDARD run still going at its sync bound off as a running operation of the given dialect, not stopped', async () => {
+    const { store, engine } = coreHarness();
+    const service = new OperationsService(store, engine, limits);
+    const run = await service.runSyncOrHandOff({ ownerId: owner, tool: hybrid, arguments: { n: 1 }, dialect: 'handle' });
+    expect(run).toMatchObject({ kind: 'handed-off', record: { status: 'working', dialect: 'handle', tool: 'suite' } });
+    const record = (run as { record: { token: string; executionArn: string } }).record;
+    // Server-minted: 128 random bits as base64url.
+    expect(record.token).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(engine.stopCalls).toBe(0);
+    expect(engine.executions.get(record.executionArn)!.status).toBe('RUNNING');
+    expect(await service.get({ ownerId: owner, token: record.token })).toMatchObject({ status: 'working', dialect: 'handle' });
+  });
+
+  it('returns the outcome of a STANDARD run that finishes within its sync bound', async () => {
+    const { store, engine } = coreHarness();
+    const service = new OperationsService(store, engine, { ...limits, maxBlockingSeconds: 5 });
+    const run = service.runSyncOrHandOff({ ownerId: owner, tool: { ...hybrid, timing: { ...hybrid.timing, syncTimeoutSeconds: 5 } }, arguments: {}, dialect: 'handle' });
+    const [arn] = await vi.waitFor(() => {
+      expect(engine.executions.size).toBe(1);
+      return [...engine.executions.keys()];
+    });
+    const records = (await store.listByOwner(owner, { limit: 10 })).items;
+    await service.applyExecution(records[0]!, engine.finish(arn!, { status: 'SUCCEEDED', output: { passed: 3 } }));
+    expect(await run).toEqual({ kind: 'finished', outcome: { kind: 'result', output: { passed: 3 } } });
+  });
+
+  it('runs an EXPRESS tool exactly like runSync: no record, nothing to hand off', async () => {
+    const { store, engine, service } = coreHarness();
+    const express: ToolSpec = { ...hybrid, workflowType: 'EXPRESS' };
+    const run = await service.runSyncOrHandOff({ ownerId: owner, tool: express, arguments: { a: 1 }, dialect: 'handle' });
+    expect(run).toMatchObject({ kind: 'finished', outcome: { kind: 'result', output: { echo: { arguments: { a: 1 } } } } });
+    expect(engine.startCalls).toBe(0);
+    expect((await store.listByOwner(owner, { limit: 10 })).items).toEqual([]);
+  });
+
+  it("counts against the principal's active-operation limit like any start", async () => {
+    const { store, engine } = coreHarness();
+    const service = new OperationsService(store, engine, { ...limits, maxActiveOperations: 1 });
+    await service.start({ ownerId: owner, tool, arguments: {}, token: 'busy', dialect: 'sep-1391' });
+    await expectOperationError(service.runSyncOrHandOff({ ownerId: owner, tool: hybrid, arguments: {}, dialect: 'handle' }), 'LIMIT_EXCEEDED');
+    expect(engine.executions.size).toBe(1);
   });
 });
