@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
+import { STATE_MACHINE_ARN_PREFIX_ENV } from '../lambdas/tools/state-machine-names.ts';
 import { startLocalStack } from '../local/local-stack.ts';
 import { legacyRequest } from '../test/support/raw-mcp.ts';
 
@@ -114,11 +115,7 @@ async function lambdaBundle(): Promise<void> {
     const env = {
       ...process.env,
       OPERATIONS_TABLE_NAME: 'bench',
-      TOOL_STATE_MACHINE_ARNS: JSON.stringify({
-        analyze_dataset: 'arn:aws:states:us-east-1:000000000000:stateMachine:analyze_dataset',
-        quick_calculation: 'arn:aws:states:us-east-1:000000000000:stateMachine:quick_calculation',
-        run_test_suite: 'arn:aws:states:us-east-1:000000000000:stateMachine:run_test_suite',
-      }),
+      [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
       TOOLS_DIR: resolve('state-machines'),
       AWS_REGION: 'us-east-1',
     };

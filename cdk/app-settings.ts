@@ -21,6 +21,8 @@ export const CONTEXT_KEYS = {
   tracing: 'tracing',
   /** Active operations per principal (default 100). */
   maxActiveOperations: 'maxActiveOperations',
+  /** `true` serves the handle tools to clients without async support. */
+  handleTools: 'handleTools',
   /** Reserved concurrency of the MCP Lambda (default none). */
   mcpReservedConcurrency: 'mcpReservedConcurrency',
   /** Reserved concurrency of the status-sync Lambda (default none). */
@@ -38,6 +40,7 @@ export interface AppSettings {
   tracing: boolean;
   /** Absent: the construct's default. */
   maxActiveOperations?: number;
+  handleTools: boolean;
   /** Absent: no reservation. */
   mcpReservedConcurrency?: number;
   statusSyncReservedConcurrency?: number;
@@ -54,6 +57,7 @@ const Settings = z.object({
   functionUrlAuthType: z.enum(['AWS_IAM', 'NONE']).default('AWS_IAM'),
   tracing: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
   maxActiveOperations: positiveWholeNumber.optional(),
+  handleTools: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
   mcpReservedConcurrency: positiveWholeNumber.optional(),
   statusSyncReservedConcurrency: positiveWholeNumber.optional(),
   workerReservedConcurrency: positiveWholeNumber.optional(),
@@ -79,6 +83,7 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     functionUrlAuthType: parsed.data.functionUrlAuthType === 'NONE' ? FunctionUrlAuthType.NONE : FunctionUrlAuthType.AWS_IAM,
     tracing: parsed.data.tracing,
     maxActiveOperations,
+    handleTools: parsed.data.handleTools,
     mcpReservedConcurrency,
     statusSyncReservedConcurrency,
     workerReservedConcurrency,

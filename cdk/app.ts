@@ -20,6 +20,7 @@ new AsyncMcpStack(app, settings.stackName, {
   functionUrlAuthType: settings.functionUrlAuthType,
   tracing: settings.tracing,
   maxActiveOperations: settings.maxActiveOperations,
+  handleTools: settings.handleTools,
   mcpReservedConcurrency: settings.mcpReservedConcurrency,
   statusSyncReservedConcurrency: settings.statusSyncReservedConcurrency,
   workerReservedConcurrency: settings.workerReservedConcurrency,

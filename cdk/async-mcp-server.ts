@@ -74,6 +74,13 @@ export interface AsyncMcpServerProps {
    */
   readonly maxActiveOperations?: number;
   /**
+   * Serve the handle tools (`operation_status`, `operation_result`, `operation_cancel`,
+   * `operation_list`) to clients without async support, so they can call long tools
+   * without timing out. Sets `ASYNC_MCP_HANDLE_TOOLS` on the MCP Lambda.
+   * @default false
+   */
+  readonly handleTools?: boolean;
+  /**
    * Concurrent executions reserved for the MCP Lambda. A reservation also caps it, so
    * blocking calls (synchronous runs, `tasks/result`) cannot take the concurrency the
    * workers and status sync need. Lambda keeps 100 of the account's concurrency
@@ -192,6 +199,7 @@ export class AsyncMcpServer extends Construct {
         [STATE_MACHINE_ARN_PREFIX_ENV]: `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:stateMachine:${this.stateMachineNamePrefix}`,
         [ENV.toolsDir]: `${LAMBDA_TASK_ROOT}/${BUNDLED_TOOLS_DIR}`,
         ...limitsEnvironment,
+        ...(props.handleTools ? { [ENV.handleTools]: '1' } : {}),
       },
       logRetention,
       tracing,

@@ -48,6 +48,8 @@ export interface LocalStackOptions {
   /** 0 picks a free port. */
   port?: number;
   limits?: OperationsLimits;
+  /** Serve the handle tools to clients without async support (`ASYNC_MCP_HANDLE_TOOLS`). */
+  handleTools?: boolean;
   /** Scales Wait states (tests use a small factor); 1 = real time. */
   waitTimeScale?: number;
   /** How late expired records are deleted (DynamoDB's TTL is lazy too). @default lagSeconds 60, intervalMs 10000 */
@@ -125,6 +127,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       engine: new StepFunctionsEngine(sfn),
       catalog,
       ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.handleTools ? { handleTools: true } : {}),
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
     });
     const mcpApp = app;

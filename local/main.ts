@@ -3,7 +3,7 @@
  * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR, --workers DIR.
  */
 import { parseArgs } from 'node:util';
-import { limitsFromEnv } from '../lambdas/handlers/environment.ts';
+import { handleToolsFromEnv, limitsFromEnv } from '../lambdas/handlers/environment.ts';
 import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
 
@@ -16,6 +16,7 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
   --workers DIR the worker modules the tools name (default: $ASYNC_MCP_WORKERS_DIR or ./lambdas/handlers/workers)
 
 Environment: ASYNC_MCP_MAX_ACTIVE_OPERATIONS (active operations per principal, default 100),
+ASYNC_MCP_HANDLE_TOOLS=1 (handle tools for clients without async support),
 MAX_KEEPALIVE_SECONDS, ALLOW_UNLIMITED_KEEPALIVE, MAX_BLOCKING_SECONDS: the same settings the Lambda reads.`;
 
 async function main(): Promise<void> {
@@ -46,8 +47,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   let limits;
+  let handleTools;
   try {
     limits = limitsFromEnv();
+    handleTools = handleToolsFromEnv();
   } catch (error) {
     console.error(`Cannot start: ${(error as Error).message}`);
     process.exit(2);
@@ -62,6 +65,7 @@ async function main(): Promise<void> {
       ...(workersDir ? { workersDir } : {}),
       port,
       limits,
+      handleTools,
       ...(values.host ? { host: values.host } : {}),
       ...(values.data ? { dataDir: values.data } : {}),
     });

@@ -22,8 +22,6 @@ export const OPERATIONS_TABLE = {
 /** Environment variables the Lambda functions read; the CDK construct sets them. */
 export const ENV = {
   tableName: 'OPERATIONS_TABLE_NAME',
-  /** JSON object: tool name -> state machine ARN. */
-  stateMachines: 'TOOL_STATE_MACHINE_ARNS',
   /** Directory of the bundled tool folders (tool.json + definition.asl.json). */
   toolsDir: 'TOOLS_DIR',
   /** Server-wide bound on keepAlive, seconds. */

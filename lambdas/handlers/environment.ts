@@ -12,19 +12,6 @@ export function requiredEnv(name: string): string {
   return value;
 }
 
-export function stateMachineArnsFromEnv(): Record<string, string> {
-  const raw = requiredEnv(ENV.stateMachines);
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    if (parsed && typeof parsed === 'object' && Object.values(parsed).every((v) => typeof v === 'string')) {
-      return parsed as Record<string, string>;
-    }
-  } catch {
-    // Reported below.
-  }
-  throw new Error(`Environment variable ${ENV.stateMachines} must be a JSON object of tool name to state machine ARN`);
-}
-
 export function limitsFromEnv(): OperationsLimits {
   return {
     maxKeepAliveSeconds: positiveInt(ENV.maxKeepAliveSeconds, DEFAULT_LIMITS.maxKeepAliveSeconds),

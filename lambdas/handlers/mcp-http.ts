@@ -10,17 +10,14 @@ import { toFunctionUrlResult, toWebRequest } from '../aws/function-url-adapter.t
 import { ENV } from '../aws/operations-table.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { createAsyncMcpApp } from '../app/async-mcp-app.ts';
+import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../tools/state-machine-names.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { loadToolFolders } from '../tools/tool-folder.ts';
-import { handleToolsFromEnv, limitsFromEnv, requiredEnv, stateMachineArnsFromEnv } from './environment.ts';
+import { handleToolsFromEnv, limitsFromEnv, requiredEnv } from './environment.ts';
 
-const arns = stateMachineArnsFromEnv();
 const folders = await loadToolFolders(process.env[ENV.toolsDir] ?? 'state-machines', { checkDefinitions: false });
-const catalog = buildToolCatalog(folders, (tool) => {
-  const arn = arns[tool];
-  if (!arn) throw new Error(`No state machine ARN for tool ${tool} in ${ENV.stateMachines}`);
-  return arn;
-});
+// Deployed machines have fixed names: one ARN prefix locates them all, however many tools there are.
+const catalog = buildToolCatalog(folders, deployedStateMachineArns(requiredEnv(STATE_MACHINE_ARN_PREFIX_ENV)));
 const app = createAsyncMcpApp({
   store: new DynamoDbRecordStore({ client: new DynamoDBClient({}), tableName: requiredEnv(ENV.tableName) }),
   engine: new StepFunctionsEngine(new SFNClient({})),

@@ -16,6 +16,7 @@ describe('readAppSettings', () => {
       toolsDir: DEFAULT_TOOLS_DIR,
       functionUrlAuthType: FunctionUrlAuthType.AWS_IAM,
       tracing: false,
+      handleTools: false,
     });
   });
 
@@ -28,7 +29,14 @@ describe('readAppSettings', () => {
       workersDir: resolve(elsewhere, 'my-workers'),
       functionUrlAuthType: FunctionUrlAuthType.NONE,
       tracing: true,
+      handleTools: false,
     });
+  });
+
+  it('turns on handle tools with handleTools=true, as a CLI string or a cdk.json boolean', () => {
+    expect(settingsFrom({ handleTools: 'true' }).handleTools).toBe(true);
+    expect(settingsFrom({ handleTools: true }).handleTools).toBe(true);
+    expect(() => settingsFrom({ handleTools: 'yes' })).toThrow(/Invalid context "handleTools"/);
   });
 
   it('takes the active-operation limit and the reserved concurrencies, as CLI strings or cdk.json numbers', () => {

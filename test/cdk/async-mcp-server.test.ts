@@ -87,7 +87,7 @@ describe('Lambda functions', () => {
     const variables = mcp.Properties.Environment.Variables as Record<string, unknown>;
     const expectedKeys = [ENV.tableName, ENV.toolsDir, ENV.maxKeepAliveSeconds, ENV.allowUnlimitedKeepAlive, ENV.maxBlockingSeconds, ENV.maxActiveOperations, STATE_MACHINE_ARN_PREFIX_ENV];
     expect(Object.keys(variables)).toEqual(expect.arrayContaining(expectedKeys));
-    expect(Object.keys(variables)).not.toContain(ENV.stateMachines);
+    expect(Object.keys(variables)).not.toContain('TOOL_STATE_MACHINE_ARNS');
     expect(variables[ENV.tableName]).toEqual({ Ref: logicalIdOf(stack.server.operations.table) });
     expect(variables[ENV.toolsDir]).toBe('/var/task/state-machines');
     expect(variables[ENV.maxKeepAliveSeconds]).toBe('604800');
@@ -124,6 +124,15 @@ describe('Lambda functions', () => {
     for (const bad of [0, -1, 2.5, Number.NaN]) {
       expect(() => synthTemplate(tools, { maxActiveOperations: bad })).toThrow(/maxActiveOperations must be a positive whole number/);
     }
+  });
+
+  it('serve handle tools only when asked: ASYNC_MCP_HANDLE_TOOLS on the MCP Lambda alone', () => {
+    const off = resourcesOf(template, 'AWS::Lambda::Function');
+    for (const [id, fn] of Object.entries(off)) expect(fn.Properties.Environment?.Variables?.[ENV.handleTools], id).toBeUndefined();
+    const { stack: custom, template: customTemplate } = synthTemplate(tools, { handleTools: true });
+    const on = resourcesOf(customTemplate, 'AWS::Lambda::Function');
+    expect(on[logicalIdOf(custom.server.mcpFunction)]!.Properties.Environment.Variables[ENV.handleTools]).toBe('1');
+    expect(on[logicalIdOf(custom.server.statusSync!.function.function)]!.Properties.Environment.Variables[ENV.handleTools]).toBeUndefined();
   });
 
   it('reserve no concurrency unless asked', () => {

@@ -113,7 +113,6 @@ describe('bundled assets', () => {
 
   it('serve tools/list from the MCP bundle, reading the bundled tool folders', () => {
     const dir = lambdaLikeCopy(assetDirOf(stack.server.mcpFunction));
-    const arns = Object.fromEntries(tools.map((tool) => [tool.config.name, `arn:aws:states:us-east-1:123456789012:stateMachine:${tool.config.name}`]));
     const event = {
       version: '2.0',
       routeKey: '$default',
@@ -141,7 +140,6 @@ describe('bundled assets', () => {
        console.log(JSON.stringify(result));`,
       {
         [ENV.tableName]: 'operations',
-        [ENV.stateMachines]: JSON.stringify(arns),
         [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:123456789012:stateMachine:Test-',
         // The same layout as /var/task on Lambda.
         [ENV.toolsDir]: join(dir, BUNDLED_TOOLS_DIR),

@@ -4,21 +4,16 @@
  * start long-running tools, fetch results, cancel and list through the built-in tools;
  * clients that speak an async dialect never see them.
  *
- * The server under test runs over the stack's own DynamoDB table and Step Functions
- * facade (status events reach the records through the stack's status-sync), with handle
- * tools on and a 1-second blocking bound so hybrid hand-offs are quick.
+ * The local stack runs with handle tools on and a 1-second blocking bound, so hybrid
+ * hand-offs are quick.
  */
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
-import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
-import { StepFunctionsEngine } from '../../lambdas/aws/step-functions-engine.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
-import { serveFetch, type NodeHttpServer } from '../../local/node-http-server.ts';
 import { expectedStats } from '../support/expected-stats.ts';
 import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
 import { legacyRequest, modernRequest, type CallOptions } from '../support/raw-mcp.ts';
@@ -30,22 +25,14 @@ const BUILT_INS = ['operation_cancel', 'operation_list', 'operation_result', 'op
 
 let stack: LocalStack;
 let sfn: SFNClient;
-let server: NodeHttpServer;
+let server: { url: URL };
 
 beforeAll(async () => {
   // Wait states run at a tenth of real time.
-  ({ stack, sfn } = await startTestStackWithSfn({ waitTimeScale: 0.1 }));
-  const app = createAsyncMcpApp({
-    store: new DynamoDbRecordStore({ client: stack.awsClients.dynamodb, tableName: stack.dynamo.tableName }),
-    engine: new StepFunctionsEngine(stack.awsClients.sfn),
-    catalog: stack.catalog,
-    limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 1 },
-    handleTools: true,
-  });
-  server = await serveFetch((request) => app.fetch(request, request.headers.get('authorization') ?? 'local'), { host: '127.0.0.1', port: 0, path: '/mcp' });
+  ({ stack, sfn } = await startTestStackWithSfn({ waitTimeScale: 0.1, handleTools: true, limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 1 } }));
+  server = stack;
 });
 afterAll(async () => {
-  await server?.close();
   await stopTestStack({ stack, sfn });
 });
 
