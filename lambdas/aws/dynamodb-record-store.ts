@@ -21,6 +21,7 @@ import {
   EXPIRES_AT,
   PK,
   aliasPk,
+  executionPointerPk,
   checkOwnerId,
   decodeCursor,
   encodeChanges,
@@ -214,6 +215,28 @@ export class DynamoDbRecordStore implements RecordStore {
     const expiresAt = item[EXPIRES_AT]?.N;
     if (token === undefined || expiresAt === undefined) throw new RecordStoreError('Malformed request alias item');
     return { token, expiresAt: Number(expiresAt) };
+  }
+
+  async putExecutionPointer(executionName: string, key: OperationKey, expiresAt: number): Promise<void> {
+    operationPk(key);
+    // No owner index attributes, so pointers never appear in listings.
+    const item = {
+      [PK]: { S: executionPointerPk(executionName) },
+      ownerId: { S: key.ownerId },
+      token: { S: key.token },
+      [EXPIRES_AT]: number(expiresAt),
+    };
+    await this.#send('PutItem', () => this.#client.send(new PutItemCommand({ TableName: this.#tableName, Item: item })));
+  }
+
+  async findExecutionPointer(executionName: string): Promise<(OperationKey & { expiresAt: number }) | undefined> {
+    const item = await this.#getItem(executionPointerPk(executionName));
+    if (!item) return undefined;
+    const ownerId = item.ownerId?.S;
+    const token = item.token?.S;
+    const expiresAt = item[EXPIRES_AT]?.N;
+    if (ownerId === undefined || token === undefined || expiresAt === undefined) throw new RecordStoreError('Malformed execution pointer item');
+    return { ownerId, token, expiresAt: Number(expiresAt) };
   }
 
   /**

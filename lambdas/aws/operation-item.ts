@@ -52,6 +52,10 @@ export function aliasPk(ownerId: string, requestId: string): string {
   return partitionKey(`REQ#${ownerId}#${requestId}`);
 }
 
+export function executionPointerPk(executionName: string): string {
+  return partitionKey(`EXEC#${executionName}`);
+}
+
 export function slotPk(ownerId: string): string {
   checkOwnerId(ownerId);
   return partitionKey(`ACTIVE#${ownerId}`);

@@ -42,7 +42,8 @@ export function createStatusSyncHandler(operations: OperationsService, engine: W
       (detail.status === 'SUCCEEDED' && detail.outputDetails?.included === false) ||
       detail.input == null;
     if (truncated) snapshot = await engine.describe(detail.executionArn);
-    const key = operationKeyOf(snapshot.input);
+    // A machine that gets only the arguments is found by its execution's name.
+    const key = operationKeyOf(snapshot.input) ?? (await operations.findByExecutionName(executionNameOf(detail)));
     if (!key) {
       logger.error('status event for an execution without an operation', { eventId: event.id, executionArn: detail.executionArn });
       return;
@@ -77,3 +78,7 @@ function operationKeyOf(input: unknown): { ownerId: string; token: string } | un
   return undefined;
 }
 
+/** The execution's name: the event's `name`, else the last part of its ARN. */
+function executionNameOf(detail: ExecutionStatusChangeEvent['detail']): string {
+  return detail.name ?? detail.executionArn.slice(detail.executionArn.lastIndexOf(':') + 1);
+}

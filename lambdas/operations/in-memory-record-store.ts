@@ -57,6 +57,7 @@ export class InMemoryRecordStore implements RecordStore {
   /** Per record, the versions not yet superseded in the index, oldest first. */
   readonly #index = new Map<string, IndexVersion[]>();
   readonly #aliases = new Map<string, RequestAlias>();
+  readonly #executionPointers = new Map<string, OperationKey & { expiresAt: number }>();
   readonly #slots = new Map<string, Set<string>>();
   readonly #maxRecordBytes: number;
   readonly #indexLagMs: number;
@@ -143,6 +144,17 @@ export class InMemoryRecordStore implements RecordStore {
   async findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined> {
     const alias = this.#aliases.get(aliasKey(ownerId, requestId));
     return alias && { ...alias };
+  }
+
+  async putExecutionPointer(executionName: string, key: OperationKey, expiresAt: number): Promise<void> {
+    checkExpiresAt(expiresAt);
+    recordKey(key);
+    this.#executionPointers.set(executionPointerKey(executionName), { ownerId: key.ownerId, token: key.token, expiresAt });
+  }
+
+  async findExecutionPointer(executionName: string): Promise<(OperationKey & { expiresAt: number }) | undefined> {
+    const pointer = this.#executionPointers.get(executionPointerKey(executionName));
+    return pointer && { ...pointer };
   }
 
   async claimActiveSlot(ownerId: string, token: string, limit: number): Promise<SlotClaim> {
@@ -273,6 +285,11 @@ function aliasKey(ownerId: string, requestId: string): string {
   checkOwnerId(ownerId);
   checkPartitionKey(`REQ#${ownerId}`, requestId);
   return JSON.stringify([ownerId, requestId]);
+}
+
+function executionPointerKey(executionName: string): string {
+  checkPartitionKey('EXEC', executionName);
+  return executionName;
 }
 
 function slotKey(ownerId: string): string {

@@ -197,6 +197,10 @@ export class OperationsService {
 
   private async launch(record: OperationRecord, tool: ToolSpec, executionInput: unknown): Promise<OperationRecord> {
     const executionArn = record.executionArn ?? this.engine.executionArnFor(tool.stateMachineArn, record.executionName);
+    if (tool.executionInput === 'arguments') {
+      // The execution's input will not name its operation: a pointer by execution name does.
+      await this.store.putExecutionPointer(record.executionName, record, this.aliasExpiry(record));
+    }
     try {
       await this.engine.start({ stateMachineArn: tool.stateMachineArn, name: record.executionName, input: executionInput });
     } catch (error) {
@@ -283,7 +287,7 @@ export class OperationsService {
   private async runExpress(input: SyncRunInput, boundSeconds: number): Promise<Outcome> {
     const { tool } = input;
     if (input.requestId !== undefined) checkId('request id', input.requestId);
-    const executionInput = { arguments: input.arguments, operation: { token: null, tool: tool.name, ownerId: input.ownerId } };
+    const executionInput = executionInputOf(input.ownerId, null, tool, input.arguments);
     checkExecutionInput(executionInput);
     // Forgetting the id runs beside the run, so it adds no latency; its failure fails no call.
     const forget =
@@ -500,6 +504,13 @@ export class OperationsService {
     return { ownerId, token: alias.token };
   }
 
+  /** The operation an execution runs, for executions whose input does not say (see `putExecutionPointer`). */
+  async findByExecutionName(executionName: string): Promise<OperationKey | undefined> {
+    const pointer = await this.store.findExecutionPointer(executionName);
+    if (!pointer || pointer.expiresAt * 1000 <= this.clock.now()) return undefined;
+    return { ownerId: pointer.ownerId, token: pointer.token };
+  }
+
   /** The owner's live operations, newest first. */
   async list(ownerId: string, options: { limit: number; cursor?: string }): Promise<Page<OperationRecord>> {
     let page: Page<OperationRecord>;
@@ -524,8 +535,13 @@ export class OperationsService {
   }
 }
 
-/** Execution input (DESIGN §3): the arguments, and what status-sync needs to find the record. */
-function executionInputOf(ownerId: string, token: string, tool: ToolSpec, args: Record<string, unknown>) {
+/**
+ * Execution input (DESIGN §3): the arguments, and what status-sync needs to find the
+ * record; a machine with its own input contract gets the arguments alone (status sync
+ * then finds the record by the execution's name).
+ */
+function executionInputOf(ownerId: string, token: string | null, tool: ToolSpec, args: Record<string, unknown>): unknown {
+  if (tool.executionInput === 'arguments') return args;
   return { arguments: args, operation: { token, tool: tool.name, ownerId } };
 }
 

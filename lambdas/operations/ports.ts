@@ -92,6 +92,14 @@ export interface RecordStore {
   deleteRequestAlias(ownerId: string, requestId: string): Promise<void>;
   findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined>;
   /**
+   * Remembers which operation an execution runs, for executions whose input does not
+   * carry it (tools that pass the machine only its arguments). Execution names are
+   * unique, so the pointer is keyed by the name alone.
+   */
+  putExecutionPointer(executionName: string, key: OperationKey, expiresAt: number): Promise<void>;
+  /** The operation an execution runs, as `putExecutionPointer` left it; expiry is the caller's concern. */
+  findExecutionPointer(executionName: string): Promise<(OperationKey & { expiresAt: number }) | undefined>;
+  /**
    * Takes one of the owner's `limit` active-operation slots for `token`, atomically
    * (one conditional update of a per-owner item; no scan, no transaction). Idempotent
    * per token: a token that holds a slot gets `already-held`, never a second slot.

@@ -31,6 +31,12 @@ export interface ToolSpec {
   workflowType: WorkflowType;
   timing: ToolTiming;
   stateMachineArn: string;
+  /**
+   * What the execution receives: our `{ arguments, operation }` envelope, or, for a state
+   * machine with its own input contract, the arguments alone.
+   * @default 'envelope'
+   */
+  executionInput?: 'envelope' | 'arguments';
 }
 
 export interface ToolCatalog {

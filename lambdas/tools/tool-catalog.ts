@@ -39,6 +39,7 @@ function toToolSpec({ config, definitionText }: ToolFolder, stateMachineArn: str
       maxRunSeconds: maxRunSecondsOf(ownDefinition, config.workflowType),
     },
     stateMachineArn,
+    ...(config.input === 'arguments' ? { executionInput: 'arguments' as const } : {}),
   };
 }
 

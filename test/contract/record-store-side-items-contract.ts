@@ -69,6 +69,20 @@ export function describeSideItemCases(makeStore: MakeStore): void {
     });
   });
 
+  describe('execution pointers', () => {
+    it('finds the operation an execution runs, by the execution name alone', async () => {
+      await store.putExecutionPointer('op-abc', { ownerId: OWNER, token: 'token-1' }, LATER);
+      expect(await store.findExecutionPointer('op-abc')).toEqual({ ownerId: OWNER, token: 'token-1', expiresAt: LATER });
+      expect(await store.findExecutionPointer('op-other')).toBeUndefined();
+    });
+
+    it('returns an expired pointer as stored, and never lists pointers', async () => {
+      await store.putExecutionPointer('op-old', { ownerId: OWNER, token: 'token-2' }, 1);
+      expect(await store.findExecutionPointer('op-old')).toEqual({ ownerId: OWNER, token: 'token-2', expiresAt: 1 });
+      expect((await store.listByOwner(OWNER, { limit: 10 })).items).toEqual([]);
+    });
+  });
+
   describe('active-operation slots', () => {
     it('claims a free slot, and claiming it again with the same token is already-held, not a second slot', async () => {
       expect(await store.claimActiveSlot(OWNER, 'token-1', 2)).toBe('claimed');

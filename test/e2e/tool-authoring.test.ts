@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { modernRequest } from '../support/raw-mcp.ts';
-import { ok } from '../support/rpc-assertions.ts';
+import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 
 const EXISTING_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:orders-pipeline';
@@ -132,6 +132,11 @@ describe('the local stack', () => {
       const toolsDir = await mkdtemp(join(dir, 'integrations-'));
       await writeFolder(toolsDir, 'reader', { 'tool.json': tool('reader'), 'definition.asl.json': getItem, 'mocks.json': getItemMocks });
       await writeFolder(toolsDir, 'orders', { 'tool.json': tool('orders', { stateMachineArn: EXISTING_ARN }) });
+      // An existing machine with its own input contract, run locally from a stand-in definition.
+      await writeFolder(toolsDir, 'shipping', {
+        'tool.json': tool('shipping', { stateMachineArn: EXISTING_ARN.replace(/:stateMachine:.*/, ':stateMachine:shipping'), input: 'arguments', invocation: 'async', workflowType: 'STANDARD' }),
+        'definition.asl.json': { StartAt: 'Ship', States: { Ship: { Type: 'Pass', Parameters: { 'shipped.$': '$.id' }, End: true } } },
+      });
       stack = await startTestStack({ toolsDir });
     });
     afterAll(async () => {
@@ -142,6 +147,13 @@ describe('the local stack', () => {
       const result = await callTool(stack, 'reader', { id: 'a' });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ name: 'Ada' });
+    });
+
+    it('an existing machine with input "arguments" receives the arguments alone, and its result still reaches the task', async () => {
+      const ext = { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+      const { taskId } = ok(await modernRequest(stack.url, 'tools/call', { name: 'shipping', arguments: { id: 'parcel-1' } }, ext));
+      const done = await pollUntilStatus(() => modernRequest(stack.url, 'tasks/get', { taskId }, ext), ['completed', 'failed']);
+      expect(done.result.structuredContent).toEqual({ shipped: 'parcel-1' });
     });
 
     it('lists the existing machine, and calling it fails naming the ARN and how to run it locally', async () => {

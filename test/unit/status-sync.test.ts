@@ -108,4 +108,14 @@ describe('status-sync handler', () => {
     expect((await store.get({ ownerId: 'o', token: 'lost' }))?.status).toBe('working');
     expect(engine.describeCalls).toBe(0);
   });
+
+  it('a machine that receives only its arguments: its events find the record by the execution name', async () => {
+    const own: ToolSpec = { ...tool, name: 'orders', executionInput: 'arguments' };
+    const record = await operations.start({ ownerId: 'o', tool: own, arguments: { order: 7 }, token: 'args-only', dialect: 'sep-1391' });
+    const execution = engine.executions.get(record.executionArn!)!;
+    expect(execution.input).toEqual({ order: 7 });
+    await sync(eventFor(record.executionArn!, execution.input, { status: 'SUCCEEDED', output: '{"shipped":true}', stopDate: Date.now() }));
+    expect(await store.get(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { shipped: true } } });
+    expect(logged).toEqual([]);
+  });
 });
