@@ -6,6 +6,7 @@
  * local handler sleeps the scaled time and passes its input through, as a Wait does.
  */
 import { TaskError } from './sfn-facade-errors.ts';
+import { sleep } from './asl-run-support.ts';
 
 /** The longest a Node timer can wait. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -90,17 +91,4 @@ function clamp(ms: number): number {
 
 function pick(source: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(keys.filter((key) => key in source).map((key) => [key, source[key]]));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
