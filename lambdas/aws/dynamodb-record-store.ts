@@ -195,6 +195,30 @@ export class DynamoDbRecordStore implements RecordStore {
   }
 
   /** Last writer wins: JSON-RPC ids repeat across connections, and the newest request is the one a cancel names. */
+  async discard(key: OperationKey, from: readonly OperationStatus[]): Promise<boolean> {
+    if (from.length === 0) return false;
+    const values: Item = {};
+    const placeholders = from.map((status, index) => {
+      values[`:from${index}`] = { S: status };
+      return `:from${index}`;
+    });
+    try {
+      await this.#client.send(
+        new DeleteItemCommand({
+          TableName: this.#tableName,
+          Key: { [PK]: { S: operationPk(key) } },
+          ConditionExpression: statusIsOneOf(placeholders),
+          ExpressionAttributeNames: { '#pk': PK, '#status': 'status' },
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw storeError('DeleteItem', error);
+    }
+  }
+
   async putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void> {
     // No owner index attributes, so aliases never appear in listings.
     const item = { [PK]: { S: aliasPk(ownerId, requestId) }, token: { S: alias.token }, [EXPIRES_AT]: number(alias.expiresAt) };

@@ -4,14 +4,13 @@
  * write that makes it terminal. Slots are kept per token, so claiming and releasing are
  * idempotent: a retried start or a redelivered event never counts twice.
  *
- * A crash between a terminal write and its release, or between a claim and the create,
- * would keep a slot taken. Such slots are repaired when the limit is reached: every
- * slot whose operation is over, expired or missing is given back, and the claim is
- * tried once more. (A claim whose create is still in flight at that instant may be
- * freed too; the limit is then one lower than it should be for that operation.)
+ * A crash between a terminal write and its release would keep a slot taken. Such slots
+ * are repaired when the limit is reached: every slot whose operation is over (terminal,
+ * expired or missing) is given back, and the claim is tried once more. A slot is claimed
+ * only after its record exists, so a missing record is never a start on its way.
  */
 import type { Logger } from '../logging/logger.ts';
-import { isTerminal, type OperationKey, type OperationRecord } from './operation.ts';
+import type { OperationKey } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import type { RecordStore, SlotClaim } from './ports.ts';
 
@@ -22,8 +21,8 @@ export class ActiveSlots {
   constructor(
     private readonly store: RecordStore,
     readonly limit: number,
-    /** The record as it stands once reconciled; `undefined` when missing or expired. */
-    private readonly settle: (key: OperationKey) => Promise<OperationRecord | undefined>,
+    /** Whether the operation holding a slot is over (terminal, expired or gone). */
+    private readonly isOver: (key: OperationKey) => Promise<boolean>,
     private readonly logger: Logger,
   ) {}
 
@@ -65,16 +64,15 @@ export class ActiveSlots {
       const batch = tokens.slice(i, i + REPAIR_CONCURRENCY);
       await Promise.all(
         batch.map(async (token) => {
-          const key = { ownerId, token };
-          let record: OperationRecord | undefined;
+          let over: boolean;
           try {
-            record = await this.settle(key);
+            over = await this.isOver({ ownerId, token });
           } catch (error) {
             // Unknown state: the slot stays taken.
             this.logger.warn('active slot repair could not read an operation', { error: errorName(error) });
             return;
           }
-          if (!record || isTerminal(record.status)) {
+          if (over) {
             await this.store.releaseActiveSlot(ownerId, token);
             freed++;
           }

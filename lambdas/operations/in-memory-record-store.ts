@@ -48,7 +48,8 @@ const CHANGE_FIELDS: readonly ChangeField[] = ['status', 'updatedAt', ...CLEARAB
 /** A version of a record as the owner index sees it, from `visibleAt` (epoch ms) on. */
 interface IndexVersion {
   visibleAt: number;
-  record: OperationRecord;
+  /** `undefined`: the record was deleted. */
+  record: OperationRecord | undefined;
 }
 
 /** In-memory `RecordStore`; stores and returns deep copies, so callers cannot mutate stored state. */
@@ -180,6 +181,18 @@ export class InMemoryRecordStore implements RecordStore {
     return [...(this.#slots.get(slotKey(ownerId)) ?? [])].sort();
   }
 
+  async discard(key: OperationKey, from: readonly OperationStatus[]): Promise<boolean> {
+    const mapKey = recordKey(key);
+    const current = this.#records.get(mapKey);
+    if (!current || !from.includes(current.status)) return false;
+    this.#records.delete(mapKey);
+    // The index forgets it after the same lag as any other write.
+    const versions = this.#index.get(mapKey) ?? [];
+    versions.push({ visibleAt: Date.now() + this.#indexLagMs, record: undefined });
+    this.#index.set(mapKey, versions);
+    return true;
+  }
+
   #write(key: string, record: OperationRecord): void {
     this.#records.set(key, record);
     const versions = this.#index.get(key) ?? [];
@@ -195,7 +208,8 @@ export class InMemoryRecordStore implements RecordStore {
       const latest = versions.findLastIndex((version) => version.visibleAt <= now);
       if (latest < 0) continue;
       versions.splice(0, latest);
-      visible.push((versions[0] as IndexVersion).record);
+      const { record } = versions[0] as IndexVersion;
+      if (record) visible.push(record);
     }
     return visible;
   }

@@ -98,7 +98,7 @@ export class OperationsService {
     private readonly clock: Clock = systemClock,
     private readonly logger: Logger = consoleLogger,
   ) {
-    this.#slots = new ActiveSlots(store, limits.maxActiveOperations, (key) => this.settle(key), logger);
+    this.#slots = new ActiveSlots(store, limits.maxActiveOperations, (key) => this.isOver(key), logger);
   }
 
   /** The keepAlive granted: the request clamped by the tool's and the server's maximum. */
@@ -148,27 +148,24 @@ export class OperationsService {
     };
     const key = { ownerId: input.ownerId, token: input.token };
 
-    const claim = await this.#slots.claim(key);
-    if (claim === 'refused') {
-      // A retry of a call already accepted needs no new slot.
-      const existing = await this.store.get(key);
-      if (!existing) throw this.#slots.limitExceeded(tool.timing.pollIntervalSeconds);
-      return this.resume(existing, input, hash, executionInput);
-    }
-    let created;
-    try {
-      created = await this.store.create(draft);
-    } catch (error) {
-      if (claim === 'claimed') await this.#slots.release(key);
-      throw error;
-    }
-    if (!created.created) {
-      // The slot belongs to the record's first start; one claimed for a finished record goes back.
-      if (claim === 'claimed' && isTerminal(created.existing.status)) await this.#slots.release(key);
-      return this.resume(created.existing, input, hash, executionInput);
-    }
+    // The record first, then its slot: a slot whose record is missing is then always a leak
+    // (a crash, or an expired record), never a start still on its way.
+    const created = await this.store.create(draft);
+    if (!created.created) return this.resume(created.existing, input, hash, executionInput);
+    await this.claimSlot(created.record, tool, { discardOnRefusal: true });
     await this.rememberRequest(created.record, input.requestId);
     return this.launch(created.record, tool, executionInput);
+  }
+
+  /**
+   * Takes the operation's active slot. At the limit the start is refused; a record this
+   * very start created is taken back first, so a refused start leaves nothing behind.
+   */
+  private async claimSlot(record: OperationRecord, tool: ToolSpec, options: { discardOnRefusal: boolean }): Promise<void> {
+    const key = { ownerId: record.ownerId, token: record.token };
+    if ((await this.#slots.claim(key)) !== 'refused') return;
+    if (options.discardOnRefusal) await this.store.discard(key, ['submitted']);
+    throw this.#slots.limitExceeded(tool.timing.pollIntervalSeconds);
   }
 
   /** The same call again: the first attempt's answer, or the rest of its start if it crashed mid-way. */
@@ -179,6 +176,8 @@ export class OperationsService {
     this.assertLive(record);
     await this.rememberRequest(record, input.requestId);
     if (record.status !== 'submitted') return record;
+    // A start that stopped part-way (or a duplicate racing it): its slot is already held, or taken now.
+    await this.claimSlot(record, input.tool, { discardOnRefusal: false });
     return this.launch(record, input.tool, executionInput);
   }
 
@@ -364,14 +363,14 @@ export class OperationsService {
     return (await this.applyToRecord(record, snapshot)) ?? record;
   }
 
-  /** Reconciles one record if it is due (used to repair slots); never throws for a missing record. */
-  private async settle(key: OperationKey): Promise<OperationRecord | undefined> {
-    try {
-      return await this.get(key);
-    } catch (error) {
-      if (error instanceof OperationError && (error.code === 'NOT_FOUND' || error.code === 'EXPIRED')) return undefined;
-      throw error;
-    }
+  /**
+   * Whether a slot's operation is over: its record is terminal, expired or gone. One read,
+   * never the engine, so repairing slots costs no DescribeExecution.
+   */
+  private async isOver(key: OperationKey): Promise<boolean> {
+    const record = await this.store.get(key);
+    if (!record || isTerminal(record.status)) return true;
+    return record.expiresAt !== undefined && record.expiresAt * 1000 <= this.clock.now();
   }
 
   private async fail(record: OperationRecord, message: string): Promise<OperationRecord> {

@@ -80,6 +80,11 @@ export interface RecordStore {
     changes: OperationChanges,
     options?: { ifUpdatedAt?: number },
   ): Promise<OperationRecord | undefined>;
+  /**
+   * Deletes a record while its status is one of `from` (a start refused after its record
+   * was written takes the record back). True when it was deleted.
+   */
+  discard(key: OperationKey, from: readonly OperationStatus[]): Promise<boolean>;
   /** The owner's records, newest first (served by the owner+time index, never a scan). */
   listByOwner(ownerId: string, options: { limit: number; cursor?: string }): Promise<Page<OperationRecord>>;
   /**

@@ -157,6 +157,23 @@ function describeRecordCases(makeStore: MakeStore): void {
     });
   });
 
+  describe('discard', () => {
+    it('deletes a record while its status is one of `from`, and a new create of that token succeeds', async () => {
+      await store.create(makeRecord());
+      expect(await store.discard(makeRecord(), ['submitted'])).toBe(true);
+      expect(await store.get(makeRecord())).toBeUndefined();
+      expect((await store.create(makeRecord())).created).toBe(true);
+    });
+
+    it('keeps a record in another status, and answers false for an absent one', async () => {
+      await store.create(makeRecord());
+      await store.transition(makeRecord(), ['submitted'], { status: 'working' });
+      expect(await store.discard(makeRecord(), ['submitted'])).toBe(false);
+      expect((await store.get(makeRecord()))?.status).toBe('working');
+      expect(await store.discard(makeRecord({ token: 'never-created' }), ['submitted'])).toBe(false);
+    });
+  });
+
   describe('transition', () => {
     it('applies the changes while the status is one of `from` and returns the updated record', async () => {
       await store.create(makeRecord());

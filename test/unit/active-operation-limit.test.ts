@@ -69,13 +69,37 @@ describe('per-principal limit on active operations', () => {
     expect(await store.listActiveSlots('owner-a')).toEqual(['b']);
   });
 
-  it('a slot whose start crashed before the record was written is repaired too', async () => {
+  it('a slot whose record is gone (expired and deleted by TTL) is repaired too', async () => {
     const { service, store } = coreHarness({ limits: { maxActiveOperations: 1 } });
-    const create = vi.spyOn(store, 'create').mockRejectedValueOnce(new Error('crash'));
-    const release = vi.spyOn(store, 'releaseActiveSlot').mockRejectedValueOnce(new Error('crash'));
-    await expect(start(service, 'a')).rejects.toThrow('crash');
-    create.mockRestore();
-    release.mockRestore();
+    await start(service, 'a');
+    await store.discard({ ownerId: 'owner-a', token: 'a' }, ['working']);
     expect((await start(service, 'b')).status).toBe('working');
+    expect(await store.listActiveSlots('owner-a')).toEqual(['b']);
+  });
+
+  it('holds when the store is slow: a repair never frees the slot of a start still on its way', async () => {
+    const { service, store, engine } = coreHarness({ limits: { maxActiveOperations: 3 } });
+    // Every store call takes 2-10 ms, so starts interleave at every await.
+    for (const method of ['create', 'get', 'claimActiveSlot', 'listActiveSlots', 'transition', 'discard'] as const) {
+      const original = store[method].bind(store) as (...args: unknown[]) => Promise<unknown>;
+      (store as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+        await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 8));
+        return original(...args);
+      };
+    }
+    for (let round = 0; round < 3; round++) {
+      await Promise.allSettled(Array.from({ length: 20 }, (_, i) => start(service, `r${round}-${i}`)));
+      const running = [...engine.executions.values()].filter((execution) => execution.status === 'RUNNING');
+      expect(running.length).toBeLessThanOrEqual(3);
+      expect(await store.listActiveSlots('owner-a')).toHaveLength(running.length);
+    }
+  });
+
+  it('a refused start takes back the record it wrote, so nothing is left behind', async () => {
+    const { service, store } = coreHarness({ limits: { maxActiveOperations: 1 } });
+    await start(service, 'a');
+    await expectOperationError(start(service, 'b'), 'LIMIT_EXCEEDED');
+    expect(await store.get({ ownerId: 'owner-a', token: 'b' })).toBeUndefined();
+    expect((await store.listByOwner('owner-a', { limit: 10 })).items.map((r) => r.token)).toEqual(['a']);
   });
 });
