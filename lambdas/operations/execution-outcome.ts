@@ -5,7 +5,7 @@
  */
 import type { OperationChanges, OperationStatus, Outcome } from './operation.ts';
 import type { ExecutionSnapshot } from './ports.ts';
-import { isObject } from '../shared/json-values.ts';
+import { isObject, jsonDepthExceeds } from '../shared/json-values.ts';
 
 export const PROTOCOL_ERROR_NAME = 'Mcp.ProtocolError';
 
@@ -24,7 +24,22 @@ export function terminalStatusOf(snapshot: ExecutionSnapshot): OperationStatus |
   }
 }
 
+/**
+ * Deepest output (or protocol-error data) kept: far past any real tool result, and far
+ * short of what would overflow the stack when the record is written.
+ */
+export const MAX_OUTPUT_DEPTH = 256;
+
 export function outcomeOf(snapshot: ExecutionSnapshot): Outcome | undefined {
+  const outcome = rawOutcomeOf(snapshot);
+  const nested = outcome?.kind === 'result' ? outcome.output : outcome?.kind === 'protocol-error' ? outcome.data : undefined;
+  if (jsonDepthExceeds(nested, MAX_OUTPUT_DEPTH)) {
+    return { kind: 'internal-error', message: `The tool result nests deeper than ${MAX_OUTPUT_DEPTH} levels, more than the server keeps` };
+  }
+  return outcome;
+}
+
+function rawOutcomeOf(snapshot: ExecutionSnapshot): Outcome | undefined {
   switch (snapshot.status) {
     case 'SUCCEEDED':
       return { kind: 'result', output: snapshot.output ?? null };
@@ -77,10 +92,12 @@ export function terminalChanges(
   keepAliveSeconds: number | null,
   now: number,
 ): OperationChanges | undefined {
-  const status = terminalStatusOf(snapshot);
-  if (!status) return undefined;
+  const terminal = terminalStatusOf(snapshot);
+  if (!terminal) return undefined;
   const completedAt = snapshot.stopDate?.getTime() ?? now;
   const outcome = outcomeOf(snapshot);
+  // A result the server cannot keep is our failure, whatever the execution says.
+  const status = outcome?.kind === 'internal-error' ? 'failed' : terminal;
   return {
     status,
     statusMessage: statusMessageFor(status, outcome),

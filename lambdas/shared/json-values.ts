@@ -29,3 +29,18 @@ export function decodeBase64UrlJson(token: string): Record<string, unknown> | un
     return undefined;
   }
 }
+
+/**
+ * Whether a parsed JSON value nests deeper than `maxDepth` arrays and objects. Iterative,
+ * so a hostile value cannot overflow the stack here (JSON.stringify would).
+ */
+export function jsonDepthExceeds(value: unknown, maxDepth: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth + 1 > maxDepth) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}

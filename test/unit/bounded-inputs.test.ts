@@ -59,3 +59,23 @@ describe('nothing internal is stored', () => {
     expect(failed?.outcome).toEqual({ kind: 'tool-error', error: 'RangeError', cause: JSON.stringify({ errorType: 'RangeError', errorMessage: 'rows must be positive' }) });
   });
 });
+
+describe('outputs the server cannot keep', () => {
+  it('a result nested thousands of levels deep fails the operation with a reason and frees its slot, instead of breaking every later write', async () => {
+    const { service, engine, store } = coreHarness({ limits: { maxActiveOperations: 1 } });
+    const record = await service.start({ ownerId: owner, tool, arguments: {}, token: 'deep', dialect: 'sep-1391' });
+    let output: unknown = 'leaf';
+    for (let i = 0; i < 50_000; i++) output = [output];
+    const failed = await service.applyExecution(record, engine.finish(record.executionArn!, { status: 'SUCCEEDED', output }));
+    expect(failed).toMatchObject({ status: 'failed', outcome: { kind: 'internal-error', message: expect.stringContaining('nests deeper than 256 levels') } });
+    expect(await store.listActiveSlots(owner)).toEqual([]);
+  });
+
+  it('a protocol error whose data nests too deep is kept as an internal error', async () => {
+    const { service, engine } = coreHarness();
+    const record = await service.start({ ownerId: owner, tool, arguments: {}, token: 'deep-error', dialect: 'sep-1391' });
+    const cause = `{"code":-32602,"message":"bad","data":${'['.repeat(300)}${']'.repeat(300)}}`;
+    const failed = await service.applyExecution(record, engine.finish(record.executionArn!, { status: 'FAILED', error: 'Mcp.ProtocolError', cause }));
+    expect(failed?.outcome).toMatchObject({ kind: 'internal-error' });
+  });
+});
