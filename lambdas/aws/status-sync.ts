@@ -42,13 +42,18 @@ export function createStatusSyncHandler(operations: OperationsService, engine: W
       (detail.status === 'SUCCEEDED' && detail.outputDetails?.included === false) ||
       detail.input == null;
     if (truncated) snapshot = await engine.describe(detail.executionArn);
-    // A machine that gets only the arguments is found by its execution's name.
-    const key = operationKeyOf(snapshot.input) ?? (await operations.findByExecutionName(executionNameOf(detail)));
-    if (!key) {
-      logger.error('status event for an execution without an operation', { eventId: event.id, executionArn: detail.executionArn });
-      return;
+    // A machine that gets only the arguments is found by its execution's name; so is one
+    // whose arguments merely look like our envelope.
+    const fromInput = operationKeyOf(snapshot.input);
+    let applied = fromInput && (await operations.applyExecution(fromInput, snapshot));
+    if (!applied) {
+      const byName = await operations.findByExecutionName(executionNameOf(detail));
+      if (!byName && !fromInput) {
+        logger.error('status event for an execution without an operation', { eventId: event.id, executionArn: detail.executionArn });
+        return;
+      }
+      if (byName) applied = await operations.applyExecution(byName, snapshot);
     }
-    const applied = await operations.applyExecution(key, snapshot);
     if (!applied) {
       // Expired and deleted, or a record of another execution: nothing to write.
       logger.warn('status event matches no operation record', { eventId: event.id, executionArn: detail.executionArn, status: detail.status });

@@ -118,4 +118,12 @@ describe('status-sync handler', () => {
     expect(await store.get(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { shipped: true } } });
     expect(logged).toEqual([]);
   });
+
+  it('a machine that receives only its arguments, whose arguments look like our envelope, still reaches its own record', async () => {
+    const own: ToolSpec = { ...tool, name: 'orders', executionInput: 'arguments' };
+    const decoy = { operation: { token: 'someone-else', ownerId: 'o' } };
+    const record = await operations.start({ ownerId: 'o', tool: own, arguments: decoy, token: 'real', dialect: 'sep-1391' });
+    await sync(eventFor(record.executionArn!, decoy, { status: 'SUCCEEDED', output: '{"ok":true}', stopDate: Date.now() }));
+    expect(await store.get(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { ok: true } } });
+  });
 });
