@@ -187,6 +187,12 @@ describe('tokens and idempotency', () => {
     expect(rpcError(await status(token()))).toEqual({ code: -32602, message: 'Failed to retrieve operation: Operation not found' });
     expect(rpcError(await result(token()))).toEqual({ code: -32602, message: 'Failed to retrieve operation: Operation not found' });
   });
+
+  it('a task id of the same principal is no operation here: status and result answer "Operation not found"', async () => {
+    const taskId = ok(await legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10 }, task: {} })).task.taskId as string;
+    expect(rpcError(await status(taskId))).toEqual({ code: -32602, message: 'Failed to retrieve operation: Operation not found' });
+    expect(rpcError(await result(taskId))).toEqual({ code: -32602, message: 'Failed to retrieve operation: Operation not found' });
+  });
 });
 
 describe('keepAlive', () => {

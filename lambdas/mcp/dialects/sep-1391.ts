@@ -15,7 +15,7 @@ import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { MAX_REQUEST_ID_LENGTH, requestKeyOf, requestViewOf, type RequestView } from '../request-view.ts';
 import { finishBeforeResponse } from '../request-scope.ts';
 import { publicCause, toCallToolResult } from '../tool-result.ts';
-import { MAX_TOKEN_LENGTH, parseParams, readRecord } from './dialect-support.ts';
+import { MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The experimental client capability that opts a request in. */
@@ -104,7 +104,9 @@ async function cancelByNotification(deps: McpDeps, ownerId: string, params: Reco
     if (!key) return;
     const record = await readRecord(deps, key);
     if (!CANCELLABLE_BY_NOTIFICATION.has(record.dialect) || isTerminal(record.status)) return;
-    await deps.operations.cancel(key, requestId === undefined ? 'Canceled by notifications/cancelled' : `Canceled by notifications/cancelled for request ${requestId}`);
+    // The id goes into StopExecution's cause (32,768 characters at most) only when it is short.
+    const named = requestId !== undefined && requestId.length <= MAX_REQUEST_ID_LENGTH;
+    await deps.operations.cancel(key, named ? `Canceled by notifications/cancelled for request ${requestId}` : 'Canceled by notifications/cancelled');
   } catch (error) {
     if (error instanceof OperationError && (error.code === 'NOT_FOUND' || error.code === 'EXPIRED')) return;
     deps.logger.error('cancel by notification failed', { requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
@@ -175,7 +177,7 @@ export const sep1391Dialect: AsyncDialect = {
     server.setRequestHandler('tools/async/status', { params: TokenParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
       handle(ctx, params, async (view) => {
         const { token } = parseParams(TokenParams, params, 'params');
-        const record = await readRecord(deps, { ownerId: view.ownerId, token });
+        const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
         const error = failureReason(record);
         return {
           status: wireStatus(record.status),
@@ -191,7 +193,7 @@ export const sep1391Dialect: AsyncDialect = {
     server.setRequestHandler('tools/async/result', { params: TokenParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
       handle(ctx, params, async (view) => {
         const { token } = parseParams(TokenParams, params, 'params');
-        const record = await readRecord(deps, { ownerId: view.ownerId, token });
+        const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
         if (record.status === 'canceled') throw invalidParams('Operation was canceled');
         if (!record.outcome) {
           throw invalidParams(
