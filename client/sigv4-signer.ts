@@ -65,10 +65,17 @@ export function regionOfFunctionUrl(url: string): string | undefined {
   return /\.lambda-url\.([a-z0-9-]+)\.on\.aws$/.exec(new URL(url).hostname)?.[1];
 }
 
+let defaultChain: Promise<() => Promise<AwsCredentials>> | undefined;
+
+/**
+ * Credentials from the AWS default chain, resolved by one provider per process: the
+ * chain caches what it resolved (and refreshes it before it expires), so a run of
+ * requests makes one AssumeRole or credential_process call, not one each.
+ */
 async function defaultCredentials(): Promise<AwsCredentials> {
   // Loaded only when signing, so that bearer and anonymous use never load the AWS SDK.
-  const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
-  return defaultProvider()();
+  defaultChain ??= import('@aws-sdk/credential-provider-node').then(({ defaultProvider }) => defaultProvider());
+  return (await defaultChain)();
 }
 
 /** The headers to send: the request's own plus `host`, `x-amz-date`, `authorization` (and `x-amz-security-token`). */
