@@ -10,6 +10,7 @@ import {
   type AuthInfo,
 } from '@modelcontextprotocol/server';
 import { ownerIdFor } from '../operations/fingerprint.ts';
+import { customHeaderRefusal } from './custom-headers.ts';
 import { createServerFactory, type ServerFactoryOptions } from './mcp-server-factory.ts';
 import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
@@ -52,6 +53,12 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     // Size, nesting depth, batches and id lengths are checked before the SDK parses anything.
     const guarded = await guardRequestBody(request);
     if (!guarded.ok) return guarded.response;
+    const headerRefusal = customHeaderRefusal(guarded.request, guarded.parsedBody, options.deps.catalog);
+    if (headerRefusal) {
+      // The client's mistake, answered; the header values are tool arguments and stay out of logs.
+      options.deps.logger.warn('request rejected', { error: 'Mcp-Param header does not match the arguments' });
+      return headerRefusal;
+    }
     const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId: ownerIdFor(principal) } };
     const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };
     return withRequestScope(() => handler.fetch(guarded.request, fetchOptions), { batch: guarded.batch });

@@ -134,6 +134,9 @@ function baseListing(tool: ToolSpec): ToolListing {
     description: tool.description,
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    ...(tool.icons === undefined ? {} : { icons: tool.icons }),
+    ...(tool.meta === undefined ? {} : { _meta: tool.meta }),
   };
 }
 

@@ -1,10 +1,12 @@
 /**
  * Execution output -> CallToolResult (DESIGN §3). An object that already has a
- * `content` array is used as is; anything else becomes a text block holding its JSON,
- * plus `structuredContent` when it is an object. With an `outputSchema` the output
- * must match it: a mismatch is our failure, not the caller's.
+ * `content` array is a CallToolResult: any content (text, image, audio, resource,
+ * resource_link) with `structuredContent`, `isError` and `_meta`, passed through once it
+ * checks out as one. Anything else becomes a text block holding its JSON, plus
+ * `structuredContent` when it is an object. With an `outputSchema` the structured result
+ * must match it. An output that fails these checks is our failure, not the caller's.
  */
-import { ProtocolError } from '@modelcontextprotocol/server';
+import { ProtocolError, specTypeSchemas } from '@modelcontextprotocol/server';
 import type { Outcome } from '../operations/operation.ts';
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import { isObject, parseJsonOrText } from '../shared/json-values.ts';
@@ -64,17 +66,70 @@ export function publicCause(cause: string, error?: string): string {
 }
 
 function successResult(output: unknown, tool: ToolSpec): CallToolResultShape {
-  if (isObject(output) && Array.isArray(output.content)) return output as CallToolResultShape;
+  if (isObject(output) && Array.isArray(output.content)) return passThrough(output, tool);
   const result: CallToolResultShape = { content: [{ type: 'text', text: JSON.stringify(output) }] };
   if (isObject(output)) result.structuredContent = output;
-  if (tool.outputSchema) {
-    const validate = compileSchema(tool.outputSchema);
-    if (!validate(output)) {
-      throw new ProtocolError(
-        JSONRPC.INTERNAL_ERROR,
-        `Tool ${tool.name} produced output that does not match its outputSchema: ${errorsText(validate)}`,
-      );
+  checkOutputSchema(output, tool);
+  return result;
+}
+
+/** A CallToolResult the state machine built itself, after the checks a client would make. */
+function passThrough(output: Record<string, unknown>, tool: ToolSpec): CallToolResultShape {
+  const problem = callToolResultProblem(output);
+  if (problem) throw invalidOutput(tool, `is not a valid CallToolResult: ${problem}`);
+  // "Servers MUST provide structured results that conform to this schema"; an error result describes no success.
+  if (tool.outputSchema && output.isError !== true) {
+    if (!isObject(output.structuredContent)) throw invalidOutput(tool, 'has no structuredContent, which its outputSchema requires');
+    checkOutputSchema(output.structuredContent, tool);
+  }
+  return output as CallToolResultShape;
+}
+
+function checkOutputSchema(structured: unknown, tool: ToolSpec): void {
+  if (!tool.outputSchema) return;
+  const validate = compileSchema(tool.outputSchema);
+  if (!validate(structured)) throw invalidOutput(tool, `does not match its outputSchema: ${errorsText(validate)}`);
+}
+
+function invalidOutput(tool: ToolSpec, problem: string): ProtocolError {
+  return new ProtocolError(JSONRPC.INTERNAL_ERROR, `Tool ${tool.name} produced output that ${problem}`);
+}
+
+const CONTENT_SCHEMA_BY_TYPE: Record<string, keyof typeof specTypeSchemas> = {
+  text: 'TextContent',
+  image: 'ImageContent',
+  audio: 'AudioContent',
+  resource: 'EmbeddedResource',
+  resource_link: 'ResourceLink',
+};
+
+/**
+ * What makes `value` not a CallToolResult, in one line (`content[1].data: Invalid Base64
+ * string`), or `undefined` when it is one. A content block is checked against the schema
+ * of its own `type`, so the message names its problem rather than every union branch.
+ */
+export function callToolResultProblem(value: unknown): string | undefined {
+  const checked = specTypeSchemas.CallToolResult['~standard'].validate(value);
+  if (!('issues' in checked) || !checked.issues) return undefined;
+  if (isObject(value) && Array.isArray(value.content)) {
+    for (const [index, block] of value.content.entries()) {
+      const problem = contentBlockProblem(block);
+      if (problem) return `content[${index}]${problem}`;
     }
   }
-  return result;
+  return issueText(checked.issues[0]!);
+}
+
+function contentBlockProblem(block: unknown): string | undefined {
+  if (!isObject(block)) return ': a content block must be an object';
+  const name = typeof block.type === 'string' ? CONTENT_SCHEMA_BY_TYPE[block.type] : undefined;
+  if (!name) return `.type: ${JSON.stringify(block.type)} is not one of ${Object.keys(CONTENT_SCHEMA_BY_TYPE).join(', ')}`;
+  const checked = specTypeSchemas[name]['~standard'].validate(block);
+  return 'issues' in checked && checked.issues ? `.${issueText(checked.issues[0]!)}` : undefined;
+}
+
+function issueText(issue: { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }): string {
+  const path = (issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment));
+  const where = path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join('');
+  return where ? `${where}: ${issue.message}` : issue.message;
 }

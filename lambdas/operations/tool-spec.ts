@@ -37,6 +37,12 @@ export interface ToolSpec {
    * @default 'envelope'
    */
   executionInput?: 'envelope' | 'arguments';
+  /** Hints for clients (`readOnlyHint`, `destructiveHint`…), listed as they are written. */
+  annotations?: Readonly<Record<string, unknown>>;
+  /** Icons for clients to show with the tool, listed as they are written. */
+  icons?: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  /** Metadata listed as the tool's `_meta`. */
+  meta?: Readonly<Record<string, unknown>>;
 }
 
 export interface ToolCatalog {

@@ -40,6 +40,9 @@ function toToolSpec({ config, definitionText }: ToolFolder, stateMachineArn: str
     },
     stateMachineArn,
     ...(config.input === 'arguments' ? { executionInput: 'arguments' as const } : {}),
+    ...(config.annotations === undefined ? {} : { annotations: config.annotations }),
+    ...(config.icons === undefined ? {} : { icons: config.icons }),
+    ...(config._meta === undefined ? {} : { meta: config._meta }),
   };
 }
 

@@ -3,6 +3,7 @@
  * instead of a silently ignored setting.
  */
 import * as z from 'zod';
+import { headerDeclarationsOf } from './header-declarations.ts';
 import { PermissionsSchema } from './tool-permissions.ts';
 
 export const TOOL_FILE = 'tool.json';
@@ -13,6 +14,23 @@ const JsonSchemaObject = z
   .describe('JSON Schema');
 
 const seconds = z.number().int().positive();
+
+/** MCP ToolAnnotations: hints only, which clients must not trust from an untrusted server. */
+const ToolAnnotationsSchema = z.strictObject({
+  title: z.string().min(1).optional(),
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+
+/** MCP Icon: `src` is an https: or data: URI. */
+const IconSchema = z.strictObject({
+  src: z.string().regex(/^(https:|data:)/, 'an icon src is an https: or data: URI'),
+  mimeType: z.string().min(1).optional(),
+  sizes: z.array(z.string().regex(/^(\d+x\d+|any)$/, 'an icon size is WxH (e.g. 48x48) or "any"')).optional(),
+  theme: z.enum(['light', 'dark']).optional(),
+});
 
 /** A state machine ARN of any partition; the name part is what Step Functions allows. */
 export const STATE_MACHINE_ARN = /^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[^\s:/<>{}[\]?*"#%\\^|~`$&,;]{1,80}$/;
@@ -39,6 +57,10 @@ export const ToolConfigSchema = z.strictObject({
    * arguments alone (its own input contract). Only with `stateMachineArn`.
    */
   input: z.enum(['envelope', 'arguments']).optional(),
+  /** Listed with the tool in `tools/list`. */
+  annotations: ToolAnnotationsSchema.optional(),
+  icons: z.array(IconSchema).optional(),
+  _meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type ToolConfig = z.infer<typeof ToolConfigSchema>;
 
@@ -53,6 +75,8 @@ export function crossFieldProblems(config: ToolConfig): string[] {
   if (keepAliveSeconds && maxKeepAliveSeconds && keepAliveSeconds > maxKeepAliveSeconds) {
     problems.push(`keepAliveSeconds (${keepAliveSeconds}) exceeds maxKeepAliveSeconds (${maxKeepAliveSeconds})`);
   }
+  const headers = headerDeclarationsOf(config.inputSchema);
+  if (!headers.ok) problems.push(`inputSchema: ${headers.problem}`);
   if (config.stateMachineArn === undefined) {
     if (config.input !== undefined) problems.push('input applies only to an existing state machine: add stateMachineArn or remove input');
   } else if (config.permissions !== undefined) {
