@@ -115,6 +115,7 @@ async function lambdaBundle(): Promise<void> {
     const env = {
       ...process.env,
       OPERATIONS_TABLE_NAME: 'bench',
+      RESULTS_BUCKET_NAME: 'bench-results',
       [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
       TOOLS_DIR: resolve('state-machines'),
       AWS_REGION: 'us-east-1',

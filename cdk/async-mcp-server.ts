@@ -4,7 +4,7 @@
  * tool folder (none for a tool naming an existing machine), one Lambda per worker the
  * definitions name, and status sync, wired with least-privilege grants.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Aws, Duration, Names, RemovalPolicy } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
@@ -16,7 +16,9 @@ import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { MAX_NAME_PREFIX, STATE_MACHINE_ARN_PREFIX_ENV, toolStateMachineName } from '../lambdas/tools/state-machine-names.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
+import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { BundledFunction } from './bundled-function.ts';
+import { ResultsBucket } from './results-bucket.ts';
 import { ExistingToolStateMachine } from './existing-tool-state-machine.ts';
 import { OperationsTable } from './operations-table.ts';
 import { DEFAULT_WORKERS_DIR, MCP_HTTP_ENTRY, STATUS_SYNC_ENTRY } from './repo-paths.ts';
@@ -123,6 +125,8 @@ export interface AsyncMcpServerProps {
 
 export class AsyncMcpServer extends Construct {
   public readonly operations: OperationsTable;
+  /** Tool results too large for a record; the MCP Lambda serves them with resources/read. */
+  public readonly results: ResultsBucket;
   /** The MCP Lambda (Function URL payload v2). */
   public readonly mcpFunction: NodejsFunction;
   public readonly functionUrl: FunctionUrl;
@@ -157,6 +161,12 @@ export class AsyncMcpServer extends Construct {
 
     this.operations = new OperationsTable(this, 'Operations', {
       removalPolicy: props.tableRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+
+    // An object is needed while its operation can be read: the longest run, then the longest keepAlive.
+    const longestRun = Math.max(...buildToolCatalog(props.tools, () => '').tools.map((tool) => tool.timing.maxRunSeconds));
+    this.results = new ResultsBucket(this, 'Results', {
+      maxLifetimeSeconds: props.allowUnlimitedKeepAlive ? undefined : longestRun + maxKeepAliveSeconds,
     });
 
     this.workerFunctions = this.createWorkers(props, tracing, logRetention, reserved.worker);
@@ -198,6 +208,7 @@ export class AsyncMcpServer extends Construct {
         [ENV.tableName]: this.operations.tableName,
         [STATE_MACHINE_ARN_PREFIX_ENV]: `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:stateMachine:${this.stateMachineNamePrefix}`,
         [ENV.toolsDir]: `${LAMBDA_TASK_ROOT}/${BUNDLED_TOOLS_DIR}`,
+        [ENV.resultsBucket]: this.results.bucket.bucketName,
         ...limitsEnvironment,
         ...(props.handleTools ? { [ENV.handleTools]: '1' } : {}),
       },
@@ -209,6 +220,9 @@ export class AsyncMcpServer extends Construct {
     this.mcpFunction = mcp.function;
 
     this.operations.grantRecordAccess(this.mcpFunction);
+    // It serves resources/read, and spills a large output when a status read settles an operation.
+    this.results.grantReadResults(this.mcpFunction);
+    this.results.grantWriteResults(this.mcpFunction);
     for (const machine of all) machine.grantStart(this.mcpFunction);
     for (const machine of standard) machine.grantExecutionControl(this.mcpFunction);
     // Input mid-run needs the request-input worker, which only a deployed definition can call.
@@ -233,6 +247,9 @@ export class AsyncMcpServer extends Construct {
         tracing,
         reservedConcurrentExecutions: reserved.statusSync,
       });
+      // Status sync writes terminal results, and spills the large ones.
+      this.statusSync.function.function.addEnvironment(ENV.resultsBucket, this.results.bucket.bucketName);
+      this.results.grantWriteResults(this.statusSync.function.function);
     }
   }
 
@@ -265,10 +282,20 @@ export class AsyncMcpServer extends Construct {
         tracing,
         reservedConcurrentExecutions,
       });
+      // Only a worker that uses the results helper may write results.
+      if (usesResultsHelper(entry)) {
+        fn.function.addEnvironment(ENV.resultsBucket, this.results.bucket.bucketName);
+        this.results.grantWriteResults(fn.function);
+      }
       workers.set(worker, fn.function);
     }
     return workers;
   }
+}
+
+/** Whether a worker module imports the results helper (lambdas/results/write-result.ts). */
+function usesResultsHelper(entry: string): boolean {
+  return /from\s+['"][^'"]*results\/write-result(\.ts)?['"]/.test(readFileSync(entry, 'utf8'));
 }
 
 function positiveWholeNumber(name: string, value: number): number {

@@ -21,7 +21,9 @@ import { DEFINITION_FILE, loadToolFolders, ToolFolderError, type ToolFolder } fr
 import { workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import type { OperationsLimits } from '../lambdas/operations/operations-service.ts';
 import type { ToolCatalog } from '../lambdas/operations/tool-spec.ts';
+import { withResultStore } from '../lambdas/results/write-result.ts';
 import { startLocalDynamo } from './dynamo-local.ts';
+import { startLocalResults } from './local-results.ts';
 import { startTtlSweeper, type TtlSweeperOptions } from './dynamo-ttl-sweeper.ts';
 import { createLocalEventBus } from './event-bus.ts';
 import { serveFetch } from './node-http-server.ts';
@@ -64,6 +66,8 @@ export interface LocalStack {
   sfnEndpoint: string;
   /** The DynamoDB endpoint and the operations table, for inspecting records with a DynamoDBClient. */
   dynamo: { endpoint: string; tableName: string };
+  /** The results bucket (s3rver), for inspecting stored results with an S3Client. */
+  results: { endpoint: string; bucketName: string };
   /** The SDK clients the server itself uses (tests add middleware to count its AWS calls). */
   awsClients: { dynamodb: DynamoDBClient; sfn: SFNClient };
   /** Resolves when every status event published so far has been delivered. */
@@ -83,6 +87,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     closers.push(() => dynamo.close());
     const sweeper = startTtlSweeper({ client: dynamo.client, tableName: dynamo.tableName, ...options.ttl });
     closers.push(() => sweeper.close());
+    const host = options.host ?? DEFAULT_HOST;
+    const results = await startLocalResults({ host, ...(options.dataDir ? { dataDir: resolve(options.dataDir, 'results') } : {}) });
+    closers.push(() => results.close());
 
     // The AWS rule's pattern, over the same STANDARD machines the CDK stack puts in it
     // (EXPRESS executions emit no events). Only EXPRESS tools: nothing is ever published.
@@ -108,7 +115,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         workflowType: f.config.workflowType,
         ...(f.mocks ? { taskMocks: createTaskMocks(f.mocks) } : {}),
       })),
-      resolveWorker: (name) => workers.get(name)!,
+      // In AWS a worker finds the bucket in its environment; in-process, this stack's bucket is its.
+      resolveWorker: (name) => {
+        const worker = workers.get(name)!;
+        return (event) => withResultStore(results.store, () => worker(event));
+      },
       onStatusChange: (event) => bus.publish(event),
       region: REGION,
       accountId: ACCOUNT_ID,
@@ -118,7 +129,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     closers.push(() => facade.close());
 
     const catalog = buildToolCatalog(folders, (name) => facade.stateMachineArn(name));
-    const host = options.host ?? DEFAULT_HOST;
     // StartSyncExecution normally goes to a `sync-` host prefix; the facade serves every action on one host.
     const sfn = new SFNClient({ region: REGION, endpoint: facade.endpoint, credentials: LOCAL_CREDENTIALS, disableHostPrefix: true });
     closers.push(async () => sfn.destroy());
@@ -128,6 +138,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       catalog,
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.handleTools ? { handleTools: true } : {}),
+      results: { store: results.store },
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
     });
     const mcpApp = app;
@@ -144,6 +155,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       app,
       sfnEndpoint: facade.endpoint,
       dynamo: { endpoint: dynamo.endpoint, tableName: dynamo.tableName },
+      results: { endpoint: results.endpoint, bucketName: results.bucketName },
       awsClients: { dynamodb: dynamo.client, sfn },
       drainEvents: () => bus.drain(),
       close: () => closeAll(closers),

@@ -3,7 +3,7 @@
  * record store, a workflow engine and the catalog, it builds the MCP fetch handler
  * and the status-sync handler. Both environments run exactly this wiring.
  */
-import { OperationsService, type OperationsLimits } from '../operations/operations-service.ts';
+import { OperationsService, type OperationsLimits, type ResultSpill } from '../operations/operations-service.ts';
 import type { RecordStore, WorkflowEngine } from '../operations/ports.ts';
 import type { ToolCatalog } from '../operations/tool-spec.ts';
 import { createStatusSyncHandler, type StatusSyncHandler } from '../aws/status-sync.ts';
@@ -29,6 +29,8 @@ export interface AsyncMcpAppOptions {
    * @default false
    */
   handleTools?: boolean;
+  /** Where outputs too large for a record go; without it they stay in the record (up to its size limit). */
+  results?: ResultSpill;
 }
 
 export interface AsyncMcpApp {
@@ -45,7 +47,7 @@ const DIALECTS: readonly AsyncDialect[] = [tasks20260728Dialect, tasks20251125Di
 
 export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const logger = options.logger ?? consoleLogger;
-  const operations = new OperationsService(options.store, options.engine, options.limits, undefined, logger);
+  const operations = new OperationsService(options.store, options.engine, options.limits, undefined, logger, options.results);
   const deps = { catalog: options.catalog, operations, logger };
   const fetch = createHttpHandler({
     deps,

@@ -34,4 +34,6 @@ export const ENV = {
   maxActiveOperations: 'ASYNC_MCP_MAX_ACTIVE_OPERATIONS',
   /** "1" turns on handle tools for clients without async support; off when unset. */
   handleTools: 'ASYNC_MCP_HANDLE_TOOLS',
+  /** The results bucket: tool results too large for a record live there. */
+  resultsBucket: 'RESULTS_BUCKET_NAME',
 } as const;

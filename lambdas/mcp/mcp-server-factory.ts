@@ -12,6 +12,7 @@ import { JSONRPC, toProtocolError } from './json-rpc-errors.ts';
 import { setHttpStatus } from './request-scope.ts';
 import { requestViewOf, type Era, type RequestView } from './request-view.ts';
 import { BUILT_IN_LISTINGS, BUILT_IN_TOOL_NAMES, callBuiltInTool, callWithHandle, handleListing } from './handle-tools.ts';
+import { registerResultResources, RESOURCES_CAPABILITY } from './result-resources.ts';
 import { toCallToolResult } from './tool-result.ts';
 
 export const SERVER_INFO = { name: 'async-mcp', version: '0.1.0' } as const;
@@ -39,7 +40,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
   }
   return (era: Era, ownerId: string): Server => {
     const server = new Server(SERVER_INFO, {
-      capabilities: mergeCapabilities([{ tools: {} }, options.capabilities?.(era), ...dialects.map((d) => d.capabilities?.(era))]),
+      capabilities: mergeCapabilities([{ tools: {} }, RESOURCES_CAPABILITY, options.capabilities?.(era), ...dialects.map((d) => d.capabilities?.(era))]),
       instructions:
         'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
     });
@@ -78,6 +79,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
       }
     };
 
+    registerResultResources(server, deps, ownerId);
     for (const dialect of dialects) dialect.register(server, deps, era, ownerId);
     return server;
   };

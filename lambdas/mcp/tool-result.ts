@@ -8,6 +8,7 @@
  */
 import { ProtocolError, specTypeSchemas } from '@modelcontextprotocol/server';
 import type { Outcome } from '../operations/operation.ts';
+import { resultUriFor } from '../operations/result-store.ts';
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import { isObject, parseJsonOrText } from '../shared/json-values.ts';
 import { compileSchema, errorsText } from '../tools/json-schema.ts';
@@ -35,7 +36,29 @@ export function toCallToolResult(outcome: Outcome, tool: ToolSpec): CallToolResu
       return toolErrorResult(tool.name, outcome.error, outcome.cause);
     case 'result':
       return successResult(outcome.output, tool);
+    case 'stored-result':
+      return storedResult(outcome, tool);
   }
+}
+
+/**
+ * An output too large to inline: a `resource_link` the client reads with `resources/read`.
+ * It is not checked against the outputSchema here (the server holds only its location);
+ * the link says what it is and how large.
+ */
+export function storedResult(outcome: Extract<Outcome, { kind: 'stored-result' }>, tool: ToolSpec): CallToolResultShape {
+  return {
+    content: [
+      {
+        type: 'resource_link',
+        uri: resultUriFor(outcome.resultId),
+        name: `${tool.name} result`,
+        description: `The result of ${tool.name} (${outcome.bytes} bytes), too large to inline: read it with resources/read.`,
+        mimeType: outcome.mimeType,
+        size: outcome.bytes,
+      },
+    ],
+  };
 }
 
 /**

@@ -30,6 +30,8 @@ export type Dialect = 'sep-1391' | 'tasks-2026-07-28' | 'tasks-2025-11-25' | 'sy
  */
 export type Outcome =
   | { kind: 'result'; output: unknown }
+  /** A result too large for the record, kept in the results store (see result-store.ts). */
+  | { kind: 'stored-result'; resultId: string; mimeType: string; bytes: number }
   | { kind: 'tool-error'; error: string; cause?: string }
   | { kind: 'protocol-error'; code: number; message: string; data?: unknown }
   | { kind: 'internal-error'; message: string };

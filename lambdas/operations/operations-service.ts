@@ -10,7 +10,7 @@
  * that crashed at any point is finished by a retry, by the RUNNING event, or by
  * reconciliation; none of them fails an execution that is running.
  */
-import { isTerminal, type Dialect, type OperationKey, type OperationRecord, type OperationStatus, type Outcome } from './operation.ts';
+import { isTerminal, type Dialect, type OperationChanges, type OperationKey, type OperationRecord, type OperationStatus, type Outcome } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import {
   ExecutionNotFoundError,
@@ -24,6 +24,14 @@ import {
   type RecordStore,
   type WorkflowEngine,
 } from './ports.ts';
+import {
+  DEFAULT_SPILL_THRESHOLD_BYTES,
+  parseResultUri,
+  resultIdFor,
+  resultKeyFor,
+  type ResultStore,
+  type StoredResult,
+} from './result-store.ts';
 import type { ToolSpec } from './tool-spec.ts';
 import { argumentsHash, executionNameFor, mintId } from './fingerprint.ts';
 import { expiryFor, outcomeOf, runningExpiry, statusMessageFor, terminalChanges } from './execution-outcome.ts';
@@ -46,6 +54,13 @@ export interface OperationsLimits {
   reconcileAfterSeconds: number;
   /** Operations one principal may have running at once; the next start is refused. */
   maxActiveOperations: number;
+}
+
+/** Where outputs too large for a record go, and from what size. */
+export interface ResultSpill {
+  store: ResultStore;
+  /** @default DEFAULT_SPILL_THRESHOLD_BYTES */
+  thresholdBytes?: number;
 }
 
 export const DEFAULT_LIMITS: OperationsLimits = {
@@ -97,6 +112,7 @@ export class OperationsService {
     readonly limits: OperationsLimits = DEFAULT_LIMITS,
     private readonly clock: Clock = systemClock,
     private readonly logger: Logger = consoleLogger,
+    private readonly results?: ResultSpill,
   ) {
     this.#slots = new ActiveSlots(store, limits.maxActiveOperations, (key) => this.isOver(key), logger);
   }
@@ -415,7 +431,8 @@ export class OperationsService {
       return record;
     }
     const now = this.clock.now();
-    const changes = terminalChanges(snapshot, record.keepAliveSeconds, now);
+    const terminal = terminalChanges(snapshot, record.keepAliveSeconds, now);
+    const changes = terminal && (await this.spill(record, terminal));
     if (changes) {
       try {
         return (await this.finish(key, changes)) ?? (await this.store.get(key));
@@ -437,6 +454,37 @@ export class OperationsService {
       return working ?? (await this.store.get(key));
     }
     return record;
+  }
+
+  /**
+   * An output whose JSON is larger than the spill threshold goes to the results store,
+   * and the record keeps only where it is. Without a results store it stays as it is.
+   */
+  private async spill(record: OperationRecord, changes: OperationChanges): Promise<OperationChanges> {
+    const outcome = changes.outcome;
+    if (!this.results || outcome?.kind !== 'result') return changes;
+    const body = Buffer.from(JSON.stringify(outcome.output), 'utf8');
+    if (body.byteLength <= (this.results.thresholdBytes ?? DEFAULT_SPILL_THRESHOLD_BYTES)) return changes;
+    const resultId = resultIdFor(record.token, mintId());
+    const mimeType = 'application/json';
+    await this.results.store.put(resultKeyFor(record.ownerId, resultId), { body, contentType: mimeType });
+    return { ...changes, outcome: { kind: 'stored-result', resultId, mimeType, bytes: body.byteLength } };
+  }
+
+  /**
+   * A stored result of `ownerId`, while the operation it belongs to lives (its keepAlive).
+   * Another owner's result, an unknown id and an expired operation all read as absent.
+   */
+  async readResult(ownerId: string, uri: string): Promise<StoredResult | undefined> {
+    const parsed = parseResultUri(uri);
+    if (!parsed || !this.results) return undefined;
+    try {
+      await this.read({ ownerId, token: parsed.token });
+    } catch (error) {
+      if (error instanceof OperationError) return undefined;
+      throw error;
+    }
+    return this.results.store.get(resultKeyFor(ownerId, parsed.resultId));
   }
 
   /**

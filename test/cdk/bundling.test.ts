@@ -85,6 +85,7 @@ describe('bundled assets', () => {
     const mcp = readFileSync(join(assetDirOf(stack.server.mcpFunction), 'index.mjs'), 'utf8');
     expect(mcp).toMatch(/from\s*"@aws-sdk\/client-dynamodb"/);
     expect(mcp).toMatch(/from\s*"@aws-sdk\/client-sfn"/);
+    expect(mcp).toMatch(/from\s*"@aws-sdk\/client-s3"/);
   });
 
   it("carry every tool's tool.json and definition.asl.json in the MCP Lambda's asset", () => {
@@ -106,6 +107,7 @@ describe('bundled assets', () => {
       const dir = lambdaLikeCopy(assetDirOf(fn));
       const run = runNode(dir, "const m = await import('./index.mjs'); console.log(typeof m.handler);", {
         [ENV.tableName]: 'operations',
+        [ENV.resultsBucket]: 'results',
       });
       expect(`${run.stdout}${run.stderr}`.trim(), name).toBe('function');
     }
@@ -140,6 +142,7 @@ describe('bundled assets', () => {
        console.log(JSON.stringify(result));`,
       {
         [ENV.tableName]: 'operations',
+        [ENV.resultsBucket]: 'results',
         [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:123456789012:stateMachine:Test-',
         // The same layout as /var/task on Lambda.
         [ENV.toolsDir]: join(dir, BUNDLED_TOOLS_DIR),

@@ -50,12 +50,14 @@ describe('AwsSolutionsChecks', () => {
     const found = acknowledgements(app);
     expect(found.length).toBeGreaterThan(0);
     for (const { path, id, reason } of found) {
-      expect(id, path).toMatch(/^Annotation::AwsSolutions-(SF2|SQS3|IAM5\[Resource::.+\])$/);
+      expect(id, path).toMatch(/^Annotation::AwsSolutions-(SF2|SQS3|S1|IAM5\[Resource::.+\])$/);
       expect(typeof reason === 'string' && reason.length >= 40, `${path} ${id}`).toBe(true);
     }
-    // Wildcards acknowledged: `*` only where AWS requires it, else one state machine's executions.
+    // Wildcards acknowledged: `*` only where AWS requires it, else one state machine's executions, or the result objects.
     for (const { id } of found.filter((ack) => ack.id.includes('IAM5'))) {
-      expect(id).toMatch(/\[Resource::(\*|arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:[A-Za-z0-9_.-]+:\*)\]$/);
+      expect(id).toMatch(
+        /\[Resource::(\*|arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:[A-Za-z0-9_.-]+:\*|<[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+\.Arn>\/results\/\*)\]$/,
+      );
     }
   });
 

@@ -58,6 +58,13 @@ function isExecutionPattern(resource: unknown, stateMachineNames: readonly strin
   return typeof last === 'string' && stateMachineNames.some((name) => last === `:execution:${name}:*`);
 }
 
+/** The results bucket's objects under `results/`, as the grants name them. */
+function resultObjects() {
+  return { 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOf(stack.server.results.bucket), 'Arn'] }, '/results/*']] };
+}
+
+const s3Statements = (statements: Statement[]) => statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('s3:')));
+
 let tools: ToolFolder[];
 let stack: AsyncMcpStack;
 let template: Template;
@@ -88,6 +95,9 @@ describe('every policy statement', () => {
           expect(actions.filter((action) => !WILDCARD_ONLY_ACTIONS.has(action)), JSON.stringify(statement)).toEqual([]);
         } else if (typeof resource === 'string') {
           throw new Error(`literal resource ${resource} in ${JSON.stringify(statement)}`);
+        } else if (JSON.stringify(resource) === JSON.stringify(resultObjects())) {
+          // Result objects are named per result: scoped to the results prefix of the one bucket.
+          expect(actions.every((action) => action === 's3:GetObject' || action === 's3:PutObject'), JSON.stringify(statement)).toBe(true);
         } else if (JSON.stringify(resource).includes('*')) {
           // Executions are named per call: scoped to one state machine's executions.
           expect(isExecutionPattern(resource, stateMachineNames), JSON.stringify(resource)).toBe(true);
@@ -144,9 +154,15 @@ describe('the MCP Lambda', () => {
     );
   });
 
+  it('may read and write result objects (resources/read, and spilling a large output), on the results prefix only', () => {
+    const s3 = s3Statements(statementsOf(template, stack.server.mcpFunction.role!));
+    expect(actionsOf(s3)).toEqual(['s3:GetObject', 's3:PutObject']);
+    for (const statement of s3) expect(asArray(statement.Resource)).toEqual([resultObjects()]);
+  });
+
   it('has nothing else but its own log group', () => {
     const statements = statementsOf(template, stack.server.mcpFunction.role!);
-    const other = statements.filter((s) => !asArray(s.Action).some((a) => a.startsWith('dynamodb:') || a.startsWith('states:')));
+    const other = statements.filter((s) => !asArray(s.Action).some((a) => a.startsWith('dynamodb:') || a.startsWith('states:') || a.startsWith('s3:')));
     expect(actionsOf(other)).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
     expect(other.flatMap((s) => asArray(s.Resource))).toEqual([
       { 'Fn::GetAtt': [logicalIdOf(stack.server.mcpFunction.logGroup), 'Arn'] },
@@ -155,7 +171,7 @@ describe('the MCP Lambda', () => {
 });
 
 describe('the status-sync Lambda', () => {
-  it('may update records, release their active slots, describe executions and stop those canceled while starting, write its logs and dead-letter failures, nothing more', () => {
+  it('may update records, release their active slots, describe executions and stop those canceled while starting, spill large results, write its logs and dead-letter failures, nothing more', () => {
     const statusSync = stack.server.statusSync!;
     const statements = statementsOf(template, statusSync.function.role);
     expect(actionsOf(statements)).toEqual([
@@ -164,6 +180,7 @@ describe('the status-sync Lambda', () => {
       'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
+      's3:PutObject',
       'sqs:GetQueueAttributes',
       'sqs:GetQueueUrl',
       'sqs:SendMessage',
@@ -172,12 +189,26 @@ describe('the status-sync Lambda', () => {
     ]);
     const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
     expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual([{ 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] }]);
+    expect(s3Statements(statements).flatMap((s) => asArray(s.Resource))).toEqual([resultObjects()]);
   });
 });
 
+/** Workers whose module uses the results helper (lambdas/results/write-result.ts). */
+const RESULT_WRITERS = ['export_dataset'];
+
 describe('workers', () => {
-  it('get only their own log group', () => {
+  it('that write large results may put result objects, on the results prefix only, and nothing else but their log group', () => {
+    for (const name of RESULT_WRITERS) {
+      const fn = stack.server.workerFunctions.get(name)!;
+      const statements = statementsOf(template, fn.role!);
+      expect(actionsOf(statements), name).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', 's3:PutObject']);
+      expect(s3Statements(statements).flatMap((s) => asArray(s.Resource)), name).toEqual([resultObjects()]);
+    }
+  });
+
+  it('others get only their own log group', () => {
     for (const [name, fn] of stack.server.workerFunctions) {
+      if (RESULT_WRITERS.includes(name)) continue;
       const statements = statementsOf(template, fn.role!);
       expect(actionsOf(statements), name).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
       expect(statements.flatMap((s) => asArray(s.Resource)), name).toEqual([{ 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] }]);

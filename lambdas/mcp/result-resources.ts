@@ -1,0 +1,38 @@
+/**
+ * `resources/read` for stored results (the `resource_link`s of large tool results). Only
+ * the owning principal can read one, and only while its operation lives: anything else
+ * reads as "Resource not found", the same answer an unknown URI gets, so nobody learns
+ * that another principal's result exists. The code is -32602 with `data: { uri }`: the
+ * 2026-07-28 spec requires it, and the SDK sends it in every era (older revisions
+ * suggested -32002, which clients still accept).
+ */
+import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
+import type { McpDeps } from './dialects/dialect.ts';
+import { toProtocolError } from './json-rpc-errors.ts';
+
+/** The capability this module serves: reads only, nothing to list or subscribe to. */
+export const RESOURCES_CAPABILITY = { resources: {} } as const;
+
+/** Media types whose bytes go out as `text`; anything else goes out as a base64 `blob`. */
+const TEXT_TYPE = /^(text\/|application\/(json|xml|csv)\b)/;
+
+/** Registers `resources/read` (and an empty `resources/list`) for `ownerId` on `server`. */
+export function registerResultResources(server: Server, deps: McpDeps, ownerId: string): void {
+  // Results are found through their links, never browsed.
+  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  server.setRequestHandler('resources/read', async (request) => {
+    const { uri } = request.params;
+    let stored;
+    try {
+      stored = await deps.operations.readResult(ownerId, uri);
+    } catch (error) {
+      throw toProtocolError(error, undefined, deps.logger);
+    }
+    if (!stored) throw new ResourceNotFoundError(uri, 'Resource not found');
+    const { body, contentType } = stored;
+    const content = TEXT_TYPE.test(contentType)
+      ? { uri, mimeType: contentType, text: Buffer.from(body).toString('utf8') }
+      : { uri, mimeType: contentType, blob: Buffer.from(body).toString('base64') };
+    return { contents: [content] };
+  });
+}

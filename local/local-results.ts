@@ -1,0 +1,61 @@
+/**
+ * The results bucket on one machine: s3rver serves the S3 API on a free loopback port,
+ * so the server and the workers run the same S3 client code as in AWS. Objects live in
+ * a temporary directory removed on close, or under the data directory across restarts.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
+// @ts-expect-error s3rver ships no type declarations; only its constructor, run() and close() are used.
+import S3rver from 's3rver';
+import { S3ResultStore } from '../lambdas/aws/s3-result-store.ts';
+
+/** s3rver checks signatures against its own fixed key pair. */
+const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+const BUCKET = 'async-mcp-results';
+
+export interface LocalResults {
+  endpoint: string;
+  bucketName: string;
+  client: S3Client;
+  store: S3ResultStore;
+  close(): Promise<void>;
+}
+
+interface S3rverInstance {
+  run(): Promise<{ port: number }>;
+  close(): Promise<void>;
+  httpServer?: Server;
+}
+
+/** Starts s3rver on `host` (a free port) with the results bucket; objects under `dataDir` when given. */
+export async function startLocalResults(options: { host: string; dataDir?: string }): Promise<LocalResults> {
+  const temporary = options.dataDir === undefined;
+  const directory = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'async-mcp-results-')));
+  await mkdir(directory, { recursive: true });
+  const server = new (S3rver as new (options: Record<string, unknown>) => S3rverInstance)({
+    address: options.host,
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: BUCKET }],
+  });
+  const { port } = await server.run();
+  const endpoint = `http://${options.host}:${port}`;
+  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS });
+  return {
+    endpoint,
+    bucketName: BUCKET,
+    client,
+    store: new S3ResultStore({ client, bucketName: BUCKET }),
+    async close() {
+      client.destroy();
+      // Idle keep-alive sockets would hold close() open.
+      server.httpServer?.closeAllConnections();
+      await server.close();
+      if (temporary) await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
