@@ -10,7 +10,7 @@
  * that crashed at any point is finished by a retry, by the RUNNING event, or by
  * reconciliation; none of them fails an execution that is running.
  */
-import { isTerminal, type Dialect, type OperationChanges, type OperationKey, type OperationRecord, type OperationStatus, type Outcome } from './operation.ts';
+import { isTerminal, type Dialect, type OperationKey, type OperationRecord, type OperationStatus, type Outcome } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import {
   ExecutionNotFoundError,
@@ -24,55 +24,20 @@ import {
   type RecordStore,
   type WorkflowEngine,
 } from './ports.ts';
-import {
-  DEFAULT_SPILL_THRESHOLD_BYTES,
-  parseResultUri,
-  resultIdFor,
-  resultKeyFor,
-  type ResultStore,
-  type StoredResult,
-} from './result-store.ts';
+import { parseResultUri, resultKeyFor, spillLargeOutput, type ResultSpill, type StoredResult } from './result-store.ts';
 import type { ToolSpec } from './tool-spec.ts';
 import { argumentsHash, executionNameFor, mintId } from './fingerprint.ts';
-import { expiryFor, outcomeOf, runningExpiry, statusMessageFor, terminalChanges } from './execution-outcome.ts';
+import { expiryFor, runningExpiry, statusMessageFor, terminalChanges } from './execution-outcome.ts';
 import { ActiveSlots } from './active-slots.ts';
+import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
+import { SyncRuns, type SyncOrHandOff, type SyncRunInput } from './sync-runs.ts';
+import { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
+
+export { MAX_EXECUTION_INPUT_BYTES } from './execution-input.ts';
+export type { SyncOrHandOff, SyncRunInput } from './sync-runs.ts';
+export { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
+export type { ResultSpill } from './result-store.ts';
 import { consoleLogger, type Logger } from '../logging/logger.ts';
-
-export interface OperationsLimits {
-  /** Server-wide bound on keepAlive, seconds. */
-  maxKeepAliveSeconds: number;
-  /** Whether a client may be granted an unlimited (`null`) keepAlive. */
-  allowUnlimitedKeepAlive: boolean;
-  /** Bound on any blocking wait (synchronous runs, blocking result reads), seconds. */
-  maxBlockingSeconds: number;
-  /**
-   * A running record not updated for this long (or its poll interval, if longer) is
-   * checked against its execution, by one poller at a time. Status-sync keeps records
-   * current, so this only catches lost events; the floor keeps DescribeExecution
-   * (15/s per account) off the polling path.
-   */
-  reconcileAfterSeconds: number;
-  /** Operations one principal may have running at once; the next start is refused. */
-  maxActiveOperations: number;
-}
-
-/** Where outputs too large for a record go, and from what size. */
-export interface ResultSpill {
-  store: ResultStore;
-  /** @default DEFAULT_SPILL_THRESHOLD_BYTES */
-  thresholdBytes?: number;
-}
-
-export const DEFAULT_LIMITS: OperationsLimits = {
-  maxKeepAliveSeconds: 7 * 24 * 3600,
-  allowUnlimitedKeepAlive: false,
-  maxBlockingSeconds: 50,
-  reconcileAfterSeconds: 60,
-  maxActiveOperations: 100,
-};
-
-/** StartExecution and StartSyncExecution accept at most 256 KB of input (UTF-8 bytes). */
-export const MAX_EXECUTION_INPUT_BYTES = 256 * 1024;
 
 export interface StartOperationInput {
   ownerId: string;
@@ -86,16 +51,6 @@ export interface StartOperationInput {
   requestId?: string;
 }
 
-export interface SyncRunInput {
-  ownerId: string;
-  tool: ToolSpec;
-  arguments: Record<string, unknown>;
-  requestId?: string;
-}
-
-/** How a run that may be handed off ended: its outcome, or the operation still running at the bound. */
-export type SyncOrHandOff = { kind: 'finished'; outcome: Outcome } | { kind: 'handed-off'; record: OperationRecord };
-
 const NON_TERMINAL: readonly OperationStatus[] = ['submitted', 'working', 'input_required'];
 /** Dialects whose operations `notifications/cancelled` may name by request id; task dialects cancel with tasks/cancel. */
 const CANCELABLE_BY_REQUEST_ID: readonly Dialect[] = ['sep-1391', 'sync'];
@@ -105,16 +60,27 @@ const CANCEL_ERROR = 'Mcp.Canceled';
 
 export class OperationsService {
   readonly #slots: ActiveSlots;
+  readonly #syncRuns: SyncRuns;
 
   constructor(
     private readonly store: RecordStore,
     private readonly engine: WorkflowEngine,
     readonly limits: OperationsLimits = DEFAULT_LIMITS,
     private readonly clock: Clock = systemClock,
-    private readonly logger: Logger = consoleLogger,
+    logger: Logger = consoleLogger,
     private readonly results?: ResultSpill,
   ) {
     this.#slots = new ActiveSlots(store, limits.maxActiveOperations, (key) => this.isOver(key), logger);
+    this.#syncRuns = new SyncRuns({
+      store,
+      engine,
+      limits,
+      logger,
+      start: (input) => this.start(input),
+      waitForTerminal: (key, boundMs) => this.waitForTerminal(key, boundMs),
+      cancel: (key, reason) => this.cancel(key, reason),
+      mintToken: () => this.mintToken(),
+    });
   }
 
   /** The keepAlive granted: the request clamped by the tool's and the server's maximum. */
@@ -162,8 +128,6 @@ export class OperationsService {
       expiresAt: runningExpiry(now, tool.timing.maxRunSeconds, keepAliveSeconds ?? this.limits.maxKeepAliveSeconds),
       ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
     };
-    const key = { ownerId: input.ownerId, token: input.token };
-
     // The record first, then its slot: a slot whose record is missing is then always a leak
     // (a crash, or an expired record), never a start still on its way.
     const created = await this.store.create(draft);
@@ -239,96 +203,14 @@ export class OperationsService {
     return current;
   }
 
-  /** Runs a tool to completion within its sync bound and returns how it ended. */
-  async runSync(input: SyncRunInput): Promise<Outcome> {
-    const { tool } = input;
-    const boundSeconds = Math.min(tool.timing.syncTimeoutSeconds, this.limits.maxBlockingSeconds);
-    if (tool.workflowType === 'EXPRESS') return this.runExpress(input, boundSeconds);
-    // STANDARD: a tracked operation the caller waits on, so it can still be cancelled by request id.
-    const record = await this.start({
-      ownerId: input.ownerId,
-      tool,
-      arguments: input.arguments,
-      token: `sync-${mintId()}`,
-      dialect: 'sync',
-      ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-    });
-    let done = await this.waitForTerminal(record, boundSeconds * 1000);
-    if (!isTerminal(done.status)) {
-      done = await this.cancel(done, `Synchronous call exceeded ${boundSeconds} s`);
-      if (done.status === 'canceled') {
-        return {
-          kind: 'tool-error',
-          error: 'SyncTimeout',
-          cause: `${tool.name} did not finish within ${boundSeconds} seconds and was stopped. Call it from a client that supports long-running operations to let it run longer.`,
-        };
-      }
-    }
-    if (done.status === 'canceled') return { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' };
-    return done.outcome ?? { kind: 'internal-error', message: 'The operation ended without an outcome' };
+  /** Runs a tool to completion within its sync bound and returns how it ended (see sync-runs.ts). */
+  runSync(input: SyncRunInput): Promise<Outcome> {
+    return this.#syncRuns.runSync(input);
   }
 
-  /**
-   * `runSync` for a client that can come back later: a STANDARD run still going at the
-   * bound is left running and its record returned, instead of being stopped. The run is
-   * an operation of `dialect` from the start, so the handed-off record is already the
-   * caller's to poll. EXPRESS runs cannot be handed off (StartSyncExecution leaves
-   * nothing to come back to) and end exactly as in `runSync`.
-   */
-  async runSyncOrHandOff(input: SyncRunInput & { dialect: Dialect }): Promise<SyncOrHandOff> {
-    const { tool } = input;
-    const boundSeconds = Math.min(tool.timing.syncTimeoutSeconds, this.limits.maxBlockingSeconds);
-    if (tool.workflowType === 'EXPRESS') return { kind: 'finished', outcome: await this.runExpress(input, boundSeconds) };
-    const record = await this.start({
-      ownerId: input.ownerId,
-      tool,
-      arguments: input.arguments,
-      token: this.mintToken(),
-      dialect: input.dialect,
-      ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-    });
-    const done = await this.waitForTerminal(record, boundSeconds * 1000);
-    if (!isTerminal(done.status)) return { kind: 'handed-off', record: done };
-    if (done.status === 'canceled') return { kind: 'finished', outcome: { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' } };
-    return { kind: 'finished', outcome: done.outcome ?? { kind: 'internal-error', message: 'The operation ended without an outcome' } };
-  }
-
-  /**
-   * EXPRESS runs go through StartSyncExecution, which cannot be stopped: past the bound
-   * the caller gets a tool error at once (so the Lambda never times out mid-answer) and
-   * the execution ends at its own TimeoutSeconds. It cannot be cancelled, so it takes
-   * its request id away from any older operation.
-   */
-  private async runExpress(input: SyncRunInput, boundSeconds: number): Promise<Outcome> {
-    const { tool } = input;
-    if (input.requestId !== undefined) checkId('request id', input.requestId);
-    const executionInput = executionInputOf(input.ownerId, null, tool, input.arguments);
-    checkExecutionInput(executionInput);
-    // Forgetting the id runs beside the run, so it adds no latency; its failure fails no call.
-    const forget =
-      input.requestId === undefined
-        ? Promise.resolve()
-        : this.store.deleteRequestAlias(input.ownerId, input.requestId).catch((error: unknown) => {
-            this.logger.warn('request id not forgotten: a cancel by that id may reach an older operation', {
-              error: error instanceof Error ? error.name : String(error),
-            });
-          });
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), boundSeconds * 1000);
-    try {
-      const [snapshot] = await Promise.all([
-        this.engine.startSync({ stateMachineArn: tool.stateMachineArn, name: `sync-${mintId()}`, input: executionInput }, abort.signal),
-        forget,
-      ]);
-      return outcomeOf(snapshot) ?? { kind: 'tool-error', error: 'States.Aborted', cause: 'The execution was stopped' };
-    } catch (error) {
-      if (abort.signal.aborted) {
-        return { kind: 'tool-error', error: 'SyncTimeout', cause: `${tool.name} did not finish within ${boundSeconds} seconds.` };
-      }
-      throw new OperationError('INTERNAL', 'The workflow engine did not run the tool', { cause: error });
-    } finally {
-      clearTimeout(timer);
-    }
+  /** `runSync` for a client that can come back later: past the bound, the running record is handed off. */
+  runSyncOrHandOff(input: SyncRunInput & { dialect: Dialect }): Promise<SyncOrHandOff> {
+    return this.#syncRuns.runSyncOrHandOff(input);
   }
 
   /**
@@ -432,7 +314,7 @@ export class OperationsService {
     }
     const now = this.clock.now();
     const terminal = terminalChanges(snapshot, record.keepAliveSeconds, now);
-    const changes = terminal && (await this.spill(record, terminal));
+    const changes = terminal && (await spillLargeOutput(this.results, record, terminal));
     if (changes) {
       try {
         return (await this.finish(key, changes)) ?? (await this.store.get(key));
@@ -454,21 +336,6 @@ export class OperationsService {
       return working ?? (await this.store.get(key));
     }
     return record;
-  }
-
-  /**
-   * An output whose JSON is larger than the spill threshold goes to the results store,
-   * and the record keeps only where it is. Without a results store it stays as it is.
-   */
-  private async spill(record: OperationRecord, changes: OperationChanges): Promise<OperationChanges> {
-    const outcome = changes.outcome;
-    if (!this.results || outcome?.kind !== 'result') return changes;
-    const body = Buffer.from(JSON.stringify(outcome.output), 'utf8');
-    if (body.byteLength <= (this.results.thresholdBytes ?? DEFAULT_SPILL_THRESHOLD_BYTES)) return changes;
-    const resultId = resultIdFor(record.token, mintId());
-    const mimeType = 'application/json';
-    await this.results.store.put(resultKeyFor(record.ownerId, resultId), { body, contentType: mimeType });
-    return { ...changes, outcome: { kind: 'stored-result', resultId, mimeType, bytes: body.byteLength } };
   }
 
   /**
@@ -579,35 +446,6 @@ export class OperationsService {
   /** A fresh server-minted operation id (128 random bits). */
   mintToken(): string {
     return mintId();
-  }
-}
-
-/**
- * Execution input (DESIGN §3): the arguments, and what status-sync needs to find the
- * record; a machine with its own input contract gets the arguments alone (status sync
- * then finds the record by the execution's name).
- */
-function executionInputOf(ownerId: string, token: string | null, tool: ToolSpec, args: Record<string, unknown>): unknown {
-  if (tool.executionInput === 'arguments') return args;
-  return { arguments: args, operation: { token, tool: tool.name, ownerId } };
-}
-
-/** Ids reach DynamoDB keys (2,048 bytes at most): longer ones are refused before any write. */
-function checkId(what: string, id: string): void {
-  const bytes = Buffer.byteLength(id);
-  if (bytes > MAX_ID_BYTES) {
-    throw new OperationError('INVALID_INPUT', `The ${what} is ${bytes} bytes long; at most ${MAX_ID_BYTES} bytes are accepted`);
-  }
-}
-
-function checkExecutionInput(executionInput: unknown): void {
-  const bytes = Buffer.byteLength(JSON.stringify(executionInput));
-  if (bytes > MAX_EXECUTION_INPUT_BYTES) {
-    throw new OperationError(
-      'INVALID_INPUT',
-      `The arguments are too large: the execution input would be ${bytes} bytes, and Step Functions accepts at most ${MAX_EXECUTION_INPUT_BYTES} bytes (256 KB)`,
-      { data: { limitBytes: MAX_EXECUTION_INPUT_BYTES, bytes } },
-    );
   }
 }
 

@@ -4,6 +4,8 @@
  * locally, memory in unit tests. An object's key names its owner, so a principal can
  * only ever read its own results.
  */
+import { mintId } from './fingerprint.ts';
+import type { OperationChanges, OperationRecord } from './operation.ts';
 
 /** A stored result: its bytes and their media type. */
 export interface StoredResult {
@@ -53,4 +55,26 @@ export function parseResultUri(uri: string): { resultId: string; token: string }
   const match = RESULT_ID.exec(resultId);
   if (!match) return undefined;
   return { resultId, token: Buffer.from(match[1]!, 'base64url').toString('utf8') };
+}
+
+/** Where outputs too large for a record go, and from what size. */
+export interface ResultSpill {
+  store: ResultStore;
+  /** @default DEFAULT_SPILL_THRESHOLD_BYTES */
+  thresholdBytes?: number;
+}
+
+/**
+ * An output whose JSON is larger than the spill threshold goes to the results store,
+ * and the record keeps only where it is. Without a results store it stays as it is.
+ */
+export async function spillLargeOutput(results: ResultSpill | undefined, record: OperationRecord, changes: OperationChanges): Promise<OperationChanges> {
+  const outcome = changes.outcome;
+  if (!results || outcome?.kind !== 'result') return changes;
+  const body = Buffer.from(JSON.stringify(outcome.output), 'utf8');
+  if (body.byteLength <= (results.thresholdBytes ?? DEFAULT_SPILL_THRESHOLD_BYTES)) return changes;
+  const resultId = resultIdFor(record.token, mintId());
+  const mimeType = 'application/json';
+  await results.store.put(resultKeyFor(record.ownerId, resultId), { body, contentType: mimeType });
+  return { ...changes, outcome: { kind: 'stored-result', resultId, mimeType, bytes: body.byteLength } };
 }
