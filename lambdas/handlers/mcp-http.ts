@@ -3,11 +3,10 @@
  * Wiring only: clients and the tool catalog are built once per container.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
-import { S3ResultStore } from '../aws/s3-result-store.ts';
+import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { toFunctionUrlResult, toWebRequest } from '../aws/function-url-adapter.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
@@ -26,7 +25,7 @@ const app = createAsyncMcpApp({
   catalog,
   limits: limitsFromEnv(),
   handleTools: handleToolsFromEnv(),
-  results: { store: new S3ResultStore({ client: new S3Client({}), bucketName: requiredEnv(ENV.resultsBucket) }) },
+  results: { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
 });
 
 export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {

@@ -3,11 +3,10 @@
  * Wiring only. A thrown error makes EventBridge retry (then the DLQ).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { ENV } from '../aws/operations-table.ts';
-import { S3ResultStore } from '../aws/s3-result-store.ts';
+import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { createStatusSyncHandler, type ExecutionStatusChangeEvent } from '../aws/status-sync.ts';
 import { consoleLogger } from '../logging/logger.ts';
@@ -21,7 +20,7 @@ const operations = new OperationsService(
   limitsFromEnv(),
   undefined,
   consoleLogger,
-  { store: new S3ResultStore({ client: new S3Client({}), bucketName: requiredEnv(ENV.resultsBucket) }) },
+  { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
 );
 
 export const handler: (event: ExecutionStatusChangeEvent) => Promise<void> = createStatusSyncHandler(operations, engine, consoleLogger);
