@@ -5,8 +5,7 @@
  * owner, so only that principal can read it, and only while the operation lives.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { S3Client } from '@aws-sdk/client-s3';
-import { S3ResultStore } from '../aws/s3-result-store.ts';
+import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { mintId } from '../operations/fingerprint.ts';
 import { resultIdFor, resultKeyFor, resultUriFor, type ResultStore } from '../operations/result-store.ts';
@@ -63,6 +62,6 @@ function currentStore(): ResultStore {
   const bucketName = process.env[ENV.resultsBucket];
   if (!bucketName) throw new Error(`Environment variable ${ENV.resultsBucket} is required to write large results`);
   // One client per container, built on first use.
-  bucketStore ??= new S3ResultStore({ client: new S3Client({}), bucketName });
+  bucketStore ??= lazyS3ResultStore(bucketName);
   return bucketStore;
 }

@@ -3,12 +3,10 @@
  * the event bus and the real HTTP handler) driven by real MCP clients of both eras
  * and by raw HTTP for the error cases.
  */
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
+import { sdkClients, type AnyClient } from '../support/sdk-clients.ts';
 import { legacyRequest, modernRequest, postRaw, postWithHost } from '../support/raw-mcp.ts';
 import { rpcError } from '../support/rpc-assertions.ts';
 
@@ -21,30 +19,8 @@ afterAll(async () => {
   await stack?.close();
 });
 
-type AnyClient = {
-  listTools(): Promise<{ tools: Array<{ name: string; [k: string]: unknown }> }>;
-  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<any>;
-  close(): Promise<void>;
-};
 
-const clients: Array<[string, () => Promise<AnyClient>]> = [
-  [
-    'the v2 Client (2026-07-28)',
-    async () => {
-      const client = new ModernClient({ name: 'e2e-modern', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-      await client.connect(new ModernTransport(stack.url));
-      return client as unknown as AnyClient;
-    },
-  ],
-  [
-    'the v1 Client (2025-11-25)',
-    async () => {
-      const client = new LegacyClient({ name: 'e2e-legacy', version: '1.0.0' });
-      await client.connect(new LegacyTransport(stack.url));
-      return client as unknown as AnyClient;
-    },
-  ],
-];
+const clients = sdkClients(() => stack.url, 'e2e');
 
 describe.each(clients)('%s', (_label, connect) => {
   let client: AnyClient;

@@ -5,12 +5,10 @@
  * icons, _meta) in every era, JSON Schema 2020-12 input and output schemas, and SEP-2243
  * custom headers accepted and refused.
  */
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
+import { sdkClients, type AnyClient } from '../support/sdk-clients.ts';
 import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, rpcError } from '../support/rpc-assertions.ts';
 
@@ -26,30 +24,8 @@ afterAll(async () => {
   await stack?.close();
 });
 
-interface AnyClient {
-  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<any>;
-  listTools(): Promise<{ tools: Array<Record<string, any>> }>;
-  close(): Promise<void>;
-}
 
-const clients: Array<[string, () => Promise<AnyClient>]> = [
-  [
-    'the v2 Client (2026-07-28)',
-    async () => {
-      const client = new ModernClient({ name: 'e2e-content-modern', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-      await client.connect(new ModernTransport(stack.url));
-      return client as unknown as AnyClient;
-    },
-  ],
-  [
-    'the v1 Client (2025-11-25)',
-    async () => {
-      const client = new LegacyClient({ name: 'e2e-content-legacy', version: '1.0.0' });
-      await client.connect(new LegacyTransport(stack.url));
-      return client as unknown as AnyClient;
-    },
-  ],
-];
+const clients = sdkClients(() => stack.url, 'e2e-content');
 
 describe.each(clients)('%s', (_label, connect) => {
   let client: AnyClient;

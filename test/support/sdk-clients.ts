@@ -1,0 +1,36 @@
+/** The two official SDK clients, one per protocol era, connected to a server the same way. */
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+/** What the tests use of either client. */
+export interface AnyClient {
+  listTools(): Promise<{ tools: Array<{ name: string; [k: string]: any }> }>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<any>;
+  close(): Promise<void>;
+}
+
+/**
+ * `[label, connect]` pairs for `describe.each`: the v2 Client (2026-07-28) and the v1 Client
+ * (2025-11-25). `url` is read when a client connects, so it may be set in `beforeAll`.
+ */
+export function sdkClients(url: () => URL, name: string): Array<[string, () => Promise<AnyClient>]> {
+  return [
+    [
+      'the v2 Client (2026-07-28)',
+      async () => {
+        const client = new ModernClient({ name: `${name}-modern`, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+        await client.connect(new ModernTransport(url()));
+        return client as unknown as AnyClient;
+      },
+    ],
+    [
+      'the v1 Client (2025-11-25)',
+      async () => {
+        const client = new LegacyClient({ name: `${name}-legacy`, version: '1.0.0' });
+        await client.connect(new LegacyTransport(url()));
+        return client as unknown as AnyClient;
+      },
+    ],
+  ];
+}
