@@ -25,7 +25,9 @@ const OPTIONAL_STRING_FIELDS = ['statusMessage', 'executionArn', 'requestId'] as
 const OPTIONAL_NUMBER_FIELDS = ['completedAt', 'expiresAt'] as const;
 
 // Required fields are never removed, so `undefined` there means "leave as is".
-const CLEARABLE_FIELDS = ['statusMessage', 'executionArn', 'completedAt', 'expiresAt', 'outcome'] as const;
+const CLEARABLE_FIELDS = ['statusMessage', 'executionArn', 'completedAt', 'expiresAt', 'outcome', 'pendingInputs', 'usedInputKeys'] as const;
+/** Attributes kept as JSON text, so any JSON (empty maps, nested nulls) round-trips exactly. */
+const JSON_FIELDS: readonly string[] = ['outcome', 'pendingInputs', 'usedInputKeys', 'inputKinds'];
 const CHANGE_FIELDS = ['status', 'updatedAt', ...CLEARABLE_FIELDS] as const;
 
 // Keys join owner and token with '#', so an owner id containing one would be ambiguous.
@@ -75,15 +77,20 @@ function createdKey(createdAt: number, token: string): string {
 
 /** The item of a record, index attributes included; `outcome` is JSON text so any JSON round-trips exactly. */
 export function toOperationItem(record: OperationRecord): Item {
-  const { outcome, expiresAt, ...rest } = record;
+  const { expiresAt, ...rest } = record;
+  const asJson: Record<string, string | undefined> = {};
+  for (const field of JSON_FIELDS) {
+    const value = (record as unknown as Record<string, unknown>)[field];
+    asJson[field] = value === undefined ? undefined : JSON.stringify(value);
+  }
   return marshall(
     {
       ...rest,
+      ...asJson,
       [PK]: operationPk(record),
       [OWNER_KEY]: ownerKey(record.ownerId),
       [CREATED_KEY]: createdKey(record.createdAt, record.token),
       [EXPIRES_AT]: expiresAt,
-      outcome: outcome === undefined ? undefined : JSON.stringify(outcome),
     },
     { removeUndefinedValues: true },
   );
@@ -106,9 +113,11 @@ export function fromOperationItem(item: Item): OperationRecord {
   const keepAlive = raw.keepAliveSeconds;
   if (keepAlive !== null && typeof keepAlive !== 'number') throw new TypeError('Malformed operation item: keepAliveSeconds');
   record.keepAliveSeconds = keepAlive;
-  if (raw.outcome !== undefined) {
-    if (typeof raw.outcome !== 'string') throw new TypeError('Malformed operation item: outcome is not JSON text');
-    record.outcome = JSON.parse(raw.outcome);
+  for (const field of JSON_FIELDS) {
+    const value = raw[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw new TypeError(`Malformed operation item: ${field} is not JSON text`);
+    record[field] = JSON.parse(value);
   }
   return record as unknown as OperationRecord;
 }
@@ -121,7 +130,7 @@ export function encodeChanges(changes: OperationChanges): { set: Item; remove: s
     if (!Object.hasOwn(changes, field)) continue;
     const value = changes[field];
     const attribute = field === 'expiresAt' ? EXPIRES_AT : field;
-    if (value !== undefined) set[attribute] = convertToAttr(field === 'outcome' ? JSON.stringify(value) : value);
+    if (value !== undefined) set[attribute] = convertToAttr(JSON_FIELDS.includes(field) ? JSON.stringify(value) : value);
     else if ((CLEARABLE_FIELDS as readonly string[]).includes(field)) remove.push(attribute);
   }
   return { set, remove };

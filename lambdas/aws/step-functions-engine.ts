@@ -6,15 +6,19 @@ import {
   DescribeExecutionCommand,
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
+  InvalidToken,
   SendTaskFailureCommand,
   SendTaskSuccessCommand,
   StartExecutionCommand,
   StartSyncExecutionCommand,
   StopExecutionCommand,
+  TaskDoesNotExist,
+  TaskTimedOut,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
 import {
   ExecutionNotFoundError,
+  TaskGoneError,
   type ExecutionSnapshot,
   type ExecutionStatus,
   type StartExecutionInput,
@@ -73,11 +77,21 @@ export class StepFunctionsEngine implements WorkflowEngine {
   }
 
   async sendTaskSuccess(taskToken: string, output: unknown): Promise<void> {
-    await this.client.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) }));
+    await taskCall(() => this.client.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) })));
   }
 
   async sendTaskFailure(taskToken: string, failure: { error: string; cause: string }): Promise<void> {
-    await this.client.send(new SendTaskFailureCommand({ taskToken, error: failure.error, cause: failure.cause }));
+    await taskCall(() => this.client.send(new SendTaskFailureCommand({ taskToken, error: failure.error, cause: failure.cause })));
+  }
+}
+
+/** A task call whose token no longer names a waiting task throws TaskGoneError; other errors pass. */
+async function taskCall(send: () => Promise<unknown>): Promise<void> {
+  try {
+    await send();
+  } catch (error) {
+    if (error instanceof TaskTimedOut || error instanceof TaskDoesNotExist || error instanceof InvalidToken) throw new TaskGoneError({ cause: error });
+    throw error;
   }
 }
 

@@ -14,9 +14,17 @@ export const MAX_EXECUTION_INPUT_BYTES = 256 * 1024;
  * record; a machine with its own input contract gets the arguments alone (status sync
  * then finds the record by the execution's name).
  */
-export function executionInputOf(ownerId: string, token: string | null, tool: ToolSpec, args: Record<string, unknown>): unknown {
+export function executionInputOf(
+  ownerId: string,
+  token: string | null,
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  clientCapabilities?: Record<string, unknown>,
+): unknown {
   if (tool.executionInput === 'arguments') return args;
-  return { arguments: args, operation: { token, tool: tool.name, ownerId } };
+  // What the client can answer (elicitation, sampling, roots), so a machine can ask only what it may.
+  const capabilities = clientCapabilities && Object.keys(clientCapabilities).length > 0 ? { clientCapabilities } : {};
+  return { arguments: args, operation: { token, tool: tool.name, ownerId, ...capabilities } };
 }
 
 /** Ids reach DynamoDB keys (2,048 bytes at most): longer ones are refused before any write. */

@@ -68,6 +68,32 @@ export interface OperationRecord extends OperationKey {
   outcome?: Outcome;
   /** Typed id of the JSON-RPC request that started it (opaque; the edge encodes its JSON type), for `notifications/cancelled`. */
   requestId?: string;
+  /** What the client that started it declared it can answer (see input-requests.ts). */
+  inputKinds?: InputKind[];
+  /** Questions the execution waits on, by key; the status is `input_required` while any is pending. */
+  pendingInputs?: Record<string, PendingInput>;
+  /** Every key ever asked: a key names one question over the operation's whole life. */
+  usedInputKeys?: string[];
+}
+
+/** A server-to-client request kind a client may declare (elicitation in each mode, sampling, roots). */
+export type InputKind = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'roots';
+
+/** An MCP server-to-client request, as a state machine asked it. */
+export interface InputRequestMessage {
+  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  params: Record<string, unknown>;
+}
+
+/** A question an execution waits on at a `.waitForTaskToken` state. */
+export interface PendingInput {
+  request: InputRequestMessage;
+  /** The waiting state's task token: the server's secret, never shown to a client. */
+  taskToken: string;
+  /** Epoch milliseconds. */
+  askedAt: number;
+  /** Set while one answer is being delivered (epoch ms), so a second answer is ignored. */
+  answeringSince?: number;
 }
 
 /** Fields a status transition may change. */
@@ -81,5 +107,7 @@ export type OperationChanges = Partial<
     | 'completedAt'
     | 'expiresAt'
     | 'outcome'
+    | 'pendingInputs'
+    | 'usedInputKeys'
   >
 >;

@@ -30,11 +30,12 @@ import { argumentsHash, executionNameFor, mintId } from './fingerprint.ts';
 import { expiryFor, runningExpiry, statusMessageFor, terminalChanges } from './execution-outcome.ts';
 import { ActiveSlots } from './active-slots.ts';
 import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
-import { SyncRuns, type SyncOrHandOff, type SyncRunInput } from './sync-runs.ts';
+import { SyncRuns, type SyncOrHandOff, type SyncRunInput, type SyncStep, type SyncStepInput } from './sync-runs.ts';
 import { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
+import { InputRequests, inputCapabilitiesOf, inputKindsOf } from './input-requests.ts';
 
 export { MAX_EXECUTION_INPUT_BYTES } from './execution-input.ts';
-export type { SyncOrHandOff, SyncRunInput } from './sync-runs.ts';
+export type { SyncOrHandOff, SyncRunInput, SyncStep, SyncStepInput } from './sync-runs.ts';
 export { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
 export type { ResultSpill } from './result-store.ts';
 import { consoleLogger, type Logger } from '../logging/logger.ts';
@@ -49,6 +50,8 @@ export interface StartOperationInput {
   keepAliveSeconds?: number | null;
   /** Typed JSON-RPC id of the `tools/call` (the edge encodes its type: 7 and "7" differ). */
   requestId?: string;
+  /** The capabilities the calling client declared: which questions the execution may ask it. */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 const NON_TERMINAL: readonly OperationStatus[] = ['submitted', 'working', 'input_required'];
@@ -61,6 +64,8 @@ const CANCEL_ERROR = 'Mcp.Canceled';
 export class OperationsService {
   readonly #slots: ActiveSlots;
   readonly #syncRuns: SyncRuns;
+  /** Questions executions ask the client mid-run, and the answers that resume them. */
+  readonly inputs: InputRequests;
 
   constructor(
     private readonly store: RecordStore,
@@ -77,10 +82,11 @@ export class OperationsService {
       limits,
       logger,
       start: (input) => this.start(input),
-      waitForTerminal: (key, boundMs) => this.waitForTerminal(key, boundMs),
+      waitFor: (key, boundMs, until) => this.waitFor(key, boundMs, until),
       cancel: (key, reason) => this.cancel(key, reason),
       mintToken: () => this.mintToken(),
     });
+    this.inputs = new InputRequests({ store, engine, clock, logger, findByExecutionName: (name) => this.findByExecutionName(name) });
   }
 
   /** The keepAlive granted: the request clamped by the tool's and the server's maximum. */
@@ -103,8 +109,10 @@ export class OperationsService {
     const { tool } = input;
     checkId('token', input.token);
     if (input.requestId !== undefined) checkId('request id', input.requestId);
-    const executionInput = executionInputOf(input.ownerId, input.token, tool, input.arguments);
+    const capabilities = inputCapabilitiesOf(input.clientCapabilities ?? {});
+    const executionInput = executionInputOf(input.ownerId, input.token, tool, input.arguments, capabilities);
     checkExecutionInput(executionInput);
+    const inputKinds = inputKindsOf(capabilities);
 
     const now = this.clock.now();
     const hash = argumentsHash(tool.name, input.arguments);
@@ -127,6 +135,7 @@ export class OperationsService {
       pollIntervalSeconds: tool.timing.pollIntervalSeconds,
       expiresAt: runningExpiry(now, tool.timing.maxRunSeconds, keepAliveSeconds ?? this.limits.maxKeepAliveSeconds),
       ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
+      ...(inputKinds.length === 0 ? {} : { inputKinds }),
     };
     // The record first, then its slot: a slot whose record is missing is then always a leak
     // (a crash, or an expired record), never a start still on its way.
@@ -206,6 +215,11 @@ export class OperationsService {
   /** Runs a tool to completion within its sync bound and returns how it ended (see sync-runs.ts). */
   runSync(input: SyncRunInput): Promise<Outcome> {
     return this.#syncRuns.runSync(input);
+  }
+
+  /** One round of a call the client waits on, which may stop at a question (see sync-runs.ts). */
+  runSyncStep(input: SyncStepInput): Promise<SyncStep> {
+    return this.#syncRuns.runSyncStep(input);
   }
 
   /** `runSync` for a client that can come back later: past the bound, the running record is handed off. */
@@ -398,13 +412,22 @@ export class OperationsService {
   }
 
   /** Waits until the operation is terminal or `boundMs` passes; returns the last record seen. */
-  async waitForTerminal(key: OperationKey, boundMs: number): Promise<OperationRecord> {
+  waitForTerminal(key: OperationKey, boundMs: number): Promise<OperationRecord> {
+    return this.waitFor(key, boundMs);
+  }
+
+  /**
+   * Waits until the operation is terminal, `until` holds for it (e.g. it asks a question)
+   * or `boundMs` passes; returns the last record seen. Reads the store, so any instance can
+   * wait on any operation.
+   */
+  async waitFor(key: OperationKey, boundMs: number, until?: (record: OperationRecord) => boolean): Promise<OperationRecord> {
     const deadline = this.clock.now() + boundMs;
     let delay = 50;
     for (;;) {
       const record = await this.get(key);
       const left = deadline - this.clock.now();
-      if (isTerminal(record.status) || left <= 0) return record;
+      if (isTerminal(record.status) || until?.(record) || left <= 0) return record;
       await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
       delay = Math.min(delay * 2, 1000, record.pollIntervalSeconds * 1000);
     }

@@ -140,6 +140,17 @@ export class ExecutionNotFoundError extends Error {
   }
 }
 
+/**
+ * A task token that names no waiting task any more: answered already, timed out (heartbeat or
+ * TimeoutSeconds), its execution closed, or never issued. Nothing can resume it.
+ */
+export class TaskGoneError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('The task this token names is no longer waiting', options);
+    this.name = 'TaskGoneError';
+  }
+}
+
 export interface StartExecutionInput {
   stateMachineArn: string;
   /** Deterministic: starting the same name with the same input twice starts one execution. */
@@ -163,7 +174,9 @@ export interface WorkflowEngine {
    * nothing). Throws ExecutionNotFoundError for an execution that never started.
    */
   stop(executionArn: string, reason: { error: string; cause: string }): Promise<void>;
+  /** Resumes a `.waitForTaskToken` state with `output`; TaskGoneError when it no longer waits. */
   sendTaskSuccess(taskToken: string, output: unknown): Promise<void>;
+  /** Fails a `.waitForTaskToken` state (its Catch sees `error`); TaskGoneError when it no longer waits. */
   sendTaskFailure(taskToken: string, failure: { error: string; cause: string }): Promise<void>;
 }
 

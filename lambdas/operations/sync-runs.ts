@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger.ts';
 import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
 import { outcomeOf } from './execution-outcome.ts';
 import { mintId } from './fingerprint.ts';
+import { inputCapabilitiesOf } from './input-requests.ts';
 import { isTerminal, type Dialect, type OperationKey, type OperationRecord, type Outcome } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import type { OperationsLimits, StartOperationInput } from './operations-service.ts';
@@ -18,10 +19,35 @@ export interface SyncRunInput {
   tool: ToolSpec;
   arguments: Record<string, unknown>;
   requestId?: string;
+  /** What the client declared it can answer, should the execution ask (see input-requests.ts). */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 /** How a run that may be handed off ended: its outcome, or the operation still running at the bound. */
 export type SyncOrHandOff = { kind: 'finished'; outcome: Outcome } | { kind: 'handed-off'; record: OperationRecord };
+
+/** One round of a call the client waits on. */
+export interface SyncStepInput extends SyncRunInput {
+  /** The dialect the operation belongs to: `sync`, or one the client can poll if it is handed off. */
+  dialect: Dialect;
+  /** An operation an earlier round of this call started (a retry with answers): waited on, not started. */
+  resume?: OperationKey;
+  /** At the bound: stop the execution (a client that cannot come back) or hand the running operation off. */
+  atBound: 'stop' | 'hand-off';
+  /**
+   * When the execution asks a question: `return` ends the round with the record (the client
+   * answers in a retry); `wait` calls `onInput` and waits on (the client answers on its own).
+   */
+  onQuestion: 'return' | 'wait';
+  /** Called with the record each time questions are pending that it has not been shown (`wait` only). */
+  onInput?: (record: OperationRecord) => Promise<void>;
+}
+
+/** How a round ended: finished, stopped at a question, or handed off at the bound. */
+export type SyncStep =
+  | { kind: 'finished'; outcome: Outcome; record?: OperationRecord }
+  | { kind: 'input-required'; record: OperationRecord }
+  | { kind: 'handed-off'; record: OperationRecord };
 
 
 /** What synchronous runs need from the operations core. */
@@ -31,7 +57,7 @@ export interface SyncRunDeps {
   limits: OperationsLimits;
   logger: Logger;
   start(input: StartOperationInput): Promise<OperationRecord>;
-  waitForTerminal(key: OperationKey, boundMs: number): Promise<OperationRecord>;
+  waitFor(key: OperationKey, boundMs: number, until?: (record: OperationRecord) => boolean): Promise<OperationRecord>;
   cancel(key: OperationKey, reason: string): Promise<OperationRecord>;
   mintToken(): string;
 }
@@ -41,31 +67,9 @@ export class SyncRuns {
 
   /** Runs a tool to completion within its sync bound and returns how it ended. */
   async runSync(input: SyncRunInput): Promise<Outcome> {
-    const { tool } = input;
-    const boundSeconds = Math.min(tool.timing.syncTimeoutSeconds, this.deps.limits.maxBlockingSeconds);
-    if (tool.workflowType === 'EXPRESS') return this.runExpress(input, boundSeconds);
-    // STANDARD: a tracked operation the caller waits on, so it can still be cancelled by request id.
-    const record = await this.deps.start({
-      ownerId: input.ownerId,
-      tool,
-      arguments: input.arguments,
-      token: `sync-${mintId()}`,
-      dialect: 'sync',
-      ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-    });
-    let done = await this.deps.waitForTerminal(record, boundSeconds * 1000);
-    if (!isTerminal(done.status)) {
-      done = await this.deps.cancel(done, `Synchronous call exceeded ${boundSeconds} s`);
-      if (done.status === 'canceled') {
-        return {
-          kind: 'tool-error',
-          error: 'SyncTimeout',
-          cause: `${tool.name} did not finish within ${boundSeconds} seconds and was stopped. Call it from a client that supports long-running operations to let it run longer.`,
-        };
-      }
-    }
-    if (done.status === 'canceled') return { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' };
-    return done.outcome ?? { kind: 'internal-error', message: 'The operation ended without an outcome' };
+    const step = await this.runSyncStep({ ...input, dialect: 'sync', atBound: 'stop', onQuestion: 'wait' });
+    if (step.kind !== 'finished') return { kind: 'internal-error', message: 'The synchronous call did not finish' };
+    return step.outcome;
   }
 
   /**
@@ -76,21 +80,59 @@ export class SyncRuns {
    * nothing to come back to) and end exactly as in `runSync`.
    */
   async runSyncOrHandOff(input: SyncRunInput & { dialect: Dialect }): Promise<SyncOrHandOff> {
+    const step = await this.runSyncStep({ ...input, atBound: 'hand-off', onQuestion: 'return' });
+    if (step.kind === 'input-required') return { kind: 'handed-off', record: step.record };
+    return step.kind === 'finished' ? { kind: 'finished', outcome: step.outcome } : step;
+  }
+
+  /**
+   * One round of a call the client waits on. A STANDARD run is a tracked operation (so it
+   * can be cancelled by request id, and answer questions); an EXPRESS one cannot ask any
+   * (Step Functions has no `.waitForTaskToken` in EXPRESS workflows).
+   */
+  async runSyncStep(input: SyncStepInput): Promise<SyncStep> {
     const { tool } = input;
     const boundSeconds = Math.min(tool.timing.syncTimeoutSeconds, this.deps.limits.maxBlockingSeconds);
     if (tool.workflowType === 'EXPRESS') return { kind: 'finished', outcome: await this.runExpress(input, boundSeconds) };
-    const record = await this.deps.start({
-      ownerId: input.ownerId,
-      tool,
-      arguments: input.arguments,
-      token: this.deps.mintToken(),
-      dialect: input.dialect,
-      ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-    });
-    const done = await this.deps.waitForTerminal(record, boundSeconds * 1000);
-    if (!isTerminal(done.status)) return { kind: 'handed-off', record: done };
-    if (done.status === 'canceled') return { kind: 'finished', outcome: { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' } };
-    return { kind: 'finished', outcome: done.outcome ?? { kind: 'internal-error', message: 'The operation ended without an outcome' } };
+    const record =
+      input.resume ??
+      (await this.deps.start({
+        ownerId: input.ownerId,
+        tool,
+        arguments: input.arguments,
+        token: input.dialect === 'sync' ? `sync-${mintId()}` : this.deps.mintToken(),
+        dialect: input.dialect,
+        ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
+        ...(input.clientCapabilities === undefined ? {} : { clientCapabilities: input.clientCapabilities }),
+      }));
+    const deadline = Date.now() + boundSeconds * 1000;
+    const shown = new Set<string>();
+    const unshown = (r: OperationRecord) => Object.keys(openQuestions(r)).some((key) => !shown.has(key));
+    let done: OperationRecord;
+    for (;;) {
+      done = await this.deps.waitFor(record, Math.max(0, deadline - Date.now()), unshown);
+      if (isTerminal(done.status) || !unshown(done)) break;
+      if (input.onQuestion === 'return') return { kind: 'input-required', record: done };
+      for (const key of Object.keys(openQuestions(done))) shown.add(key);
+      await input.onInput?.(done);
+    }
+    if (!isTerminal(done.status)) {
+      if (input.atBound === 'hand-off') return { kind: 'handed-off', record: done };
+      done = await this.deps.cancel(done, `Synchronous call exceeded ${boundSeconds} s`);
+      if (done.status === 'canceled') {
+        return {
+          kind: 'finished',
+          record: done,
+          outcome: {
+            kind: 'tool-error',
+            error: 'SyncTimeout',
+            cause: `${tool.name} did not finish within ${boundSeconds} seconds and was stopped. Call it from a client that supports long-running operations to let it run longer.`,
+          },
+        };
+      }
+    }
+    if (done.status === 'canceled') return { kind: 'finished', record: done, outcome: { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' } };
+    return { kind: 'finished', record: done, outcome: done.outcome ?? { kind: 'internal-error', message: 'The operation ended without an outcome' } };
   }
 
   /**
@@ -102,7 +144,7 @@ export class SyncRuns {
   private async runExpress(input: SyncRunInput, boundSeconds: number): Promise<Outcome> {
     const { tool } = input;
     if (input.requestId !== undefined) checkId('request id', input.requestId);
-    const executionInput = executionInputOf(input.ownerId, null, tool, input.arguments);
+    const executionInput = executionInputOf(input.ownerId, null, tool, input.arguments, inputCapabilitiesOf(input.clientCapabilities ?? {}));
     checkExecutionInput(executionInput);
     // Forgetting the id runs beside the run, so it adds no latency; its failure fails no call.
     const forget =
@@ -130,4 +172,10 @@ export class SyncRuns {
       clearTimeout(timer);
     }
   }
+}
+
+/** The questions pending on a record and not being answered (the status says whether any). */
+function openQuestions(record: OperationRecord): Record<string, unknown> {
+  if (record.status !== 'input_required') return {};
+  return Object.fromEntries(Object.entries(record.pendingInputs ?? {}).filter(([, entry]) => entry.answeringSince === undefined));
 }

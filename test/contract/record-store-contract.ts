@@ -39,6 +39,22 @@ function describeRecordCases(makeStore: MakeStore): void {
     store = current();
   });
 
+  describe('input requests', () => {
+    it('round-trips pending questions, used keys and input kinds, and clears the questions', async () => {
+      const record = makeRecord({ inputKinds: ['elicitation.form', 'sampling'] });
+      await store.create(record);
+      const pendingInputs = {
+        'a key': { request: { method: 'elicitation/create' as const, params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } } }, taskToken: 'tok', askedAt: 5 },
+      };
+      const asked = await store.transition(record, ['submitted'], { status: 'input_required', pendingInputs, usedInputKeys: ['a key'], updatedAt: 5 });
+      expect(asked).toMatchObject({ status: 'input_required', pendingInputs, usedInputKeys: ['a key'], inputKinds: ['elicitation.form', 'sampling'] });
+      expect(await store.get(record)).toEqual(asked);
+      const answered = await store.transition(record, ['input_required'], { status: 'working', pendingInputs: undefined, updatedAt: 6 });
+      expect(answered?.pendingInputs).toBeUndefined();
+      expect(answered?.usedInputKeys).toEqual(['a key']);
+    });
+  });
+
   describe('create', () => {
     it('creates a new record and returns it', async () => {
       const record = makeRecord();

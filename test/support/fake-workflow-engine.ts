@@ -1,6 +1,7 @@
 /** An in-memory WorkflowEngine for core unit tests: executions finish when the test says so. */
 import {
   ExecutionNotFoundError,
+  TaskGoneError,
   type ExecutionSnapshot,
   type StartExecutionInput,
   type WorkflowEngine,
@@ -76,8 +77,30 @@ export class FakeWorkflowEngine implements WorkflowEngine {
     if (execution.status === 'RUNNING') Object.assign(execution, { status: 'ABORTED', error: reason.error, cause: reason.cause, stopDate: new Date() });
   }
 
-  async sendTaskSuccess(): Promise<void> {}
-  async sendTaskFailure(): Promise<void> {}
+  /** Every SendTaskSuccess/SendTaskFailure, in order. */
+  readonly taskCalls: Array<{ taskToken: string; output?: unknown; failure?: { error: string; cause: string } }> = [];
+  /** Tokens whose task no longer waits (answered, timed out): a second answer gets TaskGoneError. */
+  readonly endedTasks = new Set<string>();
+  /** Fails the next task call with this error (a transient API error). */
+  failNextTaskCallWith?: Error;
+
+  async sendTaskSuccess(taskToken: string, output: unknown): Promise<void> {
+    this.#taskCall(taskToken);
+    this.taskCalls.push({ taskToken, output });
+  }
+
+  async sendTaskFailure(taskToken: string, failure: { error: string; cause: string }): Promise<void> {
+    this.#taskCall(taskToken);
+    this.taskCalls.push({ taskToken, failure });
+  }
+
+  #taskCall(taskToken: string): void {
+    const failure = this.failNextTaskCallWith;
+    this.failNextTaskCallWith = undefined;
+    if (failure) throw failure;
+    if (this.endedTasks.has(taskToken)) throw new TaskGoneError();
+    this.endedTasks.add(taskToken);
+  }
 
   /** Finishes an execution the way Step Functions would. */
   finish(executionArn: string, result: Partial<ExecutionSnapshot> & Pick<ExecutionSnapshot, 'status'>): ExecutionSnapshot {

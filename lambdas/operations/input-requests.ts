@@ -1,0 +1,341 @@
+/**
+ * Input mid-run: a state machine asks the client a question at a `.waitForTaskToken`
+ * state (through the request-input worker), the question waits on the operation record,
+ * and the client's answer resumes that state. Protocol-neutral: each dialect shows the
+ * pending questions its own way and hands the answers back here.
+ *
+ * Every change is a compare-and-set on the record's `updatedAt`, so questions asked at
+ * once (a Parallel state) and answers arriving at once (any instance) never lose one
+ * another. An answer is delivered at most once: it is claimed on the record first.
+ */
+import type { Logger } from '../logging/logger.ts';
+import { isObject } from '../shared/json-values.ts';
+import { mintId } from './fingerprint.ts';
+import { isTerminal, type InputKind, type InputRequestMessage, type OperationKey, type OperationRecord, type PendingInput } from './operation.ts';
+import { OperationError } from './operation-error.ts';
+import { RecordTooLargeError, TaskGoneError, type Clock, type RecordStore, type WorkflowEngine } from './ports.ts';
+
+/** The error names a state's Catch sees when a question cannot be asked or was not answered. */
+export const INPUT_ERRORS = {
+  /** The client declined or cancelled an elicitation. */
+  declined: 'Mcp.InputDeclined',
+  /** The client answered with a JSON-RPC error. */
+  error: 'Mcp.InputError',
+  /** The client never declared the request kind, so it is not sent. */
+  capabilityMissing: 'Mcp.CapabilityMissing',
+  /** The state asked something that is not an MCP server-to-client request. */
+  invalidRequest: 'Mcp.InvalidInputRequest',
+  /** The operation is over (canceled, expired) or unknown: nobody will answer. */
+  operationEnded: 'Mcp.OperationEnded',
+} as const;
+
+/** The largest question (JSON, UTF-8 bytes); the record holds every pending one and is bounded at 400 KB. */
+export const MAX_INPUT_REQUEST_BYTES = 64 * 1024;
+/** Questions pending at once on one operation. */
+export const MAX_PENDING_INPUTS = 16;
+/** The longest key (characters). */
+export const MAX_INPUT_KEY_LENGTH = 128;
+/** An answer being delivered this long ago is taken to have crashed: another may claim the key. */
+const STALE_CLAIM_MS = 60_000;
+const CAS_ATTEMPTS = 20;
+const WAITING: readonly OperationRecord['status'][] = ['submitted', 'working', 'input_required'];
+
+/** Why a question was not asked; the worker fails its state with `errorName`. */
+export class InputRequestRefused extends Error {
+  constructor(
+    readonly errorName: (typeof INPUT_ERRORS)[keyof typeof INPUT_ERRORS],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'InputRequestRefused';
+  }
+}
+
+export interface AskInput {
+  /** The operation, when the execution's input names it; otherwise it is found by `executionName`. */
+  operation?: OperationKey;
+  /** The asking execution's name: the question is refused unless it runs the operation. */
+  executionName: string;
+  /** A key of the state's choosing; one is minted when absent, and a used one gets a suffix. */
+  key?: string;
+  request: unknown;
+  taskToken: string;
+}
+
+/** The answer to one question: the client's result, or the JSON-RPC error it answered with. */
+export type InputAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
+
+export interface InputRequestsDeps {
+  store: RecordStore;
+  engine: WorkflowEngine;
+  clock: Clock;
+  logger: Logger;
+  /** The operation an execution runs, for executions whose input does not say. */
+  findByExecutionName(executionName: string): Promise<OperationKey | undefined>;
+}
+
+export class InputRequests {
+  constructor(private readonly deps: InputRequestsDeps) {}
+
+  /**
+   * Stores a question with the waiting state's task token and moves the operation to
+   * `input_required`. Returns the key it is pending under.
+   */
+  async ask(input: AskInput): Promise<{ key: string; operation: OperationKey }> {
+    const request = parseInputRequest(input.request);
+    const operation = input.operation ?? (await this.deps.findByExecutionName(input.executionName));
+    if (!operation) throw new InputRequestRefused(INPUT_ERRORS.operationEnded, 'No live operation runs this execution');
+    if (input.key !== undefined && (typeof input.key !== 'string' || input.key === '' || input.key.length > MAX_INPUT_KEY_LENGTH)) {
+      throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, `key must be a string of 1 to ${MAX_INPUT_KEY_LENGTH} characters`);
+    }
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const record = await this.deps.store.get(operation);
+      if (!record || record.executionName !== input.executionName || !WAITING.includes(record.status) || this.isExpired(record)) {
+        throw new InputRequestRefused(INPUT_ERRORS.operationEnded, 'The operation is over: nobody will answer');
+      }
+      const kind = inputKindOf(request);
+      if (!(record.inputKinds ?? []).includes(kind)) {
+        throw new InputRequestRefused(INPUT_ERRORS.capabilityMissing, `The client did not declare the ${capabilityName(kind)} capability, so ${request.method} is not sent to it`);
+      }
+      const pending = record.pendingInputs ?? {};
+      if (Object.keys(pending).length >= MAX_PENDING_INPUTS) {
+        throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, `At most ${MAX_PENDING_INPUTS} questions may be pending at once`);
+      }
+      const used = record.usedInputKeys ?? [];
+      const key = freeKey(input.key, used);
+      const now = this.nextUpdatedAt(record);
+      const entry: PendingInput = { request, taskToken: input.taskToken, askedAt: now };
+      try {
+        const updated = await this.deps.store.transition(
+          operation,
+          [record.status],
+          {
+            status: 'input_required',
+            statusMessage: 'Waiting for input from the client',
+            pendingInputs: { ...pending, [key]: entry },
+            usedInputKeys: [...used, key],
+            updatedAt: now,
+          },
+          { ifUpdatedAt: record.updatedAt },
+        );
+        if (updated) return { key, operation };
+      } catch (error) {
+        if (error instanceof RecordTooLargeError) throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, 'The pending questions do not fit in the operation record');
+        throw error;
+      }
+    }
+    throw new OperationError('INTERNAL', 'The question was not stored: the operation kept changing');
+  }
+
+  /** The questions a client should answer now: pending and not being answered, by key. */
+  pending(record: OperationRecord): Record<string, InputRequestMessage> {
+    if (record.status !== 'input_required') return {};
+    const now = this.deps.clock.now();
+    const open: Record<string, InputRequestMessage> = {};
+    for (const [key, entry] of Object.entries(record.pendingInputs ?? {})) {
+      if (entry.answeringSince === undefined || now - entry.answeringSince > STALE_CLAIM_MS) open[key] = entry.request;
+    }
+    return open;
+  }
+
+  /**
+   * Delivers answers, keyed as the questions were. Keys that are not pending (never asked,
+   * answered already, superseded) are ignored, as is a second answer racing the first. An
+   * answer of the wrong shape for its question is refused before anything is delivered.
+   */
+  async answer(key: OperationKey, answers: Record<string, InputAnswer>): Promise<{ resumed: string[]; ignored: string[] }> {
+    const record = await this.deps.store.get(key);
+    const pending = record && !isTerminal(record.status) ? this.pending(record) : {};
+    const deliveries: Array<[string, Delivery]> = [];
+    const ignored: string[] = [];
+    for (const [inputKey, answer] of Object.entries(answers)) {
+      const request = pending[inputKey];
+      if (!request) ignored.push(inputKey);
+      else deliveries.push([inputKey, deliveryOf(inputKey, request, answer)]);
+    }
+    const resumed: string[] = [];
+    for (const [inputKey, delivery] of deliveries) {
+      if (await this.deliver(key, inputKey, delivery)) resumed.push(inputKey);
+      else ignored.push(inputKey);
+    }
+    return { resumed, ignored };
+  }
+
+  /** Claims the key, resumes its state, then takes the question off the record. False when another answer won. */
+  private async deliver(key: OperationKey, inputKey: string, delivery: Delivery): Promise<boolean> {
+    const claimed = await this.update(key, (record, now) => {
+      const entry = record.pendingInputs?.[inputKey];
+      if (isTerminal(record.status) || !entry) return undefined;
+      if (entry.answeringSince !== undefined && now - entry.answeringSince <= STALE_CLAIM_MS) return undefined;
+      return { pendingInputs: { ...record.pendingInputs, [inputKey]: { ...entry, answeringSince: now } } };
+    });
+    const entry = claimed?.pendingInputs?.[inputKey];
+    if (!claimed || !entry) return false;
+    let resumed = true;
+    try {
+      if (delivery.kind === 'success') await this.deps.engine.sendTaskSuccess(entry.taskToken, delivery.output);
+      else await this.deps.engine.sendTaskFailure(entry.taskToken, { error: delivery.error, cause: delivery.cause });
+    } catch (error) {
+      if (!(error instanceof TaskGoneError)) {
+        // Not delivered: free the key so the answer can be sent again.
+        await this.update(key, (record) => {
+          const current = record.pendingInputs?.[inputKey];
+          if (!current) return undefined;
+          const { answeringSince: _released, ...rest } = current;
+          return { pendingInputs: { ...record.pendingInputs, [inputKey]: rest } };
+        }).catch(() => undefined);
+        throw new OperationError('INTERNAL', 'The answer could not be delivered to the workflow', { cause: error });
+      }
+      // The state stopped waiting (timed out, or its execution ended): the question is void.
+      resumed = false;
+    }
+    await this.remove(key, inputKey);
+    return resumed;
+  }
+
+  /** Takes an answered (or void) question off the record; the last one sends the operation back to `working`. */
+  private async remove(key: OperationKey, inputKey: string): Promise<void> {
+    await this.update(key, (record) => {
+      if (!record.pendingInputs?.[inputKey]) return undefined;
+      const { [inputKey]: _answered, ...rest } = record.pendingInputs;
+      const empty = Object.keys(rest).length === 0;
+      return {
+        pendingInputs: empty ? undefined : rest,
+        ...(empty && record.status === 'input_required' ? { status: 'working' as const, statusMessage: 'The operation is running' } : {}),
+      };
+    });
+  }
+
+  /** A compare-and-set loop on `updatedAt`; `change` returns undefined when nothing should be written. */
+  private async update(
+    key: OperationKey,
+    change: (record: OperationRecord, now: number) => Parameters<RecordStore['transition']>[2] | undefined,
+  ): Promise<OperationRecord | undefined> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const record = await this.deps.store.get(key);
+      if (!record) return undefined;
+      const now = this.nextUpdatedAt(record);
+      const changes = change(record, now);
+      if (!changes) return undefined;
+      const updated = await this.deps.store.transition(key, [record.status], { ...changes, updatedAt: now }, { ifUpdatedAt: record.updatedAt });
+      if (updated) return updated;
+    }
+    throw new OperationError('INTERNAL', 'The operation kept changing');
+  }
+
+  /** A strictly later `updatedAt`, so every compare-and-set sees a change even within one millisecond. */
+  private nextUpdatedAt(record: OperationRecord): number {
+    return Math.max(this.deps.clock.now(), record.updatedAt + 1);
+  }
+
+  private isExpired(record: OperationRecord): boolean {
+    return record.expiresAt !== undefined && record.expiresAt * 1000 <= this.deps.clock.now();
+  }
+}
+
+type Delivery = { kind: 'success'; output: unknown } | { kind: 'failure'; error: string; cause: string };
+
+/**
+ * What an answer does to the waiting state. An accepted elicitation, a sampling result and
+ * a roots list resume it with the client's result; a declined or cancelled elicitation and
+ * an error response fail it, so its Catch decides. A result of the wrong shape is refused.
+ */
+function deliveryOf(inputKey: string, request: InputRequestMessage, answer: InputAnswer): Delivery {
+  if ('error' in answer) {
+    return { kind: 'failure', error: INPUT_ERRORS.error, cause: JSON.stringify({ code: answer.error.code, message: answer.error.message }) };
+  }
+  const result = answer.result;
+  const field = `inputResponses.${inputKey}`;
+  if (!isObject(result)) throw invalidAnswer(field, 'must be an object');
+  switch (request.method) {
+    case 'elicitation/create': {
+      const action = result.action;
+      if (action === 'decline' || action === 'cancel') return { kind: 'failure', error: INPUT_ERRORS.declined, cause: JSON.stringify({ action }) };
+      if (action !== 'accept') throw invalidAnswer(`${field}.action`, 'must be "accept", "decline" or "cancel"');
+      if (result.content !== undefined && !isObject(result.content)) throw invalidAnswer(`${field}.content`, 'must be an object');
+      return { kind: 'success', output: result };
+    }
+    case 'sampling/createMessage':
+      if (typeof result.role !== 'string') throw invalidAnswer(`${field}.role`, 'must be a string');
+      if (!isObject(result.content) && !Array.isArray(result.content)) throw invalidAnswer(`${field}.content`, 'must be a content block');
+      return { kind: 'success', output: result };
+    case 'roots/list':
+      if (!Array.isArray(result.roots)) throw invalidAnswer(`${field}.roots`, 'must be an array');
+      return { kind: 'success', output: result };
+  }
+}
+
+function invalidAnswer(field: string, problem: string): OperationError {
+  return new OperationError('INVALID_INPUT', `Invalid ${field}: ${problem}`, { data: { field } });
+}
+
+/** Checks that a state asked a real server-to-client request, and keeps only its method and params. */
+export function parseInputRequest(value: unknown): InputRequestMessage {
+  const refuse = (why: string) => new InputRequestRefused(INPUT_ERRORS.invalidRequest, `request ${why}`);
+  if (!isObject(value)) throw refuse('must be an object with method and params');
+  const { method } = value;
+  const params = value.params ?? {};
+  if (!isObject(params)) throw refuse('params must be an object');
+  if (Buffer.byteLength(JSON.stringify(value)) > MAX_INPUT_REQUEST_BYTES) throw refuse(`must be at most ${MAX_INPUT_REQUEST_BYTES} bytes of JSON`);
+  switch (method) {
+    case 'elicitation/create':
+      if (typeof params.message !== 'string') throw refuse('params.message must be a string');
+      if (params.mode === 'url') {
+        if (typeof params.url !== 'string' || typeof params.elicitationId !== 'string') throw refuse('params.url and params.elicitationId must be strings in URL mode');
+      } else if (!isObject(params.requestedSchema)) {
+        throw refuse('params.requestedSchema must be an object in form mode');
+      }
+      return { method, params };
+    case 'sampling/createMessage':
+      if (!Array.isArray(params.messages)) throw refuse('params.messages must be an array');
+      if (typeof params.maxTokens !== 'number') throw refuse('params.maxTokens must be a number');
+      return { method, params };
+    case 'roots/list':
+      return { method, params };
+    default:
+      throw refuse('method must be elicitation/create, sampling/createMessage or roots/list');
+  }
+}
+
+/** The capability a request needs. */
+export function inputKindOf(request: InputRequestMessage): InputKind {
+  if (request.method === 'sampling/createMessage') return 'sampling';
+  if (request.method === 'roots/list') return 'roots';
+  return request.params.mode === 'url' ? 'elicitation.url' : 'elicitation.form';
+}
+
+/**
+ * The request kinds a client's declared capabilities allow. "For backwards compatibility,
+ * an empty capabilities object is equivalent to declaring support for form mode only."
+ */
+export function inputKindsOf(capabilities: Record<string, unknown>): InputKind[] {
+  const kinds: InputKind[] = [];
+  const elicitation = capabilities.elicitation;
+  if (isObject(elicitation)) {
+    const form = 'form' in elicitation;
+    const url = 'url' in elicitation;
+    if (form || !url) kinds.push('elicitation.form');
+    if (url) kinds.push('elicitation.url');
+  }
+  if (isObject(capabilities.sampling)) kinds.push('sampling');
+  if (isObject(capabilities.roots)) kinds.push('roots');
+  return kinds;
+}
+
+/** The capabilities an execution may read to decide what to ask (`operation.clientCapabilities`). */
+export function inputCapabilitiesOf(capabilities: Record<string, unknown>): Record<string, unknown> {
+  const declared: Record<string, unknown> = {};
+  for (const name of ['elicitation', 'sampling', 'roots']) if (isObject(capabilities[name])) declared[name] = capabilities[name];
+  return declared;
+}
+
+function capabilityName(kind: InputKind): string {
+  return kind === 'elicitation.url' ? 'elicitation (URL mode)' : kind === 'elicitation.form' ? 'elicitation' : kind;
+}
+
+/** The state's own key when it is free; a used one gets the first free `-N` suffix; none gets a minted key. */
+function freeKey(wanted: string | undefined, used: readonly string[]): string {
+  if (wanted === undefined) return `input-${mintId()}`;
+  if (!used.includes(wanted)) return wanted;
+  for (let n = 2; ; n++) if (!used.includes(`${wanted}-${n}`)) return `${wanted}-${n}`;
+}
