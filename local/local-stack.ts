@@ -28,6 +28,7 @@ import { startTtlSweeper, type TtlSweeperOptions } from './dynamo-ttl-sweeper.ts
 import { createLocalEventBus } from './event-bus.ts';
 import { serveFetch } from './node-http-server.ts';
 import { startSfnFacade, type WorkerHandler } from './sfn-facade.ts';
+import { localSecretKey } from './local-secret.ts';
 import { createTaskMocks } from './sfn-facade-mocks.ts';
 import { stateMachineArn } from './sfn-facade-arns.ts';
 
@@ -139,6 +140,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.handleTools ? { handleTools: true } : {}),
       results: { store: results.store },
+      secretKey: localSecretKey(options.dataDir ? resolve(options.dataDir, 'secret.key') : undefined),
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
     });
     const mcpApp = app;

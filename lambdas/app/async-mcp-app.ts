@@ -31,6 +31,11 @@ export interface AsyncMcpAppOptions {
   handleTools?: boolean;
   /** Where outputs too large for a record go; without it they stay in the record (up to its size limit). */
   results?: ResultSpill;
+  /**
+   * The server's secret key for state it hands clients (`requestState`): Secrets Manager in
+   * AWS, a file in the data directory locally. Called on first use only.
+   */
+  secretKey: () => Promise<Uint8Array>;
 }
 
 export interface AsyncMcpApp {
@@ -48,7 +53,7 @@ const DIALECTS: readonly AsyncDialect[] = [tasks20260728Dialect, tasks20251125Di
 export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const logger = options.logger ?? consoleLogger;
   const operations = new OperationsService(options.store, options.engine, options.limits, undefined, logger, options.results);
-  const deps = { catalog: options.catalog, operations, logger };
+  const deps = { catalog: options.catalog, operations, logger, secretKey: once(options.secretKey) };
   const fetch = createHttpHandler({
     deps,
     dialects: DIALECTS,
@@ -56,4 +61,16 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     ...(options.handleTools ? { handleTools: true } : {}),
   });
   return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger), operations };
+}
+
+/** `load` called once; a failure is not cached, so the next request tries again. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= load().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    });
+    return pending;
+  };
 }

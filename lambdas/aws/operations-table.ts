@@ -36,4 +36,6 @@ export const ENV = {
   handleTools: 'ASYNC_MCP_HANDLE_TOOLS',
   /** The results bucket: tool results too large for a record live there. */
   resultsBucket: 'RESULTS_BUCKET_NAME',
+  /** The Secrets Manager secret holding the server's key for state handed to clients (`requestState`). */
+  secretArn: 'ASYNC_MCP_SECRET_ARN',
 } as const;

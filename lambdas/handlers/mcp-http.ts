@@ -9,6 +9,7 @@ import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { toFunctionUrlResult, toWebRequest } from '../aws/function-url-adapter.ts';
 import { ENV } from '../aws/operations-table.ts';
+import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { createAsyncMcpApp } from '../app/async-mcp-app.ts';
 import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../tools/state-machine-names.ts';
@@ -26,6 +27,7 @@ const app = createAsyncMcpApp({
   limits: limitsFromEnv(),
   handleTools: handleToolsFromEnv(),
   results: { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
+  secretKey: secretsManagerKey(requiredEnv(ENV.secretArn)),
 });
 
 export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {

@@ -13,7 +13,8 @@ import { setHttpStatus } from './request-scope.ts';
 import { requestViewOf, type Era, type RequestView } from './request-view.ts';
 import { BUILT_IN_LISTINGS, BUILT_IN_TOOL_NAMES, callBuiltInTool, callWithHandle, handleListing } from './handle-tools.ts';
 import { registerResultResources, RESOURCES_CAPABILITY } from './result-resources.ts';
-import { toCallToolResult } from './tool-result.ts';
+import { legacySyncCall } from './legacy-sync-call.ts';
+import { modernSyncCall } from './modern-sync-call.ts';
 
 export const SERVER_INFO = { name: 'async-mcp', version: '0.1.0' } as const;
 
@@ -73,7 +74,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
       const params = (request.params ?? {}) as Record<string, unknown>;
       const view = requestViewOf(era, ownerId, params as never, ctx as ServerContext);
       try {
-        return await callTool(params, view);
+        return await callTool(params, view, ctx as ServerContext);
       } catch (error) {
         throw toProtocolError(error, view.requestId, deps.logger);
       }
@@ -84,7 +85,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     return server;
   };
 
-  async function callTool(params: Record<string, unknown>, view: RequestView): Promise<Record<string, unknown>> {
+  async function callTool(params: Record<string, unknown>, view: RequestView, ctx: ServerContext): Promise<Record<string, unknown>> {
     const name = params.name;
     if (typeof name !== 'string' || name === '') {
       throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: name must be a non-empty string');
@@ -109,9 +110,11 @@ export function createServerFactory(options: ServerFactoryOptions) {
     }
     const validation = validateArguments(tool, params.arguments);
     if (!validation.ok) throw new ProtocolError(JSONRPC.INVALID_PARAMS, validation.message, { field: validation.field });
-    if (dialect) return dialect.call({ tool, arguments: validation.value, params, view }, deps);
+    if (dialect) return dialect.call({ tool, arguments: validation.value, params, view, ctx }, deps);
     if (withHandle) return callWithHandle(tool, validation.value, view, deps);
-    return runSynchronously(tool, validation.value, view);
+    // A waited-on call: a STANDARD run can be cancelled by its typed request id while it runs,
+    // and either way this call supersedes an older call's alias for the same id.
+    return view.era === 'modern' ? modernSyncCall(tool, validation.value, view, ctx, deps) : legacySyncCall(tool, validation.value, view, ctx, deps);
   }
 
   /** Declared dialects word the refusal first, then implied ones, then the rest. */
@@ -119,13 +122,6 @@ export function createServerFactory(options: ServerFactoryOptions) {
     const declared = dialects.filter((d) => d.claimsListing(view));
     const implied = dialects.filter((d) => !declared.includes(d) && d.impliedBy?.(view));
     return [...declared, ...implied, ...dialects.filter((d) => !declared.includes(d) && !implied.includes(d))];
-  }
-
-  async function runSynchronously(tool: ToolSpec, args: Record<string, unknown>, view: RequestView) {
-    // The typed request id: a STANDARD run can be cancelled by it while it runs, and either way
-    // this call supersedes an older call's alias for the same id.
-    const outcome = await deps.operations.runSync({ ownerId: view.ownerId, tool, arguments: args, requestId: view.requestKey });
-    return toCallToolResult(outcome, tool);
   }
 }
 

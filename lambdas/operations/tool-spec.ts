@@ -13,6 +13,12 @@ export interface ToolTiming {
   /** Bound on a synchronous run before it is stopped. */
   syncTimeoutSeconds: number;
   /**
+   * How long a task-capable client's call waits for the execution's first questions (asked
+   * in the call's own rounds) before the task is returned; 0 returns it at once.
+   * @default 0
+   */
+  askBeforeTaskSeconds?: number;
+  /**
    * The longest an execution can run: the definition's TimeoutSeconds, else the
    * service's own bound (a year for STANDARD, 5 minutes for EXPRESS). A running
    * record expires this long (plus its keepAlive) after it was created.

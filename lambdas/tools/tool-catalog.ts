@@ -36,6 +36,7 @@ function toToolSpec({ config, definitionText }: ToolFolder, stateMachineArn: str
       maxKeepAliveSeconds: config.maxKeepAliveSeconds === undefined ? DEFAULT_TIMING.maxKeepAliveSeconds : config.maxKeepAliveSeconds,
       pollIntervalSeconds: config.pollIntervalSeconds ?? DEFAULT_TIMING.pollIntervalSeconds,
       syncTimeoutSeconds: config.syncTimeoutSeconds ?? DEFAULT_TIMING.syncTimeoutSeconds,
+      askBeforeTaskSeconds: config.askBeforeTaskSeconds ?? 0,
       maxRunSeconds: maxRunSecondsOf(ownDefinition, config.workflowType),
     },
     stateMachineArn,

@@ -48,6 +48,12 @@ export const ToolConfigSchema = z.strictObject({
   maxKeepAliveSeconds: seconds.nullable().optional(),
   pollIntervalSeconds: seconds.optional(),
   syncTimeoutSeconds: seconds.max(900).optional(),
+  /**
+   * For a task-capable client: how long its call waits for the execution's first questions,
+   * asked and answered in the call's own rounds (MRTR) before the task is returned. 0 returns
+   * the task at once, and questions are then answered through the task.
+   */
+  askBeforeTaskSeconds: z.number().int().min(0).max(900).optional(),
   /** IAM statements for this tool's state machine role (its AWS service integrations). */
   permissions: PermissionsSchema.optional(),
   /** An existing state machine to run instead of deploying `definition.asl.json`. */

@@ -2,6 +2,7 @@
  * SEP-1391 long-running operations against the local stack over raw HTTP (JSON-RPC).
  * Test names quote the SEP sentence (MUST/SHOULD) they check.
  */
+import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -323,6 +324,7 @@ describe('durability', () => {
       engine,
       catalog: stack.catalog,
       logger: { error: (_m, fields) => logged.push(fields), warn: () => undefined },
+      secretKey: TEST_SECRET_KEY,
     });
     const request = new Request('http://127.0.0.1/mcp', {
       method: 'POST',

@@ -3,6 +3,7 @@
  * and the v1 SDK Client's experimental tasks API for the real-client flow. Test names
  * quote the 2025-11-25 tasks specification where it says MUST.
  */
+import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import {
   CallToolResultV1Schema,
@@ -194,6 +195,7 @@ describe('tasks/get and tasks/result', () => {
       store: new InMemoryRecordStore(),
       engine: new FakeWorkflowEngine(),
       catalog: stack.catalog,
+      secretKey: TEST_SECRET_KEY,
       limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 1 },
       logger: { error: () => undefined, warn: () => undefined },
     });

@@ -44,3 +44,6 @@ export async function expectOperationError(promise: Promise<unknown>, code: Oper
   expect((error as OperationError).code).toBe(code);
   return error as OperationError;
 }
+
+/** One fixed secret key for tests: two app instances built with it accept each other's state. */
+export const TEST_SECRET_KEY = async () => new Uint8Array(32).fill(7);

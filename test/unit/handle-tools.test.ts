@@ -3,6 +3,7 @@
  * declares no async support sees and gets, and that no async-capable client ever sees
  * them. Executions finish when a test says so.
  */
+import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
@@ -40,6 +41,7 @@ async function serve(options: { handleTools?: boolean; limits?: OperationsLimits
     store: new InMemoryRecordStore(),
     engine,
     catalog: createToolCatalog(options.tools ?? TOOLS),
+    secretKey: TEST_SECRET_KEY,
     limits: options.limits ?? LIMITS,
     logger: { error: () => undefined, warn: () => undefined },
     ...(options.handleTools === undefined ? {} : { handleTools: options.handleTools }),
@@ -130,7 +132,7 @@ describe('who sees handle tools', () => {
 
   it('refuses to build a server whose catalog has a tool named like a built-in', () => {
     expect(() =>
-      createAsyncMcpApp({ store: new InMemoryRecordStore(), engine: new FakeWorkflowEngine(), catalog: createToolCatalog([testTool({ name: 'operation_status' })]), handleTools: true }),
+      createAsyncMcpApp({ store: new InMemoryRecordStore(), engine: new FakeWorkflowEngine(), catalog: createToolCatalog([testTool({ name: 'operation_status' })]), handleTools: true, secretKey: TEST_SECRET_KEY }),
     ).toThrow(/operation_status has the name of a built-in handle tool/);
   });
 });

@@ -3,6 +3,7 @@
  * cases the local stack cannot stage on demand (a cancel racing completion, a worker
  * Cause with a trace, a principal at its limit).
  */
+import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { describe, expect, it, vi } from 'vitest';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import type { OperationKey, OperationRecord, Outcome } from '../../lambdas/operations/operation.ts';
@@ -67,6 +68,7 @@ function stubCore(overrides: Partial<Record<keyof ReturnType<typeof baseCore>, u
       catalog: createToolCatalog([tool]),
       operations: core as unknown as OperationsService,
       logger: { error: (_message, fields) => errors.push(fields), warn: () => undefined },
+      secretKey: TEST_SECRET_KEY,
     },
     dialects: [tasks20260728Dialect, tasks20251125Dialect, sep1391Dialect],
   });

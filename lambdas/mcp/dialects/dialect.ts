@@ -3,7 +3,7 @@
  * calls, encode core records and errors back. The router asks each dialect, in a
  * fixed order, whether a request is its own; no dialect imports another.
  */
-import type { Server } from '@modelcontextprotocol/server';
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { OperationsService } from '../../operations/operations-service.ts';
 import type { ToolCatalog, ToolSpec } from '../../operations/tool-spec.ts';
 import type { Logger } from '../../logging/logger.ts';
@@ -13,6 +13,11 @@ export interface McpDeps {
   catalog: ToolCatalog;
   operations: OperationsService;
   logger: Logger;
+  /**
+   * The server's secret key (32 bytes or more) for integrity-protected state handed to
+   * clients (`requestState`). Read once per process, on first use.
+   */
+  secretKey: () => Promise<Uint8Array>;
 }
 
 /** A tool as `tools/list` shows it, before a dialect adds its fields. */
@@ -31,6 +36,8 @@ export interface CallRequest {
   arguments: Record<string, unknown>;
   params: Record<string, unknown>;
   view: RequestView;
+  /** The SDK's request context: MRTR retry fields (`inputResponses`, `requestState`) and the response stream. */
+  ctx: ServerContext;
 }
 
 export interface AsyncDialect {
