@@ -29,6 +29,11 @@ import { createLocalEventBus } from './event-bus.ts';
 import { serveFetch } from './node-http-server.ts';
 import { startSfnFacade, type WorkerHandler } from './sfn-facade.ts';
 import { localSecretKey } from './local-secret.ts';
+import { withInputRequests } from '../lambdas/workers/request-input-worker.ts';
+import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
+
+/** Workers the project ships; tools name them like their own. */
+const BUILT_IN_WORKERS: readonly string[] = [REQUEST_INPUT_WORKER];
 import { createTaskMocks } from './sfn-facade-mocks.ts';
 import { stateMachineArn } from './sfn-facade-arns.ts';
 
@@ -119,7 +124,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // In AWS a worker finds the bucket in its environment; in-process, this stack's bucket is its.
       resolveWorker: (name) => {
         const worker = workers.get(name)!;
-        return (event) => withResultStore(results.store, () => worker(event));
+        // The request-input worker asks through this stack's core, as the deployed one does through the table.
+        return (event) => withResultStore(results.store, () => withInputRequests(app!.operations.inputs, () => worker(event)));
       },
       onStatusChange: (event) => bus.publish(event),
       region: REGION,
@@ -190,7 +196,8 @@ async function importWorkers(folders: readonly ToolFolder[], workersDir: string)
   for (const folder of folders) {
     for (const name of folder.workers) {
       if (workers.has(name)) continue;
-      const file = resolve(workersDir, workerModuleFile(name));
+      // Built-in workers ship with the server, whatever directory the tools' own workers are in.
+      const file = resolve(BUILT_IN_WORKERS.includes(name) ? DEFAULT_WORKERS_DIR : workersDir, workerModuleFile(name));
       let handler: unknown;
       try {
         ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });

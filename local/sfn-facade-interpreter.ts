@@ -194,7 +194,7 @@ function createJsonPathInterpreter(definition: StateMachineDefinition, bind: Bin
         execution = machine.run(input as JsonValue, {
           overrides,
           context: {
-            Execution: { Id: context.executionArn, Name: context.executionName, RedriveCount: 0 },
+            Execution: { Id: context.executionArn, Input: input as JsonValue, Name: context.executionName, RedriveCount: 0 },
             StateMachine: { Id: context.stateMachineArn, Name: context.stateMachineName },
             Task: task,
           },

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as z from 'zod';
 import { compileSchema } from './json-schema.ts';
+import { injectRequestInputContext } from './request-input-states.ts';
 import { listStates, localRunProblems, mockOnlyDefinition, noStandInDefinition } from './local-tasks.ts';
 import { crossFieldProblems, DEFINITION_FILE, stateMachineNameOf, TOOL_FILE, ToolConfigSchema, type ToolConfig } from './tool-config.ts';
 import { MOCKS_FILE, parseToolMocks, type ToolMocks } from './tool-mocks.ts';
@@ -154,7 +155,17 @@ async function inspectToolFolder(dir: string, folderName: string, deep: boolean)
   }
   if (problems.length > 0 || !config) return { problems };
 
-  const text = definitionText.ok ? definitionText.value : undefined;
+  let text = definitionText.ok ? definitionText.value : undefined;
+  if (definition !== undefined) {
+    // States that ask the client a question get the fields the request-input worker needs.
+    const envelope = existing === undefined || config.input !== 'arguments';
+    const injected = injectRequestInputContext(definition, { envelope });
+    if (injected.problems.length > 0) return { problems: injected.problems.map((reason) => new ToolFolderError(definitionFile, reason)) };
+    if (injected.asks) {
+      definition = injected.definition;
+      text = JSON.stringify(definition, null, 2);
+    }
+  }
   let localDefinitionText = text ?? '';
   const localProblems: ToolFolderError[] = [];
   if (deep && definition !== undefined) {

@@ -116,6 +116,7 @@ export const tasks20260728Dialect: AsyncDialect = {
       token: deps.operations.mintToken(),
       dialect: DIALECT,
       requestId: view.requestKey,
+      clientCapabilities: view.clientCapabilities,
     });
     // "Servers MUST set resultType to "task" when returning a CreateTaskResult"; result, error and
     // inputRequests live on tasks/get only (a fast task may already be finished here).
