@@ -41,6 +41,8 @@ export interface SyncStepInput extends SyncRunInput {
   onQuestion: 'return' | 'wait';
   /** Called with the record each time questions are pending that it has not been shown (`wait` only). */
   onInput?: (record: OperationRecord) => Promise<void>;
+  /** This round's bound in seconds, instead of the tool's `syncTimeoutSeconds` (still capped by the server's). */
+  boundSeconds?: number;
 }
 
 /** How a round ended: finished, stopped at a question, or handed off at the bound. */
@@ -92,7 +94,7 @@ export class SyncRuns {
    */
   async runSyncStep(input: SyncStepInput): Promise<SyncStep> {
     const { tool } = input;
-    const boundSeconds = Math.min(tool.timing.syncTimeoutSeconds, this.deps.limits.maxBlockingSeconds);
+    const boundSeconds = Math.min(input.boundSeconds ?? tool.timing.syncTimeoutSeconds, this.deps.limits.maxBlockingSeconds);
     if (tool.workflowType === 'EXPRESS') return { kind: 'finished', outcome: await this.runExpress(input, boundSeconds) };
     const record =
       input.resume ??
