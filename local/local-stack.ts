@@ -18,7 +18,7 @@ import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../lambdas/app/async-mcp-app.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { DEFINITION_FILE, loadToolFolders, ToolFolderError, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
-import { workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
+import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import type { OperationsLimits } from '../lambdas/operations/operations-service.ts';
 import type { ToolCatalog } from '../lambdas/operations/tool-spec.ts';
 import { withResultStore } from '../lambdas/results/write-result.ts';
@@ -29,11 +29,7 @@ import { createLocalEventBus } from './event-bus.ts';
 import { serveFetch } from './node-http-server.ts';
 import { startSfnFacade, type WorkerHandler } from './sfn-facade.ts';
 import { localSecretKey } from './local-secret.ts';
-import { withInputRequests } from '../lambdas/workers/request-input-worker.ts';
-import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
-
-/** Workers the project ships; tools name them like their own. */
-const BUILT_IN_WORKERS: readonly string[] = [REQUEST_INPUT_WORKER];
+import { withOperations } from '../lambdas/workers/built-in-scope.ts';
 import { createTaskMocks } from './sfn-facade-mocks.ts';
 import { stateMachineArn } from './sfn-facade-arns.ts';
 
@@ -124,8 +120,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // In AWS a worker finds the bucket in its environment; in-process, this stack's bucket is its.
       resolveWorker: (name) => {
         const worker = workers.get(name)!;
-        // The request-input worker asks through this stack's core, as the deployed one does through the table.
-        return (event) => withResultStore(results.store, () => withInputRequests(app!.operations.inputs, () => worker(event)));
+        // Built-in workers write through this stack's core, as the deployed ones do through the table.
+        return (event) => withResultStore(results.store, () => withOperations(app!.operations, () => worker(event)));
       },
       onStatusChange: (event) => bus.publish(event),
       region: REGION,

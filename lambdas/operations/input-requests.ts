@@ -14,6 +14,7 @@ import { mintId } from './fingerprint.ts';
 import { isTerminal, type InputKind, type InputRequestMessage, type OperationKey, type OperationRecord, type PendingInput } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import { RecordTooLargeError, TaskGoneError, type Clock, type RecordStore, type WorkflowEngine } from './ports.ts';
+import { updateRecord } from './record-updates.ts';
 
 /** The error names a state's Catch sees when a question cannot be asked or was not answered. */
 export const INPUT_ERRORS = {
@@ -206,24 +207,16 @@ export class InputRequests {
     });
   }
 
-  /** A compare-and-set loop on `updatedAt`; `change` returns undefined when nothing should be written. */
+  /** A compare-and-set update (see record-updates.ts); undefined when nothing was written. */
   private async update(
     key: OperationKey,
     change: (record: OperationRecord, now: number) => Parameters<RecordStore['transition']>[2] | undefined,
   ): Promise<OperationRecord | undefined> {
-    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const record = await this.deps.store.get(key);
-      if (!record) return undefined;
-      const now = this.nextUpdatedAt(record);
-      const changes = change(record, now);
-      if (!changes) return undefined;
-      const updated = await this.deps.store.transition(key, [record.status], { ...changes, updatedAt: now }, { ifUpdatedAt: record.updatedAt });
-      if (updated) return updated;
-    }
-    throw new OperationError('INTERNAL', 'The operation kept changing');
+    const { record, written } = await updateRecord(this.deps.store, this.deps.clock, key, change);
+    return written ? record : undefined;
   }
 
-  /** A strictly later `updatedAt`, so every compare-and-set sees a change even within one millisecond. */
+  /** A strictly later `updatedAt`, as record-updates.ts writes it. */
   private nextUpdatedAt(record: OperationRecord): number {
     return Math.max(this.deps.clock.now(), record.updatedAt + 1);
   }

@@ -74,7 +74,19 @@ export interface OperationRecord extends OperationKey {
   pendingInputs?: Record<string, PendingInput>;
   /** Every key ever asked: a key names one question over the operation's whole life. */
   usedInputKeys?: string[];
+  /** Progress and log lines the execution reported, oldest first: the most recent few (see run-reports.ts). */
+  reports?: RunReport[];
 }
+
+/** Log levels (RFC 5424 severities, as MCP logging names them), least severe first. */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** One report an execution made while it ran, numbered from 1 over the operation's life. */
+export type RunReport = { seq: number; at: number } & (
+  | { kind: 'progress'; progress: number; total?: number; message?: string }
+  | { kind: 'log'; level: LogLevel; logger?: string; data: unknown }
+);
 
 /** A server-to-client request kind a client may declare (elicitation in each mode, sampling, roots). */
 export type InputKind = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'roots';
@@ -109,5 +121,6 @@ export type OperationChanges = Partial<
     | 'outcome'
     | 'pendingInputs'
     | 'usedInputKeys'
+    | 'reports'
   >
 >;

@@ -33,6 +33,7 @@ import { checkExecutionInput, checkId, executionInputOf } from './execution-inpu
 import { SyncRuns, type SyncOrHandOff, type SyncRunInput, type SyncStep, type SyncStepInput } from './sync-runs.ts';
 import { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
 import { InputRequests, inputCapabilitiesOf, inputKindsOf } from './input-requests.ts';
+import { RunReports } from './run-reports.ts';
 
 export { MAX_EXECUTION_INPUT_BYTES } from './execution-input.ts';
 export type { SyncOrHandOff, SyncRunInput, SyncStep, SyncStepInput } from './sync-runs.ts';
@@ -66,6 +67,8 @@ export class OperationsService {
   readonly #syncRuns: SyncRuns;
   /** Questions executions ask the client mid-run, and the answers that resume them. */
   readonly inputs: InputRequests;
+  /** Progress and log lines executions report while they run. */
+  readonly reports: RunReports;
 
   constructor(
     private readonly store: RecordStore,
@@ -87,6 +90,7 @@ export class OperationsService {
       mintToken: () => this.mintToken(),
     });
     this.inputs = new InputRequests({ store, engine, clock, logger, findByExecutionName: (name) => this.findByExecutionName(name) });
+    this.reports = new RunReports({ store, clock, findByExecutionName: (name) => this.findByExecutionName(name) });
   }
 
   /** The keepAlive granted: the request clamped by the tool's and the server's maximum. */

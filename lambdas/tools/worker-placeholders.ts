@@ -26,3 +26,9 @@ export function workerModuleFile(worker: string): string {
 export function substituteWorkers(definitionText: string, resolve: (worker: string) => string): string {
   return definitionText.replace(PLACEHOLDER, (_, worker: string) => resolve(worker));
 }
+
+/**
+ * Workers the project ships, named like a tool's own: `request_input` asks the client a
+ * question mid-run, `report_progress` reports progress and log lines.
+ */
+export const BUILT_IN_WORKERS: readonly string[] = ['request_input', 'report_progress'];

@@ -1,0 +1,105 @@
+/**
+ * Progress and log lines an execution reports while it runs (through the built-in
+ * report_progress worker). They are written to the operation record, numbered, so a
+ * waiting call on any instance streams each one once, and polls show the latest.
+ */
+import * as z from 'zod';
+import { isTerminal, LOG_LEVELS, type LogLevel, type OperationKey, type OperationRecord, type RunReport } from './operation.ts';
+import type { Clock, RecordStore } from './ports.ts';
+import { updateRecord } from './record-updates.ts';
+
+/** Reports kept on the record: enough for a waiting call polling once a second to miss none. */
+export const MAX_KEPT_REPORTS = 50;
+/** The largest log `data` (JSON, UTF-8 bytes). */
+export const MAX_LOG_DATA_BYTES = 4096;
+
+const ProgressReport = z.strictObject({
+  progress: z.number().finite().min(0),
+  total: z.number().finite().positive().optional(),
+  message: z.string().max(1000).optional(),
+});
+const LogReport = z.strictObject({
+  level: z.enum(LOG_LEVELS),
+  logger: z.string().max(200).optional(),
+  data: z.unknown().refine((data) => data !== undefined, 'data is required'),
+});
+
+/** Why a report was not written; the worker fails its state with `errorName`. */
+export class ReportRefused extends Error {
+  readonly errorName = 'Mcp.InvalidReport';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReportRefused';
+  }
+}
+
+export interface RunReportsDeps {
+  store: RecordStore;
+  clock: Clock;
+  findByExecutionName(executionName: string): Promise<OperationKey | undefined>;
+}
+
+export class RunReports {
+  constructor(private readonly deps: RunReportsDeps) {}
+
+  /**
+   * Appends a report `{ progress, total?, message? }` or `{ level, logger?, data }` to the
+   * operation the execution runs. A report for an operation that is over is dropped: the
+   * run must not fail for it.
+   */
+  async report(input: { operation?: OperationKey; executionName: string; report: unknown }): Promise<{ written: boolean }> {
+    const body = parseReport(input.report);
+    const operation = input.operation ?? (await this.deps.findByExecutionName(input.executionName));
+    if (!operation) return { written: false };
+    const { written } = await updateRecord(this.deps.store, this.deps.clock, operation, (record, now) => {
+      if (isTerminal(record.status) || record.executionName !== input.executionName) return undefined;
+      const previous = record.reports ?? [];
+      const seq = (previous.at(-1)?.seq ?? 0) + 1;
+      const report = { ...body, seq, at: now } as RunReport;
+      const message = report.kind === 'progress' ? report.message : typeof report.data === 'string' ? report.data : undefined;
+      return {
+        reports: [...previous, report].slice(-MAX_KEPT_REPORTS),
+        // A question's own message stays while the operation waits for the answer.
+        ...(message !== undefined && record.status !== 'input_required' ? { statusMessage: message.slice(0, 1000) } : {}),
+      };
+    });
+    return { written };
+  }
+}
+
+function parseReport(value: unknown): Omit<RunReport, 'seq' | 'at'> {
+  const asObject = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  if ('level' in asObject) {
+    const parsed = LogReport.safeParse(value);
+    if (!parsed.success) throw new ReportRefused(`Invalid log report: ${describe(parsed.error)}`);
+    if (Buffer.byteLength(JSON.stringify(parsed.data.data)) > MAX_LOG_DATA_BYTES) throw new ReportRefused(`Invalid log report: data is over ${MAX_LOG_DATA_BYTES} bytes of JSON`);
+    return { kind: 'log', ...parsed.data } as Omit<RunReport, 'seq' | 'at'>;
+  }
+  const parsed = ProgressReport.safeParse(value);
+  if (!parsed.success) throw new ReportRefused(`Invalid progress report: ${describe(parsed.error)} (a report is { progress, total?, message? } or { level, logger?, data })`);
+  return { kind: 'progress', ...parsed.data };
+}
+
+function describe(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  return `${issue.path.join('.') || 'report'} ${issue.message}`;
+}
+
+/** The latest progress report, for status answers. */
+export function latestProgress(record: OperationRecord): Extract<RunReport, { kind: 'progress' }> | undefined {
+  for (let i = (record.reports ?? []).length - 1; i >= 0; i--) {
+    const report = record.reports![i]!;
+    if (report.kind === 'progress') return report;
+  }
+  return undefined;
+}
+
+/** Reports numbered after `afterSeq`: what a waiting call has not sent yet. */
+export function reportsAfter(record: OperationRecord, afterSeq: number): RunReport[] {
+  return (record.reports ?? []).filter((report) => report.seq > afterSeq);
+}
+
+/** Whether a log line at `level` goes to a client that asked for `threshold` and above. */
+export function logLevelPasses(level: LogLevel, threshold: LogLevel): boolean {
+  return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
+}
