@@ -13,11 +13,15 @@ export const MAX_KEPT_REPORTS = 50;
 /** The largest log `data` (JSON, UTF-8 bytes). */
 export const MAX_LOG_DATA_BYTES = 4096;
 
-const ProgressReport = z.strictObject({
-  progress: z.number().finite().min(0),
-  total: z.number().finite().positive().optional(),
-  message: z.string().max(1000).optional(),
-});
+const ProgressReport = z
+  .strictObject({
+    progress: z.number().finite().min(0).optional(),
+    /** Adds to the progress so far: parallel branches (a Map's items) each report their part. */
+    increment: z.number().finite().positive().optional(),
+    total: z.number().finite().positive().optional(),
+    message: z.string().max(1000).optional(),
+  })
+  .refine((report) => (report.progress === undefined) !== (report.increment === undefined), 'needs exactly one of progress and increment');
 const LogReport = z.strictObject({
   level: z.enum(LOG_LEVELS),
   logger: z.string().max(200).optional(),
@@ -55,7 +59,7 @@ export class RunReports {
       if (isTerminal(record.status) || record.executionName !== input.executionName) return undefined;
       const previous = record.reports ?? [];
       const seq = (previous.at(-1)?.seq ?? 0) + 1;
-      const report = { ...body, seq, at: now } as RunReport;
+      const report = { ...resolveIncrement(body, record), seq, at: now } as RunReport;
       const message = report.kind === 'progress' ? report.message : typeof report.data === 'string' ? report.data : undefined;
       return {
         reports: [...previous, report].slice(-MAX_KEPT_REPORTS),
@@ -67,17 +71,35 @@ export class RunReports {
   }
 }
 
-function parseReport(value: unknown): Omit<RunReport, 'seq' | 'at'> {
+/** A report before it is numbered. */
+type ReportBody =
+  | { kind: 'progress'; progress: number; total?: number; message?: string }
+  | { kind: 'log'; level: LogLevel; logger?: string; data: unknown };
+type ParsedReport = ReportBody | { kind: 'progress'; increment: number; total?: number; message?: string };
+
+/**
+ * "The progress value MUST increase with each notification": an increment adds to the latest
+ * progress; an absolute value below it is raised to it, so parallel reporters never go backwards.
+ */
+function resolveIncrement(body: ParsedReport, record: OperationRecord): ReportBody {
+  if (body.kind !== 'progress') return body;
+  const latest = latestProgress(record)?.progress ?? 0;
+  const { increment, ...rest } = body as { increment?: number; progress?: number; total?: number; message?: string; kind: 'progress' };
+  const progress = increment !== undefined ? latest + increment : Math.max(latest, rest.progress ?? 0);
+  return { ...rest, kind: 'progress', progress };
+}
+
+function parseReport(value: unknown): ParsedReport {
   const asObject = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   if ('level' in asObject) {
     const parsed = LogReport.safeParse(value);
     if (!parsed.success) throw new ReportRefused(`Invalid log report: ${describe(parsed.error)}`);
     if (Buffer.byteLength(JSON.stringify(parsed.data.data)) > MAX_LOG_DATA_BYTES) throw new ReportRefused(`Invalid log report: data is over ${MAX_LOG_DATA_BYTES} bytes of JSON`);
-    return { kind: 'log', ...parsed.data } as Omit<RunReport, 'seq' | 'at'>;
+    return { kind: 'log', ...parsed.data } as ReportBody;
   }
   const parsed = ProgressReport.safeParse(value);
-  if (!parsed.success) throw new ReportRefused(`Invalid progress report: ${describe(parsed.error)} (a report is { progress, total?, message? } or { level, logger?, data })`);
-  return { kind: 'progress', ...parsed.data };
+  if (!parsed.success) throw new ReportRefused(`Invalid progress report: ${describe(parsed.error)} (a report is { progress | increment, total?, message? } or { level, logger?, data })`);
+  return { kind: 'progress', ...parsed.data } as ParsedReport;
 }
 
 function describe(error: z.ZodError): string {

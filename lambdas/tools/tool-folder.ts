@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as z from 'zod';
 import { compileSchema } from './json-schema.ts';
+import { injectReportContext } from './report-progress-states.ts';
 import { injectRequestInputContext } from './request-input-states.ts';
 import { listStates, localRunProblems, mockOnlyDefinition, noStandInDefinition } from './local-tasks.ts';
 import { crossFieldProblems, DEFINITION_FILE, stateMachineNameOf, TOOL_FILE, ToolConfigSchema, type ToolConfig } from './tool-config.ts';
@@ -160,9 +161,11 @@ async function inspectToolFolder(dir: string, folderName: string, deep: boolean)
     // States that ask the client a question get the fields the request-input worker needs.
     const envelope = existing === undefined || config.input !== 'arguments';
     const injected = injectRequestInputContext(definition, { envelope });
-    if (injected.problems.length > 0) return { problems: injected.problems.map((reason) => new ToolFolderError(definitionFile, reason)) };
-    if (injected.asks) {
-      definition = injected.definition;
+    const reporting = injectReportContext(injected.definition, { envelope });
+    const builtInProblems = [...injected.problems, ...reporting.problems];
+    if (builtInProblems.length > 0) return { problems: builtInProblems.map((reason) => new ToolFolderError(definitionFile, reason)) };
+    if (injected.asks || reporting.reports) {
+      definition = reporting.definition;
       text = JSON.stringify(definition, null, 2);
     }
   }

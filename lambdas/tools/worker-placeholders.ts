@@ -32,3 +32,8 @@ export function substituteWorkers(definitionText: string, resolve: (worker: stri
  * question mid-run, `report_progress` reports progress and log lines.
  */
 export const BUILT_IN_WORKERS: readonly string[] = ['request_input', 'report_progress'];
+
+/** The placeholder a definition writes for `worker`. */
+export function placeholderFor(worker: string): string {
+  return `\${${workerSubstitutionKey(worker)}}`;
+}

@@ -67,3 +67,14 @@ describe('run reports', () => {
     expect(logLevelPasses('info', 'warning')).toBe(false);
   });
 });
+
+describe('run reports from parallel branches', () => {
+  it('increments add up, and progress never goes backwards', async () => {
+    const { service, record } = await started();
+    const report = (r: unknown) => service.reports.report({ operation: record, executionName: record.executionName, report: r });
+    await Promise.all([report({ increment: 1, total: 3 }), report({ increment: 1, total: 3 }), report({ increment: 1, total: 3 })]);
+    expect(latestProgress(await service.get(record))?.progress).toBe(3);
+    await report({ progress: 1 });
+    expect(latestProgress(await service.get(record))?.progress).toBe(3);
+  });
+});
