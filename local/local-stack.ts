@@ -30,6 +30,10 @@ import { serveFetch } from './node-http-server.ts';
 import { startSfnFacade, type WorkerHandler } from './sfn-facade.ts';
 import { localSecretKey } from './local-secret.ts';
 import { withOperations } from '../lambdas/workers/built-in-scope.ts';
+import { withOAuth } from '../lambdas/auth/authenticated-fetch.ts';
+import { consoleLogger } from '../lambdas/logging/logger.ts';
+import type { OAuthConfig } from '../lambdas/auth/oauth-config.ts';
+import { createOAuthResourceServer } from '../lambdas/auth/oauth-resource-server.ts';
 import { createTaskMocks } from './sfn-facade-mocks.ts';
 import { stateMachineArn } from './sfn-facade-arns.ts';
 
@@ -58,6 +62,11 @@ export interface LocalStackOptions {
   waitTimeScale?: number;
   /** How late expired records are deleted (DynamoDB's TTL is lazy too). @default lagSeconds 60, intervalMs 10000 */
   ttl?: Pick<TtlSweeperOptions, 'lagSeconds' | 'intervalMs'>;
+  /**
+   * Serve as an OAuth 2.1 resource server of this issuer: every request needs its bearer
+   * token, and the token's subject is the principal. The resource URL is the stack's own.
+   */
+  oauth?: Omit<OAuthConfig, 'resourceUrl'>;
 }
 
 export interface LocalStack {
@@ -146,12 +155,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
     });
     const mcpApp = app;
-    const http = await serveFetch((request) => mcpApp.fetch(request, principalOf(request)), {
+    // The resource URL is known once the server listens; requests only arrive after that.
+    let serve: (request: Request) => Promise<Response> = (request) => mcpApp.fetch(request, principalOf(request));
+    const http = await serveFetch((request) => serve(request), {
       host,
       port: options.port ?? DEFAULT_PORT,
       path: '/mcp',
     });
     closers.push(() => http.close());
+    if (options.oauth) {
+      const oauth = createOAuthResourceServer({ ...options.oauth, resourceUrl: http.url.href }, { logger: consoleLogger });
+      serve = withOAuth(oauth, (request, principal) => mcpApp.fetch(request, principal));
+    }
 
     return {
       url: http.url,
