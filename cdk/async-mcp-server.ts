@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Aws, Duration, Names, RemovalPolicy } from 'aws-cdk-lib';
-import { FunctionUrlAuthType, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import { FunctionUrlAuthType, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -15,13 +15,14 @@ import { ENV } from '../lambdas/aws/operations-table.ts';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { MAX_NAME_PREFIX, STATE_MACHINE_ARN_PREFIX_ENV, toolStateMachineName } from '../lambdas/tools/state-machine-names.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
-import { workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
+import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { BundledFunction } from './bundled-function.ts';
 import { ResultsBucket } from './results-bucket.ts';
 import { ExistingToolStateMachine } from './existing-tool-state-machine.ts';
 import { OperationsTable } from './operations-table.ts';
 import { DEFAULT_WORKERS_DIR, MCP_HTTP_ENTRY, STATUS_SYNC_ENTRY } from './repo-paths.ts';
+import { ServerKey } from './server-key.ts';
 import { StatusSync } from './status-sync.ts';
 import { BUNDLED_TOOLS_DIR, LAMBDA_TASK_ROOT, copyToolFolderCommands } from './tool-asset-commands.ts';
 import { ToolStateMachine, type ToolMachine } from './tool-state-machine.ts';
@@ -40,6 +41,7 @@ export interface AsyncMcpServerProps {
   readonly tools: readonly ToolFolder[];
   /**
    * Where the worker modules live (`<dir>/<workerModuleFile(name)>`, exporting `handler`).
+   * The built-in workers (`request_input`, `report_progress`) always come from this repository.
    * @default - this repository's `lambdas/handlers/workers`
    */
   readonly workersDir?: string;
@@ -127,8 +129,11 @@ export class AsyncMcpServer extends Construct {
   public readonly operations: OperationsTable;
   /** Tool results too large for a record; the MCP Lambda serves them with resources/read. */
   public readonly results: ResultsBucket;
-  /** The MCP Lambda (Function URL payload v2). */
+  /** The server's secret key (Secrets Manager), which only the MCP Lambda may read. */
+  public readonly serverKey: ServerKey;
+  /** The MCP Lambda (Function URL payload v2, response streaming). */
   public readonly mcpFunction: NodejsFunction;
+  /** Invoke mode RESPONSE_STREAM, so server-sent events reach the client as they are written. */
   public readonly functionUrl: FunctionUrl;
   /** Tool name -> the state machine this construct deploys for it. */
   public readonly toolStateMachines: ReadonlyMap<string, ToolStateMachine>;
@@ -169,6 +174,7 @@ export class AsyncMcpServer extends Construct {
       maxLifetimeSeconds: props.allowUnlimitedKeepAlive ? undefined : longestRun + maxKeepAliveSeconds,
     });
 
+    this.serverKey = new ServerKey(this, 'ServerKey');
     this.workerFunctions = this.createWorkers(props, tracing, logRetention, reserved.worker);
 
     // Unique per stack and construct path, and known at synth, so the MCP Lambda derives
@@ -209,6 +215,7 @@ export class AsyncMcpServer extends Construct {
         [STATE_MACHINE_ARN_PREFIX_ENV]: `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:stateMachine:${this.stateMachineNamePrefix}`,
         [ENV.toolsDir]: `${LAMBDA_TASK_ROOT}/${BUNDLED_TOOLS_DIR}`,
         [ENV.resultsBucket]: this.results.bucket.bucketName,
+        [ENV.secretArn]: this.serverKey.secret.secretArn,
         ...limitsEnvironment,
         ...(props.handleTools ? { [ENV.handleTools]: '1' } : {}),
       },
@@ -223,13 +230,16 @@ export class AsyncMcpServer extends Construct {
     // It serves resources/read, and spills a large output when a status read settles an operation.
     this.results.grantReadResults(this.mcpFunction);
     this.results.grantWriteResults(this.mcpFunction);
+    this.serverKey.grantRead(this.mcpFunction);
     for (const machine of all) machine.grantStart(this.mcpFunction);
     for (const machine of standard) machine.grantExecutionControl(this.mcpFunction);
-    // Input mid-run needs the request-input worker, which only a deployed definition can call.
-    for (const machine of machines.values()) if (machine.workflowType === 'STANDARD') machine.grantTaskResponse(this.mcpFunction);
+    // An answer resumes the state that asked; only a deployed definition can call the request-input worker.
+    for (const machine of machines.values()) if (machine.asksForInput) machine.grantTaskResponse(this.mcpFunction);
 
     const authType = props.functionUrlAuthType ?? FunctionUrlAuthType.AWS_IAM;
-    this.functionUrl = this.mcpFunction.addFunctionUrl({ authType });
+    // Streaming, not BUFFERED: a server-to-client request or a progress notification written to an
+    // SSE stream must reach the client while the call waits, not when the response ends.
+    this.functionUrl = this.mcpFunction.addFunctionUrl({ authType, invokeMode: InvokeMode.RESPONSE_STREAM });
     if (authType === FunctionUrlAuthType.NONE) {
       Annotations.of(this).addWarningV2(
         'async-mcp:function-url-auth-none',
@@ -269,7 +279,8 @@ export class AsyncMcpServer extends Construct {
     const scope = new Construct(this, 'Workers');
     const workers = new Map<string, NodejsFunction>();
     for (const [worker, tools] of [...usedBy].sort(([a], [b]) => a.localeCompare(b))) {
-      const entry = join(workersDir, workerModuleFile(worker));
+      const builtIn = BUILT_IN_WORKERS.includes(worker);
+      const entry = join(builtIn ? DEFAULT_WORKERS_DIR : workersDir, workerModuleFile(worker));
       if (!existsSync(entry)) {
         throw new Error(`Worker "${worker}" (used by ${tools.join(', ')}) has no module: expected ${entry} exporting handler`);
       }
@@ -286,6 +297,11 @@ export class AsyncMcpServer extends Construct {
       if (usesResultsHelper(entry)) {
         fn.function.addEnvironment(ENV.resultsBucket, this.results.bucket.bucketName);
         this.results.grantWriteResults(fn.function);
+      }
+      // The built-in workers write questions and progress to the operation record.
+      if (builtIn) {
+        fn.function.addEnvironment(ENV.tableName, this.operations.tableName);
+        this.operations.grantBuiltInWorkerAccess(fn.function);
       }
       workers.set(worker, fn.function);
     }

@@ -28,6 +28,12 @@ const RECORD_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Update
  */
 const STATUS_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
+/**
+ * What the built-in workers (request_input, report_progress) do: read a record, or the
+ * execution pointer item that names it, and update the record conditionally.
+ */
+const BUILT_IN_WORKER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
+
 export class OperationsTable extends Construct {
   public readonly table: Table;
 
@@ -61,6 +67,11 @@ export class OperationsTable extends Construct {
       // The index by its exact ARN rather than Table.grant's `index/*`.
       resourceArns: [this.table.tableArn, `${this.table.tableArn}/index/${OPERATIONS_TABLE.ownerIndex.name}`],
     });
+  }
+
+  /** Read records and execution pointers, and update records (the built-in workers). */
+  public grantBuiltInWorkerAccess(grantee: IGrantable): Grant {
+    return Grant.addToPrincipal({ grantee, actions: BUILT_IN_WORKER_ACTIONS, resourceArns: [this.table.tableArn] });
   }
 
   /** Read a record and update its status (status-sync). */

@@ -12,6 +12,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
+import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
 import { asList, wildcardsOf, type PermissionStatement } from '../lambdas/tools/tool-permissions.ts';
 import { workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
 import { grantOnExecutions } from './execution-grants.ts';
@@ -46,6 +47,8 @@ export class ToolStateMachine extends Construct implements ToolMachine {
   public readonly workflowType: 'STANDARD' | 'EXPRESS';
   /** Known at synth: the MCP Lambda derives the ARN from it (state-machine-names.ts). */
   public readonly stateMachineName: string;
+  /** Whether a state asks the client a question (calls the request_input worker), so the MCP Lambda must resume it. */
+  public readonly asksForInput: boolean;
 
   constructor(scope: Construct, id: string, props: ToolStateMachineProps) {
     super(scope, id);
@@ -53,6 +56,7 @@ export class ToolStateMachine extends Construct implements ToolMachine {
     this.toolName = tool.config.name;
     this.workflowType = tool.config.workflowType;
     this.stateMachineName = props.stateMachineName;
+    this.asksForInput = tool.workers.includes(REQUEST_INPUT_WORKER);
     const definitionText = tool.definitionText;
     if (definitionText === undefined || tool.config.stateMachineArn !== undefined) {
       throw new Error(`Tool "${this.toolName}" has no definition to deploy (an existing state machine is an ExistingToolStateMachine)`);

@@ -2,6 +2,8 @@
  * Serves a fetch-style handler over node:http with `@hono/node-server`: the local
  * stand-in for the Lambda Function URL. Request bodies stream into the handler, which
  * reads them with a cap; a body declared too large is refused before any of it is read.
+ * Responses stream as they are produced, as the deployed Function URL (RESPONSE_STREAM)
+ * does; BUFFERED holds each one until it ends, as a buffered Function URL would.
  */
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,17 +17,36 @@ export interface NodeHttpServer {
   close(): Promise<void>;
 }
 
-export async function serveFetch(handler: FetchHandler, options: { host: string; port: number; path: string }): Promise<NodeHttpServer> {
+/** The Function URL invoke modes: how a response reaches the client. */
+export type InvokeMode = 'RESPONSE_STREAM' | 'BUFFERED';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  path: string;
+  /**
+   * `RESPONSE_STREAM` writes each chunk as the handler produces it (server-sent events reach
+   * the client at once); `BUFFERED` writes the whole response when it has ended.
+   * @default 'RESPONSE_STREAM'
+   */
+  invokeMode?: InvokeMode;
+}
+
+/** Serves `handler` on `host:port`; the URL it returns names `path`. */
+export async function serveFetch(handler: FetchHandler, options: ServeOptions): Promise<NodeHttpServer> {
+  const buffered = options.invokeMode === 'BUFFERED';
   const server = createAdaptorServer({
     // The handler gets the platform's own Request and Response, as in Lambda.
     overrideGlobalObjects: false,
     fetch: (request: Request, bindings: HttpBindings | Http2Bindings) => {
       const env = bindings as HttpBindings; // An HTTP/1.1 server: never HTTP/2 bindings.
       if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return tooLarge(env);
-      return handler(request, env.incoming).catch((error: unknown) => {
-        console.error(JSON.stringify({ level: 'error', message: 'local http server failure', error: String(error) }));
-        return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }, { status: 500 });
-      });
+      return handler(request, env.incoming)
+        .then((response) => (buffered ? bufferedCopy(response) : response))
+        .catch((error: unknown) => {
+          console.error(JSON.stringify({ level: 'error', message: 'local http server failure', error: String(error) }));
+          return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }, { status: 500 });
+        });
     },
   });
   await new Promise<void>((resolve, reject) => {
@@ -42,6 +63,16 @@ export async function serveFetch(handler: FetchHandler, options: { host: string;
         server.close(() => resolve());
       }),
   };
+}
+
+/** The response once its body has ended: nothing reaches the client before then. */
+async function bufferedCopy(response: Response): Promise<Response> {
+  const body = await response.arrayBuffer();
+  return new Response(response.status === 204 || response.status === 304 ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** 413 before reading a byte of the body; the connection closes instead of draining it. */

@@ -1,17 +1,23 @@
 /**
- * `npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker]`: scaffolds
- * `state-machines/<name>/` (tool.json + definition.asl.json) that passes validate-tools
- * and runs locally as it is; `--worker` adds a worker stub the definition calls.
+ * `npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker] [--input]`:
+ * scaffolds `state-machines/<name>/` (tool.json + definition.asl.json) that passes
+ * validate-tools and runs locally as it is; `--worker` adds a worker stub the definition
+ * calls; `--input` makes it ask the client to confirm first (elicitation, through the
+ * built-in request_input worker), and end as a tool error if declined.
  * `--tools-dir` and `--workers-dir` choose other directories. Refuses to overwrite.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFINITION_FILE, TOOL_FILE } from '../lambdas/tools/tool-config.ts';
-import { workerModuleFile, workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
+import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
+import { placeholderFor, workerModuleFile, workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
-const USAGE = 'usage: npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker] [--tools-dir DIR] [--workers-dir DIR]';
+const USAGE = 'usage: npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker] [--input] [--tools-dir DIR] [--workers-dir DIR]';
+const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+/** How long the scaffold waits for an answer: a person may take a while. */
+const ASK_TIMEOUT_SECONDS = 3600;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 type Invocation = 'sync' | 'async' | 'both';
@@ -21,6 +27,8 @@ interface ScaffoldOptions {
   invocation: Invocation;
   jsonata: boolean;
   worker: boolean;
+  /** Ask the client to confirm before the work. */
+  input: boolean;
   toolsDir: string;
   workersDir: string;
 }
@@ -47,12 +55,14 @@ function scaffoldTool(options: ScaffoldOptions): string[] {
     },
     outputSchema: { type: 'object', properties: { echo: { type: 'string' } }, required: ['echo'] },
     invocation,
-    // EXPRESS runs sync tools cheaply (up to 5 minutes); async and both need STANDARD.
-    workflowType: invocation === 'sync' ? 'EXPRESS' : 'STANDARD',
+    // EXPRESS runs sync tools cheaply (up to 5 minutes); async and both need STANDARD, and so
+    // does waiting for an answer (.waitForTaskToken).
+    workflowType: invocation === 'sync' && !options.input ? 'EXPRESS' : 'STANDARD',
   };
+  const work = definition(name, jsonata, worker);
   const files: [string, string][] = [
     [join(folder, TOOL_FILE), json(tool)],
-    [join(folder, DEFINITION_FILE), json(definition(name, jsonata, worker))],
+    [join(folder, DEFINITION_FILE), json(options.input ? askingFirst(work, jsonata) : work)],
   ];
   if (workerFile && worker) files.push([workerFile, workerStub(name, worker)]);
   mkdirSync(folder, { recursive: true });
@@ -61,7 +71,15 @@ function scaffoldTool(options: ScaffoldOptions): string[] {
   return files.map(([file]) => file);
 }
 
-function definition(name: string, jsonata: boolean, worker: string | undefined): object {
+/** A definition as the scaffold writes it. */
+interface Definition {
+  Comment: string;
+  QueryLanguage?: 'JSONata';
+  StartAt: string;
+  States: Record<string, unknown>;
+}
+
+function definition(name: string, jsonata: boolean, worker: string | undefined): Definition {
   const comment = `${name}: replace these states with the tool's work. The input is { arguments, operation }.`;
   const resource = worker ? `\${${workerSubstitutionKey(worker)}}` : undefined;
   if (jsonata) {
@@ -74,6 +92,54 @@ function definition(name: string, jsonata: boolean, worker: string | undefined):
     ? { Type: 'Task', Resource: resource, InputPath: '$.arguments', ResultSelector: { 'echo.$': '$.echo' }, TimeoutSeconds: 60, End: true }
     : { Type: 'Pass', Parameters: { 'echo.$': '$.arguments.text' }, End: true };
   return { Comment: comment, StartAt: 'Echo', States: { Echo: state } };
+}
+
+/**
+ * `work` preceded by a question: the client confirms (elicitation) or the tool ends as a tool
+ * error. The answer is kept beside the input (`confirmation`), so the work sees what it saw.
+ */
+function askingFirst(work: Definition, jsonata: boolean): Definition {
+  const schema = { type: 'object', properties: {} };
+  const declined = { ErrorEquals: ['Mcp.InputDeclined'], Next: 'Declined' };
+  const confirm = jsonata
+    ? {
+        Type: 'Task',
+        Resource: WAIT_FOR_TASK_TOKEN,
+        Arguments: {
+          FunctionName: placeholderFor(REQUEST_INPUT_WORKER),
+          Payload: {
+            taskToken: '{% $states.context.Task.Token %}',
+            key: 'confirm',
+            request: { method: 'elicitation/create', params: { message: "{% 'Echo \"' & $states.input.arguments.text & '\"?' %}", requestedSchema: schema } },
+          },
+        },
+        Output: "{% $merge([$states.input, { 'confirmation': $states.result }]) %}",
+        TimeoutSeconds: ASK_TIMEOUT_SECONDS,
+        Catch: [declined],
+        Next: work.StartAt,
+      }
+    : {
+        Type: 'Task',
+        Resource: WAIT_FOR_TASK_TOKEN,
+        Parameters: {
+          FunctionName: placeholderFor(REQUEST_INPUT_WORKER),
+          Payload: {
+            'taskToken.$': '$$.Task.Token',
+            key: 'confirm',
+            request: { method: 'elicitation/create', params: { 'message.$': "States.Format('Echo \"{}\"?', $.arguments.text)", requestedSchema: schema } },
+          },
+        },
+        ResultPath: '$.confirmation',
+        TimeoutSeconds: ASK_TIMEOUT_SECONDS,
+        Catch: [{ ...declined, ResultPath: '$.declined' }],
+        Next: work.StartAt,
+      };
+  return {
+    Comment: `${work.Comment} Confirm asks the client first (Mcp.CapabilityMissing if it cannot answer elicitation); a decline or cancel ends the tool as an error.`,
+    ...(jsonata ? { QueryLanguage: 'JSONata' } : {}),
+    StartAt: 'Confirm',
+    States: { Confirm: confirm, ...work.States, Declined: { Type: 'Fail', Error: 'Declined', Cause: 'The user declined, so nothing was done.' } },
+  };
 }
 
 function workerStub(tool: string, worker: string): string {
@@ -102,6 +168,7 @@ function main(): number {
         both: { type: 'boolean' },
         jsonata: { type: 'boolean' },
         worker: { type: 'boolean' },
+        input: { type: 'boolean' },
         'tools-dir': { type: 'string' },
         'workers-dir': { type: 'string' },
       },
@@ -127,6 +194,7 @@ function main(): number {
       invocation: modes[0] ?? 'async',
       jsonata: values.jsonata ?? false,
       worker: values.worker ?? false,
+      input: values.input ?? false,
       toolsDir: resolve(values['tools-dir'] ?? join(REPO_ROOT, 'state-machines')),
       workersDir: resolve(values['workers-dir'] ?? join(REPO_ROOT, 'lambdas', 'handlers', 'workers')),
     });

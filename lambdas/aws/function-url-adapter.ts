@@ -1,9 +1,13 @@
 /**
- * Lambda Function URL (payload format 2.0) event → web `Request`, and web
- * `Response` → Function URL result. Translation only: the handler in between is
- * the same fetch-style function the local server runs.
+ * Lambda Function URL (payload format 2.0) event → web `Request`, and web `Response` →
+ * the Function URL's response stream (invoke mode RESPONSE_STREAM). Translation only: the
+ * handler in between is the same fetch-style function the local server runs.
+ *
+ * The body is written chunk by chunk as the `Response` produces it, so a server-sent event
+ * (a server-to-client request, a progress notification) reaches the client while the call
+ * still waits. A BUFFERED Function URL would hold every event until the response ended.
  */
-import type { APIGatewayProxyStructuredResultV2, LambdaFunctionURLEvent } from 'aws-lambda';
+import type { LambdaFunctionURLEvent } from 'aws-lambda';
 
 /** Builds the `Request` a Function URL event describes. */
 export function toWebRequest(event: LambdaFunctionURLEvent): Request {
@@ -29,44 +33,115 @@ export function toWebRequest(event: LambdaFunctionURLEvent): Request {
   return new Request(`${protocol}://${host}${event.rawPath || '/'}${query}`, init);
 }
 
+/** The Node.js Writable the Lambda runtime hands a streaming handler, as far as this adapter uses it. */
+export interface ResponseStream {
+  write(chunk: Uint8Array): boolean;
+  end(callback?: () => void): void;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  once(event: 'error', listener: (error: Error) => void): unknown;
+  off(event: 'drain' | 'close' | 'error', listener: (...args: never[]) => void): unknown;
+}
+
+/** A handler the runtime calls with the event and the response stream to write to. */
+export type StreamingHandler<TEvent> = (event: TEvent, responseStream: ResponseStream, context?: unknown) => Promise<void>;
+
+/** Status, headers and cookies: what Lambda sends the client before the body of a streamed response. */
+export interface HttpPrelude {
+  statusCode: number;
+  headers: Record<string, string>;
+  cookies?: string[];
+}
+
 /**
- * Turns a `Response` into the Function URL result: `set-cookie` headers become
- * `cookies`, text bodies stay text and anything else is base64.
+ * The `awslambda` global of the Lambda Node.js runtime, as far as response streaming uses it
+ * (declared here: it exists only inside that runtime).
  */
-export async function toFunctionUrlResult(response: Response): Promise<APIGatewayProxyStructuredResultV2> {
+export interface LambdaStreamingRuntime {
+  /** Marks the handler as streaming and returns it. */
+  streamifyResponse<TEvent>(handler: StreamingHandler<TEvent>): StreamingHandler<TEvent>;
+  HttpResponseStream: { from(responseStream: ResponseStream, prelude: HttpPrelude): ResponseStream };
+}
+
+/** The runtime's `awslambda` global; a clear error anywhere else (a missing global fails the cold start, not each request). */
+export function lambdaStreamingRuntime(): LambdaStreamingRuntime {
+  const runtime = (globalThis as unknown as { awslambda?: Partial<LambdaStreamingRuntime> }).awslambda;
+  if (typeof runtime?.streamifyResponse !== 'function' || typeof runtime.HttpResponseStream?.from !== 'function') {
+    throw new Error('awslambda.streamifyResponse is not available: this handler runs in the AWS Lambda Node.js runtime, behind a Function URL in RESPONSE_STREAM mode');
+  }
+  return runtime as LambdaStreamingRuntime;
+}
+
+/** The fetch-style handler both runtimes serve, given the event for what only Lambda knows (the caller). */
+export type FunctionUrlFetch = (request: Request, event: LambdaFunctionURLEvent) => Promise<Response>;
+
+/** A Lambda handler, wrapped by `awslambda.streamifyResponse`, that streams `fetch`'s responses. */
+export function streamingFunctionUrlHandler(
+  fetch: FunctionUrlFetch,
+  runtime: LambdaStreamingRuntime = lambdaStreamingRuntime(),
+): StreamingHandler<LambdaFunctionURLEvent> {
+  return runtime.streamifyResponse<LambdaFunctionURLEvent>(async (event, responseStream) => {
+    const response = await fetch(toWebRequest(event), event);
+    await writeResponse(response, runtime.HttpResponseStream.from(responseStream, preludeOf(response)));
+  });
+}
+
+/** The prelude of a `Response`: `set-cookie` headers become `cookies`, repeated headers are comma-joined. */
+export function preludeOf(response: Response): HttpPrelude {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers[name] = value;
   });
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  const text = bytes.length === 0 ? '' : asText(bytes, response.headers);
-  const result: APIGatewayProxyStructuredResultV2 = {
-    statusCode: response.status,
-    headers,
-    body: text ?? Buffer.from(bytes).toString('base64'),
-    isBase64Encoded: text === undefined,
-  };
   const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) result.cookies = cookies;
-  return result;
+  return { statusCode: response.status, headers, ...(cookies.length > 0 ? { cookies } : {}) };
 }
 
-const TEXT_TYPE = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|x-www-form-urlencoded)$|image\/svg\+xml$)/;
-
-/** The body as text when it is text in UTF-8; `undefined` when it must travel as base64. */
-function asText(bytes: Uint8Array, headers: Headers): string | undefined {
-  const encoding = headers.get('content-encoding');
-  if (encoding && encoding.toLowerCase() !== 'identity') return undefined;
-  const contentType = headers.get('content-type');
-  if (contentType) {
-    const [type = '', ...params] = contentType.toLowerCase().split(';').map((part) => part.trim());
-    const charset = params.find((param) => param.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
-    if (!TEXT_TYPE.test(type) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) return undefined;
-  }
+/**
+ * Writes the body to `stream` as it arrives and ends it. The prelude goes out with the first
+ * write, so an empty write sends status and headers at once, even for a body that is empty
+ * or slow to start. A body that fails, or a stream that fails, fails the invocation, so the
+ * runtime reports it instead of ending a truncated response as if it were whole.
+ */
+export async function writeResponse(response: Response, stream: ResponseStream): Promise<void> {
+  const reader = response.body?.getReader();
+  let failure: Error | undefined;
+  const onError = (error: Error) => {
+    failure = error;
+    // Nobody can read the rest: stop producing it (an SSE stream waiting on the store stops too).
+    reader?.cancel(error).catch(() => undefined);
+  };
+  stream.once('error', onError);
   try {
-    // Fatal: bytes that are not UTF-8 (or an untyped binary body) go as base64 instead of being mangled.
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return undefined;
+    let more = stream.write(new Uint8Array(0));
+    for (let next = await reader?.read(); next && !next.done; next = await reader!.read()) {
+      if (failure) throw failure;
+      if (!more) await drained(stream);
+      more = stream.write(next.value);
+    }
+    if (failure) throw failure;
+    await new Promise<void>((resolve) => stream.end(resolve));
+  } catch (error) {
+    await reader?.cancel(error).catch(() => undefined);
+    throw failure ?? error;
+  } finally {
+    stream.off('error', onError);
   }
+}
+
+/** Resolves when the stream can take more; rejects if it fails or closes first. */
+function drained(stream: ResponseStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      stream.off('drain', onDrain);
+      stream.off('error', onFail);
+      stream.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onFail = (error: Error) => done(error);
+    const onClose = () => done(new Error('The response stream closed before the body was written'));
+    stream.once('drain', onDrain);
+    stream.once('error', onFail);
+    stream.once('close', onClose);
+  });
 }

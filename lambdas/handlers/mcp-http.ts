@@ -1,13 +1,14 @@
 /**
- * Lambda entry point for the MCP endpoint behind a Function URL (payload v2.0).
- * Wiring only: clients and the tool catalog are built once per container.
+ * Lambda entry point for the MCP endpoint behind a Function URL (payload v2.0, invoke mode
+ * RESPONSE_STREAM). Wiring only: clients and the tool catalog are built once per container,
+ * and the shared fetch handler's responses are streamed as they are produced.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
-import { toFunctionUrlResult, toWebRequest } from '../aws/function-url-adapter.ts';
+import { streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
@@ -30,10 +31,8 @@ const app = createAsyncMcpApp({
   secretKey: secretsManagerKey(requiredEnv(ENV.secretArn)),
 });
 
-export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {
-  const response = await app.fetch(toWebRequest(event), principalOf(event));
-  return toFunctionUrlResult(response);
-}
+/** Lambda entry point, wrapped by `awslambda.streamifyResponse`. */
+export const handler = streamingFunctionUrlHandler((request, event) => app.fetch(request, principalOf(event)));
 
 /** With AWS_IAM auth the caller's ARN is the principal; a NONE URL has one shared anonymous principal. */
 function principalOf(event: LambdaFunctionURLEvent): string {

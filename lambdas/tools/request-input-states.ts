@@ -9,13 +9,29 @@
  * The worker must find the operation the execution runs, so the loader adds what tells it
  * to the payload: the execution's name, and the execution input's `operation` when the
  * machine gets our envelope. Both runtimes deploy or run the definition with these fields.
+ * A state that could never be answered is reported here, at load time, rather than
+ * failing (or waiting forever) at run time.
  */
 import { isObject } from '../shared/json-values.ts';
-import { listStates, taskWorker } from './local-tasks.ts';
+import { taskWorker } from './local-tasks.ts';
+import { placeholderFor } from './worker-placeholders.ts';
 
 /** The built-in worker's name, as `${Worker_request_input}` names it. */
 export const REQUEST_INPUT_WORKER = 'request_input';
 const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+/** The server-to-client requests MCP defines; the worker refuses any other at run time. */
+const REQUEST_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
+/** Payload fields the loader writes. */
+const ADDED_FIELDS = ['executionName', 'operation'];
+/** A JSONata expression: the whole string is `{% ... %}`. */
+const JSONATA_EXPRESSION = /^\{%[\s\S]*%\}$/;
+
+export interface InjectOptions {
+  /** Whether the execution input is our envelope (`{ arguments, operation }`), so the payload can carry `operation`. */
+  envelope: boolean;
+  /** The tool's workflow type: Express workflows cannot wait for a task token. */
+  workflowType?: 'STANDARD' | 'EXPRESS';
+}
 
 export interface InjectedDefinition {
   /** The definition with the fields added (the same object when no state asks). */
@@ -28,39 +44,106 @@ export interface InjectedDefinition {
 
 /**
  * Adds `executionName` (and `operation`, for machines that get the envelope) to the payload
- * of every state that calls the request-input worker, in the state's query language.
+ * of every state that calls the request-input worker, in the state's query language, and
+ * reports each such state that could not be answered.
  */
-export function injectRequestInputContext(definition: unknown, options: { envelope: boolean }): InjectedDefinition {
-  const states = listStates(definition).filter(({ state }) => state.Type === 'Task' && taskWorker(state) === REQUEST_INPUT_WORKER);
-  if (states.length === 0) return { definition, asks: false, problems: [] };
+export function injectRequestInputContext(definition: unknown, options: InjectOptions): InjectedDefinition {
+  if (askingStates(definition).length === 0) return { definition, asks: false, problems: [] };
   const copy = structuredClone(definition) as Record<string, unknown>;
   const problems: string[] = [];
+  if (options.workflowType === 'EXPRESS') {
+    problems.push(`EXPRESS workflows cannot wait for a task token, so they cannot ask the client a question: make the tool STANDARD (workflowType in tool.json)`);
+  }
   const topLanguage = copy.QueryLanguage === 'JSONata' ? 'JSONata' : 'JSONPath';
-  for (const { name, state } of listStates(copy)) {
-    if (state.Type !== 'Task' || taskWorker(state) !== REQUEST_INPUT_WORKER) continue;
-    if (state.Resource !== WAIT_FOR_TASK_TOKEN) {
-      problems.push(`state "${name}" calls \${Worker_request_input}, which answers only through a task token: use "Resource": "${WAIT_FOR_TASK_TOKEN}"`);
-      continue;
-    }
-    const jsonata = (state.QueryLanguage ?? topLanguage) === 'JSONata';
-    const holder = (jsonata ? state.Arguments : state.Parameters) as Record<string, unknown> | undefined;
-    const payload = holder?.Payload;
-    if (!isObject(payload)) {
-      problems.push(`state "${name}": ${jsonata ? 'Arguments' : 'Parameters'}.Payload must be an object with taskToken and request, so the operation's fields can be added to it`);
-      continue;
-    }
-    const hasToken = jsonata ? typeof payload.taskToken === 'string' : typeof payload['taskToken.$'] === 'string';
-    if (!hasToken) {
-      problems.push(`state "${name}": the Payload needs the task token, ${jsonata ? '"taskToken": "{% $states.context.Task.Token %}"' : '"taskToken.$": "$$.Task.Token"'}`);
-      continue;
-    }
-    if (jsonata) {
-      payload.executionName = '{% $states.context.Execution.Name %}';
-      if (options.envelope) payload.operation = '{% $states.context.Execution.Input.operation %}';
-    } else {
-      payload['executionName.$'] = '$$.Execution.Name';
-      if (options.envelope) payload['operation.$'] = '$$.Execution.Input.operation';
-    }
+  for (const asking of askingStates(copy)) {
+    const problem = injectInto(asking, topLanguage, options.envelope);
+    if (problem) problems.push(problem);
   }
   return { definition: copy, asks: true, problems };
+}
+
+interface AskingState {
+  name: string;
+  state: Record<string, unknown>;
+  /** The distributed Map this state runs under, if any. */
+  distributedMap?: string;
+}
+
+/** Adds the fields to one state's payload, or says why it cannot work. */
+function injectInto({ name, state, distributedMap }: AskingState, topLanguage: string, envelope: boolean): string | undefined {
+  const placeholder = placeholderFor(REQUEST_INPUT_WORKER);
+  if (taskWorker(state) !== REQUEST_INPUT_WORKER) {
+    return `state "${name}" names ${placeholder} where neither runtime calls it: use "Resource": "${WAIT_FOR_TASK_TOKEN}" with "FunctionName": "${placeholder}" in Parameters (JSONPath) or Arguments (JSONata)`;
+  }
+  if (state.Resource !== WAIT_FOR_TASK_TOKEN) {
+    return `state "${name}" calls ${placeholder}, which answers only through a task token: use "Resource": "${WAIT_FOR_TASK_TOKEN}"`;
+  }
+  // A child execution has its own name and input, so the worker could not find the operation.
+  if (distributedMap !== undefined) {
+    return `state "${name}" is inside the distributed Map "${distributedMap}", whose child executions are not the operation's: ask before or after the Map, or make it an inline Map`;
+  }
+  const jsonata = (state.QueryLanguage ?? topLanguage) === 'JSONata';
+  const holder = jsonata ? state.Arguments : state.Parameters;
+  const payload = isObject(holder) ? holder.Payload : undefined;
+  if (!isObject(payload)) {
+    return `state "${name}": ${jsonata ? 'Arguments' : 'Parameters'}.Payload must be an object with taskToken and request, so the operation's fields can be added to it`;
+  }
+  const field = (key: string): unknown => (jsonata ? payload[key] : (payload[`${key}.$`] ?? payload[key]));
+
+  // A literal token (JSONPath syntax in JSONata, or a JSONPath field without `.$`) would be stored as is, and no answer could resume the state.
+  const token = jsonata ? payload.taskToken : payload['taskToken.$'];
+  if (typeof token !== 'string' || (jsonata && !JSONATA_EXPRESSION.test(token.trim()))) {
+    return `state "${name}": the Payload needs the task token, ${jsonata ? '"taskToken": "{% $states.context.Task.Token %}"' : '"taskToken.$": "$$.Task.Token"'}`;
+  }
+  if (field('request') === undefined) {
+    return `state "${name}": the Payload needs the question, "request": { "method": "elicitation/create", "params": { ... } } (or sampling/createMessage, roots/list)`;
+  }
+  const method = literalMethod(payload.request, jsonata);
+  if (method !== undefined && !REQUEST_METHODS.includes(method)) {
+    return `state "${name}": request.method "${method}" is not a request a server may send the client: use elicitation/create, sampling/createMessage or roots/list`;
+  }
+  const taken = ADDED_FIELDS.filter((key) => payload[key] !== undefined || payload[`${key}.$`] !== undefined);
+  if (taken.length > 0) {
+    return `state "${name}": the Payload sets ${taken.join(' and ')}, which the loader adds; remove ${taken.length === 1 ? 'it' : 'them'}`;
+  }
+
+  if (jsonata) {
+    payload.executionName = '{% $states.context.Execution.Name %}';
+    if (envelope) payload.operation = '{% $states.context.Execution.Input.operation %}';
+  } else {
+    payload['executionName.$'] = '$$.Execution.Name';
+    if (envelope) payload['operation.$'] = '$$.Execution.Input.operation';
+  }
+  return undefined;
+}
+
+/** The request's method when the definition writes it as a literal; undefined when it is computed. */
+function literalMethod(request: unknown, jsonata: boolean): string | undefined {
+  if (!isObject(request) || typeof request.method !== 'string') return undefined;
+  return jsonata && JSONATA_EXPRESSION.test(request.method.trim()) ? undefined : request.method;
+}
+
+/**
+ * Every Task state that calls or names the worker, including those in Parallel branches and
+ * Map processors, with the distributed Map each runs under.
+ */
+function askingStates(definition: unknown): AskingState[] {
+  const placeholder = placeholderFor(REQUEST_INPUT_WORKER);
+  const found: AskingState[] = [];
+  const walk = (machine: unknown, distributedMap: string | undefined) => {
+    const states = isObject(machine) ? machine.States : undefined;
+    if (!isObject(states)) return;
+    for (const [name, state] of Object.entries(states)) {
+      if (!isObject(state)) continue;
+      if (state.Type === 'Task' && (taskWorker(state) === REQUEST_INPUT_WORKER || JSON.stringify(state).includes(placeholder))) {
+        found.push({ name, state, ...(distributedMap === undefined ? {} : { distributedMap }) });
+      }
+      for (const branch of Array.isArray(state.Branches) ? state.Branches : []) walk(branch, distributedMap);
+      const processor = state.ItemProcessor ?? state.Iterator;
+      const mode = isObject(processor) && isObject(processor.ProcessorConfig) ? processor.ProcessorConfig.Mode : undefined;
+      walk(processor, mode === 'DISTRIBUTED' ? name : distributedMap);
+    }
+  };
+  walk(definition, undefined);
+  return found;
 }

@@ -82,14 +82,15 @@ describe('Lambda functions', () => {
     }
   });
 
-  it('give the MCP Lambda the table, the tool catalog, the tools directory and the limits', () => {
+  it('give the MCP Lambda the table, the tool catalog, the tools directory, the server key and the limits', () => {
     const mcp = resourcesOf(template, 'AWS::Lambda::Function')[logicalIdOf(stack.server.mcpFunction)]!;
     const variables = mcp.Properties.Environment.Variables as Record<string, unknown>;
-    const expectedKeys = [ENV.tableName, ENV.toolsDir, ENV.maxKeepAliveSeconds, ENV.allowUnlimitedKeepAlive, ENV.maxBlockingSeconds, ENV.maxActiveOperations, STATE_MACHINE_ARN_PREFIX_ENV];
+    const expectedKeys = [ENV.tableName, ENV.toolsDir, ENV.secretArn, ENV.maxKeepAliveSeconds, ENV.allowUnlimitedKeepAlive, ENV.maxBlockingSeconds, ENV.maxActiveOperations, STATE_MACHINE_ARN_PREFIX_ENV];
     expect(Object.keys(variables)).toEqual(expect.arrayContaining(expectedKeys));
     expect(Object.keys(variables)).not.toContain('TOOL_STATE_MACHINE_ARNS');
     expect(variables[ENV.tableName]).toEqual({ Ref: logicalIdOf(stack.server.operations.table) });
     expect(variables[ENV.toolsDir]).toBe('/var/task/state-machines');
+    expect(variables[ENV.secretArn]).toEqual({ Ref: logicalIdOf(stack.server.serverKey.secret) });
     expect(variables[ENV.maxKeepAliveSeconds]).toBe('604800');
     expect(variables[ENV.allowUnlimitedKeepAlive]).toBe('false');
     expect(variables[ENV.maxBlockingSeconds]).toBe('60');
@@ -180,6 +181,14 @@ describe('Function URL', () => {
     template.hasOutput('StatusSyncDeadLetterQueueUrl', { Value: { Ref: logicalIdOf(stack.server.statusSync!.deadLetterQueue) } });
     // No public invoke permission unless asked.
     expect(Object.values(resourcesOf(template, 'AWS::Lambda::Permission')).map((p) => p.Properties.Principal)).not.toContain('*');
+  });
+
+  it('streams responses (invoke mode RESPONSE_STREAM), so SSE events reach the client as they are written, whatever the auth type', () => {
+    template.hasResourceProperties('AWS::Lambda::Url', { InvokeMode: 'RESPONSE_STREAM' });
+    synthTemplate(tools, { functionUrlAuthType: FunctionUrlAuthType.NONE }).template.hasResourceProperties('AWS::Lambda::Url', {
+      AuthType: 'NONE',
+      InvokeMode: 'RESPONSE_STREAM',
+    });
   });
 
   it('is NONE only when asked, with a warning in the synth output', () => {

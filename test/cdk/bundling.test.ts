@@ -1,7 +1,8 @@
 /**
  * Really bundles every Lambda with the local esbuild (no Docker), once, and checks the
  * assets: ESM entry files that parse, the tool folders inside the MCP Lambda's asset,
- * and that each bundle loads where only the AWS SDK is provided, as on Lambda.
+ * and that each bundle loads where only the AWS SDK is provided, as on Lambda (the MCP
+ * bundle with the runtime's `awslambda` global, since it streams its responses).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../../lambdas/tools
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { BUNDLED_TOOLS_DIR } from '../../cdk/tool-asset-commands.ts';
-import { buildStack, logicalIdOf, repoTools, resourcesOf, testApp } from './cdk-test-app.ts';
+import { buildStack, logicalIdOf, resourcesOf, testApp, toolsWithInputFixtures } from './cdk-test-app.ts';
 
 let tools: ToolFolder[];
 let stack: AsyncMcpStack;
@@ -25,7 +26,8 @@ let assemblyDir: string;
 const scratch: string[] = [];
 
 beforeAll(async () => {
-  tools = await repoTools();
+  // With the input fixtures, so the built-in request_input worker is bundled too.
+  tools = await toolsWithInputFixtures();
   const app = testApp({ bundle: true });
   stack = buildStack(app, tools);
   assemblyDir = app.synth().directory;
@@ -88,6 +90,20 @@ describe('bundled assets', () => {
     // A static import would load the S3 client at every cold start (about 200 ms).
     expect(mcp).toMatch(/import\(\s*"@aws-sdk\/client-s3"\s*\)/);
     expect(mcp).not.toMatch(/from\s*"@aws-sdk\/client-s3"/);
+    // The server key is read on the first request that signs state, never at init.
+    expect(mcp).toMatch(/import\(\s*"@aws-sdk\/client-secrets-manager"\s*\)/);
+    expect(mcp).not.toMatch(/from\s*"@aws-sdk\/client-secrets-manager"/);
+  });
+
+  it('leave the AWS SDK to the runtime in every bundle, the built-in workers included', () => {
+    for (const [name, fn] of allFunctions()) {
+      const code = readFileSync(join(assetDirOf(fn), 'index.mjs'), 'utf8');
+      // An external module stays an import specifier; a bundled one would leave none.
+      const mentions = [...code.matchAll(/(.{0,8})"@aws-sdk\/[a-z0-9-]+"/g)].map((match) => match[1]!);
+      expect(mentions.every((before) => /(from\s*|import\(\s*)$/.test(before)), name).toBe(true);
+    }
+    const requestInput = readFileSync(join(assetDirOf(stack.server.workerFunctions.get('request_input')!), 'index.mjs'), 'utf8');
+    expect(requestInput).toMatch(/from\s*"@aws-sdk\/client-dynamodb"/);
   });
 
   it("carry every tool's tool.json and definition.asl.json in the MCP Lambda's asset", () => {
@@ -115,7 +131,7 @@ describe('bundled assets', () => {
     }
   });
 
-  it('serve tools/list from the MCP bundle, reading the bundled tool folders', () => {
+  it('serve tools/list from the MCP bundle, streamed through the awslambda global, reading the bundled tool folders', () => {
     const dir = lambdaLikeCopy(assetDirOf(stack.server.mcpFunction));
     const event = {
       version: '2.0',
@@ -137,22 +153,35 @@ describe('bundled assets', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       isBase64Encoded: false,
     };
+    // The Lambda Node.js runtime's global, as far as the handler uses it.
     const run = runNode(
       dir,
-      `const { handler } = await import('./index.mjs');
-       const result = await handler(${JSON.stringify(event)});
-       console.log(JSON.stringify(result));`,
+      `import { Writable } from 'node:stream';
+       let streamified = false;
+       let prelude;
+       globalThis.awslambda = {
+         streamifyResponse: (handler) => { streamified = true; return handler; },
+         HttpResponseStream: { from: (stream, metadata) => { prelude = metadata; return stream; } },
+       };
+       const { handler } = await import('./index.mjs');
+       const chunks = [];
+       const stream = new Writable({ write(chunk, _encoding, callback) { chunks.push(Buffer.from(chunk)); callback(); } });
+       await handler(${JSON.stringify(event)}, stream, {});
+       console.log(JSON.stringify({ streamified, prelude, body: Buffer.concat(chunks).toString(), finished: stream.writableFinished }));`,
       {
         [ENV.tableName]: 'operations',
         [ENV.resultsBucket]: 'results',
+        [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:server-key-AbCdEf',
         [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:123456789012:stateMachine:Test-',
         // The same layout as /var/task on Lambda.
         [ENV.toolsDir]: join(dir, BUNDLED_TOOLS_DIR),
       },
     );
     expect(run.status, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { statusCode: number; body: string };
-    expect(result.statusCode).toBe(200);
+    const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { streamified: boolean; prelude: { statusCode: number }; body: string; finished: boolean };
+    expect(result.streamified).toBe(true);
+    expect(result.prelude.statusCode).toBe(200);
+    expect(result.finished).toBe(true);
     // Old clients see the sync and hybrid tools (async-only tools are hidden from them).
     const listed = tools.filter((tool) => tool.config.invocation !== 'async').map((tool) => tool.config.name);
     for (const name of listed) expect(result.body).toContain(`"name":"${name}"`);

@@ -7,11 +7,12 @@ import { Stack, Validations, type App } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { buildStack, repoTools, testApp, type StackOverrides } from './cdk-test-app.ts';
+import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import { buildStack, repoTools, testApp, toolsWithInputFixtures, type StackOverrides } from './cdk-test-app.ts';
 
-async function checkedApp(overrides: StackOverrides): Promise<App> {
+async function checkedApp(overrides: StackOverrides, tools?: ToolFolder[]): Promise<App> {
   const app = testApp();
-  buildStack(app, await repoTools(), overrides);
+  buildStack(app, tools ?? (await repoTools()), overrides);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return app;
 }
@@ -33,6 +34,12 @@ describe('AwsSolutionsChecks', () => {
     expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });
   });
 
+  it('passes with tools that ask the client questions (the request_input worker, task grants, the server key)', async () => {
+    const app = await checkedApp({}, await toolsWithInputFixtures());
+    expect(() => app.synth()).not.toThrow();
+    expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });
+  });
+
   it('passes with tracing on, a NONE Function URL and reserved concurrency', async () => {
     const app = await checkedApp({
       tracing: true,
@@ -50,7 +57,7 @@ describe('AwsSolutionsChecks', () => {
     const found = acknowledgements(app);
     expect(found.length).toBeGreaterThan(0);
     for (const { path, id, reason } of found) {
-      expect(id, path).toMatch(/^Annotation::AwsSolutions-(SF2|SQS3|S1|IAM5\[Resource::.+\])$/);
+      expect(id, path).toMatch(/^Annotation::AwsSolutions-(SF2|SQS3|S1|SMG4|IAM5\[Resource::.+\])$/);
       expect(typeof reason === 'string' && reason.length >= 40, `${path} ${id}`).toBe(true);
     }
     // Wildcards acknowledged: `*` only where AWS requires it, else one state machine's executions, or the result objects.

@@ -51,6 +51,15 @@ export function repoTools(): Promise<ToolFolder[]> {
   return loadToolFolders(DEFAULT_TOOLS_DIR);
 }
 
+/** Test tools that ask the client questions (`${Worker_request_input}`), JSONPath and JSONata. */
+export const INPUT_FIXTURES_DIR = join(REPO_ROOT, 'test', 'fixtures', 'input-tools');
+
+/** The repository's tools plus the input fixtures, so the stack has machines that ask and machines that do not. */
+export async function toolsWithInputFixtures(): Promise<ToolFolder[]> {
+  const [repo, fixtures] = await Promise.all([repoTools(), loadToolFolders(INPUT_FIXTURES_DIR)]);
+  return [...repo, ...fixtures.filter((fixture) => !repo.some((tool) => tool.config.name === fixture.config.name))];
+}
+
 export function buildStack(app: App, tools: readonly ToolFolder[], overrides: StackOverrides = {}): AsyncMcpStack {
   return new AsyncMcpStack(app, 'AsyncMcpTest', { tools, ...overrides });
 }

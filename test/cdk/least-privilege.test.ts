@@ -8,8 +8,9 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { OPERATIONS_TABLE } from '../../lambdas/aws/operations-table.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import { BUILT_IN_WORKERS } from '../../lambdas/tools/worker-placeholders.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
-import { logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';
+import { logicalIdOf, resourcesOf, synthTemplate, toolsWithInputFixtures } from './cdk-test-app.ts';
 
 interface Statement {
   Effect: string;
@@ -72,7 +73,8 @@ let traced: Template;
 let stateMachineNames: string[];
 
 beforeAll(async () => {
-  tools = await repoTools();
+  // Machines that ask the client questions too, so the built-in worker and the task grants are checked.
+  tools = await toolsWithInputFixtures();
   ({ stack, template } = synthTemplate(tools));
   traced = synthTemplate(tools, { tracing: true }).template;
   stateMachineNames = [...stack.server.toolStateMachines.values()].map((machine) => machine.stateMachineName);
@@ -120,7 +122,7 @@ describe('the MCP Lambda', () => {
     ]);
   });
 
-  it('may start, describe, stop and answer the tool executions, each on its own state machine', () => {
+  it('may start, describe and stop the tool executions, each on its own state machine, and answer only those that ask', () => {
     const statements = statementsOf(template, stack.server.mcpFunction.role!);
     const states = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('states:')));
     const machineRef = (name: string) => ({ Ref: logicalIdOf(stack.server.toolStateMachines.get(name)!.stateMachine) });
@@ -134,8 +136,9 @@ describe('the MCP Lambda', () => {
         expect(allowed('states:StartExecution')).not.toContain(ref);
       } else {
         expect(allowed('states:StartExecution')).toContain(ref);
-        expect(allowed('states:SendTaskSuccess')).toContain(ref);
-        expect(allowed('states:SendTaskFailure')).toContain(ref);
+        const asks = tool.workers.includes('request_input');
+        expect(allowed('states:SendTaskSuccess').includes(ref), tool.config.name).toBe(asks);
+        expect(allowed('states:SendTaskFailure').includes(ref), tool.config.name).toBe(asks);
         const name = stack.server.toolStateMachines.get(tool.config.name)!.stateMachineName;
         const executions = allowed('states:DescribeExecution').filter((r) => r.includes(`:execution:${name}:*`));
         expect(executions).toHaveLength(1);
@@ -160,9 +163,16 @@ describe('the MCP Lambda', () => {
     for (const statement of s3) expect(asArray(statement.Resource)).toEqual([resultObjects()]);
   });
 
+  it('may read the server key, and no other secret', () => {
+    const secrets = statementsOf(template, stack.server.mcpFunction.role!).filter((s) => asArray(s.Action).some((a) => a.startsWith('secretsmanager:')));
+    expect(actionsOf(secrets)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(secrets.flatMap((s) => asArray(s.Resource))).toEqual([{ Ref: logicalIdOf(stack.server.serverKey.secret) }]);
+  });
+
   it('has nothing else but its own log group', () => {
     const statements = statementsOf(template, stack.server.mcpFunction.role!);
-    const other = statements.filter((s) => !asArray(s.Action).some((a) => a.startsWith('dynamodb:') || a.startsWith('states:') || a.startsWith('s3:')));
+    const known = ['dynamodb:', 'states:', 's3:', 'secretsmanager:'];
+    const other = statements.filter((s) => !asArray(s.Action).some((a) => known.some((prefix) => a.startsWith(prefix))));
     expect(actionsOf(other)).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
     expect(other.flatMap((s) => asArray(s.Resource))).toEqual([
       { 'Fn::GetAtt': [logicalIdOf(stack.server.mcpFunction.logGroup), 'Arn'] },
@@ -206,9 +216,20 @@ describe('workers', () => {
     }
   });
 
+  it('that are built in (request_input, report_progress) may get and update items of the table alone, and nothing else but their log group', () => {
+    const builtIn = [...stack.server.workerFunctions].filter(([name]) => BUILT_IN_WORKERS.includes(name));
+    expect(builtIn.length).toBeGreaterThan(0);
+    for (const [name, fn] of builtIn) {
+      const statements = statementsOf(template, fn.role!);
+      expect(actionsOf(statements), name).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+      const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
+      expect(dynamo.flatMap((s) => asArray(s.Resource)), name).toEqual([{ 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] }]);
+    }
+  });
+
   it('others get only their own log group', () => {
     for (const [name, fn] of stack.server.workerFunctions) {
-      if (RESULT_WRITERS.includes(name)) continue;
+      if (RESULT_WRITERS.includes(name) || BUILT_IN_WORKERS.includes(name)) continue;
       const statements = statementsOf(template, fn.role!);
       expect(actionsOf(statements), name).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
       expect(statements.flatMap((s) => asArray(s.Resource)), name).toEqual([{ 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] }]);

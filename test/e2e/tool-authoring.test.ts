@@ -1,11 +1,11 @@
 /**
  * Authoring tools (issue 11), end to end: `new-tool` scaffolds a folder that passes
- * `validate-tools` and runs on the local stack; `validate-tools` prints every problem with
+ * `validate-tools` and runs on the local stack (`--input`: one that asks the client first); `validate-tools` prints every problem with
  * its file; a service integration runs from `mocks.json`; a Task without a mock stops
  * startup; an existing machine without a local stand-in is listed and fails naming its ARN.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +88,52 @@ describe('npm run new-tool', () => {
     } finally {
       await stack.close();
     }
+  });
+
+  it.each([
+    ['JSONPath', ['--both', '--input']],
+    ['JSONata with a worker stub', ['--both', '--input', '--jsonata', '--worker']],
+  ])('scaffolds a tool that asks the client to confirm first (--input, %s): it asks, runs once accepted, and ends as an error once declined', async (_, flags) => {
+    const root = await mkdtemp(join(dir, 'scaffold-input-'));
+    const [toolsDir, workersDir] = [join(root, 'tools'), join(root, 'workers')];
+    const created = script('new-tool', ['confirm_echo', ...flags, '--tools-dir', toolsDir, '--workers-dir', workersDir]);
+    expect(created.status, created.stderr).toBe(0);
+    if (!flags.includes('--worker')) {
+      const validated = script('validate-tools', [toolsDir]);
+      expect(validated.status, validated.stderr).toBe(0);
+    }
+
+    const stack = await startTestStack({ toolsDir, workersDir });
+    try {
+      // A 2026-07-28 synchronous call by a client that can answer elicitation (SEP-2322 rounds).
+      const options = { capabilities: { elicitation: {} } };
+      const call = (extra: Record<string, unknown> = {}) =>
+        modernRequest(stack.url, 'tools/call', { name: 'confirm_echo', arguments: { text: 'hello' }, ...extra }, options);
+      const asked = ok(await call());
+      expect(asked.resultType).toBe('input_required');
+      expect(asked.inputRequests.confirm).toMatchObject({ method: 'elicitation/create', params: { message: 'Echo "hello"?' } });
+      const accepted = ok(await call({ inputResponses: { confirm: { action: 'accept', content: {} } }, requestState: asked.requestState }));
+      expect(accepted.isError).toBeFalsy();
+      expect(accepted.structuredContent).toEqual({ echo: 'hello' });
+
+      const again = ok(await call());
+      const declined = ok(await call({ inputResponses: { confirm: { action: 'decline' } }, requestState: again.requestState }));
+      expect(declined.isError).toBe(true);
+      expect(JSON.stringify(declined.content)).toContain('The user declined');
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it('makes a sync tool that asks STANDARD, since an Express workflow cannot wait for a task token', async () => {
+    const root = await mkdtemp(join(dir, 'scaffold-sync-input-'));
+    const toolsDir = join(root, 'tools');
+    const created = script('new-tool', ['ask_sync', '--sync', '--input', '--tools-dir', toolsDir]);
+    expect(created.status, created.stderr).toBe(0);
+    const config = JSON.parse(await readFile(join(toolsDir, 'ask_sync', 'tool.json'), 'utf8')) as { workflowType: string };
+    expect(config.workflowType).toBe('STANDARD');
+    const validated = script('validate-tools', [toolsDir]);
+    expect(validated.status, validated.stderr).toBe(0);
   });
 
   it('refuses to overwrite an existing folder', () => {

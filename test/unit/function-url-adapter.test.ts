@@ -1,6 +1,13 @@
+import { Writable } from 'node:stream';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
-import { toFunctionUrlResult, toWebRequest } from '../../lambdas/aws/function-url-adapter.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  streamingFunctionUrlHandler,
+  toWebRequest,
+  type HttpPrelude,
+  type LambdaStreamingRuntime,
+  type ResponseStream,
+} from '../../lambdas/aws/function-url-adapter.ts';
 
 function event(overrides: Partial<LambdaFunctionURLEvent> = {}, method = 'POST'): LambdaFunctionURLEvent {
   return {
@@ -81,90 +88,213 @@ describe('toWebRequest', () => {
   });
 });
 
-describe('toFunctionUrlResult', () => {
-  it('returns status, headers and a JSON body as text', async () => {
-    const result = await toFunctionUrlResult(
-      new Response('{"ok":true}', { status: 202, headers: { 'content-type': 'application/json', 'mcp-session-id': 's1' } }),
-    );
-    expect(result).toEqual({
-      statusCode: 202,
-      headers: { 'content-type': 'application/json', 'mcp-session-id': 's1' },
-      body: '{"ok":true}',
-      isBase64Encoded: false,
-    });
+/** The content type the runtime's HttpResponseStream.from sets: a JSON prelude, 8 NUL bytes, then the body. */
+const PRELUDE_CONTENT_TYPE = 'application/vnd.awslambda.http-integration-response';
+
+/** A stand-in for the runtime's response stream: a Writable that records what reaches it, and when it ended. */
+function fakeResponseStream(options: { highWaterMark?: number; slow?: boolean } = {}) {
+  const chunks: Buffer[] = [];
+  let pending: (() => void) | undefined;
+  const stream = new Writable({
+    highWaterMark: options.highWaterMark ?? 16_384,
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(Buffer.from(chunk));
+      // A slow consumer holds each write until released, so the stream fills up.
+      if (options.slow) pending = callback;
+      else callback();
+    },
+  });
+  return Object.assign(stream, {
+    chunks,
+    contentType: undefined as string | undefined,
+    setContentType(type: string) {
+      this.contentType = type;
+    },
+    releaseWrite() {
+      const release = pending;
+      pending = undefined;
+      release?.();
+    },
+    /** Everything written so far, split as the runtime's protocol frames it. */
+    received(): { prelude: HttpPrelude; body: Buffer } {
+      const bytes = Buffer.concat(chunks);
+      const split = bytes.indexOf(Buffer.alloc(8));
+      if (split < 0) throw new Error(`no prelude delimiter in ${bytes.toString()}`);
+      return { prelude: JSON.parse(bytes.subarray(0, split).toString()) as HttpPrelude, body: bytes.subarray(split + 8) };
+    },
+  });
+}
+type FakeStream = ReturnType<typeof fakeResponseStream>;
+
+/** The runtime's `awslambda` global as the Node.js runtime implements it: the prelude goes out just before the first write. */
+function fakeAwsLambda(): LambdaStreamingRuntime {
+  return {
+    streamifyResponse: vi.fn((handler) => handler),
+    HttpResponseStream: {
+      from(responseStream, prelude) {
+        const stream = responseStream as unknown as FakeStream;
+        stream.setContentType(PRELUDE_CONTENT_TYPE);
+        const write = stream.write.bind(stream);
+        let first = true;
+        stream.write = ((chunk: Uint8Array) => {
+          if (first) {
+            first = false;
+            write(JSON.stringify(prelude));
+            write(new Uint8Array(8));
+          }
+          return write(chunk);
+        }) as typeof stream.write;
+        return stream as unknown as ResponseStream;
+      },
+    },
+  };
+}
+
+/** A body that yields `first`, then waits for `release()` before `rest` and its end. */
+function heldBody(first: string | Uint8Array, ...rest: (string | Uint8Array)[]) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const encode = (part: string | Uint8Array) => (typeof part === 'string' ? new TextEncoder().encode(part) : part);
+  const cancel = vi.fn();
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(encode(first));
+      await released;
+      for (const part of rest) controller.enqueue(encode(part));
+      controller.close();
+    },
+    cancel,
+  });
+  return { body, release, cancel };
+}
+
+describe('streamingFunctionUrlHandler (RESPONSE_STREAM)', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
   });
 
-  it('keeps server-sent events as text', async () => {
-    const body = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
-    const result = await toFunctionUrlResult(new Response(body, { headers: { 'content-type': 'text/event-stream' } }));
-    expect(result).toMatchObject({ body, isBase64Encoded: false });
+  it('is wrapped by the awslambda global of the Lambda runtime', () => {
+    const runtime = fakeAwsLambda();
+    vi.stubGlobal('awslambda', runtime);
+    const handler = streamingFunctionUrlHandler(async () => new Response('ok'));
+    expect(runtime.streamifyResponse).toHaveBeenCalledWith(handler);
   });
 
-  it('moves set-cookie headers to the cookies array, one entry each', async () => {
-    const headers = new Headers({ 'content-type': 'text/plain' });
-    headers.append('set-cookie', 'a=1; Path=/; HttpOnly');
-    headers.append('set-cookie', 'b=2; Expires=Wed, 21 Oct 2026 07:28:00 GMT');
-    const result = await toFunctionUrlResult(new Response('ok', { headers }));
-    expect(result.cookies).toEqual(['a=1; Path=/; HttpOnly', 'b=2; Expires=Wed, 21 Oct 2026 07:28:00 GMT']);
-    expect(result.headers).toEqual({ 'content-type': 'text/plain' });
+  it('refuses to start outside the Lambda runtime, saying it needs a RESPONSE_STREAM Function URL', () => {
+    vi.stubGlobal('awslambda', undefined);
+    expect(() => streamingFunctionUrlHandler(async () => new Response('ok'))).toThrow(/awslambda\.streamifyResponse .*RESPONSE_STREAM/);
   });
 
-  it('has no cookies field when the response sets none', async () => {
-    expect(await toFunctionUrlResult(new Response('ok'))).not.toHaveProperty('cookies');
+  it('writes the first SSE event to the response stream before the body ends', async () => {
+    vi.stubGlobal('awslambda', fakeAwsLambda());
+    const first = 'event: message\ndata: {"jsonrpc":"2.0","id":"q1","method":"elicitation/create","params":{}}\n\n';
+    const last = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    const { body, release } = heldBody(first, last);
+    const handler = streamingFunctionUrlHandler(async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }));
+    const stream = fakeResponseStream();
+    let settled = false;
+    const done = handler(event(), stream as unknown as ResponseStream).finally(() => (settled = true));
+
+    await vi.waitFor(() => expect(stream.received().body.toString()).toBe(first));
+    expect(stream.writableEnded).toBe(false);
+    expect(settled).toBe(false);
+    expect(stream.contentType).toBe(PRELUDE_CONTENT_TYPE);
+    expect(stream.received().prelude).toEqual({ statusCode: 200, headers: { 'content-type': 'text/event-stream' } });
+
+    release();
+    await done;
+    expect(stream.received().body.toString()).toBe(first + last);
+    expect(stream.writableFinished).toBe(true);
   });
 
-  it('joins repeated response headers with commas', async () => {
-    const headers = new Headers();
+  it('sends status and headers in the prelude, set-cookie headers as cookies and repeated headers comma-joined', async () => {
+    const headers = new Headers({ 'content-type': 'application/json', 'mcp-session-id': 's1' });
     headers.append('vary', 'accept');
     headers.append('vary', 'origin');
-    expect((await toFunctionUrlResult(new Response(null, { headers }))).headers).toEqual({ vary: 'accept, origin' });
-  });
-
-  it('base64-encodes a binary body', async () => {
-    const bytes = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0, 255]);
-    const result = await toFunctionUrlResult(new Response(bytes, { headers: { 'content-type': 'image/png' } }));
-    expect(result.isBase64Encoded).toBe(true);
-    expect(Buffer.from(result.body ?? '', 'base64')).toEqual(Buffer.from(bytes));
-  });
-
-  it('base64-encodes a compressed body even when its type is text', async () => {
-    const bytes = Uint8Array.from([0x1f, 0x8b, 8, 0]);
-    const result = await toFunctionUrlResult(
-      new Response(bytes, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
-    );
-    expect(result).toMatchObject({ isBase64Encoded: true, body: Buffer.from(bytes).toString('base64') });
-  });
-
-  it('base64-encodes an untyped body that is not UTF-8, and keeps an untyped UTF-8 body as text', async () => {
-    const binary = await toFunctionUrlResult(new Response(Uint8Array.from([0xc3, 0x28])));
-    expect(binary).toMatchObject({ isBase64Encoded: true, body: Buffer.from([0xc3, 0x28]).toString('base64') });
-    const text = await toFunctionUrlResult(new Response(new TextEncoder().encode('héllo')));
-    expect(text).toMatchObject({ isBase64Encoded: false, body: 'héllo' });
-  });
-
-  it('base64-encodes text in a charset other than UTF-8, so its bytes survive', async () => {
-    const latin1 = Uint8Array.from([0x68, 0xe9]);
-    const result = await toFunctionUrlResult(new Response(latin1, { headers: { 'content-type': 'text/plain; charset=iso-8859-1' } }));
-    expect(result).toMatchObject({ isBase64Encoded: true, body: Buffer.from(latin1).toString('base64') });
-  });
-
-  it('returns an empty body for 204', async () => {
-    expect(await toFunctionUrlResult(new Response(null, { status: 204 }))).toEqual({
-      statusCode: 204,
-      headers: {},
-      body: '',
-      isBase64Encoded: false,
+    headers.append('set-cookie', 'a=1; Path=/; HttpOnly');
+    headers.append('set-cookie', 'b=2; Expires=Wed, 21 Oct 2026 07:28:00 GMT');
+    const handler = streamingFunctionUrlHandler(async () => new Response('{"ok":true}', { status: 202, headers }), fakeAwsLambda());
+    const stream = fakeResponseStream();
+    await handler(event(), stream as unknown as ResponseStream);
+    expect(stream.received()).toEqual({
+      prelude: {
+        statusCode: 202,
+        headers: { 'content-type': 'application/json', 'mcp-session-id': 's1', vary: 'accept, origin' },
+        cookies: ['a=1; Path=/; HttpOnly', 'b=2; Expires=Wed, 21 Oct 2026 07:28:00 GMT'],
+      },
+      body: Buffer.from('{"ok":true}'),
     });
   });
 
-  it('round-trips a request body through a fetch handler', async () => {
-    const handler = async (request: Request) =>
-      new Response(await request.arrayBuffer(), { headers: { 'content-type': 'application/octet-stream' } });
+  it('sends the prelude for a response without a body (the runtime writes it only with a first write), then ends', async () => {
+    const handler = streamingFunctionUrlHandler(async () => new Response(null, { status: 202 }), fakeAwsLambda());
+    const stream = fakeResponseStream();
+    await handler(event(), stream as unknown as ResponseStream);
+    expect(stream.received()).toEqual({ prelude: { statusCode: 202, headers: {} }, body: Buffer.alloc(0) });
+    expect(stream.writableFinished).toBe(true);
+  });
+
+  it('passes a binary body through byte for byte', async () => {
     const bytes = Uint8Array.from({ length: 256 }, (_, i) => i);
-    const result = await toFunctionUrlResult(
-      await handler(toWebRequest(event({ body: Buffer.from(bytes).toString('base64'), isBase64Encoded: true }))),
+    const handler = streamingFunctionUrlHandler(async () => new Response(bytes, { headers: { 'content-type': 'image/png' } }), fakeAwsLambda());
+    const stream = fakeResponseStream();
+    await handler(event(), stream as unknown as ResponseStream);
+    expect(new Uint8Array(stream.received().body)).toEqual(bytes);
+  });
+
+  it('hands the fetch handler the Request the event describes, and the event itself', async () => {
+    const fetch = vi.fn(async (request: Request, _event: LambdaFunctionURLEvent) => new Response(await request.text()));
+    const handler = streamingFunctionUrlHandler(fetch, fakeAwsLambda());
+    const stream = fakeResponseStream();
+    const incoming = event({ body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    await handler(incoming, stream as unknown as ResponseStream);
+    expect(fetch.mock.calls[0]![0].url).toBe('https://abc123.lambda-url.us-east-1.on.aws/mcp');
+    expect(fetch.mock.calls[0]![1]).toBe(incoming);
+    expect(stream.received().body.toString()).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+  });
+
+  it('waits for the stream to drain before writing more when it is full', async () => {
+    const handler = streamingFunctionUrlHandler(
+      async () => new Response(new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(64)), c.enqueue(Uint8Array.of(1)), c.close()) })),
+      fakeAwsLambda(),
     );
-    expect(result.isBase64Encoded).toBe(true);
-    expect(new Uint8Array(Buffer.from(result.body ?? '', 'base64'))).toEqual(bytes);
+    const stream = fakeResponseStream({ highWaterMark: 16, slow: true });
+    const done = handler(event(), stream as unknown as ResponseStream);
+    // The prelude is being written and the stream is full: nothing more goes in until it drains.
+    await vi.waitFor(() => expect(stream.chunks.length).toBe(1));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Only the prelude and the delimiter are queued: the 64-byte chunk waits for 'drain'.
+    expect(stream.writableLength).toBe(JSON.stringify({ statusCode: 200, headers: {} }).length + 8);
+    const release = setInterval(() => stream.releaseWrite(), 1);
+    try {
+      await done;
+    } finally {
+      clearInterval(release);
+    }
+    expect([...stream.received().body]).toEqual([...new Uint8Array(64), 1]);
+  });
+
+  it('fails the invocation when the body fails midway, instead of ending a truncated response as if whole', async () => {
+    const failing = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('data: one\n\n'));
+        queueMicrotask(() => controller.error(new Error('store unreachable')));
+      },
+    });
+    const handler = streamingFunctionUrlHandler(async () => new Response(failing, { headers: { 'content-type': 'text/event-stream' } }), fakeAwsLambda());
+    const stream = fakeResponseStream();
+    await expect(handler(event(), stream as unknown as ResponseStream)).rejects.toThrow('store unreachable');
+    expect(stream.writableEnded).toBe(false);
+  });
+
+  it('stops reading the body when the response stream fails', async () => {
+    const { body, cancel } = heldBody('data: one\n\n', 'data: two\n\n');
+    const handler = streamingFunctionUrlHandler(async () => new Response(body), fakeAwsLambda());
+    const stream = fakeResponseStream();
+    const done = handler(event(), stream as unknown as ResponseStream);
+    await vi.waitFor(() => expect(stream.received().body.toString()).toBe('data: one\n\n'));
+    stream.destroy(new Error('connection reset'));
+    await expect(done).rejects.toThrow('connection reset');
+    expect(cancel).toHaveBeenCalled();
   });
 });

@@ -2,7 +2,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_BODY_BYTES } from '../../lambdas/mcp/http-handler.ts';
-import { serveFetch, type FetchHandler, type NodeHttpServer } from '../../local/node-http-server.ts';
+import { serveFetch, type FetchHandler, type InvokeMode, type NodeHttpServer } from '../../local/node-http-server.ts';
 
 let server: NodeHttpServer | undefined;
 afterEach(async () => {
@@ -10,10 +10,13 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function serve(handler: FetchHandler) {
-  server = await serveFetch(handler, { host: '127.0.0.1', port: 0, path: '/mcp' });
+async function serve(handler: FetchHandler, invokeMode?: InvokeMode) {
+  server = await serveFetch(handler, { host: '127.0.0.1', port: 0, path: '/mcp', ...(invokeMode ? { invokeMode } : {}) });
   return server.url;
 }
+
+/** How long a buffered first event is waited for before the test lets the response end. */
+const EARLY_WINDOW_MS = 300;
 
 describe('serveFetch', () => {
   it('listens on the host it is given and passes method, URL, headers and body through', async () => {
@@ -41,7 +44,11 @@ describe('serveFetch', () => {
     expect(handler).not.toHaveBeenCalled();
   });
 
-  it('streams a response body as it is produced (SSE)', async () => {
+  it.each([
+    { mode: 'unset (as npm start serves)', invokeMode: undefined, early: true },
+    { mode: 'RESPONSE_STREAM', invokeMode: 'RESPONSE_STREAM', early: true },
+    { mode: 'BUFFERED', invokeMode: 'BUFFERED', early: false },
+  ] as const)('invoke mode $mode: the first SSE event of a response reaches the client before the response ends: $early', async ({ invokeMode, early }) => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const url = await serve(async () => {
@@ -55,15 +62,32 @@ describe('serveFetch', () => {
         },
       });
       return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
-    });
-    const response = await fetch(url);
-    const reader = response.body!.getReader();
-    const first = new TextDecoder().decode((await reader.read()).value);
-    expect(first).toBe('data: first\n\n');
+    }, invokeMode);
+
+    let text = '';
+    let sawFirst!: () => void;
+    const firstArrived = new Promise<boolean>((resolve) => (sawFirst = () => resolve(true)));
+    const reading = (async () => {
+      const response = await fetch(url);
+      expect(response.headers.get('content-type')).toBe('text/event-stream');
+      for await (const chunk of response.body!) {
+        text += new TextDecoder().decode(chunk);
+        if (text.includes('data: first')) sawFirst();
+      }
+    })();
+    const arrivedEarly = await Promise.race([firstArrived, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), EARLY_WINDOW_MS))]);
     release();
-    let rest = '';
-    for (let next = await reader.read(); !next.done; next = await reader.read()) rest += new TextDecoder().decode(next.value);
-    expect(rest).toBe('data: second\n\n');
+    await reading;
+    expect(arrivedEarly).toBe(early);
+    expect(text).toBe('data: first\n\ndata: second\n\n');
+  });
+
+  it('in BUFFERED mode keeps the status and headers, and answers a response without a body', async () => {
+    const url = await serve(async () => new Response(null, { status: 202, headers: { 'x-test': 'yes' } }), 'BUFFERED');
+    const response = await fetch(url, { method: 'POST', body: '{}' });
+    expect(response.status).toBe(202);
+    expect(response.headers.get('x-test')).toBe('yes');
+    expect(await response.text()).toBe('');
   });
 
   it('aborts the request signal when the client disconnects', async () => {

@@ -1,0 +1,157 @@
+/**
+ * Input mid-run in the synthesized template (issue 9): the built-in request_input worker
+ * for the machines that ask, its access to the operations table, the MCP Lambda's right
+ * to resume exactly those machines, and the server key in Secrets Manager.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { MIN_SECRET_KEY_BYTES } from '../../lambdas/aws/secrets-manager-key.ts';
+import { REQUEST_INPUT_WORKER } from '../../lambdas/tools/request-input-states.ts';
+import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
+import { logicalIdOf, repoTools, resourcesOf, synthTemplate, toolsWithInputFixtures } from './cdk-test-app.ts';
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** The statements of the policies attached to a role. */
+function statementsOf(template: Template, role: IConstruct): Statement[] {
+  const roleId = logicalIdOf(role);
+  return Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** Every statement in the template that allows `action`, with the roles it is attached to. */
+function grantsOf(template: Template, action: string): { roles: unknown; resources: string[] }[] {
+  return Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap((policy) =>
+    (policy.Properties.PolicyDocument.Statement as Statement[])
+      .filter((statement) => asArray(statement.Action).includes(action))
+      .map((statement) => ({ roles: policy.Properties.Roles, resources: asArray(statement.Resource).map((r) => JSON.stringify(r)) })),
+  );
+}
+
+const actionsOf = (statements: Statement[]) => [...new Set(statements.flatMap((s) => asArray(s.Action)))].sort();
+
+let tools: ToolFolder[];
+let stack: AsyncMcpStack;
+let template: Template;
+let asking: ToolFolder[];
+
+beforeAll(async () => {
+  tools = await toolsWithInputFixtures();
+  ({ stack, template } = synthTemplate(tools));
+  asking = tools.filter((tool) => tool.workers.includes(REQUEST_INPUT_WORKER));
+});
+
+const machineRef = (name: string) => JSON.stringify({ Ref: logicalIdOf(stack.server.toolStateMachines.get(name)!.stateMachine) });
+
+describe('the request_input worker', () => {
+  it('is deployed once for all the machines that name ${Worker_request_input}, and each may invoke it by its unqualified ARN', () => {
+    expect(asking.length).toBeGreaterThanOrEqual(2);
+    const worker = stack.server.workerFunctions.get(REQUEST_INPUT_WORKER)!;
+    expect(worker).toBeDefined();
+    const workerArn = JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(worker), 'Arn'] });
+    const machines = resourcesOf(template, 'AWS::StepFunctions::StateMachine');
+    for (const tool of asking) {
+      const machine = stack.server.toolStateMachines.get(tool.config.name)!.stateMachine;
+      expect(JSON.stringify(machines[logicalIdOf(machine)]!.Properties.DefinitionSubstitutions.Worker_request_input), tool.config.name).toBe(workerArn);
+      const invoke = statementsOf(template, machine.role).filter((s) => asArray(s.Action).includes('lambda:InvokeFunction'));
+      expect(invoke.flatMap((s) => asArray(s.Resource)).map((r) => JSON.stringify(r)), tool.config.name).toContain(workerArn);
+    }
+  });
+
+  it('runs definitions whose asking states carry the execution name and operation the loader adds', () => {
+    const machines = resourcesOf(template, 'AWS::StepFunctions::StateMachine');
+    for (const tool of asking) {
+      const definition = machines[logicalIdOf(stack.server.toolStateMachines.get(tool.config.name)!.stateMachine)]!.Properties.DefinitionString as string;
+      expect(definition, tool.config.name).toMatch(/"executionName(\.\$)?": "(\$\$\.Execution\.Name|\{% \$states\.context\.Execution\.Name %\})"/);
+    }
+  });
+
+  it('gets the operations table name in OPERATIONS_TABLE_NAME', () => {
+    const worker = stack.server.workerFunctions.get(REQUEST_INPUT_WORKER)!;
+    const variables = resourcesOf(template, 'AWS::Lambda::Function')[logicalIdOf(worker)]!.Properties.Environment.Variables as Record<string, unknown>;
+    expect(variables[ENV.tableName]).toEqual({ Ref: logicalIdOf(stack.server.operations.table) });
+  });
+
+  it('may only get and update items of the operations table (records and execution pointers), and write its own logs', () => {
+    const worker = stack.server.workerFunctions.get(REQUEST_INPUT_WORKER)!;
+    const statements = statementsOf(template, worker.role!);
+    expect(actionsOf(statements)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+    const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
+    // The table itself: no index, no Scan, no Query, no Put or Delete.
+    expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual([{ 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] }]);
+  });
+
+  it('comes from this repository even when the tools name another workers directory', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'async-mcp-no-workers-'));
+    try {
+      const onlyAsking = asking.filter((tool) => tool.workers.every((worker) => worker === REQUEST_INPUT_WORKER));
+      expect(onlyAsking.length).toBeGreaterThan(0);
+      const { stack: custom } = synthTemplate(onlyAsking, { workersDir: empty });
+      expect([...custom.server.workerFunctions.keys()]).toEqual([REQUEST_INPUT_WORKER]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('answers resuming the states that asked', () => {
+  it('SendTaskSuccess/SendTaskFailure granted to the MCP function on exactly the machines that use it', () => {
+    const mcpRoles = JSON.stringify([{ Ref: logicalIdOf(stack.server.mcpFunction.role!) }]);
+    const expected = asking.map((tool) => machineRef(tool.config.name)).sort();
+    for (const action of ['states:SendTaskSuccess', 'states:SendTaskFailure']) {
+      const grants = grantsOf(template, action);
+      // Nobody else may resume a task: not status sync, not a worker, not a state machine.
+      expect(grants.every((grant) => JSON.stringify(grant.roles) === mcpRoles), action).toBe(true);
+      expect(grants.flatMap((grant) => grant.resources).sort(), action).toEqual(expected);
+    }
+    const notAsking = tools.filter((tool) => !asking.includes(tool) && tool.config.stateMachineArn === undefined);
+    expect(notAsking.length).toBeGreaterThan(0);
+  });
+
+  it('are granted on no machine when no tool asks, and no request_input worker is deployed', async () => {
+    const repo = (await repoTools()).filter((tool) => !tool.workers.includes(REQUEST_INPUT_WORKER));
+    const { stack: quiet, template: quietTemplate } = synthTemplate(repo);
+    expect(grantsOf(quietTemplate, 'states:SendTaskSuccess')).toEqual([]);
+    expect(grantsOf(quietTemplate, 'states:SendTaskFailure')).toEqual([]);
+    expect(quiet.server.workerFunctions.has(REQUEST_INPUT_WORKER)).toBe(false);
+  });
+});
+
+describe('the server key', () => {
+  it('is a Secrets Manager secret the construct generates, of at least 32 characters, never written in the template', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    const [secret] = Object.values(resourcesOf(template, 'AWS::SecretsManager::Secret'));
+    const generate = secret!.Properties.GenerateSecretString as { PasswordLength: number; ExcludeCharacters?: string };
+    expect(generate.PasswordLength).toBeGreaterThanOrEqual(MIN_SECRET_KEY_BYTES);
+    expect(secret!.Properties.SecretString).toBeUndefined();
+  });
+
+  it('is named to the MCP Lambda in ASYNC_MCP_SECRET_ARN', () => {
+    const mcp = resourcesOf(template, 'AWS::Lambda::Function')[logicalIdOf(stack.server.mcpFunction)]!;
+    expect(mcp.Properties.Environment.Variables[ENV.secretArn]).toEqual({ Ref: logicalIdOf(stack.server.serverKey.secret) });
+  });
+
+  it('may be read by the MCP Lambda alone, with GetSecretValue on that secret only', () => {
+    const secretRef = JSON.stringify({ Ref: logicalIdOf(stack.server.serverKey.secret) });
+    const mcpRoles = JSON.stringify([{ Ref: logicalIdOf(stack.server.mcpFunction.role!) }]);
+    const secretGrants = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as Statement[])
+        .filter((statement) => asArray(statement.Action).some((action) => action.startsWith('secretsmanager:')))
+        .map((statement) => ({ roles: JSON.stringify(policy.Properties.Roles), actions: asArray(statement.Action), resources: asArray(statement.Resource).map((r) => JSON.stringify(r)) })),
+    );
+    expect(secretGrants).toEqual([{ roles: mcpRoles, actions: ['secretsmanager:GetSecretValue'], resources: [secretRef] }]);
+  });
+});
