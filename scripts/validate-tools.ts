@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { inspectToolFolders, ToolFolderError, DEFINITION_FILE } from '../lambdas/tools/tool-folder.ts';
-import { workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
+import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 
@@ -18,7 +18,8 @@ async function validateTools(toolsDir: string, workersDir: string): Promise<{ to
   for (const folder of folders) {
     problems.push(...folder.localProblems);
     for (const worker of folder.workers) {
-      const module = join(workersDir, workerModuleFile(worker));
+      // Built-in workers ship with the server, whatever directory the tools' own workers are in.
+      const module = join(BUILT_IN_WORKERS.includes(worker) ? join(REPO_ROOT, 'lambdas', 'handlers', 'workers') : workersDir, workerModuleFile(worker));
       if (!existsSync(module)) {
         problems.push(new ToolFolderError(join(folder.dir, DEFINITION_FILE), `worker \${Worker_${worker}} has no module: expected ${module} exporting handler`));
       }

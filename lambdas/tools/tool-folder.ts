@@ -160,7 +160,7 @@ async function inspectToolFolder(dir: string, folderName: string, deep: boolean)
   if (definition !== undefined) {
     // States that ask the client a question get the fields the request-input worker needs.
     const envelope = existing === undefined || config.input !== 'arguments';
-    const injected = injectRequestInputContext(definition, { envelope });
+    const injected = injectRequestInputContext(definition, { envelope, workflowType: config.workflowType });
     const reporting = injectReportContext(injected.definition, { envelope });
     const builtInProblems = [...injected.problems, ...reporting.problems];
     if (builtInProblems.length > 0) return { problems: builtInProblems.map((reason) => new ToolFolderError(definitionFile, reason)) };
