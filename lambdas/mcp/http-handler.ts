@@ -1,7 +1,9 @@
 /**
  * The fetch-style MCP endpoint shared by the Lambda and the local server: one
  * `(Request, principal) => Response` function, so local runs exercise the deployed
- * code path. It serves 2026-07-28 and initialize-based clients from one URL.
+ * code path. It serves 2026-07-28 and initialize-based clients from one URL. Before the
+ * SDK sees a request, it checks an initialize-era session id (legacy-session.ts) and takes
+ * the client's answers to questions asked mid-run (client-responses.ts).
  */
 import {
   createMcpHandler,
@@ -10,7 +12,10 @@ import {
   type AuthInfo,
 } from '@modelcontextprotocol/server';
 import { ownerIdFor } from '../operations/fingerprint.ts';
+import { acceptClientResponses, parseClientResponses, refuse } from './client-responses.ts';
 import { customHeaderRefusal } from './custom-headers.ts';
+import { JSONRPC } from './json-rpc-errors.ts';
+import { checkSession, initializeCapabilities, withSessionId, type SessionCheck } from './legacy-session.ts';
 import { createServerFactory, type ServerFactoryOptions } from './mcp-server-factory.ts';
 import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
@@ -27,6 +32,7 @@ export interface HttpHandlerOptions extends ServerFactoryOptions {
 
 export type McpFetch = (request: Request, principal: string) => Promise<Response>;
 
+/** The MCP endpoint over the given dependencies and dialects: a fresh SDK server per request. */
 export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   const factory = createServerFactory(options);
   const handler = createMcpHandler(
@@ -53,14 +59,40 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     // Size, nesting depth, batches and id lengths are checked before the SDK parses anything.
     const guarded = await guardRequestBody(request);
     if (!guarded.ok) return guarded.response;
-    const headerRefusal = customHeaderRefusal(guarded.request, guarded.parsedBody, options.deps.catalog);
+    const { deps } = options;
+    const ownerId = ownerIdFor(principal);
+    let session: SessionCheck;
+    try {
+      session = await checkSession(guarded.request, guarded.parsedBody, ownerId, deps.secretKey);
+    } catch (error) {
+      deps.logger.error('session not checked', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      return refuse(500, JSONRPC.INTERNAL_ERROR, 'Internal error: the server could not check the session');
+    }
+    if (!session.ok) return session.response;
+    // The session holds nothing on the server: ending it is only acknowledged.
+    if (request.method.toUpperCase() === 'DELETE' && session.capabilities) return new Response(null, { status: 204 });
+    const answers = guarded.parsedBody === undefined ? undefined : parseClientResponses(guarded.parsedBody);
+    if (answers) return answers.ok ? acceptClientResponses(answers.answers, ownerId, deps) : refuse(400, JSONRPC.INVALID_REQUEST, answers.message);
+    const headerRefusal = customHeaderRefusal(session.request, guarded.parsedBody, deps.catalog);
     if (headerRefusal) {
       // The client's mistake, answered; the header values are tool arguments and stay out of logs.
-      options.deps.logger.warn('request rejected', { error: 'Mcp-Param header does not match the arguments' });
+      deps.logger.warn('request rejected', { error: 'Mcp-Param header does not match the arguments' });
       return headerRefusal;
     }
-    const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId: ownerIdFor(principal) } };
+    const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId } };
     const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };
-    return withRequestScope(() => handler.fetch(guarded.request, fetchOptions), { batch: guarded.batch });
+    const response = await withRequestScope(() => handler.fetch(session.request, fetchOptions), {
+      batch: guarded.batch,
+      ...(session.capabilities ? { sessionCapabilities: session.capabilities } : {}),
+    });
+    const declared = initializeCapabilities(guarded.parsedBody);
+    if (declared === undefined) return response;
+    try {
+      return await withSessionId(response, declared, ownerId, deps.secretKey);
+    } catch (error) {
+      // The client is served without a session: it can use every tool, but is asked nothing.
+      deps.logger.error('session id not minted', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      return response;
+    }
   };
 }

@@ -1,19 +1,38 @@
 /**
  * An initialize-era `tools/call` the client waits on, answered with the tool's result.
+ * A question the execution asks goes to the client on this call's SSE stream, as a
+ * server-to-client request; the client's answer is a new POST that any instance takes
+ * (client-responses.ts), and this call waits on until the execution ends or its bound.
  */
-import type { ServerContext } from '@modelcontextprotocol/server';
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import { OperationError } from '../operations/operation-error.ts';
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import type { McpDeps } from './dialects/dialect.ts';
 import type { RequestView } from './request-view.ts';
+import { ServerRequests } from './server-requests.ts';
 import { toCallToolResult } from './tool-result.ts';
 
-export async function legacySyncCall(tool: ToolSpec, args: Record<string, unknown>, view: RequestView, _ctx: ServerContext, deps: McpDeps): Promise<Record<string, unknown>> {
-  const outcome = await deps.operations.runSync({
+/** Runs the call within the tool's sync bound, asking the client on this call's stream whatever the execution asks. */
+export async function legacySyncCall(
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  view: RequestView,
+  ctx: ServerContext,
+  deps: McpDeps,
+  server: Server,
+): Promise<Record<string, unknown>> {
+  const stream = new ServerRequests(server, ctx.mcpReq.id);
+  const step = await deps.operations.runSyncStep({
     ownerId: view.ownerId,
     tool,
     arguments: args,
     requestId: view.requestKey,
     clientCapabilities: view.clientCapabilities,
+    dialect: 'sync',
+    atBound: 'stop',
+    onQuestion: 'wait',
+    onInput: (record) => stream.send(record.token, deps.operations.inputs.pending(record)),
   });
-  return toCallToolResult(outcome, tool);
+  if (step.kind !== 'finished') throw new OperationError('INTERNAL', 'The synchronous call did not finish');
+  return toCallToolResult(step.outcome, tool);
 }

@@ -74,7 +74,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
       const params = (request.params ?? {}) as Record<string, unknown>;
       const view = requestViewOf(era, ownerId, params as never, ctx as ServerContext);
       try {
-        return await callTool(params, view, ctx as ServerContext);
+        return await callTool(params, view, ctx as ServerContext, server);
       } catch (error) {
         throw toProtocolError(error, view.requestId, deps.logger);
       }
@@ -85,7 +85,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     return server;
   };
 
-  async function callTool(params: Record<string, unknown>, view: RequestView, ctx: ServerContext): Promise<Record<string, unknown>> {
+  async function callTool(params: Record<string, unknown>, view: RequestView, ctx: ServerContext, server: Server): Promise<Record<string, unknown>> {
     const name = params.name;
     if (typeof name !== 'string' || name === '') {
       throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: name must be a non-empty string');
@@ -114,7 +114,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     if (withHandle) return callWithHandle(tool, validation.value, view, deps);
     // A waited-on call: a STANDARD run can be cancelled by its typed request id while it runs,
     // and either way this call supersedes an older call's alias for the same id.
-    return view.era === 'modern' ? modernSyncCall(tool, validation.value, view, ctx, deps) : legacySyncCall(tool, validation.value, view, ctx, deps);
+    return view.era === 'modern' ? modernSyncCall(tool, validation.value, view, ctx, deps) : legacySyncCall(tool, validation.value, view, ctx, deps, server);
   }
 
   /** Declared dialects word the refusal first, then implied ones, then the rest. */

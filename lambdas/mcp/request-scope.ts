@@ -3,7 +3,8 @@
  * - work that must finish before the response is sent. The SDK acknowledges a
  *   notification (202) without waiting for its handler, but a Lambda is frozen once it
  *   has answered, so a cancel started by `notifications/cancelled` would never run;
- * - an HTTP status (and headers, such as `Retry-After`) the spec asks for where the SDK answers 200.
+ * - an HTTP status (and headers, such as `Retry-After`) the spec asks for where the SDK answers 200;
+ * - the client capabilities an initialize-era session id carries (see legacy-session.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isObject, parseJsonOrText } from '../shared/json-values.ts';
@@ -12,6 +13,7 @@ interface RequestScope {
   pending: Promise<unknown>[];
   status?: number;
   headers: Record<string, string>;
+  sessionCapabilities?: Record<string, unknown>;
 }
 
 const scope = new AsyncLocalStorage<RequestScope>();
@@ -22,11 +24,13 @@ export interface RequestScopeOptions {
    * response into an HTTP error, so status and header overrides are ignored.
    */
   batch?: boolean;
+  /** What the client declared at `initialize`, read back from a verified session id. */
+  sessionCapabilities?: Record<string, unknown>;
 }
 
 /** Runs `serve`, waits for the work registered while it ran, and applies a status override. */
 export async function withRequestScope(serve: () => Promise<Response>, options: RequestScopeOptions = {}): Promise<Response> {
-  const state: RequestScope = { pending: [], headers: {} };
+  const state: RequestScope = { pending: [], headers: {}, ...(options.sessionCapabilities ? { sessionCapabilities: options.sessionCapabilities } : {}) };
   let response = await scope.run(state, serve);
   if (!options.batch && response.status === 200 && isEventStream(response.headers) && response.body) {
     // The legacy transport answers with an SSE stream before the handler has run, so the status
@@ -61,6 +65,11 @@ export function finishBeforeResponse(work: Promise<unknown>): void {
 export function setHttpHeader(name: string, value: string): void {
   const state = scope.getStore();
   if (state) state.headers[name] = value;
+}
+
+/** The capabilities the request's verified session id carries; `undefined` without one. */
+export function sessionCapabilities(): Record<string, unknown> | undefined {
+  return scope.getStore()?.sessionCapabilities;
 }
 
 /** Asks for another HTTP status than the SDK's 200 for the current response. */

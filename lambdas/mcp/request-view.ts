@@ -5,6 +5,7 @@
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { isObject } from '../shared/json-values.ts';
+import { sessionCapabilities } from './request-scope.ts';
 
 export const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -21,7 +22,10 @@ export interface RequestView {
   era: Era;
   /** The revision: the envelope's (modern) or the MCP-Protocol-Version header (legacy); absent when unknown. */
   protocolVersion?: string;
-  /** Capabilities the client declared in this request's `_meta`. */
+  /**
+   * Capabilities the client declared: in this request's `_meta` and, in the legacy era, at
+   * `initialize` (carried by its session id); the request's own win.
+   */
   clientCapabilities: Record<string, unknown>;
   /** The JSON-RPC id as text, for logs only: 7 and "7" read the same here. */
   requestId: string;
@@ -42,11 +46,12 @@ export function requestViewOf(
   const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
   const meta = params?._meta ?? {};
   const capabilities = envelope[CLIENT_CAPABILITIES_KEY] ?? meta[CLIENT_CAPABILITIES_KEY];
+  const session = era === 'legacy' ? sessionCapabilities() : undefined;
   const version = era === 'modern' ? envelope[PROTOCOL_VERSION_KEY] : headers.get('mcp-protocol-version');
   return {
     era,
     ...(typeof version === 'string' ? { protocolVersion: version } : {}),
-    clientCapabilities: isObject(capabilities) ? capabilities : {},
+    clientCapabilities: { ...session, ...(isObject(capabilities) ? capabilities : {}) },
     requestId: String(ctx.mcpReq.id),
     requestKey: requestKeyOf(ctx.mcpReq.id) ?? `s:${String(ctx.mcpReq.id)}`,
     ownerId,

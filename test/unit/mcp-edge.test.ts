@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import type { OperationKey, OperationRecord, Outcome } from '../../lambdas/operations/operation.ts';
 import { OperationError } from '../../lambdas/operations/operation-error.ts';
-import type { OperationsService } from '../../lambdas/operations/operations-service.ts';
+import type { OperationsService, SyncStep } from '../../lambdas/operations/operations-service.ts';
 import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';
 import { sep1391Dialect } from '../../lambdas/mcp/dialects/sep-1391.ts';
 import { tasks20251125Dialect } from '../../lambdas/mcp/dialects/tasks-2025-11-25.ts';
@@ -50,12 +50,13 @@ function baseCore() {
     limits: { maxBlockingSeconds: 1 },
     mintToken: () => 'minted',
     start: vi.fn(async (_input: { requestId?: string }) => record()),
-    runSync: vi.fn(async (_input: { requestId?: string }): Promise<Outcome> => ({ kind: 'result', output: { ok: true } })),
+    runSyncStep: vi.fn(async (_input: { requestId?: string }): Promise<SyncStep> => ({ kind: 'finished', outcome: { kind: 'result', output: { ok: true } } })),
     get: vi.fn(async (key: OperationKey) => record({ token: key.token })),
     cancel: vi.fn(async (key: OperationKey, _reason?: string) => record({ token: key.token, status: 'canceled' })),
     findByRequestId: vi.fn(async (_ownerId: string, _requestKey: string): Promise<OperationKey | undefined> => undefined),
     list: vi.fn(async () => ({ items: [] })),
-    waitForTerminal: vi.fn(async (key: OperationKey) => record({ token: key.token })),
+    waitFor: vi.fn(async (key: OperationKey) => record({ token: key.token })),
+    inputs: { pending: () => ({}) },
   };
 }
 
@@ -149,7 +150,7 @@ describe('tools/call passes the typed request id to the core', () => {
     await post({ id: '7', method: 'tools/call', params: { name: 'job', arguments: {}, task: {} } });
     await post({ id: 8, method: 'tools/call', params: { name: 'job', arguments: {} } });
     expect(core.start.mock.calls.map(([input]) => input.requestId)).toEqual(['n:7', 's:7']);
-    expect(core.runSync.mock.calls.map(([input]) => input.requestId)).toEqual(['n:8']);
+    expect(core.runSyncStep.mock.calls.map(([input]) => input.requestId)).toEqual(['n:8']);
   });
 });
 
@@ -205,7 +206,7 @@ describe('an internal-error outcome (our machinery failed)', () => {
   it('is -32603 with its message for the result of a tools/call, sync or async, and a failed status with that reason', async () => {
     const { post } = stubCore({
       get: vi.fn(async () => record({ status: 'failed', outcome })),
-      runSync: vi.fn(async () => outcome),
+      runSyncStep: vi.fn(async () => ({ kind: 'finished', outcome })),
     });
     const expected = { code: -32603, message: outcome.message };
     expect((await post({ id: 1, method: 'tools/async/result', params: { token: 'op-1' } })).message.error).toEqual(expected);
@@ -238,8 +239,8 @@ describe('nothing internal reaches clients', () => {
   it('the tool-error text of every dialect carries no trace and no source path', async () => {
     const { post } = stubCore({
       get: vi.fn(async (key: OperationKey) => ({ ...crashed, token: key.token, dialect: key.token.startsWith('sep') ? 'sep-1391' : 'tasks-2025-11-25' })),
-      waitForTerminal: vi.fn(async (key: OperationKey) => ({ ...crashed, token: key.token, dialect: 'tasks-2025-11-25' })),
-      runSync: vi.fn(async () => crashed.outcome!),
+      waitFor: vi.fn(async (key: OperationKey) => ({ ...crashed, token: key.token, dialect: 'tasks-2025-11-25' })),
+      runSyncStep: vi.fn(async () => ({ kind: 'finished', outcome: crashed.outcome! })),
     });
     const answers = [
       (await post({ id: 1, method: 'tools/async/result', params: { token: 'sep-1' } })).message.result.result,

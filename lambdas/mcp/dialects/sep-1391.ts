@@ -2,11 +2,15 @@
  * SEP-1391 long-running operations: `tools/call` with a client-generated
  * `operation.token`, `tools/async/status`, `tools/async/result`, and cancellation by
  * `notifications/cancelled`: for exactly the operation its `_operation.token` names, or
- * else for the latest `tools/call` with the original request id. The only file that
- * knows these wire names. Sentences quoted below are from the SEP.
+ * else for the latest `tools/call` with the original request id. A question the execution
+ * asks reaches the client as a server-to-client request on the response stream of its next
+ * `tools/async/status`; the client's answer is a new POST that any instance takes
+ * (client-responses.ts). The only file that knows these wire names. Sentences quoted below
+ * are from the SEP.
  */
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { statusMessageFor } from '../../operations/execution-outcome.ts';
 import { isTerminal, type OperationKey, type OperationRecord, type OperationStatus } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
@@ -14,6 +18,7 @@ import { isObject } from '../../shared/json-values.ts';
 import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { MAX_REQUEST_ID_LENGTH, requestKeyOf, requestViewOf, type RequestView } from '../request-view.ts';
 import { finishBeforeResponse } from '../request-scope.ts';
+import { ServerRequests } from '../server-requests.ts';
 import { publicCause, toCallToolResult } from '../tool-result.ts';
 import { MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
@@ -151,6 +156,7 @@ export const sep1391Dialect: AsyncDialect = {
         dialect: 'sep-1391',
         ...(operation.keepAlive === undefined ? {} : { keepAliveSeconds: operation.keepAlive }),
         requestId: view.requestKey,
+        clientCapabilities: view.clientCapabilities,
       });
     } catch (error) {
       if (error instanceof OperationError && error.code === 'TOKEN_REUSED') {
@@ -178,11 +184,19 @@ export const sep1391Dialect: AsyncDialect = {
       handle(ctx, params, async (view) => {
         const { token } = parseParams(TokenParams, params, 'params');
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
+        const questions = deps.operations.inputs.pending(record);
+        // "If a server sends the client a request ... associated with a long-running operation, the request
+        // MUST contain an _operation.token associated with the originating operation and move it into the
+        // "input_required" status." Every open question goes out, on this call's stream, before its result.
+        await new ServerRequests(server, ctx.mcpReq.id, (p) => ({ ...p, _operation: { token } })).send(token, questions);
         const error = failureReason(record);
+        // Every question already being answered: the operation is back at work.
+        const answering = record.status === 'input_required' && Object.keys(questions).length === 0;
+        const statusMessage = answering ? statusMessageFor('working') : record.statusMessage;
         return {
-          status: wireStatus(record.status),
+          status: answering ? 'working' : wireStatus(record.status),
           ...(error === undefined ? {} : { error }),
-          ...(record.statusMessage === undefined ? {} : { statusMessage: record.statusMessage }),
+          ...(statusMessage === undefined ? {} : { statusMessage }),
           keepAlive: record.keepAliveSeconds,
           pollFrequency: record.pollIntervalSeconds,
           _operation: { token },

@@ -8,14 +8,20 @@
  * blocking bound (`maxBlockingSeconds`, which the Lambda timeout is sized for). A task
  * still running at the bound is answered with -32602 saying it is still working, so
  * the client calls `tasks/result` again or polls `tasks/get`; the task is untouched.
+ * While it waits, each question the execution asks goes to the client on its stream, as a
+ * server-to-client request with the related-task `_meta`; the client's answer is a new
+ * POST that any instance takes (client-responses.ts).
  */
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { isTerminal, type OperationRecord } from '../../operations/operation.ts';
+import { statusMessageFor } from '../../operations/execution-outcome.ts';
+import { isTerminal, type OperationKey, type OperationRecord } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
+import { isObject } from '../../shared/json-values.ts';
 import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { requestViewOf, type RequestView } from '../request-view.ts';
+import { ServerRequests } from '../server-requests.ts';
 import { boundedCursor, finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
@@ -62,8 +68,12 @@ function toTask(record: OperationRecord, deps: McpDeps): Record<string, unknown>
   let status: WireStatus;
   let statusMessage = record.statusMessage;
   if (record.status === 'canceled') status = 'cancelled';
-  else if (record.status === 'input_required') status = 'input_required';
-  else {
+  else if (record.status === 'input_required') {
+    // "input_required: The receiver needs input from the requestor": not while every question is being answered.
+    const open = Object.keys(deps.operations.inputs.pending(record)).length > 0;
+    status = open ? 'input_required' : 'working';
+    if (!open) statusMessage = statusMessageFor('working');
+  } else {
     const response = finalResponse(record, deps);
     if (!response) status = 'working';
     else if ('error' in response) {
@@ -89,6 +99,27 @@ function startedMessage(tool: ToolSpec, record: OperationRecord): string {
     `Started ${tool.name} as task ${record.token}. It runs in the background: check it with tasks/get ` +
     `every ${record.pollIntervalSeconds} s and fetch the result with tasks/result.`
   );
+}
+
+/** "The receiver MUST include the io.modelcontextprotocol/related-task metadata in the request to associate it with the task." */
+function relatedTo(params: Record<string, unknown>, taskId: string): Record<string, unknown> {
+  const meta = isObject(params._meta) ? params._meta : {};
+  return { ...params, _meta: { ...meta, [RELATED_TASK]: { taskId } } };
+}
+
+/**
+ * Waits until the task is terminal or `boundMs` passes, sending each question the task asks
+ * meanwhile on `stream` ("When the requestor encounters the input_required status, it SHOULD
+ * preemptively call tasks/result").
+ */
+async function waitAsking(deps: McpDeps, key: OperationKey, boundMs: number, stream: ServerRequests): Promise<OperationRecord> {
+  const deadline = Date.now() + boundMs;
+  const unsent = (record: OperationRecord) => stream.hasUnsent(deps.operations.inputs.pending(record));
+  for (;;) {
+    const record = await deps.operations.waitFor(key, Math.max(0, deadline - Date.now()), unsent);
+    if (isTerminal(record.status) || !unsent(record)) return record;
+    await stream.send(record.token, deps.operations.inputs.pending(record));
+  }
 }
 
 /** The 2025-11-25 tasks dialect: initialize-based (legacy era) clients only. */
@@ -149,6 +180,7 @@ export const tasks20251125Dialect: AsyncDialect = {
       dialect: DIALECT,
       ...(keepAliveSeconds === undefined ? {} : { keepAliveSeconds }),
       requestId: view.requestKey,
+      clientCapabilities: view.clientCapabilities,
     });
     return { task: toTask(record, deps), _meta: { [IMMEDIATE_RESPONSE]: startedMessage(tool, record) } };
   },
@@ -180,7 +212,7 @@ export const tasks20251125Dialect: AsyncDialect = {
         // "When a receiver receives a tasks/result request for a task in any other non-terminal status
         // (working or input_required), it MUST block the response until the task reaches a terminal status."
         const boundSeconds = deps.operations.limits.maxBlockingSeconds;
-        const record = await deps.operations.waitForTerminal(key, boundSeconds * 1000);
+        const record = await waitAsking(deps, key, boundSeconds * 1000, new ServerRequests(server, ctx.mcpReq.id, (p) => relatedTo(p, taskId)));
         if (!isTerminal(record.status)) {
           const { status } = toTask(record, deps);
           throw new OperationError(
