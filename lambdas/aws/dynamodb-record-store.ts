@@ -22,6 +22,7 @@ import {
   PK,
   aliasPk,
   executionPointerPk,
+  logLevelPk,
   checkOwnerId,
   decodeCursor,
   encodeChanges,
@@ -262,6 +263,20 @@ export class DynamoDbRecordStore implements RecordStore {
     if (ownerId === undefined || token === undefined || expiresAt === undefined) throw new RecordStoreError('Malformed execution pointer item');
     return { ownerId, token, expiresAt: Number(expiresAt) };
   }
+  async putLogLevel(ownerId: string, level: string, expiresAt: number): Promise<void> {
+    const item = { [PK]: { S: logLevelPk(ownerId) }, level: { S: level }, [EXPIRES_AT]: number(expiresAt) };
+    await this.#send('PutItem', () => this.#client.send(new PutItemCommand({ TableName: this.#tableName, Item: item })));
+  }
+
+  async findLogLevel(ownerId: string): Promise<{ level: string; expiresAt: number } | undefined> {
+    const item = await this.#getItem(logLevelPk(ownerId));
+    if (!item) return undefined;
+    const level = item.level?.S;
+    const expiresAt = item[EXPIRES_AT]?.N;
+    if (level === undefined || expiresAt === undefined) throw new RecordStoreError('Malformed log level item');
+    return { level, expiresAt: Number(expiresAt) };
+  }
+
 
   /**
    * One conditional `ADD` to the owner's string set: atomic without a scan or a

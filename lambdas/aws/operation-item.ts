@@ -58,6 +58,11 @@ export function executionPointerPk(executionName: string): string {
   return partitionKey(`EXEC#${executionName}`);
 }
 
+export function logLevelPk(ownerId: string): string {
+  checkOwnerId(ownerId);
+  return partitionKey(`LOGLEVEL#${ownerId}`);
+}
+
 export function slotPk(ownerId: string): string {
   checkOwnerId(ownerId);
   return partitionKey(`ACTIVE#${ownerId}`);

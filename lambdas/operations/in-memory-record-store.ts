@@ -60,6 +60,7 @@ export class InMemoryRecordStore implements RecordStore {
   readonly #aliases = new Map<string, RequestAlias>();
   readonly #executionPointers = new Map<string, OperationKey & { expiresAt: number }>();
   readonly #slots = new Map<string, Set<string>>();
+  readonly #logLevels = new Map<string, { level: string; expiresAt: number }>();
   readonly #maxRecordBytes: number;
   readonly #indexLagMs: number;
 
@@ -157,6 +158,17 @@ export class InMemoryRecordStore implements RecordStore {
     const pointer = this.#executionPointers.get(executionPointerKey(executionName));
     return pointer && { ...pointer };
   }
+  async putLogLevel(ownerId: string, level: string, expiresAt: number): Promise<void> {
+    checkOwnerId(ownerId);
+    checkExpiresAt(expiresAt);
+    this.#logLevels.set(ownerId, { level, expiresAt });
+  }
+
+  async findLogLevel(ownerId: string): Promise<{ level: string; expiresAt: number } | undefined> {
+    const found = this.#logLevels.get(ownerId);
+    return found && { ...found };
+  }
+
 
   async claimActiveSlot(ownerId: string, token: string, limit: number): Promise<SlotClaim> {
     checkLimit(limit);

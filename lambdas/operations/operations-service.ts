@@ -10,7 +10,7 @@
  * that crashed at any point is finished by a retry, by the RUNNING event, or by
  * reconciliation; none of them fails an execution that is running.
  */
-import { isTerminal, type Dialect, type OperationKey, type OperationRecord, type OperationStatus, type Outcome } from './operation.ts';
+import { isTerminal, LOG_LEVELS, type LogLevel, type Dialect, type OperationKey, type OperationRecord, type OperationStatus, type Outcome } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import {
   ExecutionNotFoundError,
@@ -61,6 +61,8 @@ const CANCELABLE_BY_REQUEST_ID: readonly Dialect[] = ['sep-1391', 'sync'];
 /** A record still `submitted`, with no execution, this long after creation lost its starter (a crash between steps). */
 const STALLED_START_MS = 60_000;
 const CANCEL_ERROR = 'Mcp.Canceled';
+/** How long a `logging/setLevel` is remembered. */
+const LOG_LEVEL_SECONDS = 24 * 3600;
 
 export class OperationsService {
   readonly #slots: ActiveSlots;
@@ -450,6 +452,18 @@ export class OperationsService {
     const pointer = await this.store.findExecutionPointer(executionName);
     if (!pointer || pointer.expiresAt * 1000 <= this.clock.now()) return undefined;
     return { ownerId: pointer.ownerId, token: pointer.token };
+  }
+
+  /** Remembers the owner's `logging/setLevel` for a day (a stateless server has no session to keep it in). */
+  async setLogLevel(ownerId: string, level: LogLevel): Promise<void> {
+    await this.store.putLogLevel(ownerId, level, Math.ceil(this.clock.now() / 1000) + LOG_LEVEL_SECONDS);
+  }
+
+  /** The owner's log level while it lives; `undefined` when none was set (the caller picks a default). */
+  async logLevel(ownerId: string): Promise<LogLevel | undefined> {
+    const found = await this.store.findLogLevel(ownerId);
+    if (!found || found.expiresAt * 1000 <= this.clock.now()) return undefined;
+    return (LOG_LEVELS as readonly string[]).includes(found.level) ? (found.level as LogLevel) : undefined;
   }
 
   /** The owner's live operations, newest first. */

@@ -105,6 +105,13 @@ export interface RecordStore {
   /** The operation an execution runs, as `putExecutionPointer` left it; expiry is the caller's concern. */
   findExecutionPointer(executionName: string): Promise<(OperationKey & { expiresAt: number }) | undefined>;
   /**
+   * The log level an owner asked for with `logging/setLevel` (the server keeps no session,
+   * so it is the principal's, until `expiresAt`, epoch seconds). Last writer wins.
+   */
+  putLogLevel(ownerId: string, level: string, expiresAt: number): Promise<void>;
+  /** The owner's log level as `putLogLevel` left it; expiry is the caller's concern. */
+  findLogLevel(ownerId: string): Promise<{ level: string; expiresAt: number } | undefined>;
+  /**
    * Takes one of the owner's `limit` active-operation slots for `token`, atomically
    * (one conditional update of a per-owner item; no scan, no transaction). Idempotent
    * per token: a token that holds a slot gets `already-held`, never a second slot.

@@ -83,6 +83,16 @@ export function describeSideItemCases(makeStore: MakeStore): void {
     });
   });
 
+  describe('log levels', () => {
+    it("keeps the owner's last log level, per owner, and never lists it", async () => {
+      await store.putLogLevel(OWNER, 'debug', LATER);
+      await store.putLogLevel(OWNER, 'warning', LATER);
+      expect(await store.findLogLevel(OWNER)).toEqual({ level: 'warning', expiresAt: LATER });
+      expect(await store.findLogLevel(OTHER_OWNER)).toBeUndefined();
+      expect((await store.listByOwner(OWNER, { limit: 10 })).items).toEqual([]);
+    });
+  });
+
   describe('active-operation slots', () => {
     it('claims a free slot, and claiming it again with the same token is already-held, not a second slot', async () => {
       expect(await store.claimActiveSlot(OWNER, 'token-1', 2)).toBe('claimed');
