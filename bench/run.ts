@@ -111,11 +111,14 @@ async function lambdaBundle(): Promise<void> {
     });
     const { size } = await stat(outfile);
     console.log(`${'MCP Lambda bundle (AWS SDK external)'.padEnd(44)} ${(size / 1024).toFixed(0)} KiB`);
-    const script = `const t = performance.now(); await import(${JSON.stringify(outfile)}); console.log((performance.now() - t).toFixed(0));`;
+    // The Lambda runtime's streaming global, which the handler needs at import, stood in for here.
+    const runtime = 'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };';
+    const script = `${runtime} const t = performance.now(); await import(${JSON.stringify(outfile)}); console.log((performance.now() - t).toFixed(0));`;
     const env = {
       ...process.env,
       OPERATIONS_TABLE_NAME: 'bench',
       RESULTS_BUCKET_NAME: 'bench-results',
+      ASYNC_MCP_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
       [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
       TOOLS_DIR: resolve('state-machines'),
       AWS_REGION: 'us-east-1',
