@@ -1,13 +1,18 @@
 /**
  * The MCP Tasks extension `io.modelcontextprotocol/tasks` (2026-07-28, SEP-2663):
  * server-directed tasks for requests that declare the extension, `tasks/get` with the
- * result inlined, `tasks/update` and `tasks/cancel`. The only file that knows these
- * wire names. Sentences quoted below are from the extension's specification.
+ * result inlined or the questions the run waits on (`inputRequests`), `tasks/update` with
+ * their answers, and `tasks/cancel`. A tool that asks before its task exists
+ * (`askBeforeTaskSeconds`) runs multi round-trip rounds first. The only file that knows
+ * these wire names. Sentences quoted below are from the extension's specification.
  */
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { statusMessageFor } from '../../operations/execution-outcome.ts';
 import type { OperationRecord } from '../../operations/operation.ts';
+import type { SyncStepInput } from '../../operations/operations-service.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
+import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, type RoundCall } from '../input-responses.ts';
 import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { requestViewOf, type RequestView } from '../request-view.ts';
 import { finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
@@ -56,10 +61,13 @@ function detailedTask(record: OperationRecord, deps: McpDeps): Record<string, un
   if (record.status === 'canceled') return taskFields(record, 'cancelled');
   const response = finalResponse(record, deps);
   if (!response) {
-    // Outstanding input requests are surfaced by the input flow; none are pending here.
-    if (record.status === 'input_required') return { ...taskFields(record, 'input_required'), inputRequests: {} };
+    // "The inputRequests field MUST contain all outstanding requests": the open ones. Questions
+    // whose answers are being delivered are no longer the client's to answer; with only those
+    // left, the task is back at work.
+    const inputRequests = deps.operations.inputs.pending(record);
+    if (Object.keys(inputRequests).length > 0) return { ...taskFields(record, 'input_required'), inputRequests };
     // "submitted" is no task status: by the time a task is returned it is working.
-    return taskFields(record, 'working');
+    return taskFields(record, 'working', record.status === 'input_required' ? statusMessageFor('working') : record.statusMessage);
   }
   if ('error' in response) {
     // "failed: The request failed due to a JSON-RPC error during execution. The task will include the error field"
@@ -69,6 +77,16 @@ function detailedTask(record: OperationRecord, deps: McpDeps): Record<string, un
   // "completed ... This includes tool calls that returned results with isError: true."
   // The inlined result is the tool call's own answer, so it carries its own resultType.
   return { ...taskFields(record, 'completed'), result: { ...response.result, resultType: 'complete' } };
+}
+
+/**
+ * "Servers MUST set resultType to "task" when returning a CreateTaskResult"; result, error and
+ * inputRequests live on tasks/get only (a fast task may already be finished here), and the
+ * requestState of rounds before it never leaks into it.
+ */
+function createTaskResult(record: OperationRecord, deps: McpDeps): Record<string, unknown> {
+  const { result: _result, error: _error, inputRequests: _inputRequests, ...task } = detailedTask(record, deps);
+  return { resultType: 'task', ...task };
 }
 
 /** The Tasks extension dialect: first in the router's order, modern era only. */
@@ -105,6 +123,32 @@ export const tasks20260728Dialect: AsyncDialect = {
 
   async call(request: CallRequest, deps: McpDeps): Promise<Record<string, unknown>> {
     const { tool, view } = request;
+    const call: RoundCall = { tool, arguments: request.arguments, view, dialect: DIALECT };
+    const resume = await continueRetry(request.ctx, call, deps);
+    const askBeforeTaskSeconds = tool.timing.askBeforeTaskSeconds ?? 0;
+    if (tool.workflowType === 'STANDARD' && (resume !== undefined || askBeforeTaskSeconds > 0)) {
+      // "Server implementations that use multi round-trip requests in conjunction with task
+      // creation ... SHOULD resolve all MRTR exchanges synchronously before responding with a
+      // CreateTaskResult": questions asked within the bound go back as input_required (no
+      // task yet); the round that sees none returns the task of that same operation.
+      const round: SyncStepInput = {
+        ownerId: view.ownerId,
+        tool,
+        arguments: request.arguments,
+        requestId: view.requestKey,
+        clientCapabilities: view.clientCapabilities,
+        dialect: DIALECT,
+        atBound: 'hand-off',
+        boundSeconds: askBeforeTaskSeconds,
+        onQuestion: 'return',
+        ...(resume === undefined ? {} : { resume }),
+      };
+      const step = await runRound(round, deps).catch((error: unknown) => {
+        throw resume === undefined ? error : retryEnded(error);
+      });
+      if (step.kind === 'input-required') return inputRequiredResult(step.record, call, deps);
+      if (step.record) return createTaskResult(step.record, deps);
+    }
     // "A server MUST NOT return CreateTaskResult until the task is durably created": start returns
     // only after the record is written and the execution started, and reads are strongly consistent.
     // "The notifications/cancelled notification MUST NOT be used for task cancellation": the core keeps
@@ -118,10 +162,7 @@ export const tasks20260728Dialect: AsyncDialect = {
       requestId: view.requestKey,
       clientCapabilities: view.clientCapabilities,
     });
-    // "Servers MUST set resultType to "task" when returning a CreateTaskResult"; result, error and
-    // inputRequests live on tasks/get only (a fast task may already be finished here).
-    const { result: _result, error: _error, inputRequests: _inputRequests, ...task } = detailedTask(record, deps);
-    return { resultType: 'task', ...task };
+    return createTaskResult(record, deps);
   },
 
   register(server: Server, deps: McpDeps, era, ownerId): void {
@@ -154,11 +195,16 @@ export const tasks20260728Dialect: AsyncDialect = {
       handle('tasks/update', ctx, params, async (view) => {
         const { taskId } = parseParams(TaskIdParams, params, 'params');
         // The SDK lifts `inputResponses` (an MRTR retry field) out of params into the request context.
-        if (ctx.mcpReq.inputResponses === undefined) throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: inputResponses is required');
+        const { inputResponses } = ctx.mcpReq;
+        if (inputResponses === undefined) throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: inputResponses is required');
+        const key = { ownerId: view.ownerId, token: taskId };
         // "Servers SHOULD return a JSON-RPC error if the taskId does not correspond to a known task."
-        await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task');
+        await readOwnRecord(deps, key, DIALECT, 'Task');
         // "A server SHOULD ignore any inputResponses responses mapped to a key that is not currently
-        // outstanding": no task asks for input yet, so every response is ignored.
+        // outstanding ... MAY accept a partial set of responses": the core resumes each open key
+        // once and ignores the rest; the others stay pending.
+        const answers = answersOf(inputResponses);
+        if (Object.keys(answers).length > 0) await deps.operations.inputs.answer(key, answers);
         return { resultType: 'complete' };
       }),
     );
