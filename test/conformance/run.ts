@@ -3,14 +3,19 @@
  *
  * Starts the stack on a free loopback port with the fixture tools in `./tools` (the
  * `greet`, `slow_compute`, `failing_job` and `protocol_error_job` tools the Tasks
- * scenarios call, the reference server's `test_*` content tools, `json_schema_2020_12_tool`,
- * `test_custom_headers` and `echo`), then runs each scenario with
+ * scenarios call; `confirm_delete`, `multi_input` and `test_tool_with_task`, which ask
+ * for input mid-run; the `test_input_required_result_*` tools of the multi round-trip
+ * scenarios; the reference server's `test_*` content and elicitation/sampling tools;
+ * `json_schema_2020_12_tool`, `test_custom_headers` and `echo`), then runs each scenario with
  * `npx -y -p node@22 -p @modelcontextprotocol/conformance@<version> conformance server`:
- * - 0.1.16: the generic scenarios and the `tools-call-*` content scenarios; not those that
- *   need a capability this server does not offer yet (progress and logging during a call,
- *   completions, sampling or elicitation during a call, resources and prompts);
- * - 0.2.0-alpha.12: the `tasks-*` scenarios that need no input mid-run, with the baseline
- *   in `expected-failures.yaml`, then JSON Schema 2020-12 and the SEP-2243 header scenarios.
+ * - 0.1.16: the generic scenarios, the `tools-call-*` content scenarios, and sampling and
+ *   elicitation during a call (`tools-call-sampling`, `tools-call-elicitation`, SEP-1034
+ *   defaults, SEP-1330 enums); not those that need a capability this server does not
+ *   offer (progress and logging during a call, completions, resources and prompts);
+ * - 0.2.0-alpha.12: every `tasks-*` scenario, every `input-required-result-*` scenario but
+ *   the one that needs prompts (`input-required-result-non-tool-request`), then JSON Schema
+ *   2020-12 and the SEP-2243 header scenarios, against the baseline in
+ *   `expected-failures.yaml` (where a WARNING counts as a failure too).
  * Needs the npm registry (npx fetches the suite and Node 22). Prints one summary line per
  * scenario and exits non-zero when any scenario fails. `--verbose` prints the suite's output;
  * `--scenario <name>` (repeatable) runs only the named scenarios.
@@ -45,21 +50,40 @@ const SUITES: readonly SuiteRun[] = [
       'tools-call-error',
       // tools-call-with-progress and tools-call-with-logging need notifications during a call
       // (progress and logging while it runs), which is not served yet; their fixtures go with it.
+      'tools-call-sampling',
+      'tools-call-elicitation',
+      'elicitation-sep1034-defaults',
+      'elicitation-sep1330-enums',
     ],
   },
   {
     version: '0.2.0-alpha.12',
-    // tasks-mrtr-input and tasks-mrtr-composition need input mid-run (confirm_delete,
-    // multi_input, test_tool_with_task) and are not run.
     scenarios: [
       'tasks-lifecycle',
       'tasks-capability-negotiation',
       'tasks-wire-fields',
       'tasks-request-state-removal',
+      'tasks-mrtr-input',
       'tasks-request-headers',
       'tasks-dispatch-and-envelope',
       'tasks-status-notifications',
       'tasks-required-task-error',
+      'tasks-mrtr-composition',
+      // SEP-2322 multi round-trip requests on tools/call. input-required-result-non-tool-request
+      // needs prompts, which this server does not offer.
+      'input-required-result-basic-elicitation',
+      'input-required-result-basic-sampling',
+      'input-required-result-basic-list-roots',
+      'input-required-result-request-state',
+      'input-required-result-multiple-input-requests',
+      'input-required-result-multi-round',
+      'input-required-result-missing-input-response',
+      'input-required-result-result-type',
+      'input-required-result-unsupported-methods',
+      'input-required-result-tampered-state',
+      'input-required-result-capability-check',
+      'input-required-result-ignore-extra-params',
+      'input-required-result-validate-input',
       'json-schema-2020-12',
       'http-header-validation',
       'http-custom-header-server-validation',

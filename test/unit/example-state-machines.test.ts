@@ -10,7 +10,7 @@ import { DEFAULT_SEED } from '../../lambdas/examples/dataset-plan.ts';
 import { syntheticDataset } from '../../lambdas/examples/synthetic-dataset.ts';
 
 const TOOLS_DIR = 'state-machines';
-const EXAMPLE_TOOLS = ['analyze_dataset', 'quick_calculation', 'run_test_suite'];
+const EXAMPLE_TOOLS = ['analyze_dataset', 'approve_deployment', 'quick_calculation', 'run_test_suite'];
 
 type Overrides = NonNullable<RunOptions['overrides']>;
 type LocalHandler = NonNullable<Overrides['taskResourceLocalHandlers']>[string];
@@ -21,24 +21,41 @@ interface LoadedTool {
   /** The definition with worker placeholders resolved to Lambda ARNs, as the CDK stack deploys it. */
   definition: StateMachineDefinition;
   overrides: Overrides;
+  /** The states that ask the client a question (`.waitForTaskToken` on the request_input worker). */
+  asks: string[];
 }
+
+/**
+ * Stands in for the client: given a question (the request_input payload's `key` and
+ * `request`), returns its result, which resumes the state, or throws the error the
+ * worker's answer would fail the state with (its name is the Error, its message the Cause).
+ */
+type Client = (question: { key?: string; request: { method: string; params: Record<string, unknown> } }) => unknown;
 
 type Execution = { status: 'SUCCEEDED'; output: unknown } | { status: 'FAILED'; error: string; cause: string };
 
 const WORKER_RESOURCE = /^\$\{Worker_([a-z][a-z0-9_]*)\}$/;
+const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+const REQUEST_INPUT = '${Worker_request_input}';
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 
-/** Reads a tool folder and maps every worker Task state to its handler module and every Wait to 0 ms. */
+/**
+ * Reads a tool folder and maps every worker Task state to its handler module, every state
+ * that asks the client a question to the test's stand-in client, and every Wait to 0 ms.
+ */
 async function loadTool(tool: string): Promise<LoadedTool> {
   const dir = join(TOOLS_DIR, tool);
   const config = JSON.parse(await readFile(join(dir, TOOL_FILE), 'utf8')) as ToolConfig;
   const text = await readFile(join(dir, DEFINITION_FILE), 'utf8');
   const taskResourceLocalHandlers: Record<string, LocalHandler> = {};
   const waitTimeOverrides: Record<string, number> = {};
+  const asks: string[] = [];
 
   const visit = async (machine: { States: Record<string, Record<string, unknown>> }): Promise<void> => {
     for (const [name, state] of Object.entries(machine.States)) {
-      if (state.Type === 'Task') {
+      if (state.Type === 'Task' && state.Resource === WAIT_FOR_TASK_TOKEN && (state.Parameters as { FunctionName?: unknown })?.FunctionName === REQUEST_INPUT) {
+        asks.push(name);
+      } else if (state.Type === 'Task') {
         const worker = WORKER_RESOURCE.exec(String(state.Resource))?.[1];
         if (!worker) throw new Error(`${tool}: Task state ${name} does not call a worker`);
         // The worker convention (worker-placeholders.ts) decides the module, as it does in the CDK stack.
@@ -55,18 +72,25 @@ async function loadTool(tool: string): Promise<LoadedTool> {
   await visit(JSON.parse(text) as { States: Record<string, Record<string, unknown>> });
 
   const resolved = substituteWorkers(text, (worker) => `arn:aws:lambda:us-east-1:123456789012:function:${worker}`);
-  return { config, definition: JSON.parse(resolved) as StateMachineDefinition, overrides: { taskResourceLocalHandlers, waitTimeOverrides } };
+  return { config, definition: JSON.parse(resolved) as StateMachineDefinition, overrides: { taskResourceLocalHandlers, waitTimeOverrides }, asks };
 }
 
 const tools = new Map<string, LoadedTool>();
 
-/** Runs a tool's state machine on the execution input the server sends (DESIGN §3). */
-async function execute(tool: string, args: Record<string, unknown>): Promise<Execution> {
+/**
+ * Runs a tool's state machine on the execution input the server sends (DESIGN §3); its
+ * questions go to `client`, which answers at once.
+ */
+async function execute(tool: string, args: Record<string, unknown>, client?: Client): Promise<Execution> {
   const loaded = tools.get(tool)!;
   expect(ajv.validate(loaded.config.inputSchema, args), `arguments valid for ${tool}: ${ajv.errorsText()}`).toBe(true);
   const input = { arguments: args, operation: { token: 'example-token', tool } } as Json;
+  const answering = Object.fromEntries(
+    loaded.asks.map((name) => [name, (async (call: { Payload: Parameters<Client>[0] }) => client!(call.Payload)) as LocalHandler]),
+  );
+  const overrides = { ...loaded.overrides, taskResourceLocalHandlers: { ...loaded.overrides.taskResourceLocalHandlers, ...answering } };
   try {
-    const output = await new StateMachine(loaded.definition).run(input, { overrides: loaded.overrides }).result;
+    const output = await new StateMachine(loaded.definition).run(input, { overrides, context: { Task: { Token: 'test-task-token' } } }).result;
     if (loaded.config.outputSchema) {
       expect(ajv.validate(loaded.config.outputSchema, output), `output matches the outputSchema: ${ajv.errorsText()}`).toBe(true);
     }
@@ -101,6 +125,7 @@ describe('example tool folders', () => {
         workflowType: 'STANDARD',
         workers: ['compute_chunk_stats', 'merge_chunk_stats', 'plan_dataset_chunks'],
       },
+      { name: 'approve_deployment', invocation: 'async', workflowType: 'STANDARD', workers: ['apply_deployment', 'plan_deployment', 'request_input'] },
       { name: 'quick_calculation', invocation: 'sync', workflowType: 'EXPRESS', workers: ['calculate'] },
       { name: 'run_test_suite', invocation: 'both', workflowType: 'STANDARD', workers: ['report_test_suite'] },
     ]);
@@ -208,5 +233,104 @@ describe('run_test_suite', () => {
     expect(execution).toMatchObject({ status: 'FAILED', error: 'Mcp.ProtocolError' });
     const cause = JSON.parse((execution as { cause: string }).cause) as unknown;
     expect(cause).toEqual({ code: -32602, message: 'Invalid arguments: failures must not exceed tests' });
+  });
+});
+
+describe('approve_deployment', () => {
+  const CHANGES = ['api: v2.3.1', 'web: v1.9.0', 'db: add index on orders.created_at'];
+  /** The question the client was asked, and the client's answer to it. */
+  function answering(answer: () => unknown) {
+    const asked: Parameters<Client>[0][] = [];
+    const client: Client = (question) => {
+      asked.push(question);
+      return answer();
+    };
+    return { asked, client };
+  }
+  /** The error a declined or cancelled elicitation fails the waiting state with (see input-requests.ts). */
+  function refusal(action: 'decline' | 'cancel'): Error {
+    return Object.assign(new Error(JSON.stringify({ action })), { name: 'Mcp.InputDeclined' });
+  }
+
+  it('asks "Deploy 3 changes to staging?" with the changes listed and a comment field, under the key approval', async () => {
+    const { asked, client } = answering(() => ({ action: 'accept', content: {} }));
+    await execute('approve_deployment', { environment: 'staging', changes: CHANGES }, client);
+    expect(asked).toEqual([
+      {
+        taskToken: 'test-task-token',
+        key: 'approval',
+        request: {
+          method: 'elicitation/create',
+          params: {
+            message: 'Deploy 3 changes to staging?\n1. api: v2.3.1\n2. web: v1.9.0\n3. db: add index on orders.created_at',
+            requestedSchema: {
+              type: 'object',
+              properties: { comment: { type: 'string', title: 'Comment', description: 'A note for the deployment log (optional).', maxLength: 500 } },
+            },
+          },
+        },
+      },
+    ]);
+  });
+
+  it('accepted with a comment: deploys every change and reports the comment', async () => {
+    const { client } = answering(() => ({ action: 'accept', content: { comment: 'ship it' } }));
+    const execution = await execute('approve_deployment', { environment: 'staging', changes: CHANGES }, client);
+    expect(execution).toEqual({
+      status: 'SUCCEEDED',
+      output: {
+        environment: 'staging',
+        planned: 3,
+        deployed: true,
+        decision: 'accept',
+        comment: 'ship it',
+        changes: CHANGES.map((change, i) => ({ step: i + 1, change, status: 'deployed' })),
+        summary: 'Deployed 3 changes to staging. Comment: ship it',
+      },
+    });
+  });
+
+  it('accepted without a comment: deploys, and the report has no comment', async () => {
+    const { client } = answering(() => ({ action: 'accept', content: {} }));
+    const execution = await execute('approve_deployment', { environment: 'production', changes: ['api: v3'] }, client);
+    expect(execution).toMatchObject({ status: 'SUCCEEDED', output: { deployed: true, decision: 'accept', summary: 'Deployed 1 change to production.' } });
+    expect((execution as { output: object }).output).not.toHaveProperty('comment');
+  });
+
+  it.each([
+    ['decline', 'Deployed nothing to staging: the approver declined.'],
+    ['cancel', 'Deployed nothing to staging: the approver dismissed the question.'],
+  ] as const)('answered %s (Mcp.InputDeclined, caught): deploys nothing and says why', async (action, summary) => {
+    const { client } = answering(() => {
+      throw refusal(action);
+    });
+    const execution = await execute('approve_deployment', { environment: 'staging', changes: CHANGES }, client);
+    expect(execution).toEqual({
+      status: 'SUCCEEDED',
+      output: {
+        environment: 'staging',
+        planned: 3,
+        deployed: false,
+        decision: action,
+        changes: CHANGES.map((change, i) => ({ step: i + 1, change, status: 'skipped' })),
+        summary,
+      },
+    });
+  });
+
+  it('nobody answers within the state\'s TimeoutSeconds (States.Timeout, caught): deploys nothing', async () => {
+    const { client } = answering(() => {
+      throw Object.assign(new Error('The task timed out'), { name: 'States.Timeout' });
+    });
+    const execution = await execute('approve_deployment', { environment: 'staging', changes: CHANGES }, client);
+    expect(execution).toMatchObject({ status: 'SUCCEEDED', output: { deployed: false, decision: 'timeout', summary: 'Deployed nothing to staging: nobody answered in time.' } });
+  });
+
+  it('a client that cannot be asked (Mcp.CapabilityMissing) fails the execution: a tool error naming the reason', async () => {
+    const { client } = answering(() => {
+      throw Object.assign(new Error('The client did not declare the elicitation capability'), { name: 'Mcp.CapabilityMissing' });
+    });
+    const execution = await execute('approve_deployment', { environment: 'staging', changes: CHANGES }, client);
+    expect(execution).toMatchObject({ status: 'FAILED', error: 'Mcp.CapabilityMissing' });
   });
 });

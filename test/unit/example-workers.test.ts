@@ -4,6 +4,8 @@ import { handler as computeChunkStats } from '../../lambdas/handlers/workers/com
 import { handler as mergeChunkStats } from '../../lambdas/handlers/workers/merge-chunk-stats.ts';
 import { handler as planDatasetChunks } from '../../lambdas/handlers/workers/plan-dataset-chunks.ts';
 import { handler as reportTestSuite } from '../../lambdas/handlers/workers/report-test-suite.ts';
+import { handler as planDeployment } from '../../lambdas/handlers/workers/plan-deployment.ts';
+import { handler as applyDeployment } from '../../lambdas/handlers/workers/apply-deployment.ts';
 import { CHUNK_ROWS, DEFAULT_SEED } from '../../lambdas/examples/dataset-plan.ts';
 import { mergePartialStats, partialStatsOf, type PartialStats } from '../../lambdas/examples/partial-stats.ts';
 import { DATASET_MEAN, DATASET_STDDEV, syntheticDataset } from '../../lambdas/examples/synthetic-dataset.ts';
@@ -218,5 +220,66 @@ describe('report_test_suite', () => {
     await expect(reportTestSuite({ suite: 'unit', tests: 1, failures: 2, durationSeconds: 0 })).rejects.toMatchObject({
       name: 'InvalidTestCounts',
     });
+  });
+});
+
+describe('plan_deployment', () => {
+  it('numbers the changes in order, trimmed, and asks "Deploy N changes to <environment>?" above the list', async () => {
+    await expect(planDeployment({ environment: 'staging', changes: ['api: v2', '  web: v3 '] })).resolves.toEqual({
+      environment: 'staging',
+      count: 2,
+      steps: [
+        { step: 1, change: 'api: v2' },
+        { step: 2, change: 'web: v3' },
+      ],
+      message: 'Deploy 2 changes to staging?\n1. api: v2\n2. web: v3',
+    });
+  });
+
+  it('says "1 change" for one change', async () => {
+    await expect(planDeployment({ environment: 'production', changes: ['api: v2'] })).resolves.toMatchObject({ message: 'Deploy 1 change to production?\n1. api: v2' });
+  });
+
+  it('refuses an empty list of changes as InvalidWorkerInput', async () => {
+    await expect(planDeployment({ environment: 'staging', changes: [] })).rejects.toMatchObject({ name: 'InvalidWorkerInput' });
+  });
+});
+
+describe('apply_deployment', () => {
+  const plan = { environment: 'staging', count: 2, steps: [{ step: 1, change: 'api: v2' }, { step: 2, change: 'web: v3' }], message: 'Deploy 2 changes to staging?' };
+
+  it('an accepted answer deploys every step and keeps the trimmed comment', async () => {
+    await expect(applyDeployment({ plan, answer: { action: 'accept', content: { comment: ' looks good ' } } })).resolves.toEqual({
+      environment: 'staging',
+      planned: 2,
+      deployed: true,
+      decision: 'accept',
+      comment: 'looks good',
+      changes: [
+        { step: 1, change: 'api: v2', status: 'deployed' },
+        { step: 2, change: 'web: v3', status: 'deployed' },
+      ],
+      summary: 'Deployed 2 changes to staging. Comment: looks good',
+    });
+  });
+
+  it('an accepted answer with a blank comment reports no comment', async () => {
+    const report = await applyDeployment({ plan, answer: { action: 'accept', content: { comment: '  ' } } });
+    expect(report).not.toHaveProperty('comment');
+    expect(report.summary).toBe('Deployed 2 changes to staging.');
+  });
+
+  it.each([
+    ['decline', 'Deployed nothing to staging: the approver declined.'],
+    ['cancel', 'Deployed nothing to staging: the approver dismissed the question.'],
+    ['timeout', 'Deployed nothing to staging: nobody answered in time.'],
+  ] as const)('%s deploys nothing: every step skipped', async (action, summary) => {
+    const report = await applyDeployment({ plan, answer: { action } });
+    expect(report).toMatchObject({ deployed: false, decision: action, summary });
+    expect(report.changes.map((c) => c.status)).toEqual(['skipped', 'skipped']);
+  });
+
+  it('refuses an answer that is not an elicitation action as InvalidWorkerInput', async () => {
+    await expect(applyDeployment({ plan, answer: { action: 'maybe' } })).rejects.toMatchObject({ name: 'InvalidWorkerInput' });
   });
 });
