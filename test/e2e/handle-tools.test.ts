@@ -55,7 +55,7 @@ function resultOf(operationId: string, options?: CallOptions) {
 describe('a plain client over raw HTTP', () => {
   it('sees every tool and the four built-ins', async () => {
     const tools = ok(await plain('tools/list')).tools as Array<{ name: string }>;
-    expect(tools.map((t) => t.name).sort()).toEqual(['analyze_dataset', 'export_dataset', ...BUILT_INS, 'quick_calculation', 'run_test_suite', 'summarize_numbers']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['analyze_dataset', 'approve_deployment', 'export_dataset', ...BUILT_INS, 'quick_calculation', 'run_test_suite', 'summarize_numbers']);
   });
 
   it('starts an async-only tool, gets an operationId at once, and reads the correct result with operation_result', async () => {

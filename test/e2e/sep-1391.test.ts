@@ -49,6 +49,7 @@ describe('discovery and compatibility', () => {
     const tools = ok(await legacyRequest(stack.url, 'tools/list', {}, { capabilities: LRO })).tools as Array<Record<string, unknown>>;
     expect(Object.fromEntries(tools.map((t) => [t.name, t.invocationMode]))).toEqual({
       analyze_dataset: 'async',
+      approve_deployment: 'async',
       export_dataset: 'async',
       quick_calculation: 'sync',
       run_test_suite: 'async',
@@ -275,7 +276,7 @@ describe('errors', () => {
 
   it('accepts _operation.token on any request and ignores unknown fields', async () => {
     const response = await legacyRequest(stack.url, 'tools/list', { _operation: { token: 'abc' }, somethingNew: true }, { capabilities: LRO });
-    expect(ok(response).tools.length).toBe(5);
+    expect(ok(response).tools.length).toBe(6);
     const t = token();
     ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: t, futureField: 1 }));
     expect(ok(await legacyRequest(stack.url, 'tools/async/status', { token: t, _operation: { token: t } })).status).toBe('working');

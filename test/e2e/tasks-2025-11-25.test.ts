@@ -71,6 +71,7 @@ describe('capabilities and tools/list', () => {
     for (const tool of tools) expect(ToolV1Schema.safeParse(tool).success).toBe(true);
     expect(Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]))).toEqual({
       analyze_dataset: 'required',
+      approve_deployment: 'required',
       export_dataset: 'required',
       quick_calculation: 'forbidden',
       run_test_suite: 'optional',

@@ -60,7 +60,7 @@ describe('capability negotiation', () => {
 
   it('a declaring request sees every tool, including async-only ones', async () => {
     const tools = ok(await ext('tools/list')).tools as Array<{ name: string }>;
-    expect(tools.map((t) => t.name)).toEqual(['analyze_dataset', 'export_dataset', 'quick_calculation', 'run_test_suite', 'summarize_numbers']);
+    expect(tools.map((t) => t.name)).toEqual(['analyze_dataset', 'approve_deployment', 'export_dataset', 'quick_calculation', 'run_test_suite', 'summarize_numbers']);
   });
 
   it('A server MUST NOT return CreateTaskResult to a client that did not include the extension capability: a both tool runs synchronously', async () => {
