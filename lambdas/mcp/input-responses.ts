@@ -47,8 +47,8 @@ export function answersOf(inputResponses: Record<string, unknown>): Record<strin
  * For a retry (a request with `requestState`): checks the state, delivers the answers it
  * carries, and returns the operation to go on waiting for. Keys that are not open are
  * ignored; an answer of the wrong shape refuses the whole retry with -32602 before any is
- * delivered. `undefined` for a first call: "Both the inputRequests and requestState fields
- * affect only the client's retry", so inputResponses without a state are ignored.
+ * delivered. `undefined` for a first call, which has no operation to answer yet: its
+ * inputResponses can only answer the questions its own run asks (see `runRound`).
  */
 export async function continueRetry(ctx: ServerContext, call: RoundCall, deps: McpDeps): Promise<OperationKey | undefined> {
   const state = ctx.mcpReq.requestState();
@@ -71,12 +71,21 @@ export async function continueRetry(ctx: ServerContext, call: RoundCall, deps: M
  * questions asked alongside settle; if they are all gone by then (the run ended, or a state
  * stopped waiting), the call goes on waiting as a retry would.
  */
-export async function runRound(input: SyncStepInput, deps: McpDeps): Promise<SyncStep> {
+export async function runRound(input: SyncStepInput, deps: McpDeps, offered: Record<string, InputAnswer> = {}): Promise<SyncStep> {
   const step = await deps.operations.runSyncStep(input);
   if (step.kind !== 'input-required') return step;
   const settled = await deps.operations.waitFor(step.record, QUESTION_SETTLE_MS, () => false);
-  if (Object.keys(deps.operations.inputs.pending(settled)).length > 0) return { kind: 'input-required', record: settled };
-  return deps.operations.runSyncStep({ ...input, resume: { ownerId: step.record.ownerId, token: step.record.token } });
+  const key = { ownerId: step.record.ownerId, token: step.record.token };
+  const open = deps.operations.inputs.pending(settled);
+  // Answers the call already carries for exactly these questions are taken (the rest of
+  // them ignored, as unexpected params are), once: then the call goes on as a retry would.
+  const fitting = Object.fromEntries(Object.entries(offered).filter(([inputKey]) => inputKey in open));
+  if (Object.keys(fitting).length > 0) {
+    await deps.operations.inputs.answer(key, fitting);
+    return runRound({ ...input, resume: key }, deps);
+  }
+  if (Object.keys(open).length > 0) return { kind: 'input-required', record: settled };
+  return deps.operations.runSyncStep({ ...input, resume: key });
 }
 
 /**

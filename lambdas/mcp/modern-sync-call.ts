@@ -9,7 +9,7 @@ import { ProtocolError, type ServerContext } from '@modelcontextprotocol/server'
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import type { SyncStepInput } from '../operations/operations-service.ts';
 import type { McpDeps } from './dialects/dialect.ts';
-import { continueRetry, inputRequiredResult, retryEnded, runRound, type RoundCall } from './input-responses.ts';
+import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, type RoundCall } from './input-responses.ts';
 import { JSONRPC } from './json-rpc-errors.ts';
 import type { RequestView } from './request-view.ts';
 import { toCallToolResult } from './tool-result.ts';
@@ -29,7 +29,9 @@ export async function modernSyncCall(tool: ToolSpec, args: Record<string, unknow
     onQuestion: 'return',
     ...(resume === undefined ? {} : { resume }),
   };
-  const step = await runRound(round, deps).catch((error: unknown) => {
+  // A first call's own inputResponses may answer the questions its run asks.
+  const offered = resume === undefined ? answersOf(ctx.mcpReq.inputResponses ?? {}) : {};
+  const step = await runRound(round, deps, offered).catch((error: unknown) => {
     throw resume === undefined ? error : retryEnded(error);
   });
   if (step.kind === 'input-required') return inputRequiredResult(step.record, call, deps);

@@ -132,8 +132,15 @@ describe('what the server ignores', () => {
     expect(retry).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'confirmed: {"comment":"ok"}' }] });
   });
 
-  it('inputResponses without a requestState affect nothing: the call starts afresh and is asked again', async () => {
-    const fresh = ok(await call('ask_confirm', { subject: 'no state' }, { inputResponses: { confirm: accept({ comment: 'too early' }) } }));
+  it('a first call carrying inputResponses (no requestState) answers the questions its own run asks and ignores the rest', async () => {
+    const fresh = ok(
+      await call('ask_confirm', { subject: 'no state' }, { inputResponses: { confirm: accept({ comment: 'up front' }), unexpected_key: accept({}) } }),
+    );
+    expect(fresh).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'confirmed: {"comment":"up front"}' }] });
+  });
+
+  it('a first call whose inputResponses name no question it asks is asked as usual', async () => {
+    const fresh = ok(await call('ask_confirm', { subject: 'no match' }, { inputResponses: { wrong_key: accept({}) } }));
     expect(fresh.resultType).toBe('input_required');
     expect(Object.keys(fresh.inputRequests)).toEqual(['confirm']);
   });

@@ -143,7 +143,8 @@ export const tasks20260728Dialect: AsyncDialect = {
         onQuestion: 'return',
         ...(resume === undefined ? {} : { resume }),
       };
-      const step = await runRound(round, deps).catch((error: unknown) => {
+      const offered = resume === undefined ? answersOf(request.ctx.mcpReq.inputResponses ?? {}) : {};
+      const step = await runRound(round, deps, offered).catch((error: unknown) => {
         throw resume === undefined ? error : retryEnded(error);
       });
       if (step.kind === 'input-required') return inputRequiredResult(step.record, call, deps);
