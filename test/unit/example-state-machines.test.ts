@@ -37,6 +37,9 @@ type Execution = { status: 'SUCCEEDED'; output: unknown } | { status: 'FAILED'; 
 const WORKER_RESOURCE = /^\$\{Worker_([a-z][a-z0-9_]*)\}$/;
 const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
 const REQUEST_INPUT = '${Worker_request_input}';
+const REPORT_PROGRESS = '${Worker_report_progress}';
+/** What the report_progress states of the last execution reported, in order. */
+const reported: unknown[] = [];
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 
 /**
@@ -55,6 +58,12 @@ async function loadTool(tool: string): Promise<LoadedTool> {
     for (const [name, state] of Object.entries(machine.States)) {
       if (state.Type === 'Task' && state.Resource === WAIT_FOR_TASK_TOKEN && (state.Parameters as { FunctionName?: unknown })?.FunctionName === REQUEST_INPUT) {
         asks.push(name);
+      } else if (state.Type === 'Task' && state.Resource === REPORT_PROGRESS) {
+        // The server's record is not here: the stand-in keeps each report and passes the input on.
+        taskResourceLocalHandlers[name] = (async (report: unknown) => {
+          reported.push(report);
+          return report;
+        }) as LocalHandler;
       } else if (state.Type === 'Task') {
         const worker = WORKER_RESOURCE.exec(String(state.Resource))?.[1];
         if (!worker) throw new Error(`${tool}: Task state ${name} does not call a worker`);
@@ -89,6 +98,7 @@ async function execute(tool: string, args: Record<string, unknown>, client?: Cli
     loaded.asks.map((name) => [name, (async (call: { Payload: Parameters<Client>[0] }) => client!(call.Payload)) as LocalHandler]),
   );
   const overrides = { ...loaded.overrides, taskResourceLocalHandlers: { ...loaded.overrides.taskResourceLocalHandlers, ...answering } };
+  reported.length = 0;
   try {
     const output = await new StateMachine(loaded.definition).run(input, { overrides, context: { Task: { Token: 'test-task-token' } } }).result;
     if (loaded.config.outputSchema) {
@@ -123,7 +133,7 @@ describe('example tool folders', () => {
         name: 'analyze_dataset',
         invocation: 'async',
         workflowType: 'STANDARD',
-        workers: ['compute_chunk_stats', 'merge_chunk_stats', 'plan_dataset_chunks'],
+        workers: ['compute_chunk_stats', 'merge_chunk_stats', 'plan_dataset_chunks', 'report_progress'],
       },
       { name: 'approve_deployment', invocation: 'async', workflowType: 'STANDARD', workers: ['apply_deployment', 'plan_deployment', 'request_input'] },
       { name: 'quick_calculation', invocation: 'sync', workflowType: 'EXPRESS', workers: ['calculate'] },
@@ -167,6 +177,14 @@ describe('analyze_dataset', () => {
     const error = expected === 0 ? Math.abs(actual) : Math.abs((actual - expected) / expected);
     expect(error, `${actual} vs ${expected}`).toBeLessThanOrEqual(1e-9);
   }
+
+  it('reports progress per chunk: one increment per chunk, out of the number of chunks', async () => {
+    const execution = await execute('analyze_dataset', { rows: 250_001, seed: 7 });
+    expect(execution.status).toBe('SUCCEEDED');
+    const chunks = reported.length;
+    expect(chunks).toBeGreaterThan(1);
+    expect(reported).toEqual(Array.from({ length: chunks }, () => ({ increment: 1, total: chunks, message: 'Summarised a chunk' })));
+  });
 
   it.each([
     { rows: 1, seed: 11 },
