@@ -47,3 +47,27 @@ export function reportTestSuite(request: TestSuiteRequest): TestSuiteReport {
     durationSeconds: request.durationSeconds,
   };
 }
+
+/**
+ * The most progress reports one run makes: each report is a few history events, and a
+ * STANDARD execution keeps at most 25,000, so an hour-long run reports every 30 s, not every second.
+ */
+export const MAX_PROGRESS_TICKS = 120;
+
+/** One step of a run: wait `seconds`, then report `elapsed` of the whole. */
+export interface RunTick {
+  seconds: number;
+  elapsed: number;
+}
+
+/** The run's duration cut into ticks: every second, or evenly when that would be too many. */
+export function progressTicks(durationSeconds: number): RunTick[] {
+  const step = Math.max(1, Math.ceil(durationSeconds / MAX_PROGRESS_TICKS));
+  const ticks: RunTick[] = [];
+  for (let elapsed = 0; elapsed < durationSeconds; ) {
+    const seconds = Math.min(step, durationSeconds - elapsed);
+    elapsed += seconds;
+    ticks.push({ seconds, elapsed });
+  }
+  return ticks;
+}

@@ -137,7 +137,7 @@ describe('example tool folders', () => {
       },
       { name: 'approve_deployment', invocation: 'async', workflowType: 'STANDARD', workers: ['apply_deployment', 'plan_deployment', 'request_input'] },
       { name: 'quick_calculation', invocation: 'sync', workflowType: 'EXPRESS', workers: ['calculate'] },
-      { name: 'run_test_suite', invocation: 'both', workflowType: 'STANDARD', workers: ['report_test_suite'] },
+      { name: 'run_test_suite', invocation: 'both', workflowType: 'STANDARD', workers: ['plan_test_run', 'report_progress', 'report_test_suite'] },
     ]);
   });
 
@@ -234,6 +234,18 @@ describe('run_test_suite', () => {
       status: 'SUCCEEDED',
       output: { suite: 'checkout', passed: 113, failed: 7, durationSeconds: 30 },
     });
+  });
+
+  it('reports progress each second of its run', async () => {
+    await execute('run_test_suite', { suite: 'checkout', tests: 10, failures: 0, durationSeconds: 3 });
+    expect(reported).toEqual([1, 2, 3].map((elapsed) => ({ progress: elapsed, total: 3, message: `Ran ${elapsed} of 3 seconds` })));
+  });
+
+  it('reports an hour-long run 120 times, evenly, to stay within the execution history limit', async () => {
+    await execute('run_test_suite', { suite: 'nightly', tests: 10, failures: 0, durationSeconds: 3600 });
+    expect(reported).toHaveLength(120);
+    expect(reported.at(0)).toMatchObject({ progress: 30, total: 3600 });
+    expect(reported.at(-1)).toMatchObject({ progress: 3600, total: 3600 });
   });
 
   it('accepts failures equal to tests', async () => {

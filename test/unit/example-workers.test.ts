@@ -283,3 +283,19 @@ describe('apply_deployment', () => {
     await expect(applyDeployment({ plan, answer: { action: 'maybe' } })).rejects.toMatchObject({ name: 'InvalidWorkerInput' });
   });
 });
+
+describe('plan_test_run', () => {
+  it('cuts a run into one-second ticks, or 120 even ones when longer, summing to its duration', async () => {
+    const { handler } = await import('../../lambdas/handlers/workers/plan-test-run.ts');
+    expect(await handler({ durationSeconds: 0 })).toEqual({ ticks: [] });
+    expect((await handler({ durationSeconds: 3 })).ticks).toEqual([
+      { seconds: 1, elapsed: 1 },
+      { seconds: 1, elapsed: 2 },
+      { seconds: 1, elapsed: 3 },
+    ]);
+    const long = (await handler({ durationSeconds: 3599 })).ticks;
+    expect(long.length).toBeLessThanOrEqual(120);
+    expect(long.reduce((sum, tick) => sum + tick.seconds, 0)).toBe(3599);
+    expect(long.at(-1)!.elapsed).toBe(3599);
+  });
+});
