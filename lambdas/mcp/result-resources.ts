@@ -7,6 +7,7 @@
  * suggested -32002, which clients still accept).
  */
 import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import type { McpDeps } from './dialects/dialect.ts';
 import { toProtocolError } from './json-rpc-errors.ts';
 
@@ -19,9 +20,14 @@ const TEXT_TYPE = /^(text\/|application\/(json|xml|csv)\b)/;
 /** Registers `resources/read` (and an empty `resources/list`) for `ownerId` on `server`. */
 export function registerResultResources(server: Server, deps: McpDeps, ownerId: string): void {
   // Results are found through their links, never browsed.
-  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
-  server.setRequestHandler('resources/read', async (request) => {
-    const { uri } = request.params;
+  // Explicit param schemas: a malformed request is the client's mistake (-32602 naming the
+  // field), where the SDK's own schema would answer -32603 with its issue list.
+  const listParams = z.looseObject({ cursor: z.string({ message: 'cursor must be a string' }).optional() }).optional();
+  const readParams = z.looseObject({ uri: z.string({ message: 'uri must be a string' }) });
+  const anyResult = z.looseObject({});
+  server.setRequestHandler('resources/list', { params: listParams, result: anyResult }, async () => ({ resources: [] }));
+  server.setRequestHandler('resources/read', { params: readParams, result: anyResult }, async (params) => {
+    const { uri } = params;
     let stored;
     try {
       stored = await deps.operations.readResult(ownerId, uri);

@@ -105,11 +105,11 @@ const INVALID_PARAMS = -32602;
 // schema-invalid params with -32603 and the raw zod issue list (upstream: typescript-sdk issue #2284).
 // These fail until their owners fix them; then drop `.fails` and the KNOWN_DEFECTS entry.
 describe(`known defect: ${KNOWN_DEFECTS[0]!.name}`, () => {
-  it.fails('resources/read without a uri is "-32602 Invalid params", not an internal error (legacy era)', async () => {
+  it('resources/read without a uri is "-32602 Invalid params", not an internal error (legacy era)', async () => {
     expect(await errorOf(legacyHeaders(), { method: 'resources/read', params: {} })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('uri') });
   });
 
-  it.fails('resources/read with a number for its uri is "-32602 Invalid params" (2026-07-28)', async () => {
+  it('resources/read with a number for its uri is "-32602 Invalid params" (2026-07-28)', async () => {
     const params = { uri: 5, _meta: modernMeta() };
     expect(await errorOf(modernHeaders('resources/read'), { method: 'resources/read', params })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('uri') });
   });
@@ -118,7 +118,7 @@ describe(`known defect: ${KNOWN_DEFECTS[0]!.name}`, () => {
     expect(await errorOf(legacyHeaders(), { method: 'tools/list', params: { cursor: 5 } })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('cursor') });
   });
 
-  it.fails('resources/list with a number for its cursor is "-32602 Invalid params"', async () => {
+  it('resources/list with a number for its cursor is "-32602 Invalid params"', async () => {
     expect(await errorOf(legacyHeaders(), { method: 'resources/list', params: { cursor: 5 } })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('cursor') });
   });
 
