@@ -4,6 +4,8 @@
  * state between requests; everything lives in the operations core.
  */
 import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import { LOG_LEVELS } from '../operations/operation.ts';
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import { isObject } from '../shared/json-values.ts';
 import { validateArguments } from './argument-validator.ts';
@@ -41,7 +43,14 @@ export function createServerFactory(options: ServerFactoryOptions) {
   }
   return (era: Era, ownerId: string): Server => {
     const server = new Server(SERVER_INFO, {
-      capabilities: mergeCapabilities([{ tools: {} }, RESOURCES_CAPABILITY, options.capabilities?.(era), ...dialects.map((d) => d.capabilities?.(era))]),
+      capabilities: mergeCapabilities([
+        { tools: {} },
+        // "Servers that emit log message notifications MUST declare the logging capability" (both revisions).
+        { logging: {} },
+        RESOURCES_CAPABILITY,
+        options.capabilities?.(era),
+        ...dialects.map((d) => d.capabilities?.(era)),
+      ]),
       instructions:
         'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
     });
@@ -81,6 +90,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     };
 
     registerResultResources(server, deps, ownerId);
+    registerLogLevel(server, deps, ownerId);
     for (const dialect of dialects) dialect.register(server, deps, era, ownerId);
     return server;
   };
@@ -123,6 +133,26 @@ export function createServerFactory(options: ServerFactoryOptions) {
     const implied = dialects.filter((d) => !declared.includes(d) && d.impliedBy?.(view));
     return [...declared, ...implied, ...dialects.filter((d) => !declared.includes(d) && !implied.includes(d))];
   }
+}
+
+/**
+ * `logging/setLevel`, remembered per principal in the store: the server keeps no session,
+ * and a later call on any instance filters its log lines by it. The SDK's own handler
+ * would keep the level in this request's memory only.
+ */
+function registerLogLevel(server: Server, deps: McpDeps, ownerId: string): void {
+  // The level is checked here, so a missing one and a wrong one get the same answer.
+  server.setRequestHandler('logging/setLevel', { params: z.looseObject({}), result: z.looseObject({}) }, async (params, ctx) => {
+    const level = z.enum(LOG_LEVELS).safeParse(params.level);
+    // "Invalid log level: -32602 (Invalid params)"
+    if (!level.success) throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Invalid params: level must be one of ${LOG_LEVELS.join(', ')}`);
+    try {
+      await deps.operations.setLogLevel(ownerId, level.data);
+    } catch (error) {
+      throw toProtocolError(error, ctx.mcpReq.id, deps.logger);
+    }
+    return {};
+  });
 }
 
 function baseListing(tool: ToolSpec): ToolListing {

@@ -19,6 +19,7 @@ import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { MAX_REQUEST_ID_LENGTH, requestKeyOf, requestViewOf, type RequestView } from '../request-view.ts';
 import { finishBeforeResponse } from '../request-scope.ts';
 import { ServerRequests } from '../server-requests.ts';
+import { progressOf } from '../run-notifications.ts';
 import { publicCause, toCallToolResult } from '../tool-result.ts';
 import { MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
@@ -193,10 +194,14 @@ export const sep1391Dialect: AsyncDialect = {
         // Every question already being answered: the operation is back at work.
         const answering = record.status === 'input_required' && Object.keys(questions).length === 0;
         const statusMessage = answering ? statusMessageFor('working') : record.statusMessage;
+        // Progress "could be mitigated by allowing the ToolsAsyncStatusResult to contain progress
+        // information" (the SEP's review): the latest progress the run reported.
+        const progress = progressOf(record);
         return {
           status: answering ? 'working' : wireStatus(record.status),
           ...(error === undefined ? {} : { error }),
           ...(statusMessage === undefined ? {} : { statusMessage }),
+          ...(progress === undefined ? {} : { progress }),
           keepAlive: record.keepAliveSeconds,
           pollFrequency: record.pollIntervalSeconds,
           _operation: { token },

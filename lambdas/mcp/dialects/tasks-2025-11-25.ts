@@ -21,6 +21,7 @@ import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { isObject } from '../../shared/json-values.ts';
 import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { requestViewOf, type RequestView } from '../request-view.ts';
+import { PROGRESS_META_KEY, progressOf } from '../run-notifications.ts';
 import { ServerRequests } from '../server-requests.ts';
 import { boundedCursor, finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
@@ -200,7 +201,10 @@ export const tasks20251125Dialect: AsyncDialect = {
     server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
       handle(ctx, params, async (view) => {
         const { taskId } = parseParams(TaskIdParams, params, 'params');
-        return toTask(await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task'), deps);
+        const record = await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task');
+        // A Task has no progress field: the latest progress the run reported goes in the result's `_meta`.
+        const progress = progressOf(record);
+        return { ...toTask(record, deps), ...(progress === undefined ? {} : { _meta: { [PROGRESS_META_KEY]: progress } }) };
       }),
     );
 
