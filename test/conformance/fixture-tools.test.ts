@@ -53,14 +53,16 @@ describe('conformance fixture tools', () => {
       test_multiple_content_types: 'sync',
       test_sampling: 'sync',
       test_simple_text: 'sync',
+      test_tool_with_logging: 'sync',
+      test_tool_with_progress: 'sync',
       test_tool_with_task: 'async',
     });
     // http-header-validation calls the first tool a 2026-07-28 client without tasks sees, with no arguments.
     const firstListed = folders.map((f) => f.config).filter((c) => c.invocation !== 'async')[0]!;
     expect(firstListed.name).toBe('echo');
     expect(firstListed.inputSchema.required).toBeUndefined();
-    // Pure ASL: the only worker named is the built-in one that asks the client, which the stack provides.
-    expect([...new Set(folders.flatMap((f) => f.workers))]).toEqual(['request_input']);
+    // Pure ASL: the only workers named are the built-in ones (asking the client, reporting progress), which the stack provides.
+    expect([...new Set(folders.flatMap((f) => f.workers))].sort()).toEqual(['report_progress', 'request_input']);
     // A question needs .waitForTaskToken, which only STANDARD workflows have.
     for (const folder of folders.filter((f) => f.workers.includes('request_input'))) expect(folder.config.workflowType, folder.config.name).toBe('STANDARD');
     // tasks-mrtr-composition: the question goes back in the call's own rounds, before the task exists.

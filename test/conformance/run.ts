@@ -8,10 +8,10 @@
  * scenarios; the reference server's `test_*` content and elicitation/sampling tools;
  * `json_schema_2020_12_tool`, `test_custom_headers` and `echo`), then runs each scenario with
  * `npx -y -p node@22 -p @modelcontextprotocol/conformance@<version> conformance server`:
- * - 0.1.16: the generic scenarios, the `tools-call-*` content scenarios, and sampling and
- *   elicitation during a call (`tools-call-sampling`, `tools-call-elicitation`, SEP-1034
- *   defaults, SEP-1330 enums); not those that need a capability this server does not
- *   offer (progress and logging during a call, completions, resources and prompts);
+ * - 0.1.16: the generic scenarios, the `tools-call-*` content scenarios, progress and
+ *   logging during a call, and sampling and elicitation during a call (`tools-call-sampling`,
+ *   `tools-call-elicitation`, SEP-1034 defaults, SEP-1330 enums); not those that need a
+ *   capability this server does not offer (completions, listed resources and prompts);
  * - 0.2.0-alpha.12: every `tasks-*` scenario, every `input-required-result-*` scenario but
  *   the one that needs prompts (`input-required-result-non-tool-request`), then JSON Schema
  *   2020-12 and the SEP-2243 header scenarios, against the baseline in
@@ -48,8 +48,8 @@ const SUITES: readonly SuiteRun[] = [
       'tools-call-embedded-resource',
       'tools-call-mixed-content',
       'tools-call-error',
-      // tools-call-with-progress and tools-call-with-logging need notifications during a call
-      // (progress and logging while it runs), which is not served yet; their fixtures go with it.
+      'tools-call-with-progress',
+      'tools-call-with-logging',
       'tools-call-sampling',
       'tools-call-elicitation',
       'elicitation-sep1034-defaults',

@@ -13,7 +13,7 @@ import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { parseInputRequestId } from '../../lambdas/mcp/server-requests.ts';
 import { PROGRESS_META_KEY } from '../../lambdas/mcp/run-notifications.ts';
 import { startInputStack, type InputStack } from '../support/input-stack.ts';
-import { legacyRequest } from '../support/raw-mcp.ts';
+import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus, rpcError } from '../support/rpc-assertions.ts';
 import { openStream, postAnswer, type JsonRpcMessage } from '../support/sse-reader.ts';
 
@@ -170,6 +170,17 @@ describe('status answers while the run goes on', () => {
   it(`2025-11-25 tasks/get carries the statusMessage, and the latest progress in _meta["${PROGRESS_META_KEY}"]`, async () => {
     const created = ok(await legacyRequest(input.stack.url, 'tools/call', { name: 'progress_steps', arguments: {}, task: {} }));
     const get = () => legacyRequest(input.stack.url, 'tasks/get', { taskId: created.task.taskId });
+    await vi.waitFor(
+      async () => expect(ok(await get())).toMatchObject({ status: 'working', statusMessage: 'second step', _meta: { [PROGRESS_META_KEY]: STEPS[1] } }),
+      { interval: 100, timeout: 15_000 },
+    );
+    expect(await pollUntilStatus(get, ['completed'])).toMatchObject({ _meta: { [PROGRESS_META_KEY]: STEPS[2] } });
+  });
+
+  it(`Tasks-extension tasks/get carries the statusMessage, and the latest progress in _meta["${PROGRESS_META_KEY}"]`, async () => {
+    const tasks = { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const created = ok(await modernRequest(input.stack.url, 'tools/call', { name: 'progress_steps', arguments: {} }, tasks));
+    const get = () => modernRequest(input.stack.url, 'tasks/get', { taskId: created.taskId }, tasks);
     await vi.waitFor(
       async () => expect(ok(await get())).toMatchObject({ status: 'working', statusMessage: 'second step', _meta: { [PROGRESS_META_KEY]: STEPS[1] } }),
       { interval: 100, timeout: 15_000 },

@@ -14,6 +14,7 @@ import type { SyncStepInput } from '../../operations/operations-service.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, type RoundCall } from '../input-responses.ts';
 import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
+import { PROGRESS_META_KEY, progressOf } from '../run-notifications.ts';
 import { requestViewOf, type RequestView } from '../request-view.ts';
 import { finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
@@ -187,8 +188,10 @@ export const tasks20260728Dialect: AsyncDialect = {
       handle('tasks/get', ctx, params, async (view) => {
         const { taskId } = parseParams(TaskIdParams, params, 'params');
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task');
-        // "The resultType field MUST be set to "complete" on this object"
-        return { resultType: 'complete', ...detailedTask(record, deps) };
+        // "The resultType field MUST be set to "complete" on this object". A Task has no progress
+        // field: the latest progress the run reported goes in the result's `_meta`.
+        const progress = progressOf(record);
+        return { resultType: 'complete', ...detailedTask(record, deps), ...(progress === undefined ? {} : { _meta: { [PROGRESS_META_KEY]: progress } }) };
       }),
     );
 
