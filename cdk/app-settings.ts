@@ -1,11 +1,11 @@
 /**
  * The app's settings, from CDK context (`cdk deploy -c key=value` or cdk.json), so a
- * deployment can point at another tools directory or open the URL without code changes.
+ * deployment can point at another tools directory or choose who may call without code changes.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import type { Node } from 'constructs';
 import * as z from 'zod';
+import type { McpAuth } from './mcp-auth.ts';
 import { DEFAULT_TOOLS_DIR } from './repo-paths.ts';
 
 export const CONTEXT_KEYS = {
@@ -15,8 +15,22 @@ export const CONTEXT_KEYS = {
   toolsDir: 'toolsDir',
   /** Worker modules directory, relative to the working directory. */
   workersDir: 'workersDir',
-  /** `AWS_IAM` (default) or `NONE`. */
+  /** `iam` (default), `oauth` (implied by `oauthIssuer`) or `none`. */
+  auth: 'auth',
+  /** Deprecated spelling: `AWS_IAM` is `auth=iam`, `NONE` is `auth=none`. */
   functionUrlAuthType: 'functionUrlAuthType',
+  /** With `auth=iam`: `role` (default) or `session`. */
+  principalScope: 'principalScope',
+  /** The OAuth issuer; turns OAuth on. */
+  oauthIssuer: 'oauthIssuer',
+  /** The `aud` tokens must carry (default: the resource URL). */
+  oauthAudience: 'oauthAudience',
+  /** Scopes every token must hold, separated by spaces or commas. */
+  oauthScopes: 'oauthScopes',
+  /** The URL clients connect to, when a custom domain is in front of the Function URL. */
+  oauthResourceUrl: 'oauthResourceUrl',
+  /** Origins browser-based clients may call from, separated by commas (Function URL CORS). */
+  corsAllowedOrigins: 'corsAllowedOrigins',
   /** `true` turns on X-Ray tracing. */
   tracing: 'tracing',
   /** Active operations per principal (default 100). */
@@ -36,7 +50,9 @@ export interface AppSettings {
   toolsDir: string;
   /** Absent: the construct's default (the repository's workers). */
   workersDir?: string;
-  functionUrlAuthType: FunctionUrlAuthType;
+  auth: McpAuth;
+  /** Absent: no CORS. */
+  corsAllowedOrigins?: string[];
   tracing: boolean;
   /** Absent: the construct's default. */
   maxActiveOperations?: number;
@@ -54,7 +70,14 @@ const Settings = z.object({
   stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'a stack name is letters, digits and hyphens, starting with a letter').default('AsyncMcp'),
   toolsDir: z.string().min(1).optional(),
   workersDir: z.string().min(1).optional(),
-  functionUrlAuthType: z.enum(['AWS_IAM', 'NONE']).default('AWS_IAM'),
+  auth: z.enum(['iam', 'oauth', 'none']).optional(),
+  functionUrlAuthType: z.enum(['AWS_IAM', 'NONE']).optional(),
+  principalScope: z.enum(['role', 'session']).optional(),
+  oauthIssuer: z.string().min(1).optional(),
+  oauthAudience: z.string().min(1).optional(),
+  oauthScopes: z.union([z.string(), z.array(z.string())]).optional(),
+  oauthResourceUrl: z.string().min(1).optional(),
+  corsAllowedOrigins: z.union([z.string(), z.array(z.string().min(1))]).optional(),
   tracing: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
   maxActiveOperations: positiveWholeNumber.optional(),
   handleTools: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
@@ -74,13 +97,15 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     const key = CONTEXT_KEYS[issue.path[0] as keyof typeof CONTEXT_KEYS] ?? String(issue.path[0]);
     throw new Error(`Invalid context "${key}": ${issue.message}`);
   }
+  const data = parsed.data;
   const { toolsDir, workersDir, maxActiveOperations, mcpReservedConcurrency, statusSyncReservedConcurrency, workerReservedConcurrency } = parsed.data;
   const fromCwd = (dir: string) => (isAbsolute(dir) ? dir : resolve(cwd, dir));
   return {
     stackName: parsed.data.stackName,
     toolsDir: toolsDir === undefined ? DEFAULT_TOOLS_DIR : fromCwd(toolsDir),
     ...(workersDir === undefined ? {} : { workersDir: fromCwd(workersDir) }),
-    functionUrlAuthType: parsed.data.functionUrlAuthType === 'NONE' ? FunctionUrlAuthType.NONE : FunctionUrlAuthType.AWS_IAM,
+    auth: authFrom(data),
+    ...(data.corsAllowedOrigins === undefined ? {} : { corsAllowedOrigins: list(data.corsAllowedOrigins) }),
     tracing: parsed.data.tracing,
     maxActiveOperations,
     handleTools: parsed.data.handleTools,
@@ -88,4 +113,37 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     statusSyncReservedConcurrency,
     workerReservedConcurrency,
   };
+}
+
+/** The `auth` prop the context keys describe; throws naming the key that does not fit. */
+function authFrom(data: z.infer<typeof Settings>): McpAuth {
+  if (data.auth !== undefined && data.functionUrlAuthType !== undefined) {
+    throw new Error(`Invalid context "${CONTEXT_KEYS.functionUrlAuthType}": set ${CONTEXT_KEYS.auth} alone (functionUrlAuthType is deprecated)`);
+  }
+  const oauthKeys = (['oauthAudience', 'oauthScopes', 'oauthResourceUrl'] as const).filter((key) => data[key] !== undefined);
+  const legacy = data.functionUrlAuthType === undefined ? undefined : data.functionUrlAuthType === 'NONE' ? 'none' : 'iam';
+  const kind = data.auth ?? legacy ?? (data.oauthIssuer !== undefined ? 'oauth' : 'iam');
+  if (kind !== 'oauth' && data.oauthIssuer !== undefined) {
+    throw new Error(`Invalid context "${CONTEXT_KEYS.oauthIssuer}": OAuth needs auth=oauth, not ${data.auth ?? data.functionUrlAuthType}`);
+  }
+  if (kind !== 'oauth' && oauthKeys.length > 0) throw new Error(`Invalid context "${oauthKeys[0]}": it needs ${CONTEXT_KEYS.oauthIssuer}`);
+  if (kind !== 'iam' && data.principalScope !== undefined) {
+    throw new Error(`Invalid context "${CONTEXT_KEYS.principalScope}": it applies to auth=iam only`);
+  }
+  if (kind === 'none') return { kind };
+  if (kind === 'iam') return { kind, ...(data.principalScope ? { principalScope: data.principalScope } : {}) };
+  if (data.oauthIssuer === undefined) throw new Error(`Invalid context "${CONTEXT_KEYS.oauthIssuer}": auth=oauth needs the issuer`);
+  const scopes = data.oauthScopes === undefined ? [] : list(data.oauthScopes);
+  return {
+    kind,
+    issuer: data.oauthIssuer,
+    ...(data.oauthAudience ? { audience: data.oauthAudience } : {}),
+    ...(scopes.length > 0 ? { requiredScopes: scopes } : {}),
+    ...(data.oauthResourceUrl ? { resourceUrl: data.oauthResourceUrl } : {}),
+  };
+}
+
+/** A list from the CLI (separated by spaces or commas) or from cdk.json (an array). */
+function list(value: string | string[]): string[] {
+  return (typeof value === 'string' ? value.split(/[\s,]+/) : value).map((item) => item.trim()).filter(Boolean);
 }

@@ -2,11 +2,13 @@
  * AsyncMcpServer: the whole async MCP server as one construct (DESIGN §6).
  * The operations table, the MCP Lambda behind a Function URL, one state machine per
  * tool folder (none for a tool naming an existing machine), one Lambda per worker the
- * definitions name, and status sync, wired with least-privilege grants.
+ * definitions name, and status sync, wired with least-privilege grants. Who may call is the
+ * `auth` prop (mcp-auth.ts); IAM callers are granted with `grantInvoke`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Aws, Duration, Names, RemovalPolicy } from 'aws-cdk-lib';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { FunctionUrlAuthType, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -20,6 +22,7 @@ import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { BundledFunction } from './bundled-function.ts';
 import { ResultsBucket } from './results-bucket.ts';
 import { ExistingToolStateMachine } from './existing-tool-state-machine.ts';
+import { mcpCorsOptions, resolveMcpAuth, type McpAuth } from './mcp-auth.ts';
 import { OperationsTable } from './operations-table.ts';
 import { DEFAULT_WORKERS_DIR, MCP_HTTP_ENTRY, STATUS_SYNC_ENTRY } from './repo-paths.ts';
 import { ServerKey } from './server-key.ts';
@@ -46,10 +49,34 @@ export interface AsyncMcpServerProps {
    */
   readonly workersDir?: string;
   /**
-   * Who may call the Function URL. `NONE` leaves the server open to anyone with the URL.
+   * Who may call the MCP endpoint:
+   * - `{ kind: 'iam', principalScope? }`: SigV4-signed requests; grant callers with `grantInvoke`;
+   * - `{ kind: 'oauth', issuer, audience?, requiredScopes?, resourceUrl? }`: an OAuth 2.1 resource
+   *   server; the Function URL is `NONE` and the MCP Lambda checks a bearer token on every request;
+   * - `{ kind: 'none' }`: anyone with the URL, all as one principal (trials only).
+   * @default { kind: 'iam', principalScope: 'role' }
+   */
+  readonly auth?: McpAuth;
+  /**
+   * @deprecated use `auth`: `AWS_IAM` is `{ kind: 'iam' }`, `NONE` is `{ kind: 'none' }`.
    * @default FunctionUrlAuthType.AWS_IAM
    */
   readonly functionUrlAuthType?: FunctionUrlAuthType;
+  /**
+   * Origins browser-based MCP clients may call from (Function URL CORS), or `['*']`. The
+   * Function URL answers preflights; `WWW-Authenticate` and `Mcp-Session-Id` are exposed.
+   * @default - no CORS: browsers may not call the URL from another origin
+   */
+  readonly corsAllowedOrigins?: readonly string[];
+  /**
+   * How long the status-sync dead-letter queue keeps a message. Messages hold whole
+   * Step Functions status-change events, tool inputs and outputs included, and are of no use
+   * once the operation's record has expired, so by default they live no longer than it can:
+   * the longest keepAlive any STANDARD tool grants (the server's `maxKeepAliveSeconds`,
+   * lowered by the tools' own maximum), within SQS's bounds of 1 minute to 14 days.
+   * @default - the keepAlive bound, at most 14 days
+   */
+  readonly deadLetterRetention?: Duration;
   /**
    * What happens to the operations table when it leaves the stack.
    * @default RemovalPolicy.RETAIN
@@ -145,6 +172,8 @@ export class AsyncMcpServer extends Construct {
   public readonly workerFunctions: ReadonlyMap<string, NodejsFunction>;
   /** Absent when every tool is EXPRESS (Step Functions emits no status events for those). */
   public readonly statusSync?: StatusSync;
+  /** Who may call the MCP endpoint (an IAM server's `principalScope` filled in). */
+  public readonly auth: McpAuth;
 
   constructor(scope: Construct, id: string, props: AsyncMcpServerProps) {
     super(scope, id);
@@ -204,6 +233,8 @@ export class AsyncMcpServer extends Construct {
       [ENV.maxBlockingSeconds]: String(maxBlockingSeconds),
       [ENV.maxActiveOperations]: String(maxActiveOperations),
     };
+    const access = resolveMcpAuth(props.auth, props.functionUrlAuthType);
+    this.auth = access.auth;
     const tools = props.tools;
     const mcp = new BundledFunction(this, 'Mcp', {
       entry: MCP_HTTP_ENTRY,
@@ -218,6 +249,7 @@ export class AsyncMcpServer extends Construct {
         [ENV.secretArn]: this.serverKey.secret.secretArn,
         ...limitsEnvironment,
         ...(props.handleTools ? { [ENV.handleTools]: '1' } : {}),
+        ...access.environment,
       },
       logRetention,
       tracing,
@@ -236,14 +268,17 @@ export class AsyncMcpServer extends Construct {
     // An answer resumes the state that asked; only a deployed definition can call the request-input worker.
     for (const machine of machines.values()) if (machine.asksForInput) machine.grantTaskResponse(this.mcpFunction);
 
-    const authType = props.functionUrlAuthType ?? FunctionUrlAuthType.AWS_IAM;
     // Streaming, not BUFFERED: a server-to-client request or a progress notification written to an
     // SSE stream must reach the client while the call waits, not when the response ends.
-    this.functionUrl = this.mcpFunction.addFunctionUrl({ authType, invokeMode: InvokeMode.RESPONSE_STREAM });
-    if (authType === FunctionUrlAuthType.NONE) {
+    this.functionUrl = this.mcpFunction.addFunctionUrl({
+      authType: access.urlAuthType,
+      invokeMode: InvokeMode.RESPONSE_STREAM,
+      ...(props.corsAllowedOrigins ? { cors: mcpCorsOptions(props.corsAllowedOrigins, props.tools) } : {}),
+    });
+    if (this.auth.kind === 'none') {
       Annotations.of(this).addWarningV2(
         'async-mcp:function-url-auth-none',
-        'The MCP Function URL has auth type NONE: anyone who learns the URL can call every tool. Use it for trials only; the default is AWS_IAM.',
+        "The MCP Function URL has auth type NONE and no OAuth: anyone who learns the URL can call every tool. Use it for trials only; the default is auth { kind: 'iam' }.",
       );
     }
 
@@ -256,11 +291,26 @@ export class AsyncMcpServer extends Construct {
         logRetention,
         tracing,
         reservedConcurrentExecutions: reserved.statusSync,
+        deadLetterRetention: props.deadLetterRetention ?? keepAliveBound(props, maxKeepAliveSeconds),
       });
       // Status sync writes terminal results, and spills the large ones.
       this.statusSync.function.function.addEnvironment(ENV.resultsBucket, this.results.bucket.bucketName);
       this.results.grantWriteResults(this.statusSync.function.function);
     }
+  }
+
+  /**
+   * Lets `grantee` call the MCP endpoint of an `iam` server: `lambda:InvokeFunctionUrl` for an
+   * `AWS_IAM` URL, and `lambda:InvokeFunction` only with `lambda:InvokedViaFunctionUrl = true`.
+   * Plain `lambda:InvokeFunction` would let the grantee invoke the function directly with a
+   * hand-made event naming any caller, and so act as anyone. A grantee in another account gets
+   * both statements in the function's resource policy; it still needs its own identity policy.
+   */
+  public grantInvoke(grantee: IGrantable): Grant {
+    if (this.auth.kind !== 'iam') {
+      throw new Error(`grantInvoke is for an IAM-authenticated server; this one has auth kind '${this.auth.kind}', whose callers need no IAM grant`);
+    }
+    return this.mcpFunction.grantInvokeUrl(grantee);
   }
 
   /** One Lambda per distinct `${Worker_<name>}` across all definitions. */
@@ -312,6 +362,22 @@ export class AsyncMcpServer extends Construct {
 /** Whether a worker module imports the results helper (lambdas/results/write-result.ts). */
 function usesResultsHelper(entry: string): boolean {
   return /from\s+['"][^'"]*results\/write-result(\.ts)?['"]/.test(readFileSync(entry, 'utf8'));
+}
+
+/** SQS's bounds on a queue's message retention. */
+const SQS_RETENTION = { min: Duration.minutes(1), max: Duration.days(14) };
+
+/**
+ * The longest a record of a STANDARD tool can outlive its run (OperationsService.grantKeepAlive),
+ * within SQS's bounds: unlimited when the server allows it and a tool sets no maximum.
+ */
+function keepAliveBound(props: AsyncMcpServerProps, serverMax: number): Duration {
+  const standard = buildToolCatalog(props.tools, () => '').tools.filter((tool) => tool.workflowType === 'STANDARD');
+  const bounds = standard.map(({ timing: { maxKeepAliveSeconds: toolMax } }) =>
+    toolMax === null ? (props.allowUnlimitedKeepAlive ? Infinity : serverMax) : Math.min(toolMax, serverMax),
+  );
+  const seconds = Math.max(...bounds);
+  return Duration.seconds(Math.min(Math.max(seconds, SQS_RETENTION.min.toSeconds()), SQS_RETENTION.max.toSeconds()));
 }
 
 function positiveWholeNumber(name: string, value: number): number {

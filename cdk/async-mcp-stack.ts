@@ -16,12 +16,17 @@ export class AsyncMcpStack extends Stack {
       description: 'The MCP endpoint: the Function URL with the path the local server uses',
       value: `${this.server.functionUrl.url}mcp`,
     });
+    new CfnOutput(this, 'McpAuth', {
+      description: 'How callers authenticate to the MCP endpoint: iam (SigV4), oauth (bearer tokens checked by the Lambda) or none',
+      value: this.server.auth.kind,
+    });
     new CfnOutput(this, 'FunctionUrlAuthType', {
-      description: 'How callers authenticate to the MCP endpoint',
+      description: 'The Function URL auth type (NONE with OAuth: the Lambda checks every token)',
       value: this.server.functionUrl.authType,
     });
     new CfnOutput(this, 'McpFunctionArn', {
-      description: 'The MCP Lambda: IAM callers need lambda:InvokeFunctionUrl and lambda:InvokeFunction on it',
+      description:
+        'The MCP Lambda: IAM callers need lambda:InvokeFunctionUrl, and lambda:InvokeFunction only with the condition lambda:InvokedViaFunctionUrl = true',
       value: this.server.mcpFunction.functionArn,
     });
     new CfnOutput(this, 'OperationsTableName', {

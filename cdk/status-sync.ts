@@ -5,7 +5,8 @@
  * a DescribeExecution (about 15/s per account) on a later poll. The rule's pattern is
  * `statusChangePattern`, the one the local event bus applies, so both forward the same
  * events. Failed deliveries and failed invocations land in one dead-letter queue; a
- * status read reconciles whatever is still missing.
+ * status read reconciles whatever is still missing. Its messages hold whole events (tool
+ * inputs and outputs), so they are kept only as long as asked.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Rule, type EventPattern } from 'aws-cdk-lib/aws-events';
@@ -44,6 +45,8 @@ export interface StatusSyncProps {
    * @default - none: it shares the account's unreserved concurrency
    */
   readonly reservedConcurrentExecutions?: number;
+  /** How long the dead-letter queue keeps a message: from 1 minute to 14 days (SQS's bounds). */
+  readonly deadLetterRetention: Duration;
 }
 
 export class StatusSync extends Construct {
@@ -55,11 +58,15 @@ export class StatusSync extends Construct {
   constructor(scope: Construct, id: string, props: StatusSyncProps) {
     super(scope, id);
     if (props.stateMachines.length === 0) throw new Error('StatusSync needs at least one STANDARD state machine');
+    const retention = props.deadLetterRetention.toSeconds();
+    if (!Number.isInteger(retention) || retention < 60 || retention > 14 * 24 * 3600) {
+      throw new Error(`deadLetterRetention must be a whole number of seconds from 1 minute to 14 days, got ${props.deadLetterRetention.toHumanString()}`);
+    }
 
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: props.deadLetterRetention,
     });
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',

@@ -1,19 +1,27 @@
 /**
  * `npm start`: the whole stack on this machine (see local-stack.ts).
- * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR, --workers DIR.
+ * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR, --workers DIR,
+ * --oauth-issuer URL, --oauth-audience AUD, --oauth-scopes "a b" (an OAuth 2.1 resource server).
  */
 import { parseArgs } from 'node:util';
+import { OAuthConfigError } from '../lambdas/auth/oauth-config.ts';
 import { handleToolsFromEnv, limitsFromEnv } from '../lambdas/handlers/environment.ts';
 import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
+import { oauthOptionsFrom } from './oauth-options.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
+                    [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"]]
 
   --port N      port of the MCP endpoint (0 picks a free one)
   --host HOST   address to bind; keep it on loopback
   --data DIR    keep operations and execution history in DIR across restarts (default: in memory)
   --tools DIR   the tools directory (default: $ASYNC_MCP_TOOLS_DIR or ./state-machines)
   --workers DIR the worker modules the tools name (default: $ASYNC_MCP_WORKERS_DIR or ./lambdas/handlers/workers)
+  --oauth-issuer URL    be an OAuth 2.1 resource server: every request needs a bearer token from this
+                        issuer (https; http only on loopback) (default: $ASYNC_MCP_OAUTH_ISSUER; off)
+  --oauth-audience AUD  the aud tokens must carry (default: $ASYNC_MCP_OAUTH_AUDIENCE, else the server's URL)
+  --oauth-scopes "a b"  scopes every token must hold (default: $ASYNC_MCP_OAUTH_SCOPES; none)
 
 Environment: ASYNC_MCP_MAX_ACTIVE_OPERATIONS (active operations per principal, default 100),
 ASYNC_MCP_HANDLE_TOOLS=1 (handle tools for clients without async support),
@@ -29,6 +37,9 @@ async function main(): Promise<void> {
         data: { type: 'string' },
         tools: { type: 'string' },
         workers: { type: 'string' },
+        'oauth-issuer': { type: 'string' },
+        'oauth-audience': { type: 'string' },
+        'oauth-scopes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -48,9 +59,11 @@ async function main(): Promise<void> {
   }
   let limits;
   let handleTools;
+  let oauth;
   try {
     limits = limitsFromEnv();
     handleTools = handleToolsFromEnv();
+    oauth = oauthOptionsFrom(values, process.env);
   } catch (error) {
     console.error(`Cannot start: ${(error as Error).message}`);
     process.exit(2);
@@ -68,9 +81,10 @@ async function main(): Promise<void> {
       handleTools,
       ...(values.host ? { host: values.host } : {}),
       ...(values.data ? { dataDir: values.data } : {}),
+      ...(oauth ? { oauth } : {}),
     });
   } catch (error) {
-    if (error instanceof ToolFolderError) {
+    if (error instanceof ToolFolderError || error instanceof OAuthConfigError) {
       console.error(`Cannot start: ${error.message}`);
       process.exit(1);
     }
@@ -79,6 +93,9 @@ async function main(): Promise<void> {
 
   console.log(`async-mcp is serving MCP at ${stack.url.href}`);
   console.log(`Data: ${values.data ? `kept in ${values.data}` : 'in memory (use --data DIR to keep it)'}`);
+  if (oauth) {
+    console.log(`OAuth: bearer tokens from ${oauth.issuer}, audience ${oauth.audience ?? stack.url.href}${oauth.requiredScopes?.length ? `, scopes ${oauth.requiredScopes.join(' ')}` : ''}`);
+  }
   console.log('Tools:');
   for (const tool of stack.catalog.tools) {
     console.log(`  ${tool.name.padEnd(24)} ${tool.invocation.padEnd(5)} ${tool.workflowType.padEnd(8)} ${tool.title ?? ''}`);

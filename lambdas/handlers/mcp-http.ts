@@ -1,18 +1,20 @@
 /**
  * Lambda entry point for the MCP endpoint behind a Function URL (payload v2.0, invoke mode
  * RESPONSE_STREAM). Wiring only: clients and the tool catalog are built once per container,
- * and the shared fetch handler's responses are streamed as they are produced.
+ * the caller is authenticated at the edge (function-url-principal.ts), and the shared fetch
+ * handler's responses are streamed as they are produced.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
+import { authenticatedFunctionUrlFetch, functionUrlAuthFromEnv } from '../aws/function-url-principal.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { createAsyncMcpApp } from '../app/async-mcp-app.ts';
+import { consoleLogger } from '../logging/logger.ts';
 import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../tools/state-machine-names.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { loadToolFolders } from '../tools/tool-folder.ts';
@@ -31,12 +33,10 @@ const app = createAsyncMcpApp({
   secretKey: secretsManagerKey(requiredEnv(ENV.secretArn)),
 });
 
-/** Lambda entry point, wrapped by `awslambda.streamifyResponse`. */
-export const handler = streamingFunctionUrlHandler((request, event) => app.fetch(request, principalOf(event)));
+// Who may call (IAM, OAuth or nobody in particular) is the construct's `auth` prop; a bad setting fails the cold start.
+const serve = authenticatedFunctionUrlFetch((request, principal) => app.fetch(request, principal), functionUrlAuthFromEnv(process.env), {
+  logger: consoleLogger,
+});
 
-/** With AWS_IAM auth the caller's ARN is the principal; a NONE URL has one shared anonymous principal. */
-function principalOf(event: LambdaFunctionURLEvent): string {
-  const { authorizer } = event.requestContext as { authorizer?: { iam?: { userArn?: string; callerId?: string } } };
-  const iam = authorizer?.iam;
-  return iam?.userArn ?? iam?.callerId ?? 'anonymous';
-}
+/** Lambda entry point, wrapped by `awslambda.streamifyResponse`. */
+export const handler = streamingFunctionUrlHandler(serve);

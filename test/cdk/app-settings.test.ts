@@ -2,7 +2,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
-import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { readAppSettings } from '../../cdk/app-settings.ts';
 import { DEFAULT_TOOLS_DIR } from '../../cdk/repo-paths.ts';
 
@@ -14,7 +13,7 @@ describe('readAppSettings', () => {
     expect(settingsFrom({})).toEqual({
       stackName: 'AsyncMcp',
       toolsDir: DEFAULT_TOOLS_DIR,
-      functionUrlAuthType: FunctionUrlAuthType.AWS_IAM,
+      auth: { kind: 'iam' },
       tracing: false,
       handleTools: false,
     });
@@ -27,10 +26,44 @@ describe('readAppSettings', () => {
       stackName: 'AsyncMcpDev',
       toolsDir: resolve(elsewhere, 'my-tools'),
       workersDir: resolve(elsewhere, 'my-workers'),
-      functionUrlAuthType: FunctionUrlAuthType.NONE,
+      auth: { kind: 'none' },
       tracing: true,
       handleTools: false,
     });
+  });
+
+  it('chooses who may call with auth=iam|oauth|none, principalScope and the oauth* keys', () => {
+    expect(settingsFrom({ auth: 'iam', principalScope: 'session' }).auth).toEqual({ kind: 'iam', principalScope: 'session' });
+    expect(settingsFrom({ auth: 'none' }).auth).toEqual({ kind: 'none' });
+    expect(settingsFrom({ functionUrlAuthType: 'AWS_IAM' }).auth).toEqual({ kind: 'iam' });
+    const issuer = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example';
+    // An issuer alone turns OAuth on; scopes come space- or comma-separated from the CLI, or as a cdk.json array.
+    expect(settingsFrom({ oauthIssuer: issuer, oauthAudience: 'api://mcp', oauthScopes: 'mcp/tools, mcp/admin', oauthResourceUrl: 'https://mcp.example.com/mcp' }).auth).toEqual({
+      kind: 'oauth',
+      issuer,
+      audience: 'api://mcp',
+      requiredScopes: ['mcp/tools', 'mcp/admin'],
+      resourceUrl: 'https://mcp.example.com/mcp',
+    });
+    expect(settingsFrom({ auth: 'oauth', oauthIssuer: issuer, oauthScopes: ['a', 'b'] }).auth).toEqual({ kind: 'oauth', issuer, requiredScopes: ['a', 'b'] });
+  });
+
+  it('takes CORS origins, comma-separated or as an array', () => {
+    expect(settingsFrom({ corsAllowedOrigins: 'https://a.example.com,https://b.example.com' }).corsAllowedOrigins).toEqual(['https://a.example.com', 'https://b.example.com']);
+    expect(settingsFrom({ corsAllowedOrigins: ['*'] }).corsAllowedOrigins).toEqual(['*']);
+    expect(settingsFrom({}).corsAllowedOrigins).toBeUndefined();
+  });
+
+  it('refuses auth settings that contradict each other, naming the key', () => {
+    const issuer = 'https://issuer.example.com';
+    expect(() => settingsFrom({ auth: 'oauth' })).toThrow(/Invalid context "oauthIssuer": auth=oauth needs the issuer/);
+    expect(() => settingsFrom({ auth: 'iam', oauthIssuer: issuer })).toThrow(/Invalid context "oauthIssuer"/);
+    expect(() => settingsFrom({ functionUrlAuthType: 'AWS_IAM', oauthIssuer: issuer })).toThrow(/Invalid context "oauthIssuer"/);
+    expect(() => settingsFrom({ auth: 'iam', functionUrlAuthType: 'NONE' })).toThrow(/Invalid context "functionUrlAuthType"/);
+    expect(() => settingsFrom({ oauthScopes: 'a' })).toThrow(/Invalid context "oauthScopes": it needs oauthIssuer/);
+    expect(() => settingsFrom({ oauthIssuer: issuer, principalScope: 'role' })).toThrow(/Invalid context "principalScope"/);
+    expect(() => settingsFrom({ principalScope: 'user' })).toThrow(/Invalid context "principalScope"/);
+    expect(() => settingsFrom({ auth: 'open' })).toThrow(/Invalid context "auth"/);
   });
 
   it('turns on handle tools with handleTools=true, as a CLI string or a cdk.json boolean', () => {

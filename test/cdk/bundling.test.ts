@@ -131,7 +131,8 @@ describe('bundled assets', () => {
     }
   });
 
-  it('serve tools/list from the MCP bundle, streamed through the awslambda global, reading the bundled tool folders', () => {
+  /** Runs the MCP bundle's handler on one Function URL event, as the Lambda runtime would. */
+  function runMcpBundle(authorizer: object | undefined, environment: Record<string, string> = {}) {
     const dir = lambdaLikeCopy(assetDirOf(stack.server.mcpFunction));
     const event = {
       version: '2.0',
@@ -149,12 +150,13 @@ describe('bundled assets', () => {
         stage: '$default',
         time: '01/Jan/2026:00:00:00 +0000',
         timeEpoch: 0,
+        ...(authorizer ? { authorizer } : {}),
       },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       isBase64Encoded: false,
     };
     // The Lambda Node.js runtime's global, as far as the handler uses it.
-    const run = runNode(
+    return runNode(
       dir,
       `import { Writable } from 'node:stream';
        let streamified = false;
@@ -175,8 +177,34 @@ describe('bundled assets', () => {
         [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:123456789012:stateMachine:Test-',
         // The same layout as /var/task on Lambda.
         [ENV.toolsDir]: join(dir, BUNDLED_TOOLS_DIR),
+        ...environment,
       },
     );
+  }
+
+  // The caller an AWS_IAM Function URL verified (the default auth).
+  const signedCaller = {
+    iam: { accountId: '123456789012', callerId: 'AROAEXAMPLE:session', userArn: 'arn:aws:sts::123456789012:assumed-role/McpClient/session', userId: 'AROAEXAMPLE' },
+  };
+
+  it('refuse, from the MCP bundle, a request under AWS_IAM that carries no verified caller (403, never anonymous)', () => {
+    const run = runMcpBundle(undefined);
+    expect(run.status, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { prelude: { statusCode: number }; body: string };
+    expect(result.prelude.statusCode).toBe(403);
+    expect(JSON.parse(result.body)).toMatchObject({ error: 'forbidden' });
+  });
+
+  it('answer, from the MCP bundle with OAuth on, a request without a token with 401 naming the metadata at the Function URL', () => {
+    const run = runMcpBundle(undefined, { ASYNC_MCP_AUTH: 'oauth', ASYNC_MCP_OAUTH_ISSUER: 'https://issuer.example.com' });
+    expect(run.status, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { prelude: { statusCode: number; headers: Record<string, string> } };
+    expect(result.prelude.statusCode).toBe(401);
+    expect(result.prelude.headers['www-authenticate']).toBe('Bearer resource_metadata="https://example.lambda-url.us-east-1.on.aws/.well-known/oauth-protected-resource/mcp"');
+  });
+
+  it('serve tools/list from the MCP bundle, streamed through the awslambda global, reading the bundled tool folders', () => {
+    const run = runMcpBundle(signedCaller);
     expect(run.status, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { streamified: boolean; prelude: { statusCode: number }; body: string; finished: boolean };
     expect(result.streamified).toBe(true);

@@ -5,14 +5,17 @@
 import { describe, expect, it } from 'vitest';
 import { Stack, Validations, type App } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AccountPrincipal, ArnPrincipal, Role } from 'aws-cdk-lib/aws-iam';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { buildStack, repoTools, testApp, toolsWithInputFixtures, type StackOverrides } from './cdk-test-app.ts';
 
-async function checkedApp(overrides: StackOverrides, tools?: ToolFolder[]): Promise<App> {
+async function checkedApp(overrides: StackOverrides, tools?: ToolFolder[], extend?: (stack: AsyncMcpStack) => void): Promise<App> {
   const app = testApp();
-  buildStack(app, tools ?? (await repoTools()), overrides);
+  const stack = buildStack(app, tools ?? (await repoTools()), overrides);
+  extend?.(stack);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return app;
 }
@@ -47,6 +50,24 @@ describe('AwsSolutionsChecks', () => {
       mcpReservedConcurrency: 50,
       statusSyncReservedConcurrency: 5,
       workerReservedConcurrency: 20,
+    });
+    expect(() => app.synth()).not.toThrow();
+    expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });
+  });
+
+  it('passes with OAuth on (a NONE URL whose Lambda checks tokens), required scopes and CORS for browser clients', async () => {
+    const app = await checkedApp({
+      auth: { kind: 'oauth', issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example', requiredScopes: ['mcp/tools'] },
+      corsAllowedOrigins: ['https://inspector.example.com'],
+    });
+    expect(() => app.synth()).not.toThrow();
+    expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });
+  });
+
+  it('passes with IAM on, session-scoped principals and callers granted with grantInvoke, in the account and in another', async () => {
+    const app = await checkedApp({ auth: { kind: 'iam', principalScope: 'session' } }, undefined, (stack) => {
+      stack.server.grantInvoke(new Role(stack, 'McpCaller', { assumedBy: new AccountPrincipal(stack.account) }));
+      stack.server.grantInvoke(new ArnPrincipal('arn:aws:iam::210987654321:role/McpClient'));
     });
     expect(() => app.synth()).not.toThrow();
     expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });

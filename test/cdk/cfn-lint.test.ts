@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { Duration } from 'aws-cdk-lib';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { buildStack, repoTools, testApp, type StackOverrides } from './cdk-test-app.ts';
 
@@ -16,6 +17,7 @@ const IGNORED_CHECKS = ['W3005'];
 const VARIANTS: [string, StackOverrides][] = [
   ['default props', {}],
   ['tracing on, NONE Function URL', { tracing: true, functionUrlAuthType: FunctionUrlAuthType.NONE }],
+  ['OAuth with CORS, dead-letter retention set', { auth: { kind: 'oauth', issuer: 'https://issuer.example.com', requiredScopes: ['mcp'] }, corsAllowedOrigins: ['*'], deadLetterRetention: Duration.days(1) }],
 ];
 
 describe('CloudFormation templates', () => {
