@@ -55,8 +55,11 @@ export function createServerFactory(options: ServerFactoryOptions) {
         'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
     });
 
-    server.setRequestHandler('tools/list', async (request, ctx) => {
-      const view = requestViewOf(era, ownerId, request.params as never, ctx);
+    // An explicit param schema: a malformed cursor is the client's mistake (-32602 naming the
+    // field), where the SDK's own schema would answer -32603 with its issue list.
+    const listParams = z.looseObject({ cursor: z.string({ message: 'cursor must be a string' }).optional() }).optional();
+    server.setRequestHandler('tools/list', { params: listParams, result: z.looseObject({}) }, async (params, ctx) => {
+      const view = requestViewOf(era, ownerId, params as never, ctx);
       // A dialect the request declares wins over one its protocol revision merely implies.
       const dialect = dialects.find((d) => d.claimsListing(view)) ?? dialects.find((d) => d.impliedBy?.(view));
       if (!dialect && handleTools) {

@@ -17,7 +17,7 @@ export const KNOWN_DEFECTS: readonly KnownDefect[] = [
   {
     name: 'invalid params of a method registered with the SDK schema answer -32603 with a raw zod issue list',
     where:
-      'lambdas/mcp/mcp-server-factory.ts (tools/list) registers a 2-argument handler; initialize is the SDK Server\'s own handler',
+      'initialize is the SDK Server\'s own handler (upstream typescript-sdk issue #2284)',
     // The SDK turns the schema's ZodError into -32603 whose message is the issue list (JSON, starting with "[").
     matches: (problem) => problem.startsWith(`${INTERNAL_FOR_CLIENT_MISTAKE}: [`) && problem.includes('"path"'),
   },
