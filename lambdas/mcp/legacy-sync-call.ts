@@ -8,13 +8,11 @@
  * `notifications/message` at or above the principal's `logging/setLevel`), each before the result.
  */
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import { mintId } from '../operations/fingerprint.ts';
 import { OperationError } from '../operations/operation-error.ts';
-import type { SyncStep, SyncStepInput } from '../operations/operations-service.ts';
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import type { McpDeps } from './dialects/dialect.ts';
 import type { RequestView } from './request-view.ts';
-import { followReports, progressTokenOf, RunNotifications } from './run-notifications.ts';
+import { progressTokenOf, RunNotifications } from './run-notifications.ts';
 import { ServerRequests } from './server-requests.ts';
 import { toCallToolResult } from './tool-result.ts';
 
@@ -28,7 +26,15 @@ export async function legacySyncCall(
   server: Server,
 ): Promise<Record<string, unknown>> {
   const stream = new ServerRequests(server, ctx.mcpReq.id);
-  const input: SyncStepInput = {
+  const progressToken = progressTokenOf(ctx.mcpReq._meta);
+  const notifications = new RunNotifications({
+    ...(progressToken === undefined ? {} : { progressToken }),
+    logLevel: () => deps.operations.logLevel(view.ownerId),
+    notify: (notification) => ctx.mcpReq.notify(notification),
+    logger: deps.logger,
+    requestId: view.requestId,
+  });
+  const step = await deps.operations.runSyncStep({
     ownerId: view.ownerId,
     tool,
     arguments: args,
@@ -38,41 +44,11 @@ export async function legacySyncCall(
     atBound: 'stop',
     onQuestion: 'wait',
     onInput: (record) => stream.send(record.token, deps.operations.inputs.pending(record)),
-  };
-  // An EXPRESS run has no operation record, so it has nothing to report.
-  const step = tool.workflowType === 'EXPRESS' ? await deps.operations.runSyncStep(input) : await runReporting(input, view, ctx, deps);
+    // Each record the wait reads carries the reports made since the last (an EXPRESS run has none).
+    onRecord: (record) => notifications.send(record),
+  });
   if (step.kind !== 'finished') throw new OperationError('INTERNAL', 'The synchronous call did not finish');
-  return toCallToolResult(step.outcome, tool);
-}
-
-/**
- * A STANDARD run, started here so its reports can be followed while the core waits on it
- * (the core's wait wakes for questions and the end only). Reports the final record brings
- * go out before the result.
- */
-async function runReporting(input: SyncStepInput, view: RequestView, ctx: ServerContext, deps: McpDeps): Promise<SyncStep> {
-  const record = await deps.operations.start({
-    ownerId: input.ownerId,
-    tool: input.tool,
-    arguments: input.arguments,
-    token: `sync-${mintId()}`,
-    dialect: 'sync',
-    ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-    ...(input.clientCapabilities === undefined ? {} : { clientCapabilities: input.clientCapabilities }),
-  });
-  const progressToken = progressTokenOf(ctx.mcpReq._meta);
-  const notifications = new RunNotifications({
-    ...(progressToken === undefined ? {} : { progressToken }),
-    logLevel: () => deps.operations.logLevel(view.ownerId),
-    notify: (notification) => ctx.mcpReq.notify(notification),
-    logger: deps.logger,
-    requestId: view.requestId,
-  });
-  const key = { ownerId: record.ownerId, token: record.token };
-  const step = await followReports(
-    { read: () => deps.operations.get(key), notifications, logger: deps.logger, requestId: view.requestId },
-    () => deps.operations.runSyncStep({ ...input, resume: key }),
-  );
+  // Reports the final record brings go out before the result.
   if (step.record) await notifications.send(step.record);
-  return step;
+  return toCallToolResult(step.outcome, tool);
 }

@@ -8,7 +8,7 @@
  * report is numbered, so each goes out once, in order, however often the record is read.
  */
 import type { Logger } from '../logging/logger.ts';
-import { isTerminal, type LogLevel, type OperationRecord, type RunReport } from '../operations/operation.ts';
+import type { LogLevel, OperationRecord, RunReport } from '../operations/operation.ts';
 import { latestProgress, logLevelPasses, reportsAfter } from '../operations/run-reports.ts';
 
 /**
@@ -131,64 +131,6 @@ export class RunNotifications {
     );
     return this.#threshold;
   }
-}
-
-/** Where `followReports` reads the record, and where it sends what it finds. */
-export interface FollowReportsOptions {
-  /** Reads the operation's record from the store. */
-  read: () => Promise<OperationRecord>;
-  notifications: RunNotifications;
-  logger: Logger;
-  requestId: string;
-}
-
-/**
- * Runs `work` (a wait on the operation) while reading the operation's record beside it,
- * sending each report as it appears: `work` wakes only for questions and the end, and
- * polling alone would show a client the latest report, not each. Reads back off as
- * `waitFor` does (50 ms doubling up to a second, or the record's poll interval). The
- * follower stops with `work`, so nothing reads the store once the call has answered.
- */
-export async function followReports<T>(options: FollowReportsOptions, work: () => Promise<T>): Promise<T> {
-  const stop = new AbortController();
-  const follower = follow(options, stop.signal).catch((error: unknown) => {
-    options.logger.warn('progress not followed: the call goes on without it', {
-      requestId: options.requestId,
-      error: error instanceof Error ? error.name : String(error),
-    });
-  });
-  try {
-    return await work();
-  } finally {
-    stop.abort();
-    await follower;
-  }
-}
-
-async function follow(options: FollowReportsOptions, signal: AbortSignal): Promise<void> {
-  let delay = 50;
-  for (;;) {
-    await sleep(delay, signal);
-    if (signal.aborted) return;
-    const record = await options.read();
-    // Once `work` is over its caller sends the final record's reports, after these.
-    if (signal.aborted) return;
-    await options.notifications.send(record);
-    if (isTerminal(record.status)) return;
-    delay = Math.min(delay * 2, 1000, record.pollIntervalSeconds * 1000);
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
 
 function progressFields(report: Extract<RunReport, { kind: 'progress' }>): ProgressView {

@@ -87,7 +87,7 @@ export class OperationsService {
       limits,
       logger,
       start: (input) => this.start(input),
-      waitFor: (key, boundMs, until) => this.waitFor(key, boundMs, until),
+      waitFor: (key, boundMs, until, onRead) => this.waitFor(key, boundMs, until, onRead),
       cancel: (key, reason) => this.cancel(key, reason),
       mintToken: () => this.mintToken(),
     });
@@ -425,13 +425,20 @@ export class OperationsService {
   /**
    * Waits until the operation is terminal, `until` holds for it (e.g. it asks a question)
    * or `boundMs` passes; returns the last record seen. Reads the store, so any instance can
-   * wait on any operation.
+   * wait on any operation; `onRead` sees every record read.
    */
-  async waitFor(key: OperationKey, boundMs: number, until?: (record: OperationRecord) => boolean): Promise<OperationRecord> {
+  async waitFor(
+    key: OperationKey,
+    boundMs: number,
+    until?: (record: OperationRecord) => boolean,
+    onRead?: (record: OperationRecord) => Promise<void>,
+  ): Promise<OperationRecord> {
     const deadline = this.clock.now() + boundMs;
     let delay = 50;
     for (;;) {
       const record = await this.get(key);
+      // Each record read goes to the caller (a waiting call streams its new reports from it).
+      await onRead?.(record);
       const left = deadline - this.clock.now();
       if (isTerminal(record.status) || until?.(record) || left <= 0) return record;
       await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));

@@ -43,6 +43,8 @@ export interface SyncStepInput extends SyncRunInput {
   onInput?: (record: OperationRecord) => Promise<void>;
   /** This round's bound in seconds, instead of the tool's `syncTimeoutSeconds` (still capped by the server's). */
   boundSeconds?: number;
+  /** Called with every record the wait reads (a caller streaming the run's reports sends them from it). */
+  onRecord?: (record: OperationRecord) => Promise<void>;
 }
 
 /** How a round ended: finished, stopped at a question, or handed off at the bound. */
@@ -59,7 +61,12 @@ export interface SyncRunDeps {
   limits: OperationsLimits;
   logger: Logger;
   start(input: StartOperationInput): Promise<OperationRecord>;
-  waitFor(key: OperationKey, boundMs: number, until?: (record: OperationRecord) => boolean): Promise<OperationRecord>;
+  waitFor(
+    key: OperationKey,
+    boundMs: number,
+    until?: (record: OperationRecord) => boolean,
+    onRead?: (record: OperationRecord) => Promise<void>,
+  ): Promise<OperationRecord>;
   cancel(key: OperationKey, reason: string): Promise<OperationRecord>;
   mintToken(): string;
 }
@@ -112,7 +119,7 @@ export class SyncRuns {
     const unshown = (r: OperationRecord) => Object.keys(openQuestions(r)).some((key) => !shown.has(key));
     let done: OperationRecord;
     for (;;) {
-      done = await this.deps.waitFor(record, Math.max(0, deadline - Date.now()), unshown);
+      done = await this.deps.waitFor(record, Math.max(0, deadline - Date.now()), unshown, input.onRecord);
       if (isTerminal(done.status) || !unshown(done)) break;
       if (input.onQuestion === 'return') return { kind: 'input-required', record: done };
       for (const key of Object.keys(openQuestions(done))) shown.add(key);

@@ -149,8 +149,7 @@ describe('tools/call passes the typed request id to the core', () => {
     await post({ id: 7, method: 'tools/call', params: { name: 'job', arguments: {}, operation: { token: 'tok-7' } } });
     await post({ id: '7', method: 'tools/call', params: { name: 'job', arguments: {}, task: {} } });
     await post({ id: 8, method: 'tools/call', params: { name: 'job', arguments: {} } });
-    // A STANDARD synchronous run is started by the edge (so its reports can be followed), then waited on.
-    expect(core.start.mock.calls.map(([input]) => input.requestId)).toEqual(['n:7', 's:7', 'n:8']);
+    expect(core.start.mock.calls.map(([input]) => input.requestId)).toEqual(['n:7', 's:7']);
     expect(core.runSyncStep.mock.calls.map(([input]) => input.requestId)).toEqual(['n:8']);
   });
 });

@@ -2,7 +2,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { LogLevel, OperationRecord } from '../../lambdas/operations/operation.ts';
 import {
-  followReports,
   progressOf,
   progressTokenOf,
   RunNotifications,
@@ -118,39 +117,6 @@ describe('RunNotifications', () => {
     await run.send(await read());
     expect(notify).toHaveBeenCalledTimes(1);
     expect(logger.lines.map((l) => l.message)).toEqual(['progress notifications stopped: the response stream is closed']);
-  });
-});
-
-describe('followReports', () => {
-  it('sends reports while the work waits, reading the record from the store, and stops reading when the work ends', async () => {
-    const { report, read } = await started();
-    const { run, sent } = notifications();
-    const reads = vi.fn(read);
-    let finish!: (record: OperationRecord) => void;
-    const work = new Promise<OperationRecord>((resolve) => (finish = resolve));
-    const following = followReports({ read: reads, notifications: run, logger: memoryLogger(), requestId: 'r1' }, () => work);
-
-    await report({ progress: 1, message: 'one' });
-    await vi.waitFor(() => expect(params(sent)).toEqual([{ progressToken: 'tok', progress: 1, message: 'one' }]));
-    await report({ progress: 2, message: 'two' });
-    await vi.waitFor(() => expect(sent).toHaveLength(2));
-
-    finish(await read());
-    await following;
-    const readsAtEnd = reads.mock.calls.length;
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    expect(reads).toHaveBeenCalledTimes(readsAtEnd);
-  });
-
-  it('a read that fails ends the following, not the work', async () => {
-    const { run } = notifications();
-    const logger = memoryLogger();
-    const result = await followReports(
-      { read: async () => Promise.reject(new Error('unreachable')), notifications: run, logger, requestId: 'r1' },
-      () => new Promise((resolve) => setTimeout(() => resolve('done'), 200)),
-    );
-    expect(result).toBe('done');
-    expect(logger.lines).toEqual([{ level: 'warn', message: 'progress not followed: the call goes on without it', fields: { requestId: 'r1', error: 'Error' } }]);
   });
 });
 

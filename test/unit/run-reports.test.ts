@@ -1,5 +1,5 @@
 /** Progress and log lines a run reports: numbered on the record, bounded, and never failing a run for a finished operation. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { latestProgress, logLevelPasses, MAX_KEPT_REPORTS, ReportRefused, reportsAfter } from '../../lambdas/operations/run-reports.ts';
 import { coreHarness } from '../support/core-harness.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
@@ -76,5 +76,33 @@ describe('run reports from parallel branches', () => {
     expect(latestProgress(await service.get(record))?.progress).toBe(3);
     await report({ progress: 1 });
     expect(latestProgress(await service.get(record))?.progress).toBe(3);
+  });
+});
+
+describe('a waiting call sees the reports', () => {
+  it('every record a sync round reads goes to onRecord, so reports made while it waits reach the caller', async () => {
+    const { service, engine } = coreHarness();
+    const tool = testTool({ name: 'job', invocation: 'both', timing: { ...testTool({ name: 'x' }).timing, syncTimeoutSeconds: 60 } });
+    const seen: number[] = [];
+    const round = service.runSyncStep({
+      ownerId: 'o1',
+      tool,
+      arguments: {},
+      dialect: 'sync',
+      atBound: 'stop',
+      onQuestion: 'wait',
+      onRecord: async (record) => {
+        seen.push(record.reports?.length ?? 0);
+      },
+    });
+    const record = await vi.waitFor(async () => {
+      const [started] = (await service.list('o1', { limit: 1 })).items;
+      expect(started).toBeDefined();
+      return started!;
+    });
+    await service.reports.report({ operation: record, executionName: record.executionName, report: { progress: 1 } });
+    await vi.waitFor(() => expect(seen).toContain(1));
+    await service.applyExecution(record, engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: { ok: true } }));
+    expect((await round).kind).toBe('finished');
   });
 });
