@@ -14,7 +14,7 @@ import { mintId } from './fingerprint.ts';
 import { isTerminal, type InputKind, type InputRequestMessage, type OperationKey, type OperationRecord, type PendingInput } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import { RecordTooLargeError, TaskGoneError, type Clock, type RecordStore, type WorkflowEngine } from './ports.ts';
-import { updateRecord } from './record-updates.ts';
+import { nextUpdatedAt, updateRecord } from './record-updates.ts';
 
 /** The error names a state's Catch sees when a question cannot be asked or was not answered. */
 export const INPUT_ERRORS = {
@@ -104,7 +104,7 @@ export class InputRequests {
       }
       const used = record.usedInputKeys ?? [];
       const key = freeKey(input.key, used);
-      const now = this.nextUpdatedAt(record);
+      const now = nextUpdatedAt(this.deps.clock, record);
       const entry: PendingInput = { request, taskToken: input.taskToken, askedAt: now };
       try {
         const updated = await this.deps.store.transition(
@@ -214,11 +214,6 @@ export class InputRequests {
   ): Promise<OperationRecord | undefined> {
     const { record, written } = await updateRecord(this.deps.store, this.deps.clock, key, change);
     return written ? record : undefined;
-  }
-
-  /** A strictly later `updatedAt`, as record-updates.ts writes it. */
-  private nextUpdatedAt(record: OperationRecord): number {
-    return Math.max(this.deps.clock.now(), record.updatedAt + 1);
   }
 
   private isExpired(record: OperationRecord): boolean {

@@ -23,12 +23,16 @@ export async function updateRecord(
   for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
     const record = await store.get(key);
     if (!record) return { record: undefined, written: false };
-    // Strictly later than what was read, so every compare-and-set sees a change even within one millisecond.
-    const now = Math.max(clock.now(), record.updatedAt + 1);
+    const now = nextUpdatedAt(clock, record);
     const changes = change(record, now);
     if (!changes) return { record, written: false };
     const updated = await store.transition(key, [record.status], { ...changes, updatedAt: now }, { ifUpdatedAt: record.updatedAt });
     if (updated) return { record: updated, written: true };
   }
   throw new OperationError('INTERNAL', 'The operation kept changing');
+}
+
+/** Strictly later than what was read, so every compare-and-set sees a change even within one millisecond. */
+export function nextUpdatedAt(clock: Clock, record: OperationRecord): number {
+  return Math.max(clock.now(), record.updatedAt + 1);
 }
