@@ -1,7 +1,7 @@
 /**
  * The RecordStore port over DynamoDB: one item per operation (`OP#<owner>#<token>`),
- * one per request alias (`REQ#<owner>#<requestId>`), one per owner for active-operation
- * slots (`ACTIVE#<owner>`), and the `byOwner` index for listings. Every write that
+ * one per owner for active-operation slots and the request aliases of those operations
+ * (`ACTIVE#<owner>`), and the `byOwner` index for listings. Every write that
  * changes status is conditional; a failed condition is an answer (`created: false`,
  * `undefined`, `refused`), any other failure a typed error.
  */
@@ -16,11 +16,10 @@ import {
 import { KeyTooLongError } from '../operations/ports.ts';
 import type { OperationChanges, OperationKey, OperationRecord, OperationStatus } from '../operations/operation.ts';
 import { RecordTooLargeError, STORE_LIMITS } from '../operations/ports.ts';
-import type { CreateResult, Page, RecordStore, RequestAlias, SlotClaim } from '../operations/ports.ts';
+import type { CreateResult, Page, RecordStore, RequestAlias, SlotAlias, SlotClaim } from '../operations/ports.ts';
 import {
   EXPIRES_AT,
   PK,
-  aliasPk,
   executionPointerPk,
   logLevelPk,
   checkOwnerId,
@@ -221,24 +220,62 @@ export class DynamoDbRecordStore implements RecordStore {
   }
 
   async putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void> {
-    // No owner index attributes, so aliases never appear in listings.
-    const item = { [PK]: { S: aliasPk(ownerId, requestId) }, token: { S: alias.token }, [EXPIRES_AT]: number(alias.expiresAt) };
-    await this.#send('PutItem', () => this.#client.send(new PutItemCommand({ TableName: this.#tableName, Item: item })));
+    // Only while the token holds its slot: an alias of an operation that is over names nothing to cancel.
+    const Key = { [PK]: { S: slotPk(ownerId) } };
+    try {
+      await this.#client.send(
+        new UpdateItemCommand({
+          TableName: this.#tableName,
+          Key,
+          UpdateExpression: 'SET #alias = :alias',
+          ConditionExpression: 'contains(#tokens, :token)',
+          ExpressionAttributeNames: { '#alias': aliasAttribute(requestId), '#tokens': 'tokens' },
+          ExpressionAttributeValues: { ':alias': aliasValue(alias), ':token': { S: alias.token } },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
+    }
   }
 
   async deleteRequestAlias(ownerId: string, requestId: string): Promise<void> {
-    const pk = aliasPk(ownerId, requestId);
-    await this.#send('DeleteItem', () =>
-      this.#client.send(new DeleteItemCommand({ TableName: this.#tableName, Key: { [PK]: { S: pk } } })),
-    );
+    // Most ids were never aliased: a read (a fifth of a write's price) spares the write.
+    if (!(await this.findRequestAlias(ownerId, requestId))) return;
+    const Key = { [PK]: { S: slotPk(ownerId) } };
+    try {
+      await this.#client.send(
+        new UpdateItemCommand({
+          TableName: this.#tableName,
+          Key,
+          UpdateExpression: 'REMOVE #alias',
+          // Without it, an update of an absent item would create an empty one.
+          ConditionExpression: ITEM_EXISTS,
+          ExpressionAttributeNames: { '#pk': PK, '#alias': aliasAttribute(requestId) },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
+    }
   }
 
   async findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined> {
-    const item = await this.#getItem(aliasPk(ownerId, requestId));
-    if (!item) return undefined;
-    const token = item.token?.S;
-    const expiresAt = item[EXPIRES_AT]?.N;
-    if (token === undefined || expiresAt === undefined) throw new RecordStoreError('Malformed request alias item');
+    const Key = { [PK]: { S: slotPk(ownerId) } };
+    const output = await this.#send('GetItem', () =>
+      this.#client.send(
+        new GetItemCommand({
+          TableName: this.#tableName,
+          Key,
+          ProjectionExpression: '#alias',
+          ExpressionAttributeNames: { '#alias': aliasAttribute(requestId) },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const value = output.Item?.[aliasAttribute(requestId)];
+    if (!value) return undefined;
+    const token = value.M?.token?.S;
+    const expiresAt = value.M?.[EXPIRES_AT]?.N;
+    if (token === undefined || expiresAt === undefined) throw new RecordStoreError('Malformed request alias');
     return { token, expiresAt: Number(expiresAt) };
   }
 
@@ -282,7 +319,7 @@ export class DynamoDbRecordStore implements RecordStore {
    * One conditional `ADD` to the owner's string set: atomic without a scan or a
    * transaction. `UPDATED_OLD` tells a new slot from one the token already held.
    */
-  async claimActiveSlot(ownerId: string, token: string, limit: number): Promise<SlotClaim> {
+  async claimActiveSlot(ownerId: string, token: string, limit: number, alias?: SlotAlias): Promise<SlotClaim> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     const Key = { [PK]: { S: slotPk(ownerId) } };
     try {
@@ -290,10 +327,16 @@ export class DynamoDbRecordStore implements RecordStore {
         new UpdateItemCommand({
           TableName: this.#tableName,
           Key,
-          UpdateExpression: 'ADD #tokens :tokens',
+          // The request alias rides on the same write: a cancel by request id costs the start nothing extra.
+          UpdateExpression: alias ? 'ADD #tokens :tokens SET #alias = :alias' : 'ADD #tokens :tokens',
           ConditionExpression: SLOT_IS_FREE_OR_HELD,
-          ExpressionAttributeNames: { '#tokens': 'tokens' },
-          ExpressionAttributeValues: { ':tokens': { SS: [token] }, ':token': { S: token }, ':limit': number(limit) },
+          ExpressionAttributeNames: { '#tokens': 'tokens', ...(alias ? { '#alias': aliasAttribute(alias.requestId) } : {}) },
+          ExpressionAttributeValues: {
+            ':tokens': { SS: [token] },
+            ':token': { S: token },
+            ':limit': number(limit),
+            ...(alias ? { ':alias': aliasValue({ token, expiresAt: alias.expiresAt }) } : {}),
+          },
           ReturnValues: 'UPDATED_OLD',
         }),
       );
@@ -305,9 +348,29 @@ export class DynamoDbRecordStore implements RecordStore {
   }
 
   /** `DELETE` from the set, then drop the item once empty, so released owners leave nothing behind. */
-  async releaseActiveSlot(ownerId: string, token: string): Promise<void> {
+  async releaseActiveSlot(ownerId: string, token: string, requestId?: string): Promise<void> {
     const Key = { [PK]: { S: slotPk(ownerId) } };
     let remaining: Item | undefined;
+    if (requestId !== undefined) {
+      // The slot and the alias in one write, when the alias still names this token.
+      try {
+        const output = await this.#client.send(
+          new UpdateItemCommand({
+            TableName: this.#tableName,
+            Key,
+            UpdateExpression: 'DELETE #tokens :tokens REMOVE #alias',
+            ConditionExpression: '#alias.#token = :token',
+            ExpressionAttributeNames: { '#tokens': 'tokens', '#alias': aliasAttribute(requestId), '#token': 'token' },
+            ExpressionAttributeValues: { ':tokens': { SS: [token] }, ':token': { S: token } },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return await this.#dropIfEmpty(Key, output.Attributes);
+      } catch (error) {
+        // A later call took the alias (or none was kept): release the slot alone.
+        if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
+      }
+    }
     try {
       const output = await this.#client.send(
         new UpdateItemCommand({
@@ -326,6 +389,11 @@ export class DynamoDbRecordStore implements RecordStore {
       if (isConditionFailure(error)) return;
       throw storeError('UpdateItem', error);
     }
+    await this.#dropIfEmpty(Key, remaining);
+  }
+
+  /** Drops the owner's slot item once no slot is held, and the aliases kept on it with it. */
+  async #dropIfEmpty(Key: Item, remaining: Item | undefined): Promise<void> {
     if (remaining?.tokens) return;
     try {
       // Conditional, so a claim that slipped in between keeps its slot.
@@ -420,4 +488,13 @@ function storeError(operation: string, error: unknown): Error {
   // The SDK error's name only: its message may quote key values.
   const reason = error instanceof Error ? error.name : 'unknown error';
   return new RecordStoreError(`DynamoDB ${operation} failed: ${reason}`, { cause: error });
+}
+
+/** Request aliases live on the owner's slot item, one attribute per request id. */
+function aliasAttribute(requestId: string): string {
+  return `alias#${requestId}`;
+}
+
+function aliasValue(alias: RequestAlias): Item[string] {
+  return { M: { token: { S: alias.token }, [EXPIRES_AT]: number(alias.expiresAt) } };
 }

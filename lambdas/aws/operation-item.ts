@@ -49,11 +49,6 @@ export function operationPk(key: OperationKey): string {
   return partitionKey(`OP#${key.ownerId}#${key.token}`);
 }
 
-export function aliasPk(ownerId: string, requestId: string): string {
-  checkOwnerId(ownerId);
-  return partitionKey(`REQ#${ownerId}#${requestId}`);
-}
-
 export function executionPointerPk(executionName: string): string {
   return partitionKey(`EXEC#${executionName}`);
 }

@@ -4,8 +4,8 @@
  */
 export const OPERATIONS_TABLE = {
   /**
-   * Partition key: `OP#<ownerId>#<token>` for operations, `REQ#<ownerId>#<requestId>` for
-   * request aliases, `ACTIVE#<ownerId>` for the owner's active-operation slots.
+   * Partition key: `OP#<ownerId>#<token>` for operations, `ACTIVE#<ownerId>` for the owner's
+   * active-operation slots (with the request aliases of those operations).
    */
   partitionKey: 'pk',
   /** DynamoDB's TTL attribute, epoch seconds. TTL deletes late, so reads enforce expiry too. */

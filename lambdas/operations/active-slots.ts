@@ -12,7 +12,7 @@
 import type { Logger } from '../logging/logger.ts';
 import type { OperationKey } from './operation.ts';
 import { OperationError } from './operation-error.ts';
-import type { RecordStore, SlotClaim } from './ports.ts';
+import type { RecordStore, SlotAlias, SlotClaim } from './ports.ts';
 
 /** How many slot owners' records are read at once during a repair. */
 const REPAIR_CONCURRENCY = 10;
@@ -26,21 +26,22 @@ export class ActiveSlots {
     private readonly logger: Logger,
   ) {}
 
-  /** Takes a slot for the token, repairing leaked slots once when the limit is reached. */
-  async claim(key: OperationKey): Promise<SlotClaim> {
-    const first = await this.store.claimActiveSlot(key.ownerId, key.token, this.limit);
+  /** Takes a slot for the token (and records `alias` with it), repairing leaked slots once when the limit is reached. */
+  async claim(key: OperationKey, alias?: SlotAlias): Promise<SlotClaim> {
+    const first = await this.store.claimActiveSlot(key.ownerId, key.token, this.limit, alias);
     if (first !== 'refused') return first;
     if (!(await this.repair(key.ownerId))) return 'refused';
-    return this.store.claimActiveSlot(key.ownerId, key.token, this.limit);
+    return this.store.claimActiveSlot(key.ownerId, key.token, this.limit, alias);
   }
 
   /**
-   * Gives the token's slot back. The terminal write it follows has happened, so a
-   * failure here is logged, not thrown; the next repair frees the slot.
+   * Gives the token's slot back, and the request id's alias if it still names the token.
+   * The terminal write it follows has happened, so a failure here is logged, not thrown;
+   * the next repair frees the slot.
    */
-  async release(key: OperationKey): Promise<void> {
+  async release(key: OperationKey, requestId?: string): Promise<void> {
     try {
-      await this.store.releaseActiveSlot(key.ownerId, key.token);
+      await this.store.releaseActiveSlot(key.ownerId, key.token, requestId);
     } catch (error) {
       this.logger.warn('active slot not released; the next repair frees it', { error: errorName(error) });
     }

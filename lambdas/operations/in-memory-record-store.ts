@@ -15,6 +15,7 @@ import {
   type Page,
   type RecordStore,
   type RequestAlias,
+  type SlotAlias,
   type SlotClaim,
 } from './ports.ts';
 import { decodeBase64UrlJson, encodeBase64UrlJson } from '../shared/json-values.ts';
@@ -57,7 +58,8 @@ export class InMemoryRecordStore implements RecordStore {
   readonly #records = new Map<string, OperationRecord>();
   /** Per record, the versions not yet superseded in the index, oldest first. */
   readonly #index = new Map<string, IndexVersion[]>();
-  readonly #aliases = new Map<string, RequestAlias>();
+  /** Request aliases by owner (kept with the owner's slots, as the DynamoDB store keeps them on its slot item). */
+  readonly #aliases = new Map<string, Map<string, RequestAlias>>();
   readonly #executionPointers = new Map<string, OperationKey & { expiresAt: number }>();
   readonly #slots = new Map<string, Set<string>>();
   readonly #logLevels = new Map<string, { level: string; expiresAt: number }>();
@@ -135,16 +137,18 @@ export class InMemoryRecordStore implements RecordStore {
 
   async putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void> {
     checkExpiresAt(alias.expiresAt);
-    // Last writer wins: JSON-RPC ids repeat across connections, and the newest request is the one a cancel names.
-    this.#aliases.set(aliasKey(ownerId, requestId), { token: alias.token, expiresAt: alias.expiresAt });
+    checkOwnerId(ownerId);
+    // Only while the token holds its slot; last writer wins (JSON-RPC ids repeat across connections).
+    if (!this.#slots.get(slotKey(ownerId))?.has(alias.token)) return;
+    this.#aliasesOf(ownerId).set(requestId, { token: alias.token, expiresAt: alias.expiresAt });
   }
 
   async deleteRequestAlias(ownerId: string, requestId: string): Promise<void> {
-    this.#aliases.delete(aliasKey(ownerId, requestId));
+    this.#aliases.get(slotKey(ownerId))?.delete(requestId);
   }
 
   async findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined> {
-    const alias = this.#aliases.get(aliasKey(ownerId, requestId));
+    const alias = this.#aliases.get(slotKey(ownerId))?.get(requestId);
     return alias && { ...alias };
   }
 
@@ -170,23 +174,41 @@ export class InMemoryRecordStore implements RecordStore {
   }
 
 
-  async claimActiveSlot(ownerId: string, token: string, limit: number): Promise<SlotClaim> {
+  async claimActiveSlot(ownerId: string, token: string, limit: number, alias?: SlotAlias): Promise<SlotClaim> {
     checkLimit(limit);
+    if (alias) checkExpiresAt(alias.expiresAt);
     const key = slotKey(ownerId);
     const tokens = this.#slots.get(key) ?? new Set<string>();
-    if (tokens.has(token)) return 'already-held';
-    if (tokens.size >= limit) return 'refused';
-    tokens.add(token);
-    this.#checkSlotsSize(ownerId, tokens, token);
-    this.#slots.set(key, tokens);
-    return 'claimed';
+    const held = tokens.has(token);
+    if (!held && tokens.size >= limit) return 'refused';
+    if (!held) {
+      tokens.add(token);
+      this.#checkSlotsSize(ownerId, tokens, token);
+      this.#slots.set(key, tokens);
+    }
+    if (alias) this.#aliasesOf(ownerId).set(alias.requestId, { token, expiresAt: alias.expiresAt });
+    return held ? 'already-held' : 'claimed';
   }
 
-  async releaseActiveSlot(ownerId: string, token: string): Promise<void> {
+  async releaseActiveSlot(ownerId: string, token: string, requestId?: string): Promise<void> {
     const key = slotKey(ownerId);
     const tokens = this.#slots.get(key);
     tokens?.delete(token);
-    if (tokens?.size === 0) this.#slots.delete(key);
+    const aliases = this.#aliases.get(key);
+    if (requestId !== undefined && aliases?.get(requestId)?.token === token) aliases.delete(requestId);
+    if (tokens?.size === 0) {
+      // The slot item goes, and the aliases kept on it with it.
+      this.#slots.delete(key);
+      this.#aliases.delete(key);
+    }
+  }
+
+  #aliasesOf(ownerId: string): Map<string, RequestAlias> {
+    checkOwnerId(ownerId);
+    const key = slotKey(ownerId);
+    let aliases = this.#aliases.get(key);
+    if (!aliases) this.#aliases.set(key, (aliases = new Map()));
+    return aliases;
   }
 
   async listActiveSlots(ownerId: string): Promise<string[]> {
@@ -307,11 +329,6 @@ function recordKey(key: OperationKey): string {
   return JSON.stringify([key.ownerId, key.token]);
 }
 
-function aliasKey(ownerId: string, requestId: string): string {
-  checkOwnerId(ownerId);
-  checkPartitionKey(`REQ#${ownerId}`, requestId);
-  return JSON.stringify([ownerId, requestId]);
-}
 
 function executionPointerKey(executionName: string): string {
   checkPartitionKey('EXEC', executionName);

@@ -58,7 +58,7 @@ export interface StartOperationInput {
 const NON_TERMINAL: readonly OperationStatus[] = ['submitted', 'working', 'input_required'];
 /** Dialects whose operations `notifications/cancelled` may name by request id; task dialects cancel with tasks/cancel. */
 const CANCELABLE_BY_REQUEST_ID: readonly Dialect[] = ['sep-1391', 'sync'];
-/** A record still `submitted`, with no execution, this long after creation lost its starter (a crash between steps). */
+/** A record with no execution this long after its creation lost its starter (a crash between steps). */
 const STALLED_START_MS = 60_000;
 const CANCEL_ERROR = 'Mcp.Canceled';
 /** How long a `logging/setLevel` is remembered. */
@@ -107,8 +107,10 @@ export class OperationsService {
   }
 
   /**
-   * Lifecycle steps 1-3: claim an active slot, conditional create, StartExecution with
-   * the record's deterministic name, then `working`. Idempotent per (owner, token,
+   * Lifecycle steps 1-3: conditional create, claim an active slot, StartExecution with the
+   * record's deterministic name. Two writes and one StartExecution: the record is
+   * `working` from its creation (a start that never reached Step Functions is failed by
+   * reconciliation once the stall window has passed). Idempotent per (owner, token,
    * tool, arguments). Everything a caller can get wrong is refused before any write.
    */
   async start(input: StartOperationInput): Promise<OperationRecord> {
@@ -130,8 +132,8 @@ export class OperationsService {
       tool: tool.name,
       argumentsHash: hash,
       dialect: input.dialect,
-      status: 'submitted',
-      statusMessage: statusMessageFor('submitted'),
+      status: 'working',
+      statusMessage: statusMessageFor('working'),
       executionName,
       // Derivable before the start, so a cancel racing the start can always stop it.
       executionArn: this.engine.executionArnFor(tool.stateMachineArn, executionName),
@@ -147,19 +149,29 @@ export class OperationsService {
     // (a crash, or an expired record), never a start still on its way.
     const created = await this.store.create(draft);
     if (!created.created) return this.resume(created.existing, input, hash, executionInput);
-    await this.claimSlot(created.record, tool, { discardOnRefusal: true });
-    await this.rememberRequest(created.record, input.requestId);
+    await this.claimSlot(created.record, tool, { discardOnRefusal: true, requestId: input.requestId });
     return this.launch(created.record, tool, executionInput);
   }
 
   /**
-   * Takes the operation's active slot. At the limit the start is refused; a record this
-   * very start created is taken back first, so a refused start leaves nothing behind.
+   * Takes the operation's active slot, and with it, in the same write, the request id's
+   * alias when the call can be cancelled by id. At the limit the start is refused; a record
+   * this very start created is taken back first, so a refused start leaves nothing behind.
    */
-  private async claimSlot(record: OperationRecord, tool: ToolSpec, options: { discardOnRefusal: boolean }): Promise<void> {
+  private async claimSlot(
+    record: OperationRecord,
+    tool: ToolSpec,
+    options: { discardOnRefusal: boolean; requestId: string | undefined },
+  ): Promise<void> {
     const key = { ownerId: record.ownerId, token: record.token };
-    if ((await this.#slots.claim(key)) !== 'refused') return;
-    if (options.discardOnRefusal) await this.store.discard(key, ['submitted']);
+    const { requestId } = options;
+    const cancelableById = requestId !== undefined && CANCELABLE_BY_REQUEST_ID.includes(record.dialect);
+    const alias = cancelableById ? { requestId, expiresAt: this.aliasExpiry(record) } : undefined;
+    if ((await this.#slots.claim(key, alias)) !== 'refused') {
+      if (requestId !== undefined && !cancelableById) await this.store.deleteRequestAlias(record.ownerId, requestId);
+      return;
+    }
+    if (options.discardOnRefusal) await this.store.discard(key, ['working']);
     throw this.#slots.limitExceeded(tool.timing.pollIntervalSeconds);
   }
 
@@ -169,10 +181,14 @@ export class OperationsService {
       throw new OperationError('TOKEN_REUSED', 'The token was already used for a different tool call');
     }
     this.assertLive(record);
-    await this.rememberRequest(record, input.requestId);
-    if (record.status !== 'submitted') return record;
-    // A start that stopped part-way (or a duplicate racing it): its slot is already held, or taken now.
-    await this.claimSlot(record, input.tool, { discardOnRefusal: false });
+    // Asking a question or ending proves the execution started; `working` does not, so the
+    // rest of the start runs again. Both steps are idempotent: the slot is already held, or
+    // taken now, and StartExecution of the same name and input starts nothing new.
+    if (record.status !== 'working' && record.status !== 'submitted') {
+      await this.rememberRequest(record, input.requestId);
+      return record;
+    }
+    await this.claimSlot(record, input.tool, { discardOnRefusal: false, requestId: input.requestId });
     return this.launch(record, input.tool, executionInput);
   }
 
@@ -205,14 +221,8 @@ export class OperationsService {
       if (current?.status === 'canceled') await this.stopQuietly(executionArn, 'Canceled while it was starting').catch(() => undefined);
       throw new OperationError('INTERNAL', 'The workflow engine did not start the execution', { cause: error });
     }
-    const working = await this.store.transition(record, ['submitted'], {
-      status: 'working',
-      statusMessage: statusMessageFor('working'),
-      executionArn,
-      updatedAt: this.clock.now(),
-    });
-    if (working) return working;
-    // Status-sync may already have recorded a later state, or a cancel landed during the start.
+    // No write: the record says `working` already. One read tells whether a cancel landed
+    // during the start (its StopExecution found nothing to stop), or status-sync got further.
     const current = await this.read(record);
     if (current.status === 'canceled') await this.stopQuietly(executionArn, 'Canceled while it was starting');
     return current;
@@ -275,7 +285,7 @@ export class OperationsService {
     } catch (error) {
       if (!(error instanceof ExecutionNotFoundError)) return record; // Engine unreachable: the record still answers.
       // Give a start in progress its time; after that, nothing will ever run this operation.
-      if (record.status === 'submitted' && this.clock.now() - record.createdAt < STALLED_START_MS) return record;
+      if (this.clock.now() - record.createdAt < STALLED_START_MS) return record;
       return this.fail(record, 'The execution for this operation never started or no longer exists');
     }
     return (await this.applyToRecord(record, snapshot)) ?? record;
@@ -308,7 +318,8 @@ export class OperationsService {
   /** A terminal transition; the one that wins it gives the active slot back. */
   private async finish(key: OperationKey, changes: Parameters<RecordStore['transition']>[2]): Promise<OperationRecord | undefined> {
     const done = await this.store.transition(key, NON_TERMINAL, changes);
-    if (done) await this.#slots.release(key);
+    // The alias the start recorded with the slot goes with it (unless a later call took it).
+    if (done) await this.#slots.release(key, CANCELABLE_BY_REQUEST_ID.includes(done.dialect) ? done.requestId : undefined);
     return done;
   }
 
@@ -346,6 +357,7 @@ export class OperationsService {
         return (await this.finish(key, tooLarge)) ?? (await this.store.get(key));
       }
     }
+    // Records are created `working` now; one created `submitted` by an earlier version still moves on.
     if (record.status === 'submitted' && snapshot.status === 'RUNNING') {
       const working = await this.store.transition(key, ['submitted'], {
         status: 'working',

@@ -35,6 +35,13 @@ export interface RequestAlias {
   expiresAt: number;
 }
 
+/** The request alias a slot claim records in the same write (see `claimActiveSlot`). */
+export interface SlotAlias {
+  requestId: string;
+  /** Epoch seconds; as `RequestAlias.expiresAt`. */
+  expiresAt: number;
+}
+
 /** Whether a start may take an active-operation slot. */
 export type SlotClaim = 'claimed' | 'already-held' | 'refused';
 
@@ -89,11 +96,13 @@ export interface RecordStore {
   listByOwner(ownerId: string, options: { limit: number; cursor?: string }): Promise<Page<OperationRecord>>;
   /**
    * Remembers which token a JSON-RPC request id started, for `notifications/cancelled`.
+   * Aliases are kept with the owner's active slots and only while `alias.token` holds one
+   * (an operation that is over has nothing to cancel); otherwise this does nothing.
    * Last writer wins: the newest request with an id is the one a cancel names.
    * `requestId` arrives typed by the edge (7 and "7" are two ids), opaque here.
    */
   putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void>;
-  /** Forgets a request id: a later call that cannot be cancelled reused it. Absent is fine. */
+  /** Forgets a request id: a later call that cannot be cancelled reused it. Absent is fine, and costs no write. */
   deleteRequestAlias(ownerId: string, requestId: string): Promise<void>;
   findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined>;
   /**
@@ -115,10 +124,14 @@ export interface RecordStore {
    * Takes one of the owner's `limit` active-operation slots for `token`, atomically
    * (one conditional update of a per-owner item; no scan, no transaction). Idempotent
    * per token: a token that holds a slot gets `already-held`, never a second slot.
+   * `alias` records the request alias of the token in the same write (unless refused).
    */
-  claimActiveSlot(ownerId: string, token: string, limit: number): Promise<SlotClaim>;
-  /** Gives the token's slot back; idempotent. */
-  releaseActiveSlot(ownerId: string, token: string): Promise<void>;
+  claimActiveSlot(ownerId: string, token: string, limit: number, alias?: SlotAlias): Promise<SlotClaim>;
+  /**
+   * Gives the token's slot back; idempotent. With `requestId`, its alias goes too if it
+   * still names the token. Once the owner holds no slot, its aliases go with the slots.
+   */
+  releaseActiveSlot(ownerId: string, token: string, requestId?: string): Promise<void>;
   /** The tokens holding the owner's slots (for repairing slots a crash never released). */
   listActiveSlots(ownerId: string): Promise<string[]>;
 }

@@ -57,10 +57,10 @@ describe('DynamoDbRecordStore item layout', () => {
   const reader = (tableName: string) => async (pk: string) =>
     (await local.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: pk } }, ConsistentRead: true }))).Item;
 
-  it('writes the index attributes on operation items and not on alias items', async () => {
+  it('writes the index attributes on operation items, and keeps request aliases on the slot item', async () => {
     const { store, tableName } = await freshStore();
     await store.create(record);
-    await store.putRequestAlias('owner-a', 'request-7', { token: 'token-1', expiresAt: 1_760_003_600 });
+    await store.claimActiveSlot('owner-a', 'token-1', 5, { requestId: 'request-7', expiresAt: 1_760_003_600 });
     const read = reader(tableName);
     const operation = await read('OP#owner-a#token-1');
     expect(operation).toMatchObject({
@@ -69,8 +69,12 @@ describe('DynamoDbRecordStore item layout', () => {
       keepAliveSeconds: { NULL: true },
       createdAt: { N: '1760000000000' },
     });
-    const alias = await read('REQ#owner-a#request-7');
-    expect(alias).toEqual({ pk: { S: 'REQ#owner-a#request-7' }, token: { S: 'token-1' }, expiresAt: { N: '1760003600' } });
+    const slots = await read('ACTIVE#owner-a');
+    expect(slots).toEqual({
+      pk: { S: 'ACTIVE#owner-a' },
+      tokens: { SS: ['token-1'] },
+      'alias#request-7': { M: { token: { S: 'token-1' }, expiresAt: { N: '1760003600' } } },
+    });
   });
 
   it('keeps the outcome as JSON text and writes no attribute for absent fields', async () => {
@@ -111,10 +115,10 @@ describe('DynamoDbRecordStore limits that dynalite does not enforce like DynamoD
   it('refuses a 2,050-byte partition key that dynalite itself accepts, without sending it', async () => {
     const { tableName } = await freshStore();
     const store = new DynamoDbRecordStore({ client: plain, tableName });
-    const requestId = 'é'.repeat(1019);
-    await plain.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: `REQ#owner-a#${requestId}` } } }));
+    const executionName = 'é'.repeat(1022);
+    await plain.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: `EXEC#${executionName}` } } }));
     const send = vi.spyOn(plain, 'send');
-    await expect(store.putRequestAlias('owner-a', requestId, { token: 't', expiresAt: 1 })).rejects.toBeInstanceOf(KeyTooLongError);
+    await expect(store.putExecutionPointer(executionName, { ownerId: 'owner-a', token: 't' }, 1)).rejects.toBeInstanceOf(KeyTooLongError);
     expect(send).not.toHaveBeenCalled();
   });
 

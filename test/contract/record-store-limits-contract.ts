@@ -7,14 +7,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { operationItemBytes } from '../../lambdas/operations/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
-import { STORE_LIMITS, type RecordStore } from '../../lambdas/operations/ports.ts';
+import { MAX_ID_BYTES, STORE_LIMITS, type RecordStore } from '../../lambdas/operations/ports.ts';
 import { OWNER, makeRecord, useStore, type MakeStore } from './record-store-fixtures.ts';
 
 const KEY_TOO_LONG = { name: 'KeyTooLongError' };
 const TOO_LARGE = { name: 'RecordTooLargeError' };
 /** `OP#owner-a#`, `REQ#owner-a#`: what precedes a token or request id in its partition key. */
 const OP_PREFIX_BYTES = 'OP#owner-a#'.length;
-const REQ_PREFIX_BYTES = 'REQ#owner-a#'.length;
 /** The owner index sort key is a 15-digit time and '#' before the token. */
 const CREATED_KEY_PREFIX_BYTES = 16;
 
@@ -32,21 +31,10 @@ export function describeLimitCases(makeStore: MakeStore): void {
   });
 
   describe('partition key size', () => {
-    it('accepts a request alias whose key is exactly 2,048 bytes and refuses one byte more with KeyTooLongError', async () => {
-      const longest = 'r'.repeat(STORE_LIMITS.maxPartitionKeyBytes - REQ_PREFIX_BYTES);
-      await store.putRequestAlias(OWNER, longest, { token: 'token-1', expiresAt: 2_000_000_000 });
+    it('keeps a request alias for the longest id the server accepts (MAX_ID_BYTES of UTF-8, on the slot item)', async () => {
+      const longest = 'é'.repeat(MAX_ID_BYTES / 2);
+      expect(await store.claimActiveSlot(OWNER, 'token-1', 5, { requestId: longest, expiresAt: 2_000_000_000 })).toBe('claimed');
       expect((await store.findRequestAlias(OWNER, longest))?.token).toBe('token-1');
-      const over = `${longest}r`;
-      await expect(store.putRequestAlias(OWNER, over, { token: 'token-1', expiresAt: 2_000_000_000 })).rejects.toMatchObject(KEY_TOO_LONG);
-      await expect(store.findRequestAlias(OWNER, over)).rejects.toMatchObject(KEY_TOO_LONG);
-      await expect(store.deleteRequestAlias(OWNER, over)).rejects.toMatchObject(KEY_TOO_LONG);
-    });
-
-    it('counts UTF-8 bytes, not characters: 1,019 "é" (2,038 bytes) make the key too long', async () => {
-      const requestId = 'é'.repeat(1019);
-      await expect(store.putRequestAlias(OWNER, requestId, { token: 'token-1', expiresAt: 2_000_000_000 })).rejects.toMatchObject(
-        KEY_TOO_LONG,
-      );
     });
 
     it('refuses get, transition and create of a token whose key exceeds 2,048 bytes with KeyTooLongError', async () => {

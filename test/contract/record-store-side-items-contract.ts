@@ -13,6 +13,12 @@ export function describeSideItemCases(makeStore: MakeStore): void {
   });
 
   describe('request aliases', () => {
+    // Aliases are kept only while their token holds an active slot (see the next group).
+    beforeEach(async () => {
+      for (const token of ['token-1', 'token-2', 'token-number', 'token-string', 'token-9']) await store.claimActiveSlot(OWNER, token, 10);
+      await store.claimActiveSlot(OTHER_OWNER, 'token-9', 10);
+    });
+
     it('finds the token and expiry a request id started', async () => {
       await store.putRequestAlias(OWNER, 'request-1', { token: 'token-1', expiresAt: LATER });
       expect(await store.findRequestAlias(OWNER, 'request-1')).toEqual({ token: 'token-1', expiresAt: LATER });
@@ -66,6 +72,42 @@ export function describeSideItemCases(makeStore: MakeStore): void {
     it('rejects an owner id containing "#"', async () => {
       await expect(store.putRequestAlias('owner#x', 'r', { token: 't', expiresAt: LATER })).rejects.toThrow(RangeError);
       await expect(store.findRequestAlias('owner#x', 'r')).rejects.toThrow(RangeError);
+    });
+  });
+
+  describe('request aliases kept with the slots', () => {
+    it('keeps no alias for a token that holds no slot (its operation is over: nothing to cancel)', async () => {
+      await store.putRequestAlias(OWNER, 'request-1', { token: 'token-1', expiresAt: LATER });
+      expect(await store.findRequestAlias(OWNER, 'request-1')).toBeUndefined();
+    });
+
+    it('a claim records the alias in the same write, and a refused claim records none', async () => {
+      expect(await store.claimActiveSlot(OWNER, 'token-1', 1, { requestId: 'n:1', expiresAt: LATER })).toBe('claimed');
+      expect(await store.findRequestAlias(OWNER, 'n:1')).toEqual({ token: 'token-1', expiresAt: LATER });
+      expect(await store.claimActiveSlot(OWNER, 'token-2', 1, { requestId: 'n:2', expiresAt: LATER })).toBe('refused');
+      expect(await store.findRequestAlias(OWNER, 'n:2')).toBeUndefined();
+    });
+
+    it('a release with the request id drops the alias only while it still names the token', async () => {
+      await store.claimActiveSlot(OWNER, 'token-1', 5, { requestId: 'n:1', expiresAt: LATER });
+      await store.claimActiveSlot(OWNER, 'token-2', 5, { requestId: 'n:1', expiresAt: LATER });
+      await store.claimActiveSlot(OWNER, 'token-3', 5, { requestId: 'n:3', expiresAt: LATER });
+      // token-2's call took id 1 over: token-1's release leaves it, and still frees token-1's slot.
+      await store.releaseActiveSlot(OWNER, 'token-1', 'n:1');
+      expect(await store.findRequestAlias(OWNER, 'n:1')).toEqual({ token: 'token-2', expiresAt: LATER });
+      expect(await store.listActiveSlots(OWNER)).toEqual(['token-2', 'token-3']);
+      await store.releaseActiveSlot(OWNER, 'token-2', 'n:1');
+      expect(await store.findRequestAlias(OWNER, 'n:1')).toBeUndefined();
+      expect(await store.findRequestAlias(OWNER, 'n:3')).toEqual({ token: 'token-3', expiresAt: LATER });
+    });
+
+    it('once the owner holds no slot, every alias kept with the slots is gone', async () => {
+      await store.claimActiveSlot(OWNER, 'token-1', 5, { requestId: 'n:1', expiresAt: LATER });
+      await store.putRequestAlias(OWNER, 'n:7', { token: 'token-1', expiresAt: LATER });
+      await store.releaseActiveSlot(OWNER, 'token-1');
+      expect(await store.listActiveSlots(OWNER)).toEqual([]);
+      expect(await store.findRequestAlias(OWNER, 'n:1')).toBeUndefined();
+      expect(await store.findRequestAlias(OWNER, 'n:7')).toBeUndefined();
     });
   });
 
@@ -157,7 +199,10 @@ export function describeSideItemCases(makeStore: MakeStore): void {
       expect(await store.get({ ownerId: OWNER, token: 'token-1' })).toBeUndefined();
       expect((await store.create(makeRecord())).created).toBe(true);
       await store.putRequestAlias(OWNER, 'token-1', { token: 'token-1', expiresAt: LATER });
+      await store.putRequestAlias(OWNER, 'tokens', { token: 'token-1', expiresAt: LATER });
       expect(await store.listActiveSlots(OWNER)).toEqual(['token-1']);
+      expect(await store.claimActiveSlot(OWNER, 'token-2', 5)).toBe('claimed');
+      expect(await store.listActiveSlots(OWNER)).toEqual(['token-1', 'token-2']);
     });
 
     it('rejects a limit that is not a positive integer, and an owner id containing "#"', async () => {

@@ -75,10 +75,10 @@ const CANCEL_CALLS = {
 const slow = (seconds: number) => ({ name: 'slow_compute', arguments: { seconds, label: 'x' } });
 
 describe('AWS calls per operation', () => {
-  it('SEP-1391: start is 3 writes + 1 alias + 1 StartExecution; a poll is 1 GetItem; the result 1 GetItem; a cancel by token 2 reads, 1 stop, 1 describe, 3 writes', async () => {
+  it('SEP-1391: start is 2 writes (the record; the slot with the request alias) + 1 StartExecution + 1 read for a cancel that raced it; a poll is 1 GetItem; the result 1 GetItem; a cancel by token 2 reads, 1 stop, 1 describe, 3 writes', async () => {
     const token = `tok-${randomUUID()}`;
     const start = await measure(async () => ok(await legacyRequest(stack.url, 'tools/call', { ...slow(0), operation: { token } }, { capabilities: LRO })));
-    expect(start.request).toEqual({ 'dynamodb:UpdateItem': 2, 'dynamodb:PutItem': 2, 'sfn:StartExecution': 1 });
+    expect(start.request).toEqual({ 'dynamodb:PutItem': 1, 'dynamodb:UpdateItem': 1, 'sfn:StartExecution': 1, 'dynamodb:GetItem': 1 });
     await pollUntilStatus(() => legacyRequest(stack.url, 'tools/async/status', { token }), ['completed']);
     const poll = await measure(async () => ok(await legacyRequest(stack.url, 'tools/async/status', { token })));
     expect(poll.request).toEqual({ 'dynamodb:GetItem': 1 });
@@ -103,9 +103,9 @@ describe('AWS calls per operation', () => {
     expect(start.statusSync).toEqual({ 'dynamodb:GetItem': 2, 'dynamodb:UpdateItem': 2, 'dynamodb:DeleteItem': 1 });
   });
 
-  it('Tasks extension (2026-07-28): start is 3 writes + 1 alias delete + 1 StartExecution; tasks/get is 1 GetItem, result inlined', async () => {
+  it('Tasks extension (2026-07-28): start is 2 writes + 1 StartExecution + 2 reads (no alias to forget; a cancel that raced it); tasks/get is 1 GetItem, result inlined', async () => {
     const created = await measure(async () => ok(await modernRequest(stack.url, 'tools/call', slow(0), { capabilities: EXT })));
-    expect(created.request).toEqual({ 'dynamodb:UpdateItem': 2, 'dynamodb:PutItem': 1, 'dynamodb:DeleteItem': 1, 'sfn:StartExecution': 1 });
+    expect(created.request).toEqual({ 'dynamodb:PutItem': 1, 'dynamodb:UpdateItem': 1, 'sfn:StartExecution': 1, 'dynamodb:GetItem': 2 });
     const taskId = (await modernRequest(stack.url, 'tools/call', slow(0), { capabilities: EXT })).message!.result.taskId as string;
     await pollUntilStatus(() => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: EXT }), ['completed']);
     const get = await measure(async () => ok(await modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: EXT })));
@@ -116,9 +116,9 @@ describe('AWS calls per operation', () => {
     expect(cancel.request).toEqual(CANCEL_CALLS);
   });
 
-  it('2025-11-25 tasks: start, tasks/get and tasks/result of a finished task, tasks/cancel', async () => {
+  it('2025-11-25 tasks: start is 2 writes + 1 StartExecution + 2 reads; tasks/get and tasks/result of a finished task, tasks/cancel', async () => {
     const created = await measure(async () => ok(await legacyRequest(stack.url, 'tools/call', { ...slow(0), task: {} })));
-    expect(created.request).toEqual({ 'dynamodb:UpdateItem': 2, 'dynamodb:PutItem': 1, 'dynamodb:DeleteItem': 1, 'sfn:StartExecution': 1 });
+    expect(created.request).toEqual({ 'dynamodb:PutItem': 1, 'dynamodb:UpdateItem': 1, 'sfn:StartExecution': 1, 'dynamodb:GetItem': 2 });
     const taskId = ok(await legacyRequest(stack.url, 'tools/call', { ...slow(0), task: {} })).task.taskId as string;
     await pollUntilStatus(() => legacyRequest(stack.url, 'tasks/get', { taskId }), ['completed']);
     const get = await measure(async () => ok(await legacyRequest(stack.url, 'tasks/get', { taskId })));

@@ -43,9 +43,9 @@ describe('cancel during start', () => {
     const { service, engine, store } = coreHarness();
     engine.beforeStart = async () => {
       engine.beforeStart = undefined;
-      // The record exists (submitted, with its derivable ARN); the execution does not yet.
-      const submitted = await store.get({ ownerId: owner, token: 't' });
-      expect(submitted).toMatchObject({ status: 'submitted', executionArn: expect.stringContaining(':execution:analyze:op-') });
+      // The record exists (working, with its derivable ARN); the execution does not yet.
+      const created = await store.get({ ownerId: owner, token: 't' });
+      expect(created).toMatchObject({ status: 'working', executionArn: expect.stringContaining(':execution:analyze:op-') });
       expect(await service.cancel({ ownerId: owner, token: 't' })).toMatchObject({ status: 'canceled' });
     };
     const record = await service.start({ ownerId: owner, tool, arguments: {}, token: 't', dialect: 'sep-1391' });

@@ -10,12 +10,12 @@ const tool: ToolSpec = testTool({ name: 'analyze' });
 const owner = 'owner-a';
 
 describe('every record expires', () => {
-  it('a submitted or working record expires at creation + the tool’s longest run + keepAlive', async () => {
+  it('a started record, and one whose start failed, expires at creation + the tool’s longest run + keepAlive', async () => {
     const { service, store, engine, clock } = coreHarness();
     engine.failStartWith = new Error('down');
     await expectOperationError(service.start({ ownerId: owner, tool, arguments: {}, token: 'sub', dialect: 'sep-1391' }), 'INTERNAL');
-    const submitted = await store.get({ ownerId: owner, token: 'sub' });
-    expect(submitted).toMatchObject({ status: 'submitted', expiresAt: Math.ceil(clock.ms / 1000) + 3600 + 60 });
+    const unstarted = await store.get({ ownerId: owner, token: 'sub' });
+    expect(unstarted).toMatchObject({ status: 'working', expiresAt: Math.ceil(clock.ms / 1000) + 3600 + 60 });
     engine.failStartWith = undefined;
     const working = await service.start({ ownerId: owner, tool, arguments: {}, token: 'work', dialect: 'sep-1391' });
     expect(working).toMatchObject({ status: 'working', expiresAt: Math.ceil(clock.ms / 1000) + 3600 + 60 });
