@@ -10,6 +10,7 @@ import type { ToolSpec } from '../operations/tool-spec.ts';
 import { isObject } from '../shared/json-values.ts';
 import { validateArguments } from './argument-validator.ts';
 import type { AsyncDialect, McpDeps, ToolListing } from './dialects/dialect.ts';
+import { ANY_RESULT } from './dialects/dialect-support.ts';
 import { JSONRPC, toProtocolError } from './json-rpc-errors.ts';
 import { setHttpStatus } from './request-scope.ts';
 import { requestViewOf, type Era, type RequestView } from './request-view.ts';
@@ -19,6 +20,15 @@ import { legacySyncCall } from './legacy-sync-call.ts';
 import { modernSyncCall } from './modern-sync-call.ts';
 
 export const SERVER_INFO = { name: 'async-mcp', version: '0.1.0' } as const;
+
+// Schemas are built once per process: a server is built per request, and zod schemas are
+// costly to construct. An explicit param schema makes a malformed cursor the client's
+// mistake (-32602 naming the field), where the SDK's own would answer -32603.
+const TOOLS_LIST_SCHEMAS = {
+  params: z.looseObject({ cursor: z.string({ message: 'cursor must be a string' }).optional() }).optional(),
+  result: ANY_RESULT,
+};
+const LogLevel = z.enum(LOG_LEVELS);
 
 export interface ServerFactoryOptions {
   deps: McpDeps;
@@ -55,10 +65,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
         'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
     });
 
-    // An explicit param schema: a malformed cursor is the client's mistake (-32602 naming the
-    // field), where the SDK's own schema would answer -32603 with its issue list.
-    const listParams = z.looseObject({ cursor: z.string({ message: 'cursor must be a string' }).optional() }).optional();
-    server.setRequestHandler('tools/list', { params: listParams, result: z.looseObject({}) }, async (params, ctx) => {
+    server.setRequestHandler('tools/list', TOOLS_LIST_SCHEMAS, async (params, ctx) => {
       const view = requestViewOf(era, ownerId, params as never, ctx);
       // A dialect the request declares wins over one its protocol revision merely implies.
       const dialect = dialects.find((d) => d.claimsListing(view)) ?? dialects.find((d) => d.impliedBy?.(view));
@@ -145,8 +152,8 @@ export function createServerFactory(options: ServerFactoryOptions) {
  */
 function registerLogLevel(server: Server, deps: McpDeps, ownerId: string): void {
   // The level is checked here, so a missing one and a wrong one get the same answer.
-  server.setRequestHandler('logging/setLevel', { params: z.looseObject({}), result: z.looseObject({}) }, async (params, ctx) => {
-    const level = z.enum(LOG_LEVELS).safeParse(params.level);
+  server.setRequestHandler('logging/setLevel', { params: ANY_RESULT, result: ANY_RESULT }, async (params, ctx) => {
+    const level = LogLevel.safeParse(params.level);
     // "Invalid log level: -32602 (Invalid params)"
     if (!level.success) throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Invalid params: level must be one of ${LOG_LEVELS.join(', ')}`);
     try {

@@ -9,6 +9,7 @@
 import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { McpDeps } from './dialects/dialect.ts';
+import { ANY_RESULT } from './dialects/dialect-support.ts';
 import { toProtocolError } from './json-rpc-errors.ts';
 
 /** The capability this module serves: reads only, nothing to list or subscribe to. */
@@ -17,16 +18,19 @@ export const RESOURCES_CAPABILITY = { resources: {} } as const;
 /** Media types whose bytes go out as `text`; anything else goes out as a base64 `blob`. */
 const TEXT_TYPE = /^(text\/|application\/(json|xml|csv)\b)/;
 
+// Explicit param schemas: a malformed request is the client's mistake (-32602 naming the
+// field), where the SDK's own schema would answer -32603 with its issue list.
+const LIST_SCHEMAS = {
+  params: z.looseObject({ cursor: z.string({ message: 'cursor must be a string' }).optional() }).optional(),
+  result: ANY_RESULT,
+};
+const READ_SCHEMAS = { params: z.looseObject({ uri: z.string({ message: 'uri must be a string' }) }), result: ANY_RESULT };
+
 /** Registers `resources/read` (and an empty `resources/list`) for `ownerId` on `server`. */
 export function registerResultResources(server: Server, deps: McpDeps, ownerId: string): void {
   // Results are found through their links, never browsed.
-  // Explicit param schemas: a malformed request is the client's mistake (-32602 naming the
-  // field), where the SDK's own schema would answer -32603 with its issue list.
-  const listParams = z.looseObject({ cursor: z.string({ message: 'cursor must be a string' }).optional() }).optional();
-  const readParams = z.looseObject({ uri: z.string({ message: 'uri must be a string' }) });
-  const anyResult = z.looseObject({});
-  server.setRequestHandler('resources/list', { params: listParams, result: anyResult }, async () => ({ resources: [] }));
-  server.setRequestHandler('resources/read', { params: readParams, result: anyResult }, async (params) => {
+  server.setRequestHandler('resources/list', LIST_SCHEMAS, async () => ({ resources: [] }));
+  server.setRequestHandler('resources/read', READ_SCHEMAS, async (params) => {
     const { uri } = params;
     let stored;
     try {

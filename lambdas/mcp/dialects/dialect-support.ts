@@ -3,7 +3,7 @@
  * dialect imports another. Nothing here knows a wire name.
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
-import type * as z from 'zod';
+import * as z from 'zod';
 import type { OperationKey, OperationRecord } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import { JSONRPC } from '../json-rpc-errors.ts';
@@ -23,6 +23,13 @@ export interface JsonRpcErrorObject {
   message: string;
   data?: unknown;
 }
+
+/**
+ * Any result object. Handlers return exactly what goes on the wire; the schema only
+ * satisfies `setRequestHandler`. Built once: a server is built per request, and zod
+ * schemas are costly to construct.
+ */
+export const ANY_RESULT = z.looseObject({});
 
 /** Parses wire params; the first failure becomes -32602 naming the field (`what.path`). */
 export function parseParams<T>(schema: z.ZodType<T>, value: unknown, what: string): T {

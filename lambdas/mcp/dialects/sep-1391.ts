@@ -21,7 +21,7 @@ import { finishBeforeResponse } from '../request-scope.ts';
 import { ServerRequests } from '../server-requests.ts';
 import { progressOf } from '../run-notifications.ts';
 import { publicCause, toCallToolResult } from '../tool-result.ts';
-import { MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord } from './dialect-support.ts';
+import { ANY_RESULT, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The experimental client capability that opts a request in. */
@@ -42,6 +42,7 @@ const OperationParams = z.looseObject({
 
 /** A token to look up: one past the creation bound is not refused as such, it is simply unknown. */
 const TokenParams = z.looseObject({ token: z.string({ message: 'token must be a string' }).min(1, 'token must not be empty') });
+const TOKEN_SCHEMAS = { params: TokenParams, result: ANY_RESULT };
 
 function declares(view: RequestView): boolean {
   const experimental = view.clientCapabilities.experimental;
@@ -181,7 +182,7 @@ export const sep1391Dialect: AsyncDialect = {
       });
     };
 
-    server.setRequestHandler('tools/async/status', { params: TokenParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
+    server.setRequestHandler('tools/async/status', TOKEN_SCHEMAS, (params, ctx) =>
       handle(ctx, params, async (view) => {
         const { token } = parseParams(TokenParams, params, 'params');
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
@@ -209,7 +210,7 @@ export const sep1391Dialect: AsyncDialect = {
       }),
     );
 
-    server.setRequestHandler('tools/async/result', { params: TokenParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
+    server.setRequestHandler('tools/async/result', TOKEN_SCHEMAS, (params, ctx) =>
       handle(ctx, params, async (view) => {
         const { token } = parseParams(TokenParams, params, 'params');
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
@@ -228,7 +229,7 @@ export const sep1391Dialect: AsyncDialect = {
     // "Receivers of notifications/cancelled notifications for the request ID associated with the original
     // CallToolRequest SHOULD ... immediately move the operation to the "canceled" status." The params
     // are read raw: the SDK's own schema would drop `_operation`.
-    server.setNotificationHandler('notifications/cancelled', { params: z.looseObject({}) }, (params) => {
+    server.setNotificationHandler('notifications/cancelled', { params: ANY_RESULT }, (params) => {
       finishBeforeResponse(cancelByNotification(deps, ownerId, params));
     });
   },

@@ -23,7 +23,7 @@ import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { requestViewOf, type RequestView } from '../request-view.ts';
 import { PROGRESS_META_KEY, progressOf } from '../run-notifications.ts';
 import { ServerRequests } from '../server-requests.ts';
-import { boundedCursor, finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
+import { ANY_RESULT, boundedCursor, finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The protocol revision whose clients speak this dialect. */
@@ -42,6 +42,7 @@ type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 const TaskId = z.string({ message: 'taskId must be a string' }).min(1, 'taskId must not be empty');
 const TaskIdParams = z.looseObject({ taskId: TaskId });
+const TASK_ID_SCHEMAS = { params: TaskIdParams, result: ANY_RESULT };
 const ListParams = z.looseObject({ cursor: z.string({ message: 'cursor must be a string' }).optional() });
 /** "ttl (number, optional): Requested duration in milliseconds to retain task from creation" */
 const TaskParams = z.looseObject({
@@ -196,7 +197,7 @@ export const tasks20251125Dialect: AsyncDialect = {
         throw toProtocolError(renameMissing(error, 'Task'), view.requestId, deps.logger, RETRIEVE_PREFIX);
       });
     };
-    const schemas = { params: TaskIdParams.loose(), result: z.looseObject({}) };
+    const schemas = TASK_ID_SCHEMAS;
 
     server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
       handle(ctx, params, async (view) => {
@@ -236,7 +237,7 @@ export const tasks20251125Dialect: AsyncDialect = {
       }),
     );
 
-    server.setRequestHandler('tasks/list', { params: ListParams.loose(), result: z.looseObject({}) }, (params, ctx) =>
+    server.setRequestHandler('tasks/list', { params: ListParams, result: ANY_RESULT }, (params, ctx) =>
       handle(ctx, params, async (view) => {
         const cursor = boundedCursor(parseParams(ListParams, params, 'params').cursor);
         // "For tasks/list requests, receivers MUST ensure the returned task list includes only tasks

@@ -16,7 +16,7 @@ import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, ty
 import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
 import { PROGRESS_META_KEY, progressOf } from '../run-notifications.ts';
 import { requestViewOf, type RequestView } from '../request-view.ts';
-import { finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
+import { ANY_RESULT, finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The extension identifier, in capabilities and in `requiredCapabilities`. */
@@ -28,6 +28,7 @@ type WireStatus = 'working' | 'input_required' | 'completed' | 'cancelled' | 'fa
 
 const TaskId = z.string({ message: 'taskId must be a string' }).min(1, 'taskId must not be empty');
 const TaskIdParams = z.looseObject({ taskId: TaskId });
+const TASK_ID_SCHEMAS = { params: TaskIdParams, result: ANY_RESULT };
 
 function declares(view: RequestView): boolean {
   const extensions = view.clientCapabilities.extensions;
@@ -182,7 +183,7 @@ export const tasks20260728Dialect: AsyncDialect = {
         throw toProtocolError(renameMissing(error, 'Task'), view.requestId, deps.logger, RETRIEVE_PREFIX);
       });
     };
-    const schemas = { params: TaskIdParams.loose(), result: z.looseObject({}) };
+    const schemas = TASK_ID_SCHEMAS;
 
     server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
       handle('tasks/get', ctx, params, async (view) => {
