@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
+import { AWS_CLIENT_CONFIG } from '../lambdas/aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
 import { statusChangePattern } from '../lambdas/aws/status-events.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
@@ -32,6 +33,8 @@ import { localSecretKey } from './local-secret.ts';
 import { withOperations } from '../lambdas/workers/built-in-scope.ts';
 import { withOAuth } from '../lambdas/auth/authenticated-fetch.ts';
 import { consoleLogger } from '../lambdas/logging/logger.ts';
+import type { MetricsRecorder } from '../lambdas/observability/metrics-recorder.ts';
+import { withRequestContext } from '../lambdas/observability/request-context.ts';
 import type { OAuthConfig } from '../lambdas/auth/oauth-config.ts';
 import { createOAuthResourceServer } from '../lambdas/auth/oauth-resource-server.ts';
 import { createTaskMocks } from './sfn-facade-mocks.ts';
@@ -67,6 +70,8 @@ export interface LocalStackOptions {
    * token, and the token's subject is the principal. The resource URL is the stack's own.
    */
   oauth?: Omit<OAuthConfig, 'resourceUrl'>;
+  /** Where operation, poll, lag and input metrics go; none by default, so a local run prints no EMF lines. */
+  metrics?: MetricsRecorder;
 }
 
 export interface LocalStack {
@@ -142,7 +147,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const catalog = buildToolCatalog(folders, (name) => facade.stateMachineArn(name));
     // StartSyncExecution normally goes to a `sync-` host prefix; the facade serves every action on one host.
-    const sfn = new SFNClient({ region: REGION, endpoint: facade.endpoint, credentials: LOCAL_CREDENTIALS, disableHostPrefix: true });
+    const sfn = new SFNClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: facade.endpoint, credentials: LOCAL_CREDENTIALS, disableHostPrefix: true });
     closers.push(async () => sfn.destroy());
     app = createAsyncMcpApp({
       store: new DynamoDbRecordStore({ client: dynamo.client, tableName: dynamo.tableName }),
@@ -153,11 +158,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       results: { store: results.store },
       secretKey: localSecretKey(options.dataDir ? resolve(options.dataDir, 'secret.key') : undefined),
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     });
     const mcpApp = app;
     // The resource URL is known once the server listens; requests only arrive after that.
     let serve: (request: Request) => Promise<Response> = (request) => mcpApp.fetch(request, principalOf(request));
-    const http = await serveFetch((request) => serve(request), {
+    // As in Lambda: each request has a log context named by a request id, and its metrics are flushed once answered.
+    let requests = 0;
+    const observed = (request: Request) =>
+      withRequestContext({ function_request_id: `local-${++requests}` }, () => serve(request)).finally(() => options.metrics?.flush());
+    const http = await serveFetch(observed, {
       host,
       port: options.port ?? DEFAULT_PORT,
       path: '/mcp',

@@ -13,6 +13,8 @@ import { tasks20251125Dialect } from '../mcp/dialects/tasks-2025-11-25.ts';
 import { tasks20260728Dialect } from '../mcp/dialects/tasks-2026-07-28.ts';
 import { createHttpHandler, type McpFetch } from '../mcp/http-handler.ts';
 import { consoleLogger, type Logger } from '../logging/logger.ts';
+import { noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
+import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 
 export interface AsyncMcpAppOptions {
   store: RecordStore;
@@ -20,6 +22,12 @@ export interface AsyncMcpAppOptions {
   catalog: ToolCatalog;
   limits?: OperationsLimits;
   logger?: Logger;
+  /**
+   * Operation, poll, lag and input metrics (EMF in AWS). Flushed by the caller once per
+   * invocation, and by status-sync after each event.
+   * @default noMetrics
+   */
+  metrics?: MetricsRecorder;
   /** Host/Origin allowlist; set for the local server only. */
   allowedHostnames?: string[];
   /**
@@ -52,15 +60,19 @@ const DIALECTS: readonly AsyncDialect[] = [tasks20260728Dialect, tasks20251125Di
 
 export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const logger = options.logger ?? consoleLogger;
-  const operations = new OperationsService(options.store, options.engine, options.limits, undefined, logger, options.results);
+  const metrics = options.metrics ?? noMetrics;
+  // Starts and ends are counted where the conditional writes decide them.
+  const store = new ObservedRecordStore(options.store, metrics);
+  const operations = new OperationsService(store, options.engine, options.limits, undefined, logger, options.results);
   const deps = { catalog: options.catalog, operations, logger, secretKey: once(options.secretKey) };
   const fetch = createHttpHandler({
     deps,
     dialects: DIALECTS,
     ...(options.allowedHostnames ? { allowedHostnames: options.allowedHostnames } : {}),
     ...(options.handleTools ? { handleTools: true } : {}),
+    metrics,
   });
-  return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger), operations };
+  return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics), operations };
 }
 
 /** `load` called once; a failure is not cached, so the next request tries again. */

@@ -1,21 +1,29 @@
 /**
  * The operations core a deployed built-in worker uses: the operations table and Step
  * Functions, built once per container on first use (the local runtime supplies its own).
+ * Its store counts what the worker changes (a question asked is `InputRequired`); the
+ * worker's handler flushes `deployedMetrics` after each call.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { AWS_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { requiredEnv } from '../handlers/environment.ts';
+import { createEmfMetrics } from '../observability/emf-metrics.ts';
+import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import { OperationsService } from '../operations/operations-service.ts';
+
+/** The metrics the deployed workers' core records into. */
+export const deployedMetrics = createEmfMetrics();
 
 let operations: OperationsService | undefined;
 
 export function deployedOperations(): OperationsService {
   operations ??= new OperationsService(
-    new DynamoDbRecordStore({ client: new DynamoDBClient({}), tableName: requiredEnv(ENV.tableName) }),
-    new StepFunctionsEngine(new SFNClient({})),
+    new ObservedRecordStore(new DynamoDbRecordStore({ client: new DynamoDBClient(AWS_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) }), deployedMetrics),
+    new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG)),
   );
   return operations;
 }

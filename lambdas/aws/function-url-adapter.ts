@@ -42,8 +42,14 @@ export interface ResponseStream {
   off(event: 'drain' | 'close' | 'error', listener: (...args: never[]) => void): unknown;
 }
 
-/** A handler the runtime calls with the event and the response stream to write to. */
-export type StreamingHandler<TEvent> = (event: TEvent, responseStream: ResponseStream, context?: unknown) => Promise<void>;
+/** A handler the runtime calls with the event, the response stream to write to, and the invocation's context. */
+export type StreamingHandler<TEvent> = (event: TEvent, responseStream: ResponseStream, context?: { awsRequestId?: string }) => Promise<void>;
+
+/**
+ * Runs one whole invocation (the fetch and the body's last byte) inside `around`: a
+ * per-request log context, and a metrics flush once the response stream has ended.
+ */
+export type InvocationWrapper = (context: { awsRequestId?: string } | undefined, invocation: () => Promise<void>) => Promise<void>;
 
 /** Status, headers and cookies: what Lambda sends the client before the body of a streamed response. */
 export interface HttpPrelude {
@@ -78,11 +84,14 @@ export type FunctionUrlFetch = (request: Request, event: LambdaFunctionURLEvent)
 export function streamingFunctionUrlHandler(
   fetch: FunctionUrlFetch,
   runtime: LambdaStreamingRuntime = lambdaStreamingRuntime(),
+  around: InvocationWrapper = (_context, invocation) => invocation(),
 ): StreamingHandler<LambdaFunctionURLEvent> {
-  return runtime.streamifyResponse<LambdaFunctionURLEvent>(async (event, responseStream) => {
-    const response = await fetch(toWebRequest(event), event);
-    await writeResponse(response, runtime.HttpResponseStream.from(responseStream, preludeOf(response)));
-  });
+  return runtime.streamifyResponse<LambdaFunctionURLEvent>((event, responseStream, context) =>
+    around(context, async () => {
+      const response = await fetch(toWebRequest(event), event);
+      await writeResponse(response, runtime.HttpResponseStream.from(responseStream, preludeOf(response)));
+    }),
+  );
 }
 
 /** The prelude of a `Response`: `set-cookie` headers become `cookies`, repeated headers are comma-joined. */

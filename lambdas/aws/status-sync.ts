@@ -9,11 +9,16 @@ import type { OperationsService } from '../operations/operations-service.ts';
 import type { ExecutionSnapshot, ExecutionStatus, WorkflowEngine } from '../operations/ports.ts';
 import type { Logger } from '../logging/logger.ts';
 import { parseJsonOrText } from '../shared/json-values.ts';
+import { METRIC, noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
+import { withRequestContext } from '../observability/request-context.ts';
+import type { InvocationContext } from '../observability/request-observer.ts';
 
 export interface ExecutionStatusChangeEvent {
   id?: string;
   'detail-type'?: string;
   source?: string;
+  /** When EventBridge emitted it (ISO 8601, to the second). */
+  time?: string;
   detail: {
     executionArn: string;
     stateMachineArn?: string;
@@ -30,10 +35,20 @@ export interface ExecutionStatusChangeEvent {
   };
 }
 
-export type StatusSyncHandler = (event: ExecutionStatusChangeEvent) => Promise<void>;
+export type StatusSyncHandler = (event: ExecutionStatusChangeEvent, context?: InvocationContext) => Promise<void>;
 
-export function createStatusSyncHandler(operations: OperationsService, engine: WorkflowEngine, logger: Logger): StatusSyncHandler {
-  return async (event) => {
+/**
+ * The handler over the core. Each event is one invocation: its log lines carry the Lambda
+ * request id, and its metrics (the lag, and the ends the record store counts) are flushed
+ * when it is handled.
+ */
+export function createStatusSyncHandler(
+  operations: OperationsService,
+  engine: WorkflowEngine,
+  logger: Logger,
+  metrics: MetricsRecorder = noMetrics,
+): StatusSyncHandler {
+  const sync = async (event: ExecutionStatusChangeEvent) => {
     const { detail } = event;
     let snapshot = snapshotOf(detail);
     // EventBridge leaves out input and output over 256 KB; the execution still has them.
@@ -57,8 +72,27 @@ export function createStatusSyncHandler(operations: OperationsService, engine: W
     if (!applied) {
       // Expired and deleted, or a record of another execution: nothing to write.
       logger.warn('status event matches no operation record', { eventId: event.id, executionArn: detail.executionArn, status: detail.status });
+      return;
+    }
+    const changedAt = changeTimeOf(event);
+    if (changedAt !== undefined) metrics.milliseconds(METRIC.statusSyncLag, Math.max(0, Date.now() - changedAt), {});
+  };
+  return async (event, context) => {
+    try {
+      await withRequestContext(context?.awsRequestId ? { function_request_id: context.awsRequestId } : {}, () => sync(event));
+    } finally {
+      metrics.flush();
     }
   };
+}
+
+/** When the execution's status changed: its stop (or, for RUNNING, its start), else when the event was emitted. */
+function changeTimeOf(event: ExecutionStatusChangeEvent): number | undefined {
+  const { detail } = event;
+  const exact = detail.status === 'RUNNING' ? detail.startDate : detail.stopDate;
+  if (exact != null) return exact;
+  const emitted = event.time === undefined ? NaN : Date.parse(event.time);
+  return Number.isNaN(emitted) ? undefined : emitted;
 }
 
 function snapshotOf(detail: ExecutionStatusChangeEvent['detail']): ExecutionSnapshot {

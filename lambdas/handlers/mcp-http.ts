@@ -8,13 +8,16 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
-import { streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
+import { lambdaStreamingRuntime, streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
 import { authenticatedFunctionUrlFetch, functionUrlAuthFromEnv } from '../aws/function-url-principal.ts';
+import { AWS_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { createAsyncMcpApp } from '../app/async-mcp-app.ts';
 import { consoleLogger } from '../logging/logger.ts';
+import { createEmfMetrics } from '../observability/emf-metrics.ts';
+import { observeInvocation } from '../observability/request-observer.ts';
 import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../tools/state-machine-names.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { loadToolFolders } from '../tools/tool-folder.ts';
@@ -23,14 +26,16 @@ import { handleToolsFromEnv, limitsFromEnv, requiredEnv } from './environment.ts
 const folders = await loadToolFolders(process.env[ENV.toolsDir] ?? 'state-machines', { checkDefinitions: false });
 // Deployed machines have fixed names: one ARN prefix locates them all, however many tools there are.
 const catalog = buildToolCatalog(folders, deployedStateMachineArns(requiredEnv(STATE_MACHINE_ARN_PREFIX_ENV)));
+const metrics = createEmfMetrics();
 const app = createAsyncMcpApp({
-  store: new DynamoDbRecordStore({ client: new DynamoDBClient({}), tableName: requiredEnv(ENV.tableName) }),
-  engine: new StepFunctionsEngine(new SFNClient({})),
+  store: new DynamoDbRecordStore({ client: new DynamoDBClient(AWS_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) }),
+  engine: new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG)),
   catalog,
   limits: limitsFromEnv(),
   handleTools: handleToolsFromEnv(),
   results: { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
   secretKey: secretsManagerKey(requiredEnv(ENV.secretArn)),
+  metrics,
 });
 
 // Who may call (IAM, OAuth or nobody in particular) is the construct's `auth` prop; a bad setting fails the cold start.
@@ -38,5 +43,8 @@ const serve = authenticatedFunctionUrlFetch((request, principal) => app.fetch(re
   logger: consoleLogger,
 });
 
-/** Lambda entry point, wrapped by `awslambda.streamifyResponse`. */
-export const handler = streamingFunctionUrlHandler(serve);
+/**
+ * Lambda entry point, wrapped by `awslambda.streamifyResponse`. Log lines carry the request
+ * id; metrics are flushed once the response stream has ended.
+ */
+export const handler = streamingFunctionUrlHandler(serve, lambdaStreamingRuntime(), observeInvocation(metrics));

@@ -5,17 +5,23 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
+import { AWS_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { createStatusSyncHandler, type ExecutionStatusChangeEvent } from '../aws/status-sync.ts';
 import { consoleLogger } from '../logging/logger.ts';
+import { createEmfMetrics } from '../observability/emf-metrics.ts';
+import { ObservedRecordStore } from '../observability/observed-record-store.ts';
+import type { InvocationContext } from '../observability/request-observer.ts';
 import { OperationsService } from '../operations/operations-service.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
 
-const engine = new StepFunctionsEngine(new SFNClient({}));
+const engine = new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG));
+const metrics = createEmfMetrics();
 const operations = new OperationsService(
-  new DynamoDbRecordStore({ client: new DynamoDBClient({}), tableName: requiredEnv(ENV.tableName) }),
+  // Ends (completed, failed, cancelled) are counted where status-sync writes them.
+  new ObservedRecordStore(new DynamoDbRecordStore({ client: new DynamoDBClient(AWS_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) }), metrics),
   engine,
   limitsFromEnv(),
   undefined,
@@ -23,4 +29,10 @@ const operations = new OperationsService(
   { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
 );
 
-export const handler: (event: ExecutionStatusChangeEvent) => Promise<void> = createStatusSyncHandler(operations, engine, consoleLogger);
+/** Lambda entry point: one event per invocation, its metrics flushed when it is handled. */
+export const handler: (event: ExecutionStatusChangeEvent, context?: InvocationContext) => Promise<void> = createStatusSyncHandler(
+  operations,
+  engine,
+  consoleLogger,
+  metrics,
+);

@@ -19,6 +19,9 @@ import { checkSession, initializeCapabilities, withSessionId, type SessionCheck 
 import { createServerFactory, type ServerFactoryOptions } from './mcp-server-factory.ts';
 import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
+import { noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
+import { withRequestContext } from '../observability/request-context.ts';
+import { countPolls, describeRequest, noteEra } from '../observability/request-observer.ts';
 
 export { MAX_BODY_BYTES };
 
@@ -28,6 +31,8 @@ export interface HttpHandlerOptions extends ServerFactoryOptions {
    * servers). Absent in AWS, where the Function URL fixes the host.
    */
   allowedHostnames?: string[];
+  /** Where polls are counted. @default noMetrics */
+  metrics?: MetricsRecorder;
 }
 
 export type McpFetch = (request: Request, principal: string) => Promise<Response>;
@@ -36,7 +41,10 @@ export type McpFetch = (request: Request, principal: string) => Promise<Response
 export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   const factory = createServerFactory(options);
   const handler = createMcpHandler(
-    (ctx) => factory(ctx.era, (ctx.authInfo?.extra?.ownerId as string | undefined) ?? ownerIdFor('anonymous')),
+    (ctx) => {
+      noteEra(ctx.era);
+      return factory(ctx.era, (ctx.authInfo?.extra?.ownerId as string | undefined) ?? ownerIdFor('anonymous'));
+    },
     {
       legacy: 'stateless',
       maxRequestBodySize: MAX_BODY_BYTES,
@@ -49,7 +57,8 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       },
     },
   );
-  return async (request, principal) => {
+  const metrics = options.metrics ?? noMetrics;
+  const serve: McpFetch = async (request, principal) => {
     if (options.allowedHostnames) {
       const rejected =
         hostHeaderValidationResponse(request, options.allowedHostnames) ??
@@ -61,6 +70,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     if (!guarded.ok) return guarded.response;
     const { deps } = options;
     const ownerId = ownerIdFor(principal);
+    describeRequest(guarded.parsedBody, ownerId);
     let session: SessionCheck;
     try {
       session = await checkSession(guarded.request, guarded.parsedBody, ownerId, deps.secretKey);
@@ -85,6 +95,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       batch: guarded.batch,
       ...(session.capabilities ? { sessionCapabilities: session.capabilities } : {}),
     });
+    countPolls(metrics, guarded.parsedBody, { handleTools: options.handleTools === true });
     const declared = initializeCapabilities(guarded.parsedBody);
     if (declared === undefined) return response;
     try {
@@ -95,4 +106,6 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       return response;
     }
   };
+  // Each request's log lines carry its own context, however many are served at once.
+  return (request, principal) => withRequestContext({}, () => serve(request, principal));
 }

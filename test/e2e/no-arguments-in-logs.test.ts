@@ -2,14 +2,16 @@
  * Tool arguments and results never go to logs (issue 13 §5): full runs on the real local
  * stack (start, poll, result, cancel, a tool error, a rejection by the machine, a waited-on
  * call, requests the edge refuses), with a marker in every string argument, which the
- * tools echo into their results and error causes. The stack logs through the console
- * (consoleLogger), so every console call and every direct write to stdout and stderr is
- * captured from before it starts until it stops.
+ * tools echo into their results and error causes. The stack logs structured JSON lines
+ * (Powertools, on stdout and stderr) and, here, writes its EMF metric lines too, so every
+ * console call and every direct write to stdout and stderr is captured from before it
+ * starts until it stops.
  */
 import { randomBytes } from 'node:crypto';
 import { format } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
+import { createEmfMetrics } from '../../lambdas/observability/emf-metrics.ts';
 import { startTestStack, stopTestStack } from '../support/local-stack-fixture.ts';
 import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus, rpcError } from '../support/rpc-assertions.ts';
@@ -34,7 +36,7 @@ beforeAll(async () => {
       return true;
     }) as typeof stream.write);
   }
-  stack = await startTestStack();
+  stack = await startTestStack({ metrics: createEmfMetrics() });
 });
 
 afterAll(async () => {
@@ -112,6 +114,18 @@ describe('no tool argument or result in any log line', () => {
     }
     // The capture does see the stack's log lines: the refusal above was logged.
     await vi.waitFor(() => expect(lines.some((line) => line.includes('request rejected') && line.includes('Mcp-Method'))).toBe(true));
+    // It is a structured line naming the request it belongs to.
+    const rejected = lines.find((line) => line.includes('request rejected') && line.includes('Mcp-Method'))!;
+    expect(JSON.parse(rejected)).toMatchObject({ level: 'WARN', service: 'async-mcp', function_request_id: expect.stringMatching(/^local-\d+$/) });
     await expectNoneLogged(name);
+  });
+
+  it('the metric lines of all the runs above hold ids and counts only', async () => {
+    await stack.drainEvents();
+    const metricLines = lines.filter((line) => line.includes('"_aws"'));
+    // Starts, polls, ends and status-sync lag were all written while the runs above went on.
+    const names = new Set(metricLines.flatMap((line) => (JSON.parse(line) as { _aws: { CloudWatchMetrics: Array<{ Metrics: Array<{ Name: string }> }> } })._aws.CloudWatchMetrics[0]!.Metrics.map((m) => m.Name)));
+    expect([...names]).toEqual(expect.arrayContaining(['OperationsStarted', 'Polls', 'OperationsCompleted', 'OperationsCancelled', 'StatusSyncLag']));
+    expect(metricLines.filter((line) => line.includes('argmark-'))).toEqual([]);
   });
 });

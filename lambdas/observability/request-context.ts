@@ -1,0 +1,52 @@
+/**
+ * What every log line written while serving one request carries: the invocation's request
+ * id, the JSON-RPC method, the tool, and hashes of the principal and of the operation. Kept
+ * in AsyncLocalStorage because the local server serves requests concurrently (a Lambda
+ * serves one at a time). Only ids and hashes go in here, never arguments or secrets.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+
+/** The fields a request adds to its log lines (each absent until known). */
+export interface RequestLogFields {
+  /**
+   * The Lambda request id (`awsRequestId`), or a local one. Named as Powertools names it
+   * (`requestId` is the JSON-RPC id in the core's own fields).
+   */
+  function_request_id?: string;
+  /** The JSON-RPC method (`batch` for a batch). */
+  method?: string;
+  /** The tool a `tools/call` names, or the tool of the operation the request reads. */
+  tool?: string;
+  /** The owner id: a hash of the authenticated principal, as records are keyed. */
+  principalHash?: string;
+  /** {@link hashForLog} of the operation token or task id the request names. */
+  operationHash?: string;
+  /** The async dialect: the operation record's, else the one the request's shape implies. */
+  dialect?: string;
+  /** `modern` (2026-07-28) or `legacy` (initialize-based), once the SDK has decided. */
+  era?: string;
+}
+
+const storage = new AsyncLocalStorage<RequestLogFields>();
+
+/** Runs `fn` with a request context of its own; an enclosing context's fields carry over. */
+export function withRequestContext<T>(fields: RequestLogFields, fn: () => T): T {
+  return storage.run({ ...storage.getStore(), ...fields }, fn);
+}
+
+/** Adds fields to the current request's context; outside a request this does nothing. */
+export function annotateRequest(fields: RequestLogFields): void {
+  const context = storage.getStore();
+  if (context) Object.assign(context, fields);
+}
+
+/** The current request's fields; `undefined` outside a request. */
+export function requestLogFields(): Readonly<RequestLogFields> | undefined {
+  return storage.getStore();
+}
+
+/** A short, stable hash of an id for log lines (first 16 hex digits of its sha256): ids never go to logs in clear. */
+export function hashForLog(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 16);
+}
