@@ -43,6 +43,8 @@ export const CONTEXT_KEYS = {
   statusSyncReservedConcurrency: 'statusSyncReservedConcurrency',
   /** Reserved concurrency of each worker Lambda (default none). */
   workerReservedConcurrency: 'workerReservedConcurrency',
+  /** An email address told of every alarm (through an SNS topic the stack creates). */
+  alarmEmail: 'alarmEmail',
 } as const;
 
 export interface AppSettings {
@@ -61,6 +63,8 @@ export interface AppSettings {
   mcpReservedConcurrency?: number;
   statusSyncReservedConcurrency?: number;
   workerReservedConcurrency?: number;
+  /** Absent: the alarms notify nobody. */
+  alarmEmail?: string;
 }
 
 // Context from the command line arrives as strings; from cdk.json it may be typed.
@@ -84,6 +88,7 @@ const Settings = z.object({
   mcpReservedConcurrency: positiveWholeNumber.optional(),
   statusSyncReservedConcurrency: positiveWholeNumber.optional(),
   workerReservedConcurrency: positiveWholeNumber.optional(),
+  alarmEmail: z.email('expected an email address').optional(),
 });
 
 /** Reads and validates the settings; throws naming the bad context key. */
@@ -112,6 +117,7 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     mcpReservedConcurrency,
     statusSyncReservedConcurrency,
     workerReservedConcurrency,
+    ...(data.alarmEmail === undefined ? {} : { alarmEmail: data.alarmEmail }),
   };
 }
 

@@ -25,6 +25,7 @@ new AsyncMcpStack(app, settings.stackName, {
   mcpReservedConcurrency: settings.mcpReservedConcurrency,
   statusSyncReservedConcurrency: settings.statusSyncReservedConcurrency,
   workerReservedConcurrency: settings.workerReservedConcurrency,
+  ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 

@@ -8,10 +8,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Aws, Duration, Names, RemovalPolicy } from 'aws-cdk-lib';
+import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { FunctionUrlAuthType, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { ENV } from '../lambdas/aws/operations-table.ts';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
@@ -23,6 +25,9 @@ import { BundledFunction } from './bundled-function.ts';
 import { ResultsBucket } from './results-bucket.ts';
 import { ExistingToolStateMachine } from './existing-tool-state-machine.ts';
 import { mcpCorsOptions, resolveMcpAuth, type McpAuth } from './mcp-auth.ts';
+import { POWERTOOLS_ENVIRONMENT } from './observability.ts';
+import { OperationsAlarms } from './operations-alarms.ts';
+import { OperationsDashboard } from './operations-dashboard.ts';
 import { OperationsTable } from './operations-table.ts';
 import { DEFAULT_WORKERS_DIR, MCP_HTTP_ENTRY, STATUS_SYNC_ENTRY } from './repo-paths.ts';
 import { ServerKey } from './server-key.ts';
@@ -136,6 +141,17 @@ export interface AsyncMcpServerProps {
    */
   readonly tracing?: boolean;
   /**
+   * Notified (SNS) when any of the server's alarms goes to ALARM and back to OK.
+   * @default - the alarms have no actions: they show in CloudWatch only
+   */
+  readonly alarmTopic?: ITopic;
+  /**
+   * The share of a tool's executions that may fail or time out in 15 minutes, in percent,
+   * before its alarm fires.
+   * @default 10
+   */
+  readonly executionFailureRatePercent?: number;
+  /**
    * Retention of every log group (Lambdas and state machines).
    * @default RetentionDays.ONE_MONTH
    */
@@ -174,6 +190,10 @@ export class AsyncMcpServer extends Construct {
   public readonly statusSync?: StatusSync;
   /** Who may call the MCP endpoint (an IAM server's `principalScope` filled in). */
   public readonly auth: McpAuth;
+  /** The alarms (dead-letter queue, status-sync errors, execution failure rates, throttles). */
+  public readonly alarms: OperationsAlarms;
+  /** The server's CloudWatch dashboard. */
+  public readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: AsyncMcpServerProps) {
     super(scope, id);
@@ -297,6 +317,24 @@ export class AsyncMcpServer extends Construct {
       this.statusSync.function.function.addEnvironment(ENV.resultsBucket, this.results.bucket.bucketName);
       this.results.grantWriteResults(this.statusSync.function.function);
     }
+
+    const monitored = {
+      mcpFunction: this.mcpFunction,
+      ...(this.statusSync ? { statusSync: { function: this.statusSync.function.function, deadLetterQueue: this.statusSync.deadLetterQueue } } : {}),
+      workerFunctions: this.workerFunctions,
+      table: this.operations.table,
+      stateMachines: new Map([...machines].map(([tool, machine]) => [tool, machine.stateMachine])),
+    };
+    // The names the logs and metrics carry, which the dashboard searches for.
+    for (const fn of [monitored.mcpFunction, monitored.statusSync?.function, ...monitored.workerFunctions.values()]) {
+      for (const [name, value] of Object.entries(POWERTOOLS_ENVIRONMENT)) fn?.addEnvironment(name, value);
+    }
+    this.alarms = new OperationsAlarms(this, 'Alarms', {
+      ...monitored,
+      alarmTopic: props.alarmTopic,
+      executionFailureRatePercent: props.executionFailureRatePercent,
+    });
+    this.dashboard = new OperationsDashboard(this, 'Dashboard', { ...monitored, alarms: this.alarms.all }).dashboard;
   }
 
   /**

@@ -1,16 +1,25 @@
-/** The stack this repository deploys: one AsyncMcpServer and its outputs. */
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+/** The stack this repository deploys: one AsyncMcpServer, its alarm topic when asked, and its outputs. */
+import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { AlarmTopic } from './alarm-topic.ts';
 import { AsyncMcpServer, type AsyncMcpServerProps } from './async-mcp-server.ts';
 
-export interface AsyncMcpStackProps extends StackProps, AsyncMcpServerProps {}
+export interface AsyncMcpStackProps extends StackProps, AsyncMcpServerProps {
+  /**
+   * An email address told of every alarm: the stack creates an encrypted SNS topic with this
+   * subscription and passes it as `alarmTopic`. Ignored when `alarmTopic` is given.
+   * @default - no topic: the alarms show in CloudWatch only
+   */
+  readonly alarmEmail?: string;
+}
 
 export class AsyncMcpStack extends Stack {
   public readonly server: AsyncMcpServer;
 
   constructor(scope: Construct, id: string, props: AsyncMcpStackProps) {
     super(scope, id, props);
-    this.server = new AsyncMcpServer(this, 'Server', props);
+    const alarmTopic = props.alarmTopic ?? (props.alarmEmail ? new AlarmTopic(this, 'AlarmTopic', { email: props.alarmEmail }).topic : undefined);
+    this.server = new AsyncMcpServer(this, 'Server', { ...props, ...(alarmTopic ? { alarmTopic } : {}) });
 
     new CfnOutput(this, 'McpUrl', {
       description: 'The MCP endpoint: the Function URL with the path the local server uses',
@@ -37,10 +46,25 @@ export class AsyncMcpStack extends Stack {
       description: 'Log group of the MCP Lambda (aws logs tail <name> --follow)',
       value: this.server.mcpFunction.logGroup.logGroupName,
     });
+    new CfnOutput(this, 'DashboardName', {
+      description: 'The CloudWatch dashboard of the server',
+      value: this.server.dashboard.dashboardName,
+    });
+    new CfnOutput(this, 'DashboardUrl', {
+      description: 'The CloudWatch dashboard in the console',
+      value: `https://${Aws.REGION}.console.${Aws.URL_SUFFIX}/cloudwatch/home?region=${Aws.REGION}#dashboards/dashboard/${this.server.dashboard.dashboardName}`,
+    });
+    if (alarmTopic) {
+      new CfnOutput(this, 'AlarmTopicArn', { description: 'The SNS topic every alarm notifies (ALARM and OK)', value: alarmTopic.topicArn });
+    }
     if (this.server.statusSync) {
       new CfnOutput(this, 'StatusSyncDeadLetterQueueUrl', {
         description: 'Status changes that could not be written; empty in normal operation',
         value: this.server.statusSync.deadLetterQueue.queueUrl,
+      });
+      new CfnOutput(this, 'StatusSyncFunctionName', {
+        description: 'The status-sync Lambda, to replay a dead-lettered status change to',
+        value: this.server.statusSync.function.function.functionName,
       });
     }
   }
