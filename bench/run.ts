@@ -1,18 +1,30 @@
 /**
- * `npm run bench`: latency and memory figures for the hot paths, on the local stack,
- * and the size and cold import time of the MCP Lambda bundle. Prints figures; it
- * asserts nothing (machines here are shared and noisy: compare runs, not thresholds).
+ * `npm run bench`: on the local stack, status-poll throughput side by side with a reference
+ * server, latency and memory of the hot paths, AWS calls per operation for each dialect, the
+ * cost of an operation in AWS, the Lambda bundles' size and cold import time, and a soak.
+ * Prints figures; it asserts nothing (machines are shared and noisy: compare runs, not
+ * thresholds).
+ *
+ *   npm run bench                       everything, the soak included (minutes)
+ *   npm run bench -- --no-soak          everything but the soak (also BENCH_SOAK=0)
+ *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, cost, bundle, soak
+ *
+ * BENCH_SECONDS (3) and BENCH_AB_ROUNDS (2) size the side-by-side segments; BENCH_ROUNDS (200)
+ * the hot-path samples; BENCH_IMPORT_RUNS (9) the cold imports.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
-import { STATE_MACHINE_ARN_PREFIX_ENV } from '../lambdas/tools/state-machine-names.ts';
 import { startLocalStack } from '../local/local-stack.ts';
 import { legacyRequest } from '../test/support/raw-mcp.ts';
+import { awsCallsPerOperation, dialects, untilDone } from './aws-calls.ts';
+import { lambdaBundles } from './lambda-bundle.ts';
+import { startMeasuredStack } from './measured-stack.ts';
+import { costOfOperation, perThousand, printCost } from './operation-cost.ts';
+import { pollThroughput } from './poll-throughput.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+const SECTIONS = ['polls', 'hot-paths', 'calls', 'cost', 'bundle', 'soak'] as const;
+type Section = (typeof SECTIONS)[number];
 
 function summarize(name: string, samples: number[]): void {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -27,6 +39,7 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+/** Latency of the hot paths, one request at a time, and the process's memory with ROUNDS operations waiting. */
 async function endToEnd(): Promise<void> {
   // One principal keeps ROUNDS operations running at once, past the default per-principal limit.
   const stack = await startLocalStack({
@@ -90,51 +103,65 @@ async function endToEnd(): Promise<void> {
   }
 }
 
-/** Bundles the MCP Lambda as the CDK construct does and times a cold import of it. */
-async function lambdaBundle(): Promise<void> {
-  // Inside the project, so the bundle's external @aws-sdk imports resolve as they do in Lambda's runtime.
-  await mkdir(resolve('node_modules/.cache'), { recursive: true });
-  const dir = await mkdtemp(resolve('node_modules/.cache/bench-bundle-'));
+/** The AWS calls table and the cost of an operation, on one instrumented stack. */
+async function callsAndCost(sections: ReadonlySet<Section>): Promise<void> {
+  const measured = await startMeasuredStack();
   try {
-    const outfile = join(dir, 'index.mjs');
-    await build({
-      entryPoints: ['lambdas/handlers/mcp-http.ts'],
-      bundle: true,
-      platform: 'node',
-      target: 'node22',
-      format: 'esm',
-      minify: true,
-      outfile,
-      external: ['@aws-sdk/*'],
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-      logLevel: 'silent',
-    });
-    const { size } = await stat(outfile);
-    console.log(`${'MCP Lambda bundle (AWS SDK external)'.padEnd(44)} ${(size / 1024).toFixed(0)} KiB`);
-    // The Lambda runtime's streaming global, which the handler needs at import, stood in for here.
-    const runtime = 'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };';
-    const script = `${runtime} const t = performance.now(); await import(${JSON.stringify(outfile)}); console.log((performance.now() - t).toFixed(0));`;
-    const env = {
-      ...process.env,
-      OPERATIONS_TABLE_NAME: 'bench',
-      RESULTS_BUCKET_NAME: 'bench-results',
-      ASYNC_MCP_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
-      [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
-      TOOLS_DIR: resolve('state-machines'),
-      AWS_REGION: 'us-east-1',
-    };
-    const runs: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      // A fresh process each time: what a Lambda cold start pays for module init.
-      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
-      runs.push(Number(out.toString().trim()));
+    const steps = dialects(measured.stack.url);
+    if (sections.has('calls')) {
+      await awsCallsPerOperation(measured);
+      console.log();
     }
-    summarize('MCP Lambda cold import (module init)', runs);
+    if (sections.has('cost')) {
+      const wait = (dialect: (typeof steps)[number]) => (id: string) => untilDone(measured, dialect, id);
+      // The current revision's dialect in full; the others as totals.
+      const [modern, ...others] = [steps.find((d) => d.name.startsWith('tasks 2026'))!, ...steps.filter((d) => !d.name.startsWith('tasks 2026'))];
+      printCost(modern.name, modern.result !== undefined, await costOfOperation(measured, modern, wait(modern)));
+      for (const dialect of others) {
+        const total = perThousand(await costOfOperation(measured, dialect, wait(dialect)));
+        console.log(`  ${`total, ${dialect.name}`.padEnd(44)} ${''.padEnd(56)} $${total.toFixed(4)}`);
+      }
+    }
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await measured.close();
   }
 }
 
-console.log(`async-mcp benchmarks (node ${process.version}, ${ROUNDS} rounds)`);
-await endToEnd();
-await lambdaBundle();
+/** The soak lives in its own module; an older tree without it skips the section. */
+async function soak(): Promise<void> {
+  const module = new URL('./soak.ts', import.meta.url);
+  if (!existsSync(module)) {
+    console.log('soak: bench/soak.ts is not there; skipped');
+    return;
+  }
+  const { runSoak } = (await import(module.href)) as { runSoak: () => Promise<unknown> };
+  await runSoak();
+}
+
+function selectedSections(args: readonly string[]): Set<Section> {
+  const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+  const chosen = new Set<Section>(only ? (only.split(',').filter((name) => (SECTIONS as readonly string[]).includes(name)) as Section[]) : SECTIONS);
+  if (args.includes('--no-soak') || process.env.BENCH_SOAK === '0') chosen.delete('soak');
+  return chosen;
+}
+
+const sections = selectedSections(process.argv.slice(2));
+console.log(`async-mcp benchmarks (node ${process.version}; sections: ${[...sections].join(', ')})`);
+console.log();
+if (sections.has('polls')) {
+  await pollThroughput({ seconds: Number(process.env.BENCH_SECONDS ?? 3), rounds: Number(process.env.BENCH_AB_ROUNDS ?? 2) });
+  console.log();
+}
+if (sections.has('hot-paths')) {
+  await endToEnd();
+  console.log();
+}
+if (sections.has('calls') || sections.has('cost')) {
+  await callsAndCost(sections);
+  console.log();
+}
+if (sections.has('bundle')) {
+  await lambdaBundles();
+  console.log();
+}
+if (sections.has('soak')) await soak();
