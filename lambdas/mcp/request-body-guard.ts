@@ -24,22 +24,24 @@ export type GuardedBody =
   | { ok: false; response: Response };
 
 /**
- * The request to hand to the SDK (its body re-readable, with the parsed JSON when it
- * parsed), or the HTTP answer that refuses it.
+ * The request to hand to the SDK (with the parsed JSON when it parsed, else with its body
+ * re-readable), or the HTTP answer that refuses it.
  */
 export async function guardRequestBody(request: Request): Promise<GuardedBody> {
   if (request.method.toUpperCase() !== 'POST') return { ok: true, request, batch: false };
   const text = await readBoundedText(request, MAX_BODY_BYTES);
   if (text === undefined) return refuse(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
   if (exceedsDepth(text, MAX_JSON_DEPTH)) return refuse(400, `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
-  const forward = new Request(request.url, { method: request.method, headers: request.headers, body: text, signal: request.signal });
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    // The SDK answers unparseable bodies with its own -32700.
+    // The SDK answers unparseable bodies with its own -32700, read from the body.
+    const forward = new Request(request.url, { method: request.method, headers: request.headers, body: text, signal: request.signal });
     return { ok: true, request: forward, batch: false };
   }
+  // The SDK is handed the parsed body and reads none: a body-less request spares a stream per request.
+  const forward = new Request(request.url, { method: request.method, headers: request.headers, signal: request.signal });
   const messages = Array.isArray(parsed) ? parsed : [parsed];
   if (Array.isArray(parsed)) {
     const refusal = batchRefusal(parsed.length, request.headers.get('mcp-protocol-version') ?? ASSUMED_VERSION);
