@@ -1,21 +1,26 @@
 /**
  * A Lambda function bundled from this repository's TypeScript with the locally
- * installed esbuild (no Docker): ESM for the nodejs24.x runtime on arm64, the AWS SDK left to the
- * runtime, its own role and log group (no AWS managed policy).
+ * installed esbuild (no Docker), with the settings of lambda-bundling.ts: ESM for the
+ * nodejs24.x runtime on arm64, the AWS SDK left to the runtime, its own role and log
+ * group (no AWS managed policy).
  */
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing, type IDestination } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { FUNCTION_NODE_OPTIONS, LAMBDA_BUNDLING, lazyModuleOptions, lazyModulesOf } from './lambda-bundling.ts';
 import { LOCK_FILE, REPO_ROOT } from './repo-paths.ts';
 
 /** Pinned rather than "latest": the bundle targets this Node version (DESIGN §7). */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 
-// ESM bundles of CommonJS dependencies call `require` for Node built-ins; give them one.
-const REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+const LAZY_MODULES_SCRIPT = join(REPO_ROOT, 'cdk', 'build-lazy-modules.mjs');
 
 /** IAM's limit on a role description. */
 export const MAX_ROLE_DESCRIPTION = 1000;
@@ -50,6 +55,12 @@ export interface BundledFunctionProps {
    * @default - none: the function shares the account's unreserved concurrency
    */
   readonly reservedConcurrentExecutions?: number;
+  /**
+   * Packages the function loads with `import()` for some requests only: left out of the
+   * bundle, which every cold start parses, and shipped beside it in the asset.
+   * @default - lazyModulesOf(entry): jose for the MCP handler, none for the others
+   */
+  readonly lazyModules?: readonly string[];
 }
 
 export class BundledFunction extends Construct {
@@ -67,7 +78,12 @@ export class BundledFunction extends Construct {
     this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.logGroup.grantWrite(this.role);
 
-    const afterBundling = props.afterBundling;
+    const lazyModules = props.lazyModules ?? lazyModulesOf(props.entry);
+    const afterBundling = (outputDir: string): string[] => [
+      ...(lazyModules.length > 0 ? lazyModuleCommands(lazyModules, outputDir) : []),
+      ...(props.afterBundling?.(outputDir) ?? []),
+    ];
+    const hooks = lazyModules.length > 0 || props.afterBundling !== undefined;
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: 'handler',
@@ -79,23 +95,20 @@ export class BundledFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      environment: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS, ...props.environment },
       ...(props.onFailure ? { onFailure: props.onFailure } : {}),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       projectRoot: REPO_ROOT,
       depsLockFilePath: LOCK_FILE,
       bundling: {
+        ...LAMBDA_BUNDLING,
         format: OutputFormat.ESM,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        externalModules: ['@aws-sdk/*'],
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        banner: REQUIRE_BANNER,
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
+        externalModules: [...LAMBDA_BUNDLING.externalModules, ...lazyModules],
+        esbuildArgs: { '--alias': [...LAMBDA_BUNDLING.esbuildArgs['--alias']] },
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
-        ...(afterBundling
+        ...(hooks
           ? {
               commandHooks: {
                 beforeBundling: () => [],
@@ -114,6 +127,20 @@ export class BundledFunction extends Construct {
       });
     }
   }
+}
+
+/**
+ * The after-bundling command that builds `modules` into the asset. Their esbuild options go
+ * to a file named by its content hash, so the command line stays short.
+ */
+function lazyModuleCommands(modules: readonly string[], outputDir: string): string[] {
+  const options = JSON.stringify(modules.map((name) => lazyModuleOptions(name, outputDir, REPO_ROOT)));
+  const file = join(tmpdir(), `async-mcp-lazy-modules-${createHash('sha256').update(options).digest('hex').slice(0, 16)}.json`);
+  writeFileSync(file, options);
+  // `node` from PATH on Windows: cmd /c strips the outer quotes of a command line that starts with one.
+  const win = process.platform === 'win32';
+  const quote = (path: string) => (win ? `"${path}"` : `'${path.replaceAll("'", `'\\''`)}'`);
+  return [[win ? 'node' : quote(process.execPath), quote(LAZY_MODULES_SCRIPT), quote(file)].join(' ')];
 }
 
 /** `text` within `max` characters, `...` marking a cut (IAM descriptions allow Latin-1 only). */

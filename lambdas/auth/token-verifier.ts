@@ -1,9 +1,10 @@
 /**
  * Access-token verification with jose: the issuer's keys are discovered on first use,
  * cached, and refetched when a token names a key the cache lacks (at most once a
- * minute), so the issuer can rotate keys without a restart here.
+ * minute), so the issuer can rotate keys without a restart here. jose is loaded on the
+ * first verification: a server without OAuth never loads it.
  */
-import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import { fetchIssuerMetadata, IssuerDiscoveryError, type FetchLike, type IssuerMetadata } from './issuer-metadata.ts';
 import type { ResolvedOAuthConfig } from './oauth-config.ts';
 
@@ -19,6 +20,10 @@ export const DISCOVERY_RETRY_MS = 10_000;
 export const MAX_TOKEN_CHARS = 16 * 1024;
 
 const JWS_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+type Jose = typeof import('jose');
+let jose: Promise<Jose> | undefined;
+const loadJose = (): Promise<Jose> => (jose ??= import('jose'));
 
 /** Why a token was refused; the description is short, fixed text, never token content. */
 export type TokenRejection = { kind: 'invalid_token'; description: string };
@@ -41,13 +46,13 @@ export interface TokenVerifierOptions {
 /** A verifier for one issuer and audience. Nothing is fetched until the first `verify`. */
 export function createTokenVerifier(config: ResolvedOAuthConfig, options: TokenVerifierOptions = {}): TokenVerifier {
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
-  let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  let keys: Promise<ReturnType<Jose['createRemoteJWKSet']>> | undefined;
   let failedDiscovery: { at: number; error: Error } | undefined;
 
-  const keySet = (): Promise<ReturnType<typeof createRemoteJWKSet>> => {
+  const keySet = (): Promise<ReturnType<Jose['createRemoteJWKSet']>> => {
     if (failedDiscovery && Date.now() - failedDiscovery.at < DISCOVERY_RETRY_MS) return Promise.reject(failedDiscovery.error);
-    keys ??= fetchIssuerMetadata(config.issuer, fetchImpl).then(
-      (metadata: IssuerMetadata) =>
+    keys ??= Promise.all([fetchIssuerMetadata(config.issuer, fetchImpl), loadJose()]).then(
+      ([metadata, { createRemoteJWKSet, customFetch }]: [IssuerMetadata, Jose]) =>
         createRemoteJWKSet(new URL(metadata.jwksUri), {
           cooldownDuration: JWKS_REFETCH_COOLDOWN_MS,
           [customFetch]: jwksFetch(fetchImpl),
@@ -73,6 +78,7 @@ export function createTokenVerifier(config: ResolvedOAuthConfig, options: TokenV
       } catch (error) {
         return { ok: false, unavailable: error as Error };
       }
+      const { jwtVerify, errors } = await loadJose();
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, jwks, {
@@ -84,7 +90,7 @@ export function createTokenVerifier(config: ResolvedOAuthConfig, options: TokenV
           requiredClaims: ['exp', 'sub'],
         }));
       } catch (error) {
-        return classify(error);
+        return classify(error, errors);
       }
       if (typeof payload.sub !== 'string' || payload.sub === '') return reject('The access token has no subject');
       // An OpenID ID token is not an access token (Amazon Cognito marks them; RFC 9068 §2.2 uses typ).
@@ -137,7 +143,7 @@ function jwksFetch(fetchImpl: FetchLike) {
   };
 }
 
-function classify(error: unknown): VerifyResult {
+function classify(error: unknown, errors: Jose['errors']): VerifyResult {
   if (error instanceof JwksUnavailableError || error instanceof IssuerDiscoveryError) return { ok: false, unavailable: error };
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return { ok: false, unavailable: error };
   if (error instanceof errors.JWTExpired) return reject('The access token has expired');

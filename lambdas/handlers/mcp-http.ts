@@ -20,10 +20,10 @@ import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { observeInvocation } from '../observability/request-observer.ts';
 import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../tools/state-machine-names.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
-import { loadToolFolders } from '../tools/tool-folder.ts';
+import { loadDeployedToolFolders } from '../tools/deployed-tool-folders.ts';
 import { handleToolsFromEnv, limitsFromEnv, requiredEnv } from './environment.ts';
 
-const folders = await loadToolFolders(process.env[ENV.toolsDir] ?? 'state-machines', { checkDefinitions: false });
+const folders = await loadDeployedToolFolders(process.env[ENV.toolsDir] ?? 'state-machines');
 // Deployed machines have fixed names: one ARN prefix locates them all, however many tools there are.
 const catalog = buildToolCatalog(folders, deployedStateMachineArns(requiredEnv(STATE_MACHINE_ARN_PREFIX_ENV)));
 const metrics = createEmfMetrics();

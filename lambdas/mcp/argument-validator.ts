@@ -2,9 +2,8 @@
  * Validates tool arguments against the tool's `inputSchema` (JSON Schema, compiled
  * once per tool on first use) and says which field failed.
  */
-import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { ToolSpec } from '../operations/tool-spec.ts';
-import { compileSchema } from '../tools/json-schema.ts';
+import { compileSchema, type SchemaError } from '../tools/json-schema.ts';
 
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; message: string; field: string };
 
@@ -20,16 +19,16 @@ export function validateArguments(tool: ToolSpec, args: unknown): ValidationResu
   return { ok: false, field, message: `Invalid arguments for tool ${tool.name}: ${field} ${problemOf(first)}` };
 }
 
-function problemOf(error: ErrorObject): string {
+function problemOf(error: SchemaError): string {
   if (error.keyword === 'required') return 'is required';
   if (error.keyword === 'additionalProperties') return 'is not an allowed argument';
-  return error.message ?? 'is invalid';
+  return error.message;
 }
 
 /** A readable field path: `arguments.a`, or the missing property for `required`. */
-function fieldOf(error: ErrorObject): string {
+function fieldOf(error: SchemaError): string {
   const path = error.instancePath.split('/').filter(Boolean);
-  if (error.keyword === 'required') path.push(String((error.params as { missingProperty: string }).missingProperty));
-  if (error.keyword === 'additionalProperties') path.push(String((error.params as { additionalProperty: string }).additionalProperty));
+  if (error.missingProperty !== undefined) path.push(error.missingProperty);
+  if (error.additionalProperty !== undefined) path.push(error.additionalProperty);
   return ['arguments', ...path].join('.');
 }

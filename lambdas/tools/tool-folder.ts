@@ -10,7 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as z from 'zod';
-import { compileSchema } from './json-schema.ts';
+import { schemaProblem } from './json-schema.ts';
 import { injectReportContext } from './report-progress-states.ts';
 import { injectRequestInputContext } from './request-input-states.ts';
 import { listStates, localRunProblems, mockOnlyDefinition, noStandInDefinition } from './local-tasks.ts';
@@ -90,8 +90,10 @@ export async function inspectToolFolders(toolsDir: string, options: LoadOptions 
   const folders: ToolFolder[] = [];
   const problems: ToolFolderError[] = [];
   // Each name must equal its folder's, and a directory's entries are unique, so names are unique too.
-  for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
-    const result = await inspectToolFolder(join(toolsDir, entry.name), entry.name, options.checkDefinitions ?? true);
+  const directories = entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name));
+  // Read side by side (a cold start waits for them), reported in name order.
+  const results = await Promise.all(directories.map((entry) => inspectToolFolder(join(toolsDir, entry.name), entry.name, options.checkDefinitions ?? true)));
+  for (const result of results) {
     if (result.folder) folders.push(result.folder);
     problems.push(...result.problems);
   }
@@ -191,11 +193,8 @@ async function inspectToolFolder(dir: string, folderName: string, deep: boolean)
 }
 
 function checkJsonSchema(schema: object, key: string, report: (reason: string) => void): void {
-  try {
-    compileSchema(schema);
-  } catch (error) {
-    report(`${key} is not a valid JSON Schema (${(error as Error).message})`);
-  }
+  const problem = schemaProblem(schema);
+  if (problem !== undefined) report(`${key} is not a valid JSON Schema (${problem})`);
 }
 
 /** asl-validator's findings, one problem each; JSONPath and JSONata both pass (DESIGN §3). */

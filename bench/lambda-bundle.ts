@@ -1,0 +1,127 @@
+/**
+ * Size and cold import time of the Lambda bundles, built with the very settings the CDK
+ * construct deploys (cdk/lambda-bundling.ts). Prints figures; asserts nothing.
+ * Run alone with `npx tsx bench/lambda-bundle.ts`.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { esbuildOptions, FUNCTION_NODE_OPTIONS, lazyModuleOptions, lazyModulesOf } from '../cdk/lambda-bundling.ts';
+import { REPO_ROOT } from '../cdk/repo-paths.ts';
+import { ENV } from '../lambdas/aws/operations-table.ts';
+import { STATE_MACHINE_ARN_PREFIX_ENV } from '../lambdas/tools/state-machine-names.ts';
+
+/** What one bundle measured. */
+export interface BundleFigures {
+  name: string;
+  bytes: number;
+  /** Bytes in the bundle per npm package, or per source folder of ours, largest first. */
+  byPackage: [string, number][];
+  /** Bytes of each package shipped beside the bundle and loaded only when needed. */
+  lazyBytes: [string, number][];
+  /** Milliseconds of `await import(bundle)` in fresh processes, sorted. */
+  importMs: number[];
+  /** CPU milliseconds of the same imports, sorted: steadier than wall time on a busy machine. */
+  importCpuMs: number[];
+}
+
+interface BundleSpec {
+  name: string;
+  entry: string;
+  /** The environment the construct gives the function, with stand-in values. */
+  environment: Record<string, string>;
+}
+
+const BUNDLES: BundleSpec[] = [
+  {
+    name: 'MCP Lambda',
+    entry: 'lambdas/handlers/mcp-http.ts',
+    environment: {
+      [ENV.tableName]: 'bench',
+      [ENV.resultsBucket]: 'bench-results',
+      [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
+      [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
+      [ENV.toolsDir]: resolve(REPO_ROOT, 'state-machines'),
+    },
+  },
+  {
+    name: 'status-sync Lambda',
+    entry: 'lambdas/handlers/status-sync.ts',
+    environment: { [ENV.tableName]: 'bench', [ENV.resultsBucket]: 'bench-results' },
+  },
+];
+
+// The Lambda runtime's streaming global, which the MCP handler needs at import, stood in for here.
+const RUNTIME_GLOBAL = 'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };';
+
+/** Builds and times each Lambda bundle, printing one line per figure; `runs` cold imports each. */
+export async function lambdaBundles(runs = Number(process.env.BENCH_IMPORT_RUNS ?? 9)): Promise<BundleFigures[]> {
+  // Inside the project, so the bundle's external @aws-sdk imports resolve as they do in Lambda's runtime.
+  await mkdir(join(REPO_ROOT, 'node_modules/.cache'), { recursive: true });
+  const dir = await mkdtemp(join(REPO_ROOT, 'node_modules/.cache/bench-bundle-'));
+  const figures: BundleFigures[] = [];
+  try {
+    for (const spec of BUNDLES) {
+      const assetDir = join(dir, spec.name.replace(/\W+/g, '-'));
+      const outfile = join(assetDir, 'index.mjs');
+      const lazyModules = lazyModulesOf(spec.entry);
+      const result = await build({ ...esbuildOptions(spec.entry, outfile, REPO_ROOT, lazyModules), metafile: true });
+      const lazyBytes: [string, number][] = [];
+      for (const name of lazyModules) {
+        const options = lazyModuleOptions(name, assetDir, REPO_ROOT);
+        await build(options);
+        lazyBytes.push([name, (await stat(options.outfile!)).size]);
+      }
+      const { size } = await stat(outfile);
+      const measured = { name: spec.name, bytes: size, byPackage: byPackage(result.metafile, outfile), lazyBytes, ...coldImports(outfile, spec, runs) };
+      print(measured);
+      figures.push(measured);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+function byPackage(metafile: Metafile, outfile: string): [string, number][] {
+  const output = Object.entries(metafile.outputs).find(([path]) => resolve(REPO_ROOT, path) === outfile)![1];
+  const sizes = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const inPackage = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
+    const key = inPackage ? inPackage[1]! : input.split('/').slice(0, 2).join('/');
+    sizes.set(key, (sizes.get(key) ?? 0) + bytesInOutput);
+  }
+  return [...sizes].sort((a, b) => b[1] - a[1]);
+}
+
+function coldImports(outfile: string, spec: BundleSpec, runs: number): { importMs: number[]; importCpuMs: number[] } {
+  const url = JSON.stringify(pathToFileURL(outfile).href);
+  const script = `${RUNTIME_GLOBAL} const c = process.cpuUsage(); const t = performance.now(); await import(${url});
+    const wall = performance.now() - t; const cpu = process.cpuUsage(c); console.log(wall, (cpu.user + cpu.system) / 1000);`;
+  const env = { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', NODE_OPTIONS: FUNCTION_NODE_OPTIONS, NODE_NO_WARNINGS: '1', ...spec.environment };
+  const importMs: number[] = [];
+  const importCpuMs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    // A fresh process each time: what a Lambda cold start pays for module init.
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const [wall, cpu] = out.toString().trim().split(' ').map(Number);
+    importMs.push(wall!);
+    importCpuMs.push(cpu!);
+  }
+  return { importMs: importMs.sort((a, b) => a - b), importCpuMs: importCpuMs.sort((a, b) => a - b) };
+}
+
+function print({ name, bytes, byPackage: packages, lazyBytes, importMs, importCpuMs }: BundleFigures): void {
+  const kb = (n: number) => `${(n / 1000).toFixed(0)} KB`;
+  const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(0);
+  const lazy = lazyBytes.map(([module, size]) => `${module} ${kb(size)}`).join(', ');
+  console.log(`${`${name} bundle (AWS SDK external)`.padEnd(44)} ${kb(bytes)} (${bytes} bytes)${lazy ? `; loaded when needed: ${lazy}` : ''}`);
+  console.log(`${`${name} bundle, largest parts`.padEnd(44)} ${packages.slice(0, 6).map(([key, size]) => `${key} ${kb(size)}`).join(', ')}`);
+  console.log(
+    `${`${name} cold import (module init)`.padEnd(44)} n=${String(importMs.length).padEnd(5)} p50=${at(importMs, 0.5)}ms p95=${at(importMs, 0.95)}ms cpu p50=${at(importCpuMs, 0.5)}ms`,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await lambdaBundles();

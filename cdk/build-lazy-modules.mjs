@@ -1,0 +1,12 @@
+// Builds the lazily loaded packages of a Lambda asset: `node build-lazy-modules.mjs <options.json>`,
+// where the file holds an array of esbuild build options (cdk/lambda-bundling.ts `lazyModuleOptions`).
+// Plain Node, so CDK's after-bundling hook runs it the same way under sh and under cmd.
+import { readFileSync } from 'node:fs';
+import { build } from 'esbuild';
+
+const [optionsFile] = process.argv.slice(2);
+if (!optionsFile) {
+  console.error('usage: node build-lazy-modules.mjs <options.json>');
+  process.exit(2);
+}
+for (const options of JSON.parse(readFileSync(optionsFile, 'utf8'))) await build(options);

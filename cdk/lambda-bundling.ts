@@ -1,0 +1,105 @@
+/**
+ * How every Lambda of this repository is bundled: one definition that the CDK construct
+ * (bundled-function.ts) passes to NodejsFunction and that the bench and tests pass to
+ * esbuild's API, so what is measured is what is deployed. Free of aws-cdk-lib, so that
+ * importing it is cheap.
+ */
+import { join, resolve } from 'node:path';
+import type { BuildOptions } from 'esbuild';
+import { MCP_HTTP_ENTRY, REPO_ROOT } from './repo-paths.ts';
+
+// ESM bundles of CommonJS dependencies call `require` for Node built-ins; give them one.
+const REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/** The AWS SDK packages the handlers import statically, each loaded through a require shim. */
+export const REQUIRED_SDK_PACKAGES: readonly string[] = ['@aws-sdk/client-dynamodb', '@aws-sdk/client-sfn', '@aws-sdk/util-dynamodb'];
+
+/**
+ * Module substitutions, as `--alias` takes them: paths resolve from the repository root.
+ * - The MCP SDK's Node shims carry an Ajv-backed default validator that this server never
+ *   calls; ours replaces it, keeping one JSON Schema engine in the bundle.
+ * - The AWS SDK stays external, but is loaded with `require` (cdk/aws-sdk-require/), which
+ *   costs a cold start about half of what an ESM import of the same CommonJS costs.
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  '@modelcontextprotocol/server/_shims': './lambdas/tools/default-json-schema-validator.ts',
+  ...Object.fromEntries(REQUIRED_SDK_PACKAGES.map((name) => [name, `./cdk/aws-sdk-require/${name.replace('@aws-sdk/', '')}.cjs`])),
+};
+
+/**
+ * Packages the MCP Lambda needs for some requests only: jose verifies OAuth tokens, and a
+ * server without OAuth never loads it. Left out of the bundle (parsed at every cold start)
+ * and shipped beside it, where Node finds the bundle's `import('jose')`.
+ */
+export const MCP_LAZY_MODULES: readonly string[] = ['jose'];
+
+/** The packages the bundle of `entry` (absolute, or relative to the repository root) leaves out, to ship beside it. */
+export function lazyModulesOf(entry: string): readonly string[] {
+  return resolve(REPO_ROOT, entry) === MCP_HTTP_ENTRY ? MCP_LAZY_MODULES : [];
+}
+
+/** The esbuild settings, in the CDK's terms (`BundlingOptions`, less what is per function). */
+export const LAMBDA_BUNDLING = {
+  /** The Node version the bundle targets, matching FUNCTION_RUNTIME in bundled-function.ts. */
+  target: 'node24',
+  format: 'esm',
+  mainFields: ['module', 'main'],
+  /** Provided by the Lambda runtime. */
+  externalModules: ['@aws-sdk/*'],
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  banner: REQUIRE_BANNER,
+  esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
+} as const;
+
+/**
+ * `NODE_OPTIONS` of every function: stack traces in logs name source lines. It costs the
+ * cold start the parse of the bundle's source map (the bench measures with it).
+ */
+export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
+
+/**
+ * The same settings for esbuild's `build` API, run from the repository root `root`;
+ * `lazyModules` are left out, as BundledFunction's `lazyModules` prop leaves them.
+ */
+export function esbuildOptions(entry: string, outfile: string, root: string, lazyModules: readonly string[] = []): BuildOptions {
+  return {
+    entryPoints: [entry],
+    outfile,
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    target: LAMBDA_BUNDLING.target,
+    format: LAMBDA_BUNDLING.format,
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    external: [...LAMBDA_BUNDLING.externalModules, ...lazyModules],
+    minify: LAMBDA_BUNDLING.minify,
+    sourcemap: LAMBDA_BUNDLING.sourceMap,
+    sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+    banner: { js: LAMBDA_BUNDLING.banner },
+    alias: { ...BUNDLE_ALIASES },
+    logLevel: 'warning',
+  };
+}
+
+/**
+ * How a lazily loaded package is built into an asset: `node_modules/<name>/index.js`, which
+ * Node resolves for `import('<name>')` from the bundle beside it. CommonJS, so it needs no
+ * package.json; esbuild annotates its export names for ESM importers.
+ */
+export function lazyModuleOptions(name: string, assetDir: string, root: string): BuildOptions {
+  return {
+    entryPoints: [name],
+    outfile: join(assetDir, 'node_modules', name, 'index.js'),
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    target: LAMBDA_BUNDLING.target,
+    format: 'cjs',
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    external: [...LAMBDA_BUNDLING.externalModules],
+    minify: LAMBDA_BUNDLING.minify,
+    logLevel: 'warning',
+  };
+}

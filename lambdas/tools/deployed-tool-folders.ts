@@ -1,0 +1,39 @@
+/**
+ * Reads the tool folders the MCP Lambda's asset carries: each `tool.json`, and the
+ * `definition.asl.json` text the catalog takes the run timeout from. Synth validated these
+ * very files with `loadToolFolders`, so the cold start skips what only the local runtime
+ * and validation need (mocks, local stand-ins, built-in state injection), and does not
+ * load the modules for them.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crossFieldProblems, DEFINITION_FILE, TOOL_FILE, ToolConfigSchema } from './tool-config.ts';
+import type { ToolFolder } from './tool-folder.ts';
+
+/** The deployed tool folders under `toolsDir`, sorted by name; a bad folder fails the cold start naming its file. */
+export async function loadDeployedToolFolders(toolsDir: string): Promise<ToolFolder[]> {
+  const entries = await readdir(toolsDir, { withFileTypes: true });
+  const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  if (names.length === 0) throw new Error(`${toolsDir}: no tool folders found`);
+  // Read side by side: the cold start waits for them.
+  return Promise.all(names.sort((a, b) => a.localeCompare(b)).map((name) => loadFolder(join(toolsDir, name), name)));
+}
+
+async function loadFolder(dir: string, folderName: string): Promise<ToolFolder> {
+  const toolFile = join(dir, TOOL_FILE);
+  const parsed = ToolConfigSchema.safeParse(JSON.parse(await readFile(toolFile, 'utf8')));
+  if (!parsed.success) throw new Error(`${toolFile}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+  const config = parsed.data;
+  const problems = [...(config.name === folderName ? [] : [`name "${config.name}" must match its folder name "${folderName}"`]), ...crossFieldProblems(config)];
+  if (problems.length > 0) throw new Error(`${toolFile}: ${problems.join('; ')}`);
+  // An existing machine (stateMachineArn) has no definition of ours.
+  const definitionText = config.stateMachineArn === undefined ? await readFile(join(dir, DEFINITION_FILE), 'utf8') : undefined;
+  return {
+    dir,
+    config,
+    ...(definitionText === undefined ? {} : { definitionText }),
+    workers: [],
+    localDefinitionText: definitionText ?? '',
+    localProblems: [],
+  };
+}

@@ -1,0 +1,46 @@
+import { execSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { copyToolFolderCommands } from '../../cdk/tool-asset-commands.ts';
+import { loadDeployedToolFolders } from '../../lambdas/tools/deployed-tool-folders.ts';
+import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
+import { loadToolFolders } from '../../lambdas/tools/tool-folder.ts';
+
+const arnOf = (name: string) => `arn:aws:states:us-east-1:000000000000:stateMachine:${name}`;
+
+describe('the deployed tool folders loader', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'deployed-tools-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('builds, from the files an MCP asset carries, the very catalog loadToolFolders builds from the tool folders', async () => {
+    const tools = await loadToolFolders('state-machines', { checkDefinitions: false });
+    // The after-bundling copy, into a stand-in asset directory.
+    for (const command of copyToolFolderCommands(tools, dir)) execSync(command);
+    const deployed = await loadDeployedToolFolders(join(dir, 'state-machines'));
+    const checked = await loadToolFolders(join(dir, 'state-machines'), { checkDefinitions: false });
+    expect(buildToolCatalog(deployed, arnOf).tools).toEqual(buildToolCatalog(checked, arnOf).tools);
+    expect(deployed.map((folder) => folder.config.name)).toEqual(tools.map((tool) => tool.config.name).sort((a, b) => a.localeCompare(b)));
+  });
+
+  it('fails the cold start naming the file of a tool.json that is not valid', async () => {
+    await mkdir(join(dir, 'echo'));
+    await writeFile(join(dir, 'echo', 'tool.json'), JSON.stringify({ name: 'echo', description: 'd', inputSchema: { type: 'object' }, invocation: 'never' }));
+    await expect(loadDeployedToolFolders(dir)).rejects.toThrow(join(dir, 'echo', 'tool.json'));
+  });
+
+  it('fails the cold start when a name differs from its folder, or there is no folder at all', async () => {
+    await expect(loadDeployedToolFolders(dir)).rejects.toThrow('no tool folders found');
+    await mkdir(join(dir, 'echo'));
+    await writeFile(join(dir, 'echo', 'tool.json'), JSON.stringify({ name: 'other', description: 'd', inputSchema: { type: 'object' }, invocation: 'sync' }));
+    await writeFile(join(dir, 'echo', 'definition.asl.json'), '{"StartAt":"Done","States":{"Done":{"Type":"Pass","End":true}}}');
+    await expect(loadDeployedToolFolders(dir)).rejects.toThrow('must match its folder name "echo"');
+  });
+});
