@@ -12,6 +12,7 @@ import {
   type AuthInfo,
 } from '@modelcontextprotocol/server';
 import { ownerIdFor } from '../operations/fingerprint.ts';
+import { isObject } from '../shared/json-values.ts';
 import { acceptClientResponses, parseClientResponses, refuse } from './client-responses.ts';
 import { customHeaderRefusal } from './custom-headers.ts';
 import { JSONRPC } from './json-rpc-errors.ts';
@@ -93,6 +94,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };
     const response = await withRequestScope(() => handler.fetch(session.request, fetchOptions), {
       batch: guarded.batch,
+      mayOverrideStatus: isObject(guarded.parsedBody) && guarded.parsedBody.method === 'tools/call',
       ...(session.capabilities ? { sessionCapabilities: session.capabilities } : {}),
     });
     countPolls(metrics, guarded.parsedBody, { handleTools: options.handleTools === true });

@@ -26,13 +26,20 @@ export interface RequestScopeOptions {
   batch?: boolean;
   /** What the client declared at `initialize`, read back from a verified session id. */
   sessionCapabilities?: Record<string, unknown>;
+  /**
+   * Whether the request can end in an HTTP status of its own (only a `tools/call` can: a
+   * start past the active-operation limit is 429). When it cannot, an SSE answer is relayed
+   * as it comes, without holding its headers for the first message.
+   * @default true
+   */
+  mayOverrideStatus?: boolean;
 }
 
 /** Runs `serve`, waits for the work registered while it ran, and applies a status override. */
 export async function withRequestScope(serve: () => Promise<Response>, options: RequestScopeOptions = {}): Promise<Response> {
   const state: RequestScope = { pending: [], headers: {}, ...(options.sessionCapabilities ? { sessionCapabilities: options.sessionCapabilities } : {}) };
   let response = await scope.run(state, serve);
-  if (!options.batch && response.status === 200 && isEventStream(response.headers) && response.body) {
+  if (!options.batch && options.mayOverrideStatus !== false && response.status === 200 && isEventStream(response.headers) && response.body) {
     // The legacy transport answers with an SSE stream before the handler has run, so the status
     // is only known once the JSON-RPC response is on the stream: hold the headers until the
     // first message.

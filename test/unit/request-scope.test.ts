@@ -45,6 +45,17 @@ describe('withRequestScope', () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toContain('"result"');
   });
 
+  it('relays an SSE answer at once, holding back nothing, when the request cannot end in a status of its own (a poll)', async () => {
+    const { response, controller } = sseResponse();
+    // No message is on the stream yet: a held answer would not resolve.
+    const answer = await withRequestScope(async () => response, { mayOverrideStatus: false });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('text/event-stream');
+    controller.enqueue(event({ jsonrpc: '2.0', id: 1, result: { status: 'working' } }));
+    controller.close();
+    expect(await answer.text()).toContain('"working"');
+  });
+
   it('keeps a batch answer as it is: one message never makes the whole batch an HTTP error', async () => {
     const answer = await withRequestScope(
       async () => {
