@@ -8,13 +8,13 @@ import type { AslExecution, StateGraph } from './asl-interpreter.ts';
 import { numberField } from './asl-interpreter.ts';
 import { evaluateJsonataTemplate } from './asl-jsonata.ts';
 import { applyTemplate, readPath } from './asl-jsonpath.ts';
-import { failureOf } from './asl-run-support.ts';
+import { failureOf, RunStop, type StopSignal } from './asl-run-support.ts';
 import { effectiveInput, finishState, jsonataBindings, pathSources, workArguments, type StateFrame, type StateResult } from './asl-state-io.ts';
 import { TaskError } from './sfn-facade-errors.ts';
 
-type Job<T> = (signal: AbortSignal) => Promise<T>;
+type Job<T> = (signal: StopSignal) => Promise<T>;
 
-export async function runParallel(execution: AslExecution, frame: StateFrame, signal: AbortSignal): Promise<StateResult> {
+export async function runParallel(execution: AslExecution, frame: StateFrame, signal: StopSignal): Promise<StateResult> {
   const effective = effectiveInput(frame);
   const branchInput = await workArguments(frame, effective);
   const branches = (frame.state.Branches as StateGraph[] | undefined) ?? [];
@@ -23,7 +23,7 @@ export async function runParallel(execution: AslExecution, frame: StateFrame, si
   return finishState(frame, effective, { result, hasResult: true });
 }
 
-export async function runMap(execution: AslExecution, frame: StateFrame, signal: AbortSignal): Promise<StateResult> {
+export async function runMap(execution: AslExecution, frame: StateFrame, signal: StopSignal): Promise<StateResult> {
   const { state } = frame;
   const effective = effectiveInput(frame);
   const items = frame.jsonata
@@ -65,8 +65,8 @@ export async function runMap(execution: AslExecution, frame: StateFrame, signal:
 }
 
 /** Runs `jobs` at most `limit` at a time (0: all at once); results keep the jobs' order. */
-async function runAll<T>(jobs: Job<T>[], limit: number, parent: AbortSignal): Promise<T[]> {
-  const child = new AbortController();
+async function runAll<T>(jobs: Job<T>[], limit: number, parent: StopSignal): Promise<T[]> {
+  const child = new RunStop();
   const stop = () => child.abort();
   parent.addEventListener('abort', stop, { once: true });
   const results: T[] = new Array<T>(jobs.length);
@@ -80,7 +80,7 @@ async function runAll<T>(jobs: Job<T>[], limit: number, parent: AbortSignal): Pr
       const launch = () => {
         while (!failed && started - finished < width && started < jobs.length) {
           const index = started++;
-          jobs[index]!(child.signal).then(
+          jobs[index]!(child).then(
             (value) => {
               results[index] = value;
               finished++;

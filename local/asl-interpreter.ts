@@ -10,7 +10,7 @@ import { checkDefinition, machineLanguage, stateLanguage, type QueryLanguage } f
 import { evaluateJsonataTemplate } from './asl-jsonata.ts';
 import { readPath } from './asl-jsonpath.ts';
 import { matchesJsonPathRule } from './asl-choice-rules.ts';
-import { EventChannel, failureOf, isUncatchable, RunAborted, sleep } from './asl-run-support.ts';
+import { EventSink, failureOf, isUncatchable, RunAborted, RunStop, sleep, type StopSignal } from './asl-run-support.ts';
 import {
   catcherResult,
   effectiveInput,
@@ -22,6 +22,7 @@ import {
   type StateFrame,
   type StateResult,
 } from './asl-state-io.ts';
+import { timers, type TimerEntry } from './asl-timer-queue.ts';
 import { TaskError } from './sfn-facade-errors.ts';
 import type { InterpreterEvent, InterpreterRun, RunContext, RunOutcome } from './sfn-facade-interpreter.ts';
 
@@ -49,6 +50,8 @@ export interface AslRunOptions {
   mintToken(): string;
   /** Multiplies the duration of Wait states. */
   waitTimeScale: number;
+  /** Receives the run's event log as it happens. */
+  onEvent(event: InterpreterEvent): void;
 }
 
 /** A checked definition, ready to run any number of times. */
@@ -60,35 +63,40 @@ export class AslMachine {
     this.language = machineLanguage(definition);
   }
 
+  /**
+   * Starts a run. A run that waits holds little: its stop switch, one timer queue entry,
+   * and the suspended states; its outcome settles exactly once, whichever comes first.
+   */
   run(input: unknown, options: AslRunOptions): InterpreterRun {
-    const stopped = new AbortController();
-    const events = new EventChannel<InterpreterEvent>();
+    const stopped = new RunStop();
+    const events = new EventSink<InterpreterEvent>(options.onEvent);
     const execution = new AslExecution(this.language, options, events, input);
-    let timer: NodeJS.Timeout | undefined;
-    const ended = new Promise<RunOutcome>((resolve) => {
-      stopped.signal.addEventListener('abort', () => resolve({ status: 'ABORTED' }), { once: true });
-      const seconds = this.definition.TimeoutSeconds;
-      if (typeof seconds === 'number') {
-        timer = setTimeout(() => {
-          resolve({ status: 'TIMED_OUT' });
-          stopped.abort();
-        }, seconds * 1000);
-      }
-    });
-    const finished = execution.runGraph(this.definition, input, new VariableScope(), stopped.signal).then(
-      (output): RunOutcome => ({ status: 'SUCCEEDED', output }),
-      (error: unknown): RunOutcome => {
-        if (error instanceof RunAborted) return { status: 'ABORTED' };
+    let timer: TimerEntry | undefined;
+    let settle!: (outcome: RunOutcome) => void;
+    const outcome = new Promise<RunOutcome>((resolve) => (settle = resolve));
+    let ended = false;
+    const end = (result: RunOutcome) => {
+      if (ended) return;
+      ended = true;
+      if (timer) timers.cancel(timer);
+      events.close();
+      // Whatever still runs (other Map iterations, a task's wait) stops with the run.
+      stopped.abort();
+      settle(result);
+    };
+    stopped.addEventListener('abort', () => end({ status: 'ABORTED' }));
+    const seconds = this.definition.TimeoutSeconds;
+    if (typeof seconds === 'number') timer = timers.schedule(seconds * 1000, () => end({ status: 'TIMED_OUT' }));
+    execution.runGraph(this.definition, input, new VariableScope(), stopped).then(
+      (output) => end({ status: 'SUCCEEDED', output }),
+      (error: unknown) => {
+        if (error instanceof RunAborted) return end({ status: 'ABORTED' });
         const { Error: name, Cause: cause } = failureOf(error);
-        return { status: 'FAILED', ...(name ? { error: name } : {}), ...(cause ? { cause } : {}) };
+        end({ status: 'FAILED', ...(name ? { error: name } : {}), ...(cause ? { cause } : {}) });
       },
     );
-    const outcome = Promise.race([finished, ended]).finally(() => {
-      clearTimeout(timer);
-      events.close();
-      if (!stopped.signal.aborted) stopped.abort();
-    });
-    return { abort: () => stopped.abort(), outcome, events: events.iterate() };
+    // Events are handed over as they happen: the log is complete when the outcome is.
+    return { abort: () => stopped.abort(), outcome, logged: outcome };
   }
 }
 
@@ -99,12 +107,12 @@ export class AslExecution {
   constructor(
     private readonly language: QueryLanguage,
     readonly options: AslRunOptions,
-    readonly events: EventChannel<InterpreterEvent>,
+    readonly events: EventSink<InterpreterEvent>,
     private readonly executionInput: unknown,
   ) {}
 
   /** Runs states from StartAt to an end; resolves with the last output. */
-  async runGraph(graph: StateGraph, input: unknown, scope: VariableScope, signal: AbortSignal): Promise<unknown> {
+  async runGraph(graph: StateGraph, input: unknown, scope: VariableScope, signal: StopSignal): Promise<unknown> {
     let name = graph.StartAt;
     let data = input;
     for (;;) {
@@ -128,7 +136,7 @@ export class AslExecution {
     };
   }
 
-  private async runState(name: string, state: State, input: unknown, scope: VariableScope, signal: AbortSignal): Promise<StateResult> {
+  private async runState(name: string, state: State, input: unknown, scope: VariableScope, signal: StopSignal): Promise<StateResult> {
     // The log's StateData is typed for JSON values; ours are JSON too.
     const stateData = { name, type: state.Type as 'Task', input: input as never };
     this.events.push({ type: 'StateEntered', timestamp: Date.now(), state: stateData });
@@ -168,7 +176,8 @@ export class AslExecution {
     }
   }
 
-  private async body(frame: StateFrame, signal: AbortSignal): Promise<StateResult> {
+  /** Not async itself (one suspended frame less per waiting run); a throw here is the state's failure too. */
+  private body(frame: StateFrame, signal: StopSignal): Promise<StateResult> {
     switch (frame.state.Type) {
       case 'Pass':
         return this.pass(frame);
@@ -243,7 +252,17 @@ export class AslExecution {
     return { ...(await finishState(frame, effective, { hasResult: false })), next: frame.state.Default };
   }
 
-  private async wait(frame: StateFrame, signal: AbortSignal): Promise<StateResult> {
+  /** A chain rather than an async function: while it sleeps, a run holds no suspended frame for it. */
+  private wait(frame: StateFrame, signal: StopSignal): Promise<StateResult> {
+    return this.waitDuration(frame).then(({ effective, ms }) =>
+      sleep(ms * this.options.waitTimeScale, signal).then(() => {
+        if (signal.aborted) throw new RunAborted();
+        return finishState(frame, effective, { hasResult: false });
+      }),
+    );
+  }
+
+  private async waitDuration(frame: StateFrame): Promise<{ effective: unknown; ms: number }> {
     const effective = effectiveInput(frame);
     const { state } = frame;
     let ms: number;
@@ -261,9 +280,7 @@ export class AslExecution {
       if (Number.isNaN(at)) throw new TaskError('States.Runtime', `The Timestamp of state "${frame.name}" must be an RFC 3339 timestamp`);
       ms = Math.max(0, at - Date.now());
     }
-    await sleep(ms * this.options.waitTimeScale, signal);
-    if (signal.aborted) throw new RunAborted();
-    return finishState(frame, effective, { hasResult: false });
+    return { effective, ms };
   }
 
   private async fail(frame: StateFrame): Promise<never> {

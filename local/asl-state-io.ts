@@ -10,12 +10,13 @@ import { applyPath, applyResultPath, applyTemplate, type PathSources } from './a
 
 /** Workflow variables: a Parallel branch or Map iteration reads its outer scopes and writes its own. */
 export class VariableScope {
-  private readonly values = new Map<string, unknown>();
+  /** Created on the first assignment: most scopes (Map iterations, branches) assign nothing. */
+  private values: Map<string, unknown> | undefined;
 
   constructor(private readonly parent?: VariableScope) {}
 
   get(name: string): unknown {
-    return this.values.has(name) ? this.values.get(name) : this.parent?.get(name);
+    return this.values?.has(name) ? this.values.get(name) : this.parent?.get(name);
   }
 
   child(): VariableScope {
@@ -23,11 +24,11 @@ export class VariableScope {
   }
 
   assign(values: Record<string, unknown> | undefined): void {
-    for (const [name, value] of Object.entries(values ?? {})) this.values.set(name, value);
+    for (const [name, value] of Object.entries(values ?? {})) (this.values ??= new Map()).set(name, value);
   }
 
   all(): Record<string, unknown> {
-    return { ...this.parent?.all(), ...Object.fromEntries(this.values) };
+    return { ...this.parent?.all(), ...Object.fromEntries(this.values ?? []) };
   }
 }
 

@@ -214,16 +214,26 @@ export class ExecutionEngine {
 
   private launch(machine: PreparedMachine, execution: Execution, input: unknown): void {
     const { record } = execution;
-    const run = machine.interpreter.run(input, {
-      executionArn: record.executionArn,
-      executionName: record.name,
-      stateMachineArn: machine.arn,
-      stateMachineName: machine.name,
-    });
+    const incomplete = (error: unknown) => this.options.logger.warn(`sfn facade: history of ${record.executionArn} is incomplete: ${String(error)}`);
+    const run = machine.interpreter.run(
+      input,
+      {
+        executionArn: record.executionArn,
+        executionName: record.name,
+        stateMachineArn: machine.arn,
+        stateMachineName: machine.name,
+      },
+      (event) => {
+        try {
+          execution.history?.record(event);
+        } catch (error) {
+          incomplete(error);
+        }
+      },
+    );
     execution.run = run;
-    const logged = (async () => {
-      for await (const event of run.events) execution.history?.record(event);
-    })().catch((error: unknown) => this.options.logger.warn(`sfn facade: history of ${record.executionArn} is incomplete: ${String(error)}`));
+    // Caught at once: a log that fails early must not be an unhandled rejection.
+    const logged = run.logged.catch(incomplete);
     let expressTimer: NodeJS.Timeout | undefined;
     if (machine.type === 'EXPRESS') {
       this.expressRuns.add(execution);

@@ -40,11 +40,13 @@ export interface InterpreterRun {
   abort(): void;
   /** Never rejects. */
   outcome: Promise<RunOutcome>;
-  events: AsyncIterable<InterpreterEvent>;
+  /** Settles once the run's events have all gone to `onEvent` (they may trail the outcome a little). */
+  logged: Promise<unknown>;
 }
 
 export interface LocalInterpreter {
-  run(input: unknown, context: RunContext): InterpreterRun;
+  /** Starts a run; `onEvent` receives its event log as it happens. */
+  run(input: unknown, context: RunContext, onEvent: (event: InterpreterEvent) => void): InterpreterRun;
 }
 
 export interface LocalInterpreterOptions {
@@ -115,10 +117,14 @@ function taskBinder(options: LocalInterpreterOptions): Binder {
   };
 }
 
+const NO_MOCKS: ReadonlyMap<string, TaskMockHandler | undefined> = new Map();
+
 /** A run's mock handlers, fetched afresh so that each execution counts its own calls. */
-function mocksForRun(tasks: Map<string, BoundTask>, mocks: TaskMocks | undefined): Map<string, TaskMockHandler | undefined> {
+function mocksForRun(tasks: Map<string, BoundTask>, mocks: TaskMocks | undefined): ReadonlyMap<string, TaskMockHandler | undefined> {
+  // Most machines mock nothing: a waiting run of one then keeps no map of its own.
+  if (!mocks) return NO_MOCKS;
   const handlers = new Map<string, TaskMockHandler | undefined>();
-  for (const [stateName, task] of tasks) if (task.kind.kind === 'mock') handlers.set(stateName, mocks?.handlerFor(stateName));
+  for (const [stateName, task] of tasks) if (task.kind.kind === 'mock') handlers.set(stateName, mocks.handlerFor(stateName));
   return handlers;
 }
 
@@ -127,10 +133,11 @@ function createJsonataInterpreter(definition: unknown, bind: Binder, options: Lo
   const machine = new AslMachine(definition as StateGraph);
   const tasks = bind(definition);
   return {
-    run(input, context) {
+    run(input, context, onEvent) {
       const mocks = mocksForRun(tasks, options.taskMocks);
       return machine.run(input, {
         context,
+        onEvent,
         waitTimeScale: options.waitTimeScale,
         mintToken: () => options.tokens.mint(context.executionArn),
         runTask: (call) => {
@@ -160,7 +167,7 @@ function createJsonPathInterpreter(definition: StateMachineDefinition, bind: Bin
   const machine = new StateMachine(local, { validationOptions: { noValidate: true } });
 
   return {
-    run(input, context) {
+    run(input, context, onEvent) {
       let pendingToken: string | undefined;
       // `$$.Task.Token` is read while the interpreter builds a Task's Parameters, synchronously
       // before it calls that Task's handler, which takes the token over.
@@ -201,7 +208,7 @@ function createJsonPathInterpreter(definition: StateMachineDefinition, bind: Bin
         });
       } catch (error) {
         const outcome: RunOutcome = { status: 'FAILED', error: 'States.Runtime', cause: (error as Error).message };
-        return { abort: () => undefined, outcome: Promise.resolve(outcome), events: emptyEvents() };
+        return { abort: () => undefined, outcome: Promise.resolve(outcome), logged: Promise.resolve() };
       }
       const outcome = execution.result.then((output): RunOutcome => ({ status: 'SUCCEEDED', output }), toOutcome);
       void outcome.finally(() => stopped.abort());
@@ -211,7 +218,10 @@ function createJsonPathInterpreter(definition: StateMachineDefinition, bind: Bin
           execution.abort();
         },
         outcome,
-        events: waits.relabel(execution.eventLogs),
+        // aws-local-stepfunctions offers its log only as an async iterable.
+        logged: (async () => {
+          for await (const event of waits.relabel(execution.eventLogs)) onEvent(event);
+        })(),
       };
     },
   };
@@ -228,5 +238,3 @@ function toOutcome(error: unknown): RunOutcome {
   const cause = fromFailState && failure.message === 'Execution failed because of a Fail state' ? '' : failure.message;
   return { status: 'FAILED', ...(name ? { error: name } : {}), ...(cause ? { cause } : {}) };
 }
-
-async function* emptyEvents(): AsyncGenerator<InterpreterEvent> {}

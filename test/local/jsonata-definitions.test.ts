@@ -154,7 +154,7 @@ describe('task tokens, stopping and timing out', () => {
         End: true,
       },
     });
-    const run = interpreterFor(definition, { tokens, workers: { ask } }).run({}, RUN_CONTEXT);
+    const run = interpreterFor(definition, { tokens, workers: { ask } }).run({}, RUN_CONTEXT, () => undefined);
     await vi.waitFor(() => expect(seen).toHaveLength(1));
     tokens.succeed(seen[0]!, JSON.stringify({ answer: 'yes' }));
     expect(await run.outcome).toEqual({ status: 'SUCCEEDED', output: { answer: 'yes' } });
@@ -184,7 +184,7 @@ describe('task tokens, stopping and timing out', () => {
 
   it('abort ends a waiting run as ABORTED; the machine\'s TimeoutSeconds ends it as TIMED_OUT', async () => {
     const waiting = jsonataMachine({ Sleep: { Type: 'Wait', Seconds: 60, End: true } });
-    const run = interpreterFor(waiting).run({}, RUN_CONTEXT);
+    const run = interpreterFor(waiting).run({}, RUN_CONTEXT, () => undefined);
     run.abort();
     expect(await run.outcome).toEqual({ status: 'ABORTED' });
     const { outcome } = await runDefinition({ ...waiting, TimeoutSeconds: 1 }, {});

@@ -29,13 +29,10 @@ export function interpreterFor(definition: object, options: RunDefinitionOptions
 
 /** Runs `definition` on `input` to its end. */
 export async function runDefinition(definition: object, input: unknown, options: RunDefinitionOptions = {}) {
-  const run = interpreterFor(definition, options).run(input, RUN_CONTEXT);
   const events: InterpreterEvent[] = [];
-  const logged = (async () => {
-    for await (const event of run.events) events.push(event);
-  })();
+  const run = interpreterFor(definition, options).run(input, RUN_CONTEXT, (event) => events.push(event));
   const outcome = await run.outcome;
-  await logged;
+  await run.logged;
   return { outcome, events };
 }
 
