@@ -1,27 +1,25 @@
 /**
- * The local DynamoDB: dynalite on 127.0.0.1, in memory or persisted in a data
- * directory, with the operations table created on start. Its client enforces DynamoDB's
- * size limits in UTF-8 bytes (dynamo-limits.ts). dynalite implements neither TTL (the
- * local stack runs a sweeper, dynamo-ttl-sweeper.ts) nor transactions, so nothing that
- * runs against it may rely on them.
+ * The local DynamoDB: dynalite on 127.0.0.1 in a process of its own, as DynamoDB is a
+ * service of its own in AWS (so its memory and CPU are not the server's), in memory or
+ * persisted in a data directory, with the operations table created on start. Its client
+ * enforces DynamoDB's size limits in UTF-8 bytes (dynamo-limits.ts). dynalite implements
+ * neither TTL (the local stack runs a sweeper, dynamo-ttl-sweeper.ts) nor transactions, so
+ * nothing that runs against it may rely on them.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OPERATIONS_TABLE } from '../lambdas/aws/operations-table.ts';
 import { installDynamoLimits } from './dynamo-limits.ts';
 
-const require = createRequire(import.meta.url);
-type Dynalite = (options: {
-  path?: string;
-  createTableMs?: number;
-  deleteTableMs?: number;
-  updateTableMs?: number;
-}) => Server;
-const dynalite = require('dynalite') as Dynalite;
+const PROCESS_ENTRY = fileURLToPath(new URL('./dynalite-process.mjs', import.meta.url));
+/** How long dynalite may take to close its database before it is killed. */
+const CLOSE_GRACE_MS = 5000;
+/** dynalite processes still running; one exit hook for all of them. */
+const children = new Set<ChildProcess>();
+let exitHook = false;
 
 /** Table name used when none is given. */
 export const DEFAULT_TABLE_NAME = 'async-mcp-operations';
@@ -41,23 +39,43 @@ export interface LocalDynamo {
   /** A client for the endpoint, with placeholder credentials dynalite accepts and DynamoDB's size limits. */
   readonly client: DynamoDBClient;
   readonly tableName: string;
-  /** Destroys the client and stops the server; safe to call twice. */
+  /** The id of dynalite's process. */
+  readonly pid: number;
+  /** Destroys the client and stops dynalite's process; safe to call twice. */
   close(): Promise<void>;
 }
 
-/** Starts dynalite and makes sure the operations table exists (idempotent across restarts on one `dataDir`). */
+/**
+ * Starts dynalite in its own process and makes sure the operations table exists
+ * (idempotent across restarts on one `dataDir`). The process ends with `close()`, and
+ * with this process, however it ends.
+ */
 export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promise<LocalDynamo> {
   if (options.dataDir !== undefined) await mkdir(options.dataDir, { recursive: true });
-  // Table state changes take dynalite 500 ms by default; locally there is no reason to wait.
-  const server = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
+  const child = fork(PROCESS_ENTRY, [JSON.stringify({ dataDir: options.dataDir, port: options.port })], {
+    // Not this process's flags (loaders, inspector): dynalite is plain JavaScript. A small young
+    // generation and size-optimized code keep its memory near what it stores (about 8 KiB
+    // per waiting operation instead of 20); dynalite is a small share of a request's CPU.
+    execArgv: ['--max-semi-space-size=1', '--optimize-for-size'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // A parent that exits without close() takes dynalite along (it closes its database on
+  // SIGTERM); a killed parent too: the child sees the IPC channel close.
+  children.add(child);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => children.forEach((running) => running.kill('SIGTERM')));
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => children.delete(child));
+  let port: number;
+  try {
+    port = await readyPort(child);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
@@ -68,7 +86,13 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
   const close = () =>
     (closing ??= (async () => {
       client.destroy();
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      if (child.exitCode === null && child.signalCode === null) {
+        if (child.connected) child.send({ close: true });
+        else child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), CLOSE_GRACE_MS);
+        await exited;
+        clearTimeout(killer);
+      }
     })());
   const tableName = options.tableName ?? DEFAULT_TABLE_NAME;
   try {
@@ -77,7 +101,35 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
     await close();
     throw error;
   }
-  return { endpoint, client, tableName, close };
+  return { endpoint, client, tableName, pid: child.pid!, close };
+}
+
+/** The port dynalite's process reports once it listens. */
+function readyPort(child: ChildProcess): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const onMessage = (message: unknown) => {
+      const { port, error } = (message ?? {}) as { port?: unknown; error?: unknown };
+      done();
+      if (typeof port === 'number' && port > 0) resolve(port);
+      else reject(new Error(`dynalite did not start: ${typeof error === 'string' ? error : 'no port reported'}`));
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      done();
+      reject(new Error(`dynalite's process exited before it listened (${signal ?? `code ${code}`})`));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    const done = () => {
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      child.off('error', onError);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+    child.on('error', onError);
+  });
 }
 
 /**
