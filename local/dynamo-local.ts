@@ -11,6 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AWS_CLIENT_CONFIG } from '../lambdas/aws/aws-client-config.ts';
 import { OPERATIONS_TABLE } from '../lambdas/aws/operations-table.ts';
 import { installDynamoLimits } from './dynamo-limits.ts';
 
@@ -77,6 +78,7 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
   }
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({
+    ...AWS_CLIENT_CONFIG,
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },

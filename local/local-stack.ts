@@ -81,7 +81,7 @@ export interface LocalStack {
   /** The Step Functions endpoint, for inspecting executions with an SFNClient. */
   sfnEndpoint: string;
   /** The DynamoDB endpoint and the operations table, for inspecting records with a DynamoDBClient. */
-  dynamo: { endpoint: string; tableName: string };
+  dynamo: { endpoint: string; tableName: string; pid: number };
   /** The results bucket (s3rver), for inspecting stored results with an S3Client. */
   results: { endpoint: string; bucketName: string };
   /** The SDK clients the server itself uses (tests add middleware to count its AWS calls). */
@@ -183,7 +183,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       catalog,
       app,
       sfnEndpoint: facade.endpoint,
-      dynamo: { endpoint: dynamo.endpoint, tableName: dynamo.tableName },
+      dynamo: { endpoint: dynamo.endpoint, tableName: dynamo.tableName, pid: dynamo.pid },
       results: { endpoint: results.endpoint, bucketName: results.bucketName },
       awsClients: { dynamodb: dynamo.client, sfn },
       drainEvents: () => bus.drain(),
