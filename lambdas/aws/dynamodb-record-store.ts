@@ -42,7 +42,7 @@ const TOKEN_IS_NEW = 'attribute_not_exists(#pk)';
 const ITEM_EXISTS = 'attribute_exists(#pk)';
 const statusIsOneOf = (placeholders: readonly string[]) => `attribute_exists(#pk) AND #status IN (${placeholders.join(', ')})`;
 const UPDATED_AT_IS = '#updatedAt = :ifUpdatedAt';
-const SLOT_IS_FREE_OR_HELD = 'attribute_not_exists(#tokens) OR size(#tokens) < :limit OR contains(#tokens, :token)';
+const SLOT_IS_FREE = '(attribute_not_exists(#tokens) OR size(#tokens) < :limit) AND NOT contains(#tokens, :token)';
 const NO_SLOT_HELD = 'attribute_not_exists(#tokens)';
 
 /**
@@ -317,19 +317,21 @@ export class DynamoDbRecordStore implements RecordStore {
 
   /**
    * One conditional `ADD` to the owner's string set: atomic without a scan or a
-   * transaction. `UPDATED_OLD` tells a new slot from one the token already held.
+   * transaction, and answering nothing back (the set can hold hundreds of tokens). Only a
+   * refused write reads the set, to tell a token that already holds its slot (a retried
+   * start) from a full set.
    */
   async claimActiveSlot(ownerId: string, token: string, limit: number, alias?: SlotAlias): Promise<SlotClaim> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     const Key = { [PK]: { S: slotPk(ownerId) } };
     try {
-      const { Attributes } = await this.#client.send(
+      await this.#client.send(
         new UpdateItemCommand({
           TableName: this.#tableName,
           Key,
           // The request alias rides on the same write: a cancel by request id costs the start nothing extra.
           UpdateExpression: alias ? 'ADD #tokens :tokens SET #alias = :alias' : 'ADD #tokens :tokens',
-          ConditionExpression: SLOT_IS_FREE_OR_HELD,
+          ConditionExpression: SLOT_IS_FREE,
           ExpressionAttributeNames: { '#tokens': 'tokens', ...(alias ? { '#alias': aliasAttribute(alias.requestId) } : {}) },
           ExpressionAttributeValues: {
             ':tokens': { SS: [token] },
@@ -337,14 +339,15 @@ export class DynamoDbRecordStore implements RecordStore {
             ':limit': number(limit),
             ...(alias ? { ':alias': aliasValue({ token, expiresAt: alias.expiresAt }) } : {}),
           },
-          ReturnValues: 'UPDATED_OLD',
         }),
       );
-      return Attributes?.tokens?.SS?.includes(token) ? 'already-held' : 'claimed';
+      return 'claimed';
     } catch (error) {
-      if (isConditionFailure(error)) return 'refused';
-      throw storeError('UpdateItem', error);
+      if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
     }
+    if (!(await this.listActiveSlots(ownerId)).includes(token)) return 'refused';
+    if (alias) await this.putRequestAlias(ownerId, alias.requestId, { token, expiresAt: alias.expiresAt });
+    return 'already-held';
   }
 
   /** `DELETE` from the set, then drop the item once empty, so released owners leave nothing behind. */
