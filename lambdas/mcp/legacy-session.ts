@@ -62,7 +62,9 @@ export async function checkSession(request: Request, body: unknown, ownerId: str
   headers.delete(SESSION_HEADER);
   // Built from its parts: the request may be a runtime adapter's stand-in rather than a platform Request.
   const init = { method: request.method, headers, signal: request.signal };
-  const stripped = request.body ? new Request(request.url, { ...init, body: request.body, duplex: 'half' } as RequestInit) : new Request(request.url, init);
+  // A body already read (the SDK gets it parsed) is not carried over.
+  const stripped =
+    request.body && !request.bodyUsed ? new Request(request.url, { ...init, body: request.body, duplex: 'half' } as RequestInit) : new Request(request.url, init);
   if (initializeCapabilities(body) !== undefined) return { ok: true, request: stripped };
   const capabilities = await readSessionId(id, ownerId, secretKey);
   if (!capabilities) return { ok: false, response: sessionNotFound() };

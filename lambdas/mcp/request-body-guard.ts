@@ -24,8 +24,9 @@ export type GuardedBody =
   | { ok: false; response: Response };
 
 /**
- * The request to hand to the SDK (with the parsed JSON when it parsed, else with its body
- * re-readable), or the HTTP answer that refuses it.
+ * The request to hand to the SDK, or the HTTP answer that refuses it. With the parsed JSON
+ * the request's body has been read (the SDK reads `parsedBody` instead); a body that did
+ * not parse is re-readable, for the SDK's own -32700.
  */
 export async function guardRequestBody(request: Request): Promise<GuardedBody> {
   if (request.method.toUpperCase() !== 'POST') return { ok: true, request, batch: false };
@@ -40,8 +41,9 @@ export async function guardRequestBody(request: Request): Promise<GuardedBody> {
     const forward = new Request(request.url, { method: request.method, headers: request.headers, body: text, signal: request.signal });
     return { ok: true, request: forward, batch: false };
   }
-  // The SDK is handed the parsed body and reads none: a body-less request spares a stream per request.
-  const forward = new Request(request.url, { method: request.method, headers: request.headers, signal: request.signal });
+  // The SDK is handed the parsed body and reads none, so the request goes on as it came
+  // (its body read): no second Request, stream and abort signal per request.
+  const forward = request;
   const messages = Array.isArray(parsed) ? parsed : [parsed];
   if (Array.isArray(parsed)) {
     const refusal = batchRefusal(parsed.length, request.headers.get('mcp-protocol-version') ?? ASSUMED_VERSION);
