@@ -8,7 +8,9 @@
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
+  isLegacyRequest,
   originValidationResponse,
+  WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
 import { ownerIdFor } from '../operations/fingerprint.ts';
@@ -25,6 +27,14 @@ import { withRequestContext } from '../observability/request-context.ts';
 import { countPolls, describeRequest, noteEra } from '../observability/request-observer.ts';
 
 export { MAX_BODY_BYTES };
+
+/**
+ * Methods whose handlers send the client nothing before their response (no progress, no
+ * question): an initialize-era request for one is answered as one JSON object. Not
+ * `tools/call`, nor `tools/async/status` and 2025-11-25 `tasks/result`, which stream open
+ * questions first.
+ */
+const ANSWERED_AT_ONCE = new Set(['tasks/get', 'tasks/list', 'tasks/cancel', 'tools/async/result', 'tools/list', 'resources/list', 'resources/read', 'ping']);
 
 export interface HttpHandlerOptions extends ServerFactoryOptions {
   /**
@@ -58,6 +68,23 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       },
     },
   );
+  /**
+   * An initialize-era request whose answer is its response alone, served as the SDK's
+   * stateless fallback serves it, but answered as one JSON object (Streamable HTTP allows
+   * either): no SSE stream to write and relay for a poll.
+   */
+  const serveLegacyAtOnce = async (request: Request, fetchOptions: { authInfo: AuthInfo; parsedBody?: unknown }, ownerId: string): Promise<Response> => {
+    noteEra('legacy');
+    const server = factory('legacy', ownerId);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, fetchOptions);
+    } finally {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    }
+  };
   const metrics = options.metrics ?? noMetrics;
   const serve: McpFetch = async (request, principal) => {
     if (options.allowedHostnames) {
@@ -92,7 +119,10 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     }
     const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId } };
     const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };
-    const response = await withRequestScope(() => handler.fetch(session.request, fetchOptions), {
+    const atOnce = isObject(guarded.parsedBody) && typeof guarded.parsedBody.method === 'string' && ANSWERED_AT_ONCE.has(guarded.parsedBody.method);
+    const serveRequest = async () =>
+      atOnce && (await isLegacyRequest(session.request, guarded.parsedBody)) ? serveLegacyAtOnce(session.request, fetchOptions, ownerId) : handler.fetch(session.request, fetchOptions);
+    const response = await withRequestScope(serveRequest, {
       batch: guarded.batch,
       mayOverrideStatus: isObject(guarded.parsedBody) && guarded.parsedBody.method === 'tools/call',
       ...(session.capabilities ? { sessionCapabilities: session.capabilities } : {}),

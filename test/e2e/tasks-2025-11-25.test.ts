@@ -26,7 +26,7 @@ import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
-import { legacyRequest, modernRequest, type CallOptions } from '../support/raw-mcp.ts';
+import { jsonRpcMessagesOf, legacyRequest, modernRequest, type CallOptions } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus, rpcError } from '../support/rpc-assertions.ts';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -209,8 +209,7 @@ describe('tasks/get and tasks/result', () => {
         }),
         'someone',
       );
-      const text = await response.text();
-      return JSON.parse(text.split('\n').find((l) => l.startsWith('data:'))!.slice(5));
+      return jsonRpcMessagesOf(await response.text())[0];
     };
     const created = await post('tools/call', { name: 'analyze_dataset', arguments: { rows: 10 }, task: {} });
     const taskId = created.result.task.taskId;

@@ -26,6 +26,20 @@ export async function postRaw(url: URL | string, body: string, headers: Record<s
   return { status: response.status, headers: response.headers, text, ...parseBody(text) };
 }
 
+/**
+ * The JSON-RPC messages of a response body, in order, whichever framing the server chose:
+ * one JSON object (or batch), or SSE events (Streamable HTTP allows either).
+ */
+export function jsonRpcMessagesOf(text: string): any[] {
+  const trimmed = text.trim();
+  if (!trimmed) return [];
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return [JSON.parse(trimmed)].flat();
+  return trimmed
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => JSON.parse(line.slice(5)));
+}
+
 function parseBody(text: string): { message?: RawResponse['message'] } {
   const trimmed = text.trim();
   if (!trimmed) return {};

@@ -11,6 +11,7 @@ import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';
 import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
+import { jsonRpcMessagesOf } from '../support/raw-mcp.ts';
 
 const tool = testTool({ name: 'approve' });
 const confirm = { method: 'elicitation/create', params: { message: 'Deploy?', requestedSchema: { type: 'object', properties: {} } } };
@@ -30,7 +31,7 @@ async function asking(method: 'task' | 'operation') {
       'alice',
     );
     const text = await response.text();
-    return text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)));
+    return jsonRpcMessagesOf(text);
   };
   const started = await post({ method: 'tools/call', params: { name: 'approve', arguments: {}, ...(method === 'task' ? { task: {} } : { operation: { token: 'op-1' } }) } });
   const token: string = method === 'task' ? started[0].result.task.taskId : 'op-1';
