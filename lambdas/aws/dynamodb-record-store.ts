@@ -11,6 +11,7 @@ import {
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
+  type UpdateItemCommandInput,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { KeyTooLongError } from '../operations/ports.ts';
@@ -221,38 +222,30 @@ export class DynamoDbRecordStore implements RecordStore {
 
   async putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void> {
     // Only while the token holds its slot: an alias of an operation that is over names nothing to cancel.
-    const Key = { [PK]: { S: slotPk(ownerId) } };
-    try {
-      await this.#client.send(
-        new UpdateItemCommand({
-          TableName: this.#tableName,
-          Key,
-          UpdateExpression: 'SET #alias = :alias',
-          ConditionExpression: 'contains(#tokens, :token)',
-          ExpressionAttributeNames: { '#alias': aliasAttribute(requestId), '#tokens': 'tokens' },
-          ExpressionAttributeValues: { ':alias': aliasValue(alias), ':token': { S: alias.token } },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
-    }
+    await this.#updateSlotItem(ownerId, {
+      UpdateExpression: 'SET #alias = :alias',
+      ConditionExpression: 'contains(#tokens, :token)',
+      ExpressionAttributeNames: { '#alias': aliasAttribute(requestId), '#tokens': 'tokens' },
+      ExpressionAttributeValues: { ':alias': aliasValue(alias), ':token': { S: alias.token } },
+    });
   }
 
   async deleteRequestAlias(ownerId: string, requestId: string): Promise<void> {
     // Most ids were never aliased: a read (a fifth of a write's price) spares the write.
     if (!(await this.findRequestAlias(ownerId, requestId))) return;
+    await this.#updateSlotItem(ownerId, {
+      UpdateExpression: 'REMOVE #alias',
+      // Without it, an update of an absent item would create an empty one.
+      ConditionExpression: ITEM_EXISTS,
+      ExpressionAttributeNames: { '#pk': PK, '#alias': aliasAttribute(requestId) },
+    });
+  }
+
+  /** A conditional update of the owner's slot item; a failed condition changes nothing and is no error. */
+  async #updateSlotItem(ownerId: string, update: Omit<UpdateItemCommandInput, 'TableName' | 'Key'>): Promise<void> {
     const Key = { [PK]: { S: slotPk(ownerId) } };
     try {
-      await this.#client.send(
-        new UpdateItemCommand({
-          TableName: this.#tableName,
-          Key,
-          UpdateExpression: 'REMOVE #alias',
-          // Without it, an update of an absent item would create an empty one.
-          ConditionExpression: ITEM_EXISTS,
-          ExpressionAttributeNames: { '#pk': PK, '#alias': aliasAttribute(requestId) },
-        }),
-      );
+      await this.#client.send(new UpdateItemCommand({ TableName: this.#tableName, Key, ...update }));
     } catch (error) {
       if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
     }
