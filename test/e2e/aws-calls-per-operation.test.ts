@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countAwsCalls, type AwsCallCounter } from '../../lambdas/aws/aws-call-counter.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { legacyNotification, legacyRequest, modernRequest } from '../support/raw-mcp.ts';
@@ -16,28 +17,28 @@ import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 type Counts = Record<string, number>;
 
 let stack: LocalStack;
-let counts: { request: Counts; statusSync: Counts } = { request: {}, statusSync: {} };
 const inStatusSync = new AsyncLocalStorage<true>();
 /** Calls of the local stand-ins themselves (the local key-size check reads the table's schema once). */
 const LOCAL_ONLY = new Set(['dynamodb:DescribeTable']);
+/** The request's calls and status sync's, told apart by the async context each runs in. */
+let counters: { request: AwsCallCounter[]; statusSync: AwsCallCounter[] };
 
-/** Counts every command the server's clients send, by name ("dynamodb:GetItem"). */
-function countCalls(service: string) {
-  return (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
-    const name = `${service}:${(context.commandName ?? 'unknown').replace(/Command$/, '')}`;
-    const bucket = inStatusSync.getStore() ? counts.statusSync : counts.request;
-    if (!LOCAL_ONLY.has(name)) bucket[name] = (bucket[name] ?? 0) + 1;
-    return next(args);
-  };
+/** The counters' calls, by service-prefixed command name ("dynamodb:GetItem"). */
+function countsOf(dynamodb: AwsCallCounter, sfn: AwsCallCounter): Counts {
+  const named = [
+    ...Object.entries(dynamodb.snapshot()).map(([name, n]) => [`dynamodb:${name}`, n] as const),
+    ...Object.entries(sfn.snapshot()).map(([name, n]) => [`sfn:${name}`, n] as const),
+  ];
+  return Object.fromEntries(named.filter(([name]) => !LOCAL_ONLY.has(name)));
 }
 
 /** The calls `work` makes, and those of the status events it caused, once they are all applied. */
 async function measure(work: () => Promise<unknown>): Promise<{ request: Counts; statusSync: Counts }> {
   await stack.drainEvents();
-  counts = { request: {}, statusSync: {} };
+  for (const counter of [...counters.request, ...counters.statusSync]) counter.reset();
   await work();
   await stack.drainEvents();
-  return counts;
+  return { request: countsOf(counters.request[0]!, counters.request[1]!), statusSync: countsOf(counters.statusSync[0]!, counters.statusSync[1]!) };
 }
 
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
@@ -53,8 +54,13 @@ beforeAll(async () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await inStatusSync.run(true, () => statusSync(event));
   };
-  stack.awsClients.dynamodb.middlewareStack.add(countCalls('dynamodb') as never, { step: 'initialize', name: 'countDynamoDbCalls' });
-  stack.awsClients.sfn.middlewareStack.add(countCalls('sfn') as never, { step: 'initialize', name: 'countSfnCalls' });
+  const { dynamodb, sfn } = stack.awsClients;
+  const duringRequest = { when: () => !inStatusSync.getStore() };
+  const duringStatusSync = { when: () => inStatusSync.getStore() === true };
+  counters = {
+    request: [countAwsCalls(dynamodb, duringRequest), countAwsCalls(sfn, duringRequest)],
+    statusSync: [countAwsCalls(dynamodb, duringStatusSync), countAwsCalls(sfn, duringStatusSync)],
+  };
 });
 afterAll(async () => {
   await stack?.close();
