@@ -2,7 +2,7 @@
  * The local TTL sweeper on dynalite, through the real DynamoDBClient: expired items stay
  * for the configured lag, as DynamoDB's lazy TTL leaves them, then go; nothing else goes.
  */
-import { GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo, type LocalDynamo } from '../../local/dynamo-local.ts';
 import { startTtlSweeper, type TtlSweeper } from '../../local/dynamo-ttl-sweeper.ts';
@@ -57,8 +57,10 @@ describe('local TTL sweeper', () => {
 
   it('keeps an item refreshed between its scan and its delete: the delete is conditional on it still being expired', async () => {
     await put('refreshed', { N: String(nowSeconds() - 3600) });
-    // Refresh the item once the sweeper's scan has seen it, before the sweeper deletes it.
-    dynamo.client.middlewareStack.add(
+    // Refresh the item once the sweeper's scan has seen it, before the sweeper deletes it. A
+    // client of its own: the stack's client resolves each command's middleware once, on first use.
+    const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    client.middlewareStack.add(
       (next, context) => async (args) => {
         const result = await next(args);
         if (context.commandName === 'ScanCommand') {
@@ -76,11 +78,11 @@ describe('local TTL sweeper', () => {
       { step: 'initialize', name: 'refreshAfterScan' },
     );
     try {
-      sweeper = startTtlSweeper({ client: dynamo.client, tableName: dynamo.tableName, lagSeconds: 0, intervalMs: 60_000 });
+      sweeper = startTtlSweeper({ client, tableName: dynamo.tableName, lagSeconds: 0, intervalMs: 60_000 });
       expect(await sweeper.sweep()).toBe(0);
       expect(await exists('refreshed')).toBe(true);
     } finally {
-      dynamo.client.middlewareStack.remove('refreshAfterScan');
+      client.destroy();
     }
   });
 
