@@ -12,7 +12,7 @@
 import type { Logger } from '../logging/logger.ts';
 import type { OperationKey } from './operation.ts';
 import { OperationError } from './operation-error.ts';
-import type { RecordStore, SlotAlias, SlotClaim } from './ports.ts';
+import { RecordTooLargeError, type RecordStore, type SlotAlias, type SlotClaim } from './ports.ts';
 
 /** How many slot owners' records are read at once during a repair. */
 const REPAIR_CONCURRENCY = 10;
@@ -28,10 +28,20 @@ export class ActiveSlots {
 
   /** Takes a slot for the token (and records `alias` with it), repairing leaked slots once when the limit is reached. */
   async claim(key: OperationKey, alias?: SlotAlias): Promise<SlotClaim> {
-    const first = await this.store.claimActiveSlot(key.ownerId, key.token, this.limit, alias);
+    const first = await this.tryClaim(key, alias);
     if (first !== 'refused') return first;
     if (!(await this.repair(key.ownerId))) return 'refused';
-    return this.store.claimActiveSlot(key.ownerId, key.token, this.limit, alias);
+    return this.tryClaim(key, alias);
+  }
+
+  /** One claim; a slot item already at the store's item size limit holds no more: refused, as at the limit. */
+  private async tryClaim(key: OperationKey, alias?: SlotAlias): Promise<SlotClaim> {
+    try {
+      return await this.store.claimActiveSlot(key.ownerId, key.token, this.limit, alias);
+    } catch (error) {
+      if (error instanceof RecordTooLargeError) return 'refused';
+      throw error;
+    }
   }
 
   /**

@@ -20,6 +20,16 @@ describe('per-principal limit on active operations', () => {
     expect(engine.executionCount).toBe(2);
   });
 
+  it('a start whose slot would overflow the principal\'s slot item is refused as over the limit, and nothing is written', async () => {
+    // Items are small here, so a few long tokens fill the slot item before the limit of 100.
+    const { service, store, engine } = coreHarness({ limits: { maxActiveOperations: 100 }, store: { maxRecordBytes: 2_000 } });
+    const token = (n: number) => `${n}`.padEnd(400, 't');
+    for (let n = 0; n < 4; n++) await start(service, token(n));
+    await expectOperationError(start(service, token(4)), 'LIMIT_EXCEEDED');
+    expect(await store.get({ ownerId: 'owner-a', token: token(4) })).toBeUndefined();
+    expect(engine.executionCount).toBe(4);
+  });
+
   it('other principals are unaffected', async () => {
     const { service } = coreHarness({ limits: { maxActiveOperations: 1 } });
     await start(service, 'a');
