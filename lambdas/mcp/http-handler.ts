@@ -20,6 +20,7 @@ import { customHeaderRefusal } from './custom-headers.ts';
 import { JSONRPC } from './json-rpc-errors.ts';
 import { checkSession, initializeCapabilities, withSessionId, type SessionCheck } from './legacy-session.ts';
 import { createServerFactory, type ServerFactoryOptions } from './mcp-server-factory.ts';
+import { OPERATION_STATUS } from './handle-tool-schemas.ts';
 import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
 import { noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
@@ -29,12 +30,11 @@ import { countPolls, describeRequest, noteEra } from '../observability/request-o
 export { MAX_BODY_BYTES };
 
 /**
- * Methods whose handlers send the client nothing before their response (no progress, no
- * question): an initialize-era request for one is answered as one JSON object. Not
- * `tools/call`, nor `tools/async/status` and 2025-11-25 `tasks/result`, which stream open
- * questions first.
+ * The core methods whose handlers send the client nothing before their response: with the
+ * dialects' own (`answeredAtOnce`), an initialize-era request for one is answered as one
+ * JSON object. Not `tools/call`, which may stream progress and questions first.
  */
-const ANSWERED_AT_ONCE = new Set(['tasks/get', 'tasks/list', 'tasks/cancel', 'tools/async/result', 'tools/list', 'resources/list', 'resources/read', 'ping']);
+const CORE_ANSWERED_AT_ONCE = ['tools/list', 'resources/list', 'resources/read', 'ping'];
 
 export interface HttpHandlerOptions extends ServerFactoryOptions {
   /**
@@ -86,6 +86,11 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     }
   };
   const metrics = options.metrics ?? noMetrics;
+  const answeredAtOnce = new Set([...CORE_ANSWERED_AT_ONCE, ...options.dialects.flatMap((d) => d.answeredAtOnce)]);
+  const polls = {
+    statusMethods: new Set(options.dialects.flatMap((d) => d.statusMethods)),
+    ...(options.handleTools ? { statusTool: OPERATION_STATUS } : {}),
+  };
   const serve: McpFetch = async (request, principal) => {
     if (options.allowedHostnames) {
       const rejected =
@@ -119,7 +124,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     }
     const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId } };
     const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };
-    const atOnce = isObject(guarded.parsedBody) && typeof guarded.parsedBody.method === 'string' && ANSWERED_AT_ONCE.has(guarded.parsedBody.method);
+    const atOnce = isObject(guarded.parsedBody) && typeof guarded.parsedBody.method === 'string' && answeredAtOnce.has(guarded.parsedBody.method);
     const serveRequest = async () =>
       atOnce && (await isLegacyRequest(session.request, guarded.parsedBody)) ? serveLegacyAtOnce(session.request, fetchOptions, ownerId) : handler.fetch(session.request, fetchOptions);
     const response = await withRequestScope(serveRequest, {
@@ -127,7 +132,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       mayOverrideStatus: isObject(guarded.parsedBody) && guarded.parsedBody.method === 'tools/call',
       ...(session.capabilities ? { sessionCapabilities: session.capabilities } : {}),
     });
-    countPolls(metrics, guarded.parsedBody, { handleTools: options.handleTools === true });
+    countPolls(metrics, guarded.parsedBody, polls);
     const declared = initializeCapabilities(guarded.parsedBody);
     if (declared === undefined) return response;
     try {

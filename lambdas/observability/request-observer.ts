@@ -10,10 +10,6 @@ import { annotateRequest, hashForLog, requestLogFields, withRequestContext, type
 
 type Era = 'modern' | 'legacy';
 
-/** Status reads: one of these is one poll. */
-const STATUS_METHODS = new Set(['tasks/get', 'tools/async/status']);
-/** The handle tool a client without async support polls with. */
-const STATUS_HANDLE_TOOL = 'operation_status';
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
@@ -47,16 +43,22 @@ export function noteEra(era: Era): void {
   annotateRequest({ era, ...(dialect === undefined ? {} : { dialect }) });
 }
 
+/** What a poll is: a request of a status method, or a `tools/call` of the status tool (handle tools). */
+export interface PollMethods {
+  statusMethods: ReadonlySet<string>;
+  statusTool?: string;
+}
+
 /** Counts the polls in an answered body, with the dialect of the operation they read. */
-export function countPolls(metrics: MetricsRecorder, body: unknown, options: { handleTools?: boolean }): void {
+export function countPolls(metrics: MetricsRecorder, body: unknown, polls: PollMethods): void {
   const messages = Array.isArray(body) ? body : [body];
-  let polls = 0;
+  let count = 0;
   for (const message of messages) {
     if (!isObject(message) || typeof message.method !== 'string') continue;
-    if (STATUS_METHODS.has(message.method)) polls++;
-    else if (options.handleTools && message.method === 'tools/call' && isObject(message.params) && message.params.name === STATUS_HANDLE_TOOL) polls++;
+    if (polls.statusMethods.has(message.method)) count++;
+    else if (polls.statusTool !== undefined && message.method === 'tools/call' && isObject(message.params) && message.params.name === polls.statusTool) count++;
   }
-  if (polls > 0) metrics.count(METRIC.polls, { dialect: requestLogFields()?.dialect ?? 'unknown' }, polls);
+  if (count > 0) metrics.count(METRIC.polls, { dialect: requestLogFields()?.dialect ?? 'unknown' }, count);
 }
 
 /** The Lambda's invocation context, as far as logs use it. */

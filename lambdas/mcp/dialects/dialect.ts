@@ -42,6 +42,13 @@ export interface CallRequest {
 
 export interface AsyncDialect {
   readonly name: string;
+  /** This dialect's methods that read an operation's status: each request of one is a poll. */
+  readonly statusMethods: readonly string[];
+  /**
+   * This dialect's methods whose handlers send the client nothing before their response (no
+   * progress, no question), so an initialize-era request can be answered as one JSON object.
+   */
+  readonly answeredAtOnce: readonly string[];
   /** Whether this request declared this dialect (per-request capabilities): it then shapes `tools/list`. */
   claimsListing(view: RequestView): boolean;
   /**

@@ -122,6 +122,9 @@ async function cancelByNotification(deps: McpDeps, ownerId: string, params: Reco
 
 export const sep1391Dialect: AsyncDialect = {
   name: 'sep-1391',
+  statusMethods: ['tools/async/status'],
+  // Not tools/async/status: it streams open questions before its result.
+  answeredAtOnce: ['tools/async/result'],
 
   /** "SDKs MUST NOT show LRO-only tools or the invocationMode field to clients on old protocol versions." */
   claimsListing: declares,

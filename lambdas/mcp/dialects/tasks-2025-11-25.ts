@@ -127,6 +127,9 @@ async function waitAsking(deps: McpDeps, key: OperationKey, boundMs: number, str
 /** The 2025-11-25 tasks dialect: initialize-based (legacy era) clients only. */
 export const tasks20251125Dialect: AsyncDialect = {
   name: DIALECT,
+  statusMethods: ['tasks/get'],
+  // Not tasks/result: it streams open questions before its result.
+  answeredAtOnce: ['tasks/get', 'tasks/list', 'tasks/cancel'],
 
   /** Clients of this revision declare tasks at initialize, which a stateless server never sees. */
   claimsListing(): boolean {

@@ -94,6 +94,8 @@ function createTaskResult(record: OperationRecord, deps: McpDeps): Record<string
 /** The Tasks extension dialect: first in the router's order, modern era only. */
 export const tasks20260728Dialect: AsyncDialect = {
   name: DIALECT,
+  statusMethods: ['tasks/get'],
+  answeredAtOnce: ['tasks/get', 'tasks/cancel'],
 
   claimsListing(view: RequestView): boolean {
     return view.era === 'modern' && declares(view);
