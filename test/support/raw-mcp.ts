@@ -40,17 +40,10 @@ export function jsonRpcMessagesOf(text: string): any[] {
     .map((line) => JSON.parse(line.slice(5)));
 }
 
+/** The response message of a body (the last one that is a result or an error). */
 function parseBody(text: string): { message?: RawResponse['message'] } {
-  const trimmed = text.trim();
-  if (!trimmed) return {};
-  if (trimmed.startsWith('{')) return { message: JSON.parse(trimmed) };
-  // SSE: the last `data:` line that holds a response.
-  const data = trimmed
-    .split('\n')
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => JSON.parse(line.slice(5)))
-    .filter((m) => 'result' in m || 'error' in m);
-  return data.length ? { message: data.at(-1) } : {};
+  const responses = jsonRpcMessagesOf(text).filter((m) => 'result' in m || 'error' in m);
+  return responses.length ? { message: responses.at(-1) } : {};
 }
 
 export interface CallOptions {
