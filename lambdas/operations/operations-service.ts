@@ -34,6 +34,7 @@ import { SyncRuns, type SyncOrHandOff, type SyncRunInput, type SyncStep, type Sy
 import { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
 import { InputRequests, inputCapabilitiesOf, inputKindsOf } from './input-requests.ts';
 import { RunReports } from './run-reports.ts';
+import { needsReconcile } from './reconcile-cadence.ts';
 
 export { MAX_EXECUTION_INPUT_BYTES } from './execution-input.ts';
 export type { SyncOrHandOff, SyncRunInput, SyncStep, SyncStepInput } from './sync-runs.ts';
@@ -214,18 +215,48 @@ export class OperationsService {
     try {
       await this.engine.start({ stateMachineArn: tool.stateMachineArn, name: record.executionName, input: executionInput });
     } catch (error) {
-      // The record stays `submitted`: StartExecution may have been accepted with its answer
-      // lost. A retry finishes the start, and reconciliation asks the execution itself.
-      // A cancel that came meanwhile still gets its stop.
-      const current = await this.store.get(record).catch(() => undefined);
-      if (current?.status === 'canceled') await this.stopQuietly(executionArn, 'Canceled while it was starting').catch(() => undefined);
-      throw new OperationError('INTERNAL', 'The workflow engine did not start the execution', { cause: error });
+      await this.settleFailedStart(record, executionArn, error);
     }
     // No write: the record says `working` already. One read tells whether a cancel landed
     // during the start (its StopExecution found nothing to stop), or status-sync got further.
     const current = await this.read(record);
     if (current.status === 'canceled') await this.stopQuietly(executionArn, 'Canceled while it was starting');
     return current;
+  }
+
+  /**
+   * StartExecution failed (throttled, failed after the SDK's retries, or its answer lost):
+   * the engine is asked whether the execution exists by its derived name. If it does, the
+   * start succeeded and returns normally. If it does not, the record ends `failed` and its
+   * slot is given back before the error goes to the caller, so a failed start never holds a
+   * slot, and a client that retries with a new id never runs the work twice. If the engine
+   * cannot tell either, the record stays `working` for slot repair and reconciliation.
+   */
+  private async settleFailedStart(record: OperationRecord, executionArn: string, error: unknown): Promise<void> {
+    const startError = new OperationError('INTERNAL', 'The workflow engine did not start the execution', { cause: error });
+    try {
+      await this.engine.describe(executionArn);
+      return; // It runs: the start succeeded and only its answer was lost.
+    } catch (describeError) {
+      if (!(describeError instanceof ExecutionNotFoundError)) {
+        // Unknown: the record stays `working`. A cancel that came meanwhile still gets its stop.
+        const current = await this.store.get(record).catch(() => undefined);
+        if (current?.status === 'canceled') await this.stopQuietly(executionArn, 'Canceled while it was starting').catch(() => undefined);
+        throw startError;
+      }
+    }
+    const now = this.clock.now();
+    const outcome: Outcome = { kind: 'internal-error', message: `could not start: the workflow engine did not accept the execution (${errorNameOf(error)})` };
+    await this.finish(record, {
+      status: 'failed',
+      statusMessage: statusMessageFor('failed', outcome),
+      updatedAt: now,
+      completedAt: now,
+      outcome,
+      ...expiryFor(now, record.keepAliveSeconds),
+    });
+    // A cancel that came meanwhile has ended the record already: nothing started for it to stop.
+    throw startError;
   }
 
   /** Runs a tool to completion within its sync bound and returns how it ended (see sync-runs.ts). */
@@ -245,16 +276,20 @@ export class OperationsService {
 
   /**
    * The current record: one read while status-sync keeps it current. A record not
-   * updated for a reconcile interval is checked against its execution by exactly one
-   * poller: the one whose compare-and-set of `updatedAt` wins. So there is at most one
-   * DescribeExecution per running operation per interval, however many poll.
+   * updated for a reconcile interval (which backs off as the operation ages, see
+   * reconcile-cadence.ts) is checked against its execution by exactly one poller: the one
+   * whose compare-and-set of `updatedAt` wins. So there is at most one DescribeExecution
+   * per running operation per interval, however many poll.
    */
   async get(key: OperationKey): Promise<OperationRecord> {
-    const record = await this.read(key);
-    if (isTerminal(record.status)) return record;
+    return this.refresh(await this.read(key));
+  }
+
+  /** `get` with the record already read. */
+  private async refresh(record: OperationRecord): Promise<OperationRecord> {
     const now = this.clock.now();
-    if (now - record.updatedAt < Math.max(record.pollIntervalSeconds, this.limits.reconcileAfterSeconds) * 1000) return record;
-    const claimed = await this.store.transition(key, [record.status], { updatedAt: now }, { ifUpdatedAt: record.updatedAt });
+    if (!needsReconcile(record, now, this.limits)) return record;
+    const claimed = await this.store.transition(record, [record.status], { updatedAt: now }, { ifUpdatedAt: record.updatedAt });
     if (!claimed) return record;
     return this.reconcile(claimed);
   }
@@ -292,13 +327,45 @@ export class OperationsService {
   }
 
   /**
-   * Whether a slot's operation is over: its record is terminal, expired or gone. One read,
-   * never the engine, so repairing slots costs no DescribeExecution.
+   * Whether a slot's operation is over: its record is terminal, expired or gone, or its
+   * execution ended unseen. Runs only when the principal is at its limit (slot repair).
+   * An expired record that still runs is abandoned (no client can read it any more): its
+   * execution is stopped. A record past the stall window is reconciled at the cadence a
+   * poll would reconcile it, so a lost start or a lost end frees its slot, and repairs
+   * cost at most one DescribeExecution per operation per interval.
    */
   private async isOver(key: OperationKey): Promise<boolean> {
     const record = await this.store.get(key);
     if (!record || isTerminal(record.status)) return true;
+    if (this.isExpired(record)) {
+      await this.abandon(record, 'The operation expired before its execution ended');
+      return true;
+    }
+    if (this.clock.now() - record.createdAt < STALLED_START_MS) return false;
+    return isTerminal((await this.refresh(record)).status);
+  }
+
+  private isExpired(record: OperationRecord): boolean {
     return record.expiresAt !== undefined && record.expiresAt * 1000 <= this.clock.now();
+  }
+
+  /**
+   * Ends a record no client will come back for (it expired, or the only call that could
+   * read it is over): stops its execution and ends the record canceled, which gives its
+   * slot back. Nothing is kept past this: the record expires at once.
+   */
+  async abandon(key: OperationKey, reason: string): Promise<void> {
+    const record = await this.store.get(key);
+    if (!record || isTerminal(record.status)) return;
+    if (record.executionArn) await this.stopQuietly(record.executionArn, reason);
+    const now = this.clock.now();
+    await this.finish(key, {
+      status: 'canceled',
+      statusMessage: reason,
+      updatedAt: now,
+      completedAt: now,
+      expiresAt: Math.floor(now / 1000),
+    });
   }
 
   private async fail(record: OperationRecord, message: string): Promise<OperationRecord> {
@@ -397,12 +464,16 @@ export class OperationsService {
     const executionArn = record.executionArn;
     let snapshot: ExecutionSnapshot | undefined;
     if (executionArn) {
+      let stopped = false;
       try {
         await this.engine.stop(executionArn, { error: CANCEL_ERROR, cause: reason });
+        stopped = true;
         snapshot = await this.engine.describe(executionArn);
       } catch (error) {
         // Not started yet: the record says canceled, and the start stops what it starts.
-        if (!(error instanceof ExecutionNotFoundError)) {
+        // Stopped, but how it ended is unknown (the DescribeExecution failed): a successful
+        // StopExecution is a successful cancel; the ABORTED event or a reconcile settles it.
+        if (!stopped && !(error instanceof ExecutionNotFoundError)) {
           throw new OperationError('INTERNAL', 'The workflow engine did not stop the execution', { cause: error });
         }
       }
@@ -507,6 +578,11 @@ export class OperationsService {
   mintToken(): string {
     return mintId();
   }
+}
+
+/** An error's name only: what a client may be shown of an engine failure (its message may carry ARNs). */
+function errorNameOf(error: unknown): string {
+  return error instanceof Error ? error.name : 'unknown error';
 }
 
 /** Whether an execution is the record's own: its ARN ends with the record's execution name. */

@@ -20,6 +20,8 @@ export class FakeWorkflowEngine implements WorkflowEngine {
   failStartWith?: Error;
 
   describeCalls = 0;
+  /** DescribeExecution throws this (an engine the start's own check cannot reach either: as if the starter crashed). */
+  failDescribeWith?: Error;
   /** Starts the execution, then throws: StartExecution accepted, its answer lost. */
   loseStartResponse = false;
 
@@ -65,6 +67,7 @@ export class FakeWorkflowEngine implements WorkflowEngine {
 
   async describe(executionArn: string): Promise<ExecutionSnapshot> {
     this.describeCalls++;
+    if (this.failDescribeWith) throw this.failDescribeWith;
     const execution = this.executions.get(executionArn);
     if (!execution) throw new ExecutionNotFoundError(executionArn);
     return { ...execution };

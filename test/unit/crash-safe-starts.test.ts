@@ -16,12 +16,15 @@ const startInput = { ownerId: owner, tool, arguments: { rows: 1 }, token: 't', d
 describe('crash points of a start', () => {
   it('after the put, before StartExecution: a retry starts the one execution', async () => {
     const { service, engine, store } = coreHarness();
+    // The starter crashed: nothing in it asked the engine whether its start went through.
     engine.failStartWith = new Error('connection reset');
+    engine.failDescribeWith = new Error('connection reset');
     await expectOperationError(service.start(startInput), 'INTERNAL');
     expect(engine.executionCount).toBe(0);
     // Created working: nothing tells a start that never reached Step Functions apart but time.
     expect((await store.get(key))?.status).toBe('working');
     engine.failStartWith = undefined;
+    engine.failDescribeWith = undefined;
     expect((await service.start(startInput)).status).toBe('working');
     expect(engine.executionCount).toBe(1);
   });
@@ -29,7 +32,9 @@ describe('crash points of a start', () => {
   it('after the put, with no retry: the record fails as never started only once the stall window has passed', async () => {
     const { service, engine, clock } = coreHarness();
     engine.failStartWith = new Error('connection reset');
+    engine.failDescribeWith = new Error('connection reset');
     await expectOperationError(service.start(startInput), 'INTERNAL');
+    engine.failDescribeWith = undefined;
     clock.advance(30);
     expect((await service.get(key)).status).toBe('working');
     clock.advance(31);
@@ -42,7 +47,9 @@ describe('crash points of a start', () => {
   it('after StartExecution (its answer lost): reconcile finds the running execution by its derived ARN and never fails it', async () => {
     const { service, engine, clock } = coreHarness();
     engine.loseStartResponse = true;
+    engine.failDescribeWith = new Error('connection reset');
     await expectOperationError(service.start(startInput), 'INTERNAL');
+    engine.failDescribeWith = undefined;
     expect(engine.executionCount).toBe(1);
     clock.advance(120);
     const reconciled = await service.get(key);
@@ -53,8 +60,10 @@ describe('crash points of a start', () => {
   it('after StartExecution (its answer lost): a retry never starts a second execution', async () => {
     const { service, engine } = coreHarness();
     engine.loseStartResponse = true;
+    engine.failDescribeWith = new Error('connection reset');
     await expectOperationError(service.start(startInput), 'INTERNAL');
     engine.loseStartResponse = false;
+    engine.failDescribeWith = undefined;
     expect((await service.start(startInput)).status).toBe('working');
     expect(engine.executionCount).toBe(1);
   });

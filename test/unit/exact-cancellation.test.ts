@@ -61,6 +61,7 @@ describe('cancel during start', () => {
       await service.cancel({ ownerId: owner, token: 't' });
       // The starter dies right after AWS accepted the start: nobody in start() will stop it.
       engine.loseStartResponse = true;
+      engine.failDescribeWith = new Error('connection reset');
     };
     const failedStart = service.start({ ownerId: owner, tool, arguments: {}, token: 't', dialect: 'sep-1391' });
     await expect(failedStart).rejects.toThrow('did not start');
