@@ -203,6 +203,12 @@ function createJsonPathInterpreter(definition: StateMachineDefinition, bind: Bin
           context: {
             Execution: { Id: context.executionArn, Input: input as JsonValue, Name: context.executionName, RedriveCount: 0 },
             StateMachine: { Id: context.stateMachineArn, Name: context.stateMachineName },
+            // aws-local-stepfunctions has no `$$.State`; a state reads its entry time while its Parameters are built.
+            State: {
+              get EnteredTime() {
+                return new Date().toISOString();
+              },
+            } as unknown as JsonValue,
             Task: task,
           },
         });

@@ -9,7 +9,7 @@
  * the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400
  * Bad Request). The HTTP response body MAY comprise a JSON-RPC error response that has no id."
  */
-import { MAX_INPUT_KEY_LENGTH, type InputAnswer } from '../operations/input-requests.ts';
+import { MAX_INPUT_KEY_LENGTH, type ClosedAnswer, type InputAnswer } from '../operations/input-requests.ts';
 import { OperationError } from '../operations/operation-error.ts';
 import { isObject } from '../shared/json-values.ts';
 import { MAX_TOKEN_LENGTH } from './dialects/dialect-support.ts';
@@ -49,22 +49,35 @@ export function parseClientResponses(body: unknown): ParsedResponses | undefined
 
 /**
  * Delivers the answers of a POST from `ownerId` and says what to answer it: 202 once they
- * are taken (answers to questions no longer open, or another principal's, are ignored),
- * 400 for an answer of the wrong shape, 500 when the workflow did not take one.
+ * are taken (a second answer to a question, or one to another principal's, is ignored),
+ * 400 for an answer of the wrong shape or to a question that closed before it came (its
+ * state timed out, or the run went on without it), 500 when the workflow did not take one.
  */
 export async function acceptClientResponses(answers: readonly ClientAnswer[], ownerId: string, deps: McpDeps): Promise<Response> {
   const byToken = new Map<string, Record<string, InputAnswer>>();
   for (const { token, key, answer } of answers) byToken.set(token, { ...byToken.get(token), [key]: answer });
+  const late: ClosedAnswer[] = [];
   for (const [token, byKey] of byToken) {
     try {
-      await deps.operations.inputs.answer({ ownerId, token }, byKey);
+      const { closed } = await deps.operations.inputs.answer({ ownerId, token }, byKey);
+      late.push(...closed);
     } catch (error) {
       if (error instanceof OperationError && error.code === 'INVALID_INPUT') return refuse(400, JSONRPC.INVALID_PARAMS, reworded(error));
       deps.logger.error('answer not delivered', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
       return refuse(500, JSONRPC.INTERNAL_ERROR, 'Internal error: the answer was not delivered; send it again');
     }
   }
+  // Streamable HTTP: "If the server cannot accept the input, it MUST return an HTTP error status code".
+  if (late.length > 0) return refuse(400, JSONRPC.INVALID_PARAMS, lateMessage(late));
   return new Response(null, { status: 202 });
+}
+
+/** "The question confirm is no longer open: it timed out before the answer came; the run went on without it." */
+function lateMessage(late: readonly ClosedAnswer[]): string {
+  const [first] = late;
+  const others = late.length > 1 ? ` (and ${late.length - 1} more)` : '';
+  const why = first!.reason === 'timed-out' ? 'it timed out before the answer came' : 'the run stopped waiting for it';
+  return `The question ${first!.key}${others} is no longer open: ${why}; the run went on without the answer`;
 }
 
 /** A refusal of the whole body, as an HTTP error with a JSON-RPC error that has no id. */

@@ -43,7 +43,7 @@ export interface InMemoryRecordStoreOptions {
 type ChangeField = keyof OperationChanges;
 
 // Required fields are never cleared, so `undefined` there means "leave as is".
-const CLEARABLE_FIELDS: readonly ChangeField[] = ['statusMessage', 'executionArn', 'completedAt', 'expiresAt', 'outcome', 'pendingInputs', 'usedInputKeys', 'reports'];
+const CLEARABLE_FIELDS: readonly ChangeField[] = ['statusMessage', 'executionArn', 'completedAt', 'expiresAt', 'outcome', 'pendingInputs', 'usedInputKeys', 'closedInputs', 'reports'];
 const CHANGE_FIELDS: readonly ChangeField[] = ['status', 'updatedAt', ...CLEARABLE_FIELDS];
 
 /** A version of a record as the owner index sees it, from `visibleAt` (epoch ms) on. */

@@ -7,11 +7,26 @@
  * Every change is a compare-and-set on the record's `updatedAt`, so questions asked at
  * once (a Parallel state) and answers arriving at once (any instance) never lose one
  * another. An answer is delivered at most once: it is claimed on the record first.
+ *
+ * A question closes without its answer when its state stops waiting: Step Functions sends
+ * no event when a `.waitForTaskToken` state times out, so a question carries its deadline
+ * and is no longer shown once it passes; a question the execution went on past (a later
+ * question or report from a state that runs alone) or whose token is gone is withdrawn.
+ * Closed keys are remembered, so a late answer is told that it came too late.
  */
 import type { Logger } from '../logging/logger.ts';
 import { isObject } from '../shared/json-values.ts';
 import { mintId } from './fingerprint.ts';
-import { isTerminal, type InputKind, type InputRequestMessage, type OperationKey, type OperationRecord, type PendingInput } from './operation.ts';
+import {
+  isTerminal,
+  type ClosedInput,
+  type InputKind,
+  type InputRequestMessage,
+  type OperationChanges,
+  type OperationKey,
+  type OperationRecord,
+  type PendingInput,
+} from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import { RecordTooLargeError, TaskGoneError, type Clock, type RecordStore, type WorkflowEngine } from './ports.ts';
 import { nextUpdatedAt, updateRecord } from './record-updates.ts';
@@ -61,6 +76,23 @@ export interface AskInput {
   key?: string;
   request: unknown;
   taskToken: string;
+  /** When the asking state times out (epoch ms), if it has a timeout. */
+  deadline?: number;
+  /** Whether other states of the execution may run beside the asking one; absent counts as true. */
+  concurrent?: boolean;
+}
+
+/** A question that closed before its answer came, and why. */
+export interface ClosedAnswer {
+  key: string;
+  reason: ClosedInput['reason'];
+}
+
+/** What became of a set of answers: resumed states, keys not open (answered, unknown), and keys whose question had closed. */
+export interface AnswerOutcome {
+  resumed: string[];
+  ignored: string[];
+  closed: ClosedAnswer[];
 }
 
 /** The answer to one question: the client's result, or the JSON-RPC error it answered with. */
@@ -98,14 +130,20 @@ export class InputRequests {
       if (!(record.inputKinds ?? []).includes(kind)) {
         throw new InputRequestRefused(INPUT_ERRORS.capabilityMissing, `The client did not declare the ${capabilityName(kind)} capability, so ${request.method} is not sent to it`);
       }
-      const pending = record.pendingInputs ?? {};
+      const now = nextUpdatedAt(this.deps.clock, record);
+      const { open: pending, closed } = this.closeOnAsk(record, now, input.concurrent);
       if (Object.keys(pending).length >= MAX_PENDING_INPUTS) {
         throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, `At most ${MAX_PENDING_INPUTS} questions may be pending at once`);
       }
       const used = record.usedInputKeys ?? [];
       const key = freeKey(input.key, used);
-      const now = nextUpdatedAt(this.deps.clock, record);
-      const entry: PendingInput = { request, taskToken: input.taskToken, askedAt: now };
+      const entry: PendingInput = {
+        request,
+        taskToken: input.taskToken,
+        askedAt: now,
+        ...(input.deadline === undefined ? {} : { deadline: input.deadline }),
+        ...(input.concurrent === undefined ? {} : { concurrent: input.concurrent }),
+      };
       try {
         const updated = await this.deps.store.transition(
           operation,
@@ -115,6 +153,7 @@ export class InputRequests {
             statusMessage: 'Waiting for input from the client',
             pendingInputs: { ...pending, [key]: entry },
             usedInputKeys: [...used, key],
+            ...(closed ? { closedInputs: closed } : {}),
             updatedAt: now,
           },
           { ifUpdatedAt: record.updatedAt },
@@ -128,15 +167,31 @@ export class InputRequests {
     throw new OperationError('INTERNAL', 'The question was not stored: the operation kept changing');
   }
 
-  /** The questions a client should answer now: pending and not being answered, by key. */
+  /**
+   * The questions a client should answer now: pending, within their deadline and not being
+   * answered, by key. With none, the operation reads as working whatever its status says.
+   */
   pending(record: OperationRecord): Record<string, InputRequestMessage> {
     if (record.status !== 'input_required') return {};
     const now = this.deps.clock.now();
     const open: Record<string, InputRequestMessage> = {};
     for (const [key, entry] of Object.entries(record.pendingInputs ?? {})) {
+      if (timedOut(entry, now)) continue;
       if (entry.answeringSince === undefined || now - entry.answeringSince > STALE_CLAIM_MS) open[key] = entry.request;
     }
     return open;
+  }
+
+  /**
+   * Withdraws every pending question a report from the execution shows it went past: those
+   * asked by a state that runs alone (nothing else of the execution ran while it waited), and
+   * those past their deadline. Questions of Parallel branches and Map iterations may still wait.
+   */
+  async withdrawPassed(key: OperationKey): Promise<void> {
+    await this.update(key, (record, now) => {
+      const changes = withdrawnByReport(record, now);
+      return 'closedInputs' in changes ? changes : undefined;
+    });
   }
 
   /**
@@ -144,26 +199,40 @@ export class InputRequests {
    * answered already, superseded) are ignored, as is a second answer racing the first. An
    * answer of the wrong shape for its question is refused before anything is delivered.
    */
-  async answer(key: OperationKey, answers: Record<string, InputAnswer>): Promise<{ resumed: string[]; ignored: string[] }> {
+  async answer(key: OperationKey, answers: Record<string, InputAnswer>): Promise<AnswerOutcome> {
     const record = await this.deps.store.get(key);
     const pending = record && !isTerminal(record.status) ? this.pending(record) : {};
     const deliveries: Array<[string, Delivery]> = [];
     const ignored: string[] = [];
+    const closed: ClosedAnswer[] = [];
+    const now = this.deps.clock.now();
     for (const [inputKey, answer] of Object.entries(answers)) {
       const request = pending[inputKey];
-      if (!request) ignored.push(inputKey);
-      else deliveries.push([inputKey, deliveryOf(inputKey, request, answer)]);
+      const reason = record && !request ? closedReason(record, inputKey, now) : undefined;
+      if (request) deliveries.push([inputKey, deliveryOf(inputKey, request, answer)]);
+      else if (reason) closed.push({ key: inputKey, reason });
+      else ignored.push(inputKey);
     }
     const resumed: string[] = [];
     for (const [inputKey, delivery] of deliveries) {
-      if (await this.deliver(key, inputKey, delivery)) resumed.push(inputKey);
-      else ignored.push(inputKey);
+      const delivered = await this.deliver(key, inputKey, delivery);
+      if (delivered === true) resumed.push(inputKey);
+      else if (delivered === false) ignored.push(inputKey);
+      else closed.push({ key: inputKey, reason: delivered });
     }
-    return { resumed, ignored };
+    // Timed-out questions are closed on the record too, so the next read and ask see it.
+    if (closed.some(({ reason }) => reason === 'timed-out')) await this.withdrawPassed(key).catch(() => undefined);
+    // The answers' content may be the user's data: only keys and reasons are logged.
+    for (const { key: inputKey, reason } of closed) this.deps.logger.warn('answer ignored: its question had closed', { inputKey, reason });
+    for (const inputKey of ignored) this.deps.logger.info?.('answer ignored: no such question is open', { inputKey });
+    return { resumed, ignored, closed };
   }
 
-  /** Claims the key, resumes its state, then takes the question off the record. False when another answer won. */
-  private async deliver(key: OperationKey, inputKey: string, delivery: Delivery): Promise<boolean> {
+  /**
+   * Claims the key, resumes its state, then takes the question off the record. False when
+   * another answer won; why the question closed when its state no longer waits.
+   */
+  private async deliver(key: OperationKey, inputKey: string, delivery: Delivery): Promise<boolean | ClosedInput['reason']> {
     const claimed = await this.update(key, (record, now) => {
       const entry = record.pendingInputs?.[inputKey];
       if (isTerminal(record.status) || !entry) return undefined;
@@ -172,7 +241,7 @@ export class InputRequests {
     });
     const entry = claimed?.pendingInputs?.[inputKey];
     if (!claimed || !entry) return false;
-    let resumed = true;
+    let resumed: boolean | ClosedInput['reason'] = true;
     try {
       if (delivery.kind === 'success') await this.deps.engine.sendTaskSuccess(entry.taskToken, delivery.output);
       else await this.deps.engine.sendTaskFailure(entry.taskToken, { error: delivery.error, cause: delivery.cause });
@@ -187,25 +256,35 @@ export class InputRequests {
         }).catch(() => undefined);
         throw new OperationError('INTERNAL', 'The answer could not be delivered to the workflow', { cause: error });
       }
-      // The state stopped waiting (timed out, or its execution ended): the question is void.
-      resumed = false;
+      // The state stopped waiting (timed out, or its execution went on or ended): the question is void.
+      resumed = timedOut(entry, this.deps.clock.now()) ? 'timed-out' : 'ended';
     }
-    await this.remove(key, inputKey);
+    await this.remove(key, inputKey, resumed === true ? undefined : resumed);
     return resumed;
   }
 
-  /** Takes an answered (or void) question off the record; the last one sends the operation back to `working`. */
-  private async remove(key: OperationKey, inputKey: string): Promise<void> {
-    await this.update(key, (record) => {
+  /** Takes an answered (or void, then remembered as closed) question off the record. */
+  private async remove(key: OperationKey, inputKey: string, closedAs?: ClosedInput['reason']): Promise<void> {
+    await this.update(key, (record, now) => {
       if (!record.pendingInputs?.[inputKey]) return undefined;
       const { [inputKey]: _answered, ...rest } = record.pendingInputs;
-      const empty = Object.keys(rest).length === 0;
       return {
-        pendingInputs: empty ? undefined : rest,
-        ...(empty && record.status === 'input_required' ? { status: 'working' as const, statusMessage: 'The operation is running' } : {}),
+        ...pendingChanges(record, rest),
+        ...(closedAs ? { closedInputs: { ...record.closedInputs, [inputKey]: { reason: closedAs, at: now } } } : {}),
       };
     });
   }
+
+  /**
+   * The pending questions a new question leaves open. Past their deadline: closed. When the
+   * new one or an older one was asked by a state that runs alone, the older one's state is
+   * over (the execution went on to ask again), so it is closed too.
+   */
+  private closeOnAsk(record: OperationRecord, now: number, concurrent: boolean | undefined) {
+    return closeWhere(record, now, (entry) => timedOut(entry, now) || ((concurrent === false || entry.concurrent === false) && entry.answeringSince === undefined));
+  }
+
+
 
   /** A compare-and-set update (see record-updates.ts); undefined when nothing was written. */
   private async update(
@@ -222,6 +301,72 @@ export class InputRequests {
 }
 
 type Delivery = { kind: 'success'; output: unknown } | { kind: 'failure'; error: string; cause: string };
+
+/**
+ * The changes a report from the execution makes to its questions (see `withdrawPassed`),
+ * for the report's own write: none, or the questions it closes.
+ */
+export function withdrawnByReport(record: OperationRecord, now: number): OperationChanges {
+  if (isTerminal(record.status)) return {};
+  const { open, closed } = closeWhere(record, now, (entry) => entry.concurrent === false || timedOut(entry, now));
+  return closed ? { ...pendingChanges(record, open), closedInputs: closed } : {};
+}
+
+/**
+ * The changes that close every question still pending, for a terminal transition's own
+ * write: none is answered any more, and a late answer is told that the run ended.
+ */
+export function closedAtEnd(record: OperationRecord, now: number): OperationChanges {
+  const { closed } = closeWhere(record, now, () => true);
+  return closed ? { pendingInputs: undefined, closedInputs: closed } : {};
+}
+
+/** The changes that leave `open` pending; with none, the operation is back to `working`. */
+function pendingChanges(record: OperationRecord, open: Record<string, PendingInput>): OperationChanges {
+  const empty = Object.keys(open).length === 0;
+  return {
+    pendingInputs: empty ? undefined : open,
+    ...(empty && record.status === 'input_required' ? { status: 'working' as const, statusMessage: 'The operation is running' } : {}),
+  };
+}
+
+/** Splits the pending questions: those `closes` picks are closed (`closed` is the new closedInputs, undefined when none is). */
+function closeWhere(record: OperationRecord, now: number, closes: (entry: PendingInput) => boolean) {
+  const open: Record<string, PendingInput> = {};
+  let closed: Record<string, ClosedInput> | undefined;
+  for (const [key, entry] of Object.entries(record.pendingInputs ?? {})) {
+    if (!closes(entry)) open[key] = entry;
+    else (closed ??= { ...record.closedInputs })[key] = { reason: timedOut(entry, now) ? 'timed-out' : 'ended', at: now };
+  }
+  return { open, closed };
+}
+
+function timedOut(entry: PendingInput, now: number): boolean {
+  return entry.deadline !== undefined && entry.deadline <= now;
+}
+
+/**
+ * Why an answer to `key` comes too late, when it does: its question closed, timed out, or
+ * was still waiting when the operation ended. Undefined for a key answered already or never asked.
+ */
+function closedReason(record: OperationRecord, key: string, now: number): ClosedInput['reason'] | undefined {
+  const closed = record.closedInputs?.[key];
+  if (closed) return closed.reason;
+  const entry = record.pendingInputs?.[key];
+  if (!entry) return undefined;
+  if (timedOut(entry, now)) return 'timed-out';
+  return isTerminal(record.status) ? 'ended' : undefined;
+}
+
+/**
+ * The deadline of a question asked by a state entered at `enteredAt` (epoch ms): the sooner
+ * of its TimeoutSeconds and HeartbeatSeconds (the worker sends no heartbeat, so the first
+ * one missed ends the wait). Undefined when the state has neither.
+ */
+export function inputDeadline(enteredAt: number, timeoutSeconds: number | undefined, heartbeatSeconds: number | undefined): number | undefined {
+  const bounds = [timeoutSeconds, heartbeatSeconds].filter((seconds): seconds is number => seconds !== undefined && Number.isFinite(seconds) && seconds > 0);
+  return bounds.length === 0 ? undefined : enteredAt + Math.min(...bounds) * 1000;
+}
 
 /**
  * What an answer does to the waiting state. An accepted elicitation, a sampling result and

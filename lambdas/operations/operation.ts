@@ -74,6 +74,8 @@ export interface OperationRecord extends OperationKey {
   pendingInputs?: Record<string, PendingInput>;
   /** Every key ever asked: a key names one question over the operation's whole life. */
   usedInputKeys?: string[];
+  /** Questions whose states stopped waiting without their answer, by key, so a late answer is told so. */
+  closedInputs?: Record<string, ClosedInput>;
   /** Progress and log lines the execution reported, oldest first: the most recent few (see run-reports.ts). */
   reports?: RunReport[];
 }
@@ -106,6 +108,24 @@ export interface PendingInput {
   askedAt: number;
   /** Set while one answer is being delivered (epoch ms), so a second answer is ignored. */
   answeringSince?: number;
+  /**
+   * When the waiting state times out (epoch ms; its TimeoutSeconds or HeartbeatSeconds from
+   * when it was entered). Step Functions reports no event for it, so the question is closed
+   * by this time alone. Absent: the state waits as long as its execution.
+   */
+  deadline?: number;
+  /** Whether other states of the execution may run beside the asking one (a Parallel branch, a Map). */
+  concurrent?: boolean;
+}
+
+/**
+ * Why a question closed unanswered: its state timed out (`timed-out`), or it stopped waiting
+ * some other way (`ended`: its execution went on past it, or ended).
+ */
+export interface ClosedInput {
+  reason: 'timed-out' | 'ended';
+  /** Epoch milliseconds. */
+  at: number;
 }
 
 /** Fields a status transition may change. */
@@ -121,6 +141,7 @@ export type OperationChanges = Partial<
     | 'outcome'
     | 'pendingInputs'
     | 'usedInputKeys'
+    | 'closedInputs'
     | 'reports'
   >
 >;

@@ -8,7 +8,10 @@
  *
  * The worker must find the operation the execution runs, so the loader adds what tells it
  * to the payload: the execution's name, and the execution input's `operation` when the
- * machine gets our envelope. Both runtimes deploy or run the definition with these fields.
+ * machine gets our envelope. It also adds `asking`: when the state was entered, its
+ * TimeoutSeconds and HeartbeatSeconds, and whether anything else of the execution can run
+ * beside it, because Step Functions reports no event when such a state times out, so the
+ * question's deadline must be known when it is asked. Both runtimes deploy or run the definition with these fields.
  * A state that could never be answered is reported here, at load time, rather than
  * failing (or waiting forever) at run time.
  */
@@ -22,7 +25,7 @@ const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
 /** The server-to-client requests MCP defines; the worker refuses any other at run time. */
 const REQUEST_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
 /** Payload fields the loader writes. */
-const ADDED_FIELDS = ['executionName', 'operation'];
+const ADDED_FIELDS = ['executionName', 'operation', 'asking'];
 /** A JSONata expression: the whole string is `{% ... %}`. */
 const JSONATA_EXPRESSION = /^\{%[\s\S]*%\}$/;
 
@@ -67,10 +70,12 @@ interface AskingState {
   state: Record<string, unknown>;
   /** The distributed Map this state runs under, if any. */
   distributedMap?: string;
+  /** Whether it runs inside a Parallel branch or a Map, where other states of the execution run beside it. */
+  concurrent: boolean;
 }
 
 /** Adds the fields to one state's payload, or says why it cannot work. */
-function injectInto({ name, state, distributedMap }: AskingState, topLanguage: string, envelope: boolean): string | undefined {
+function injectInto({ name, state, distributedMap, concurrent }: AskingState, topLanguage: string, envelope: boolean): string | undefined {
   const placeholder = placeholderFor(REQUEST_INPUT_WORKER);
   if (taskWorker(state) !== REQUEST_INPUT_WORKER) {
     return `state "${name}" names ${placeholder} where neither runtime calls it: use "Resource": "${WAIT_FOR_TASK_TOKEN}" with "FunctionName": "${placeholder}" in Parameters (JSONPath) or Arguments (JSONata)`;
@@ -114,7 +119,27 @@ function injectInto({ name, state, distributedMap }: AskingState, topLanguage: s
     payload['executionName.$'] = '$$.Execution.Name';
     if (envelope) payload['operation.$'] = '$$.Execution.Input.operation';
   }
+  payload.asking = askingFields(state, jsonata, concurrent);
   return undefined;
+}
+
+/**
+ * What the worker needs to date the question: the state's entry time and its timeouts,
+ * written as the state writes them (a number, a JSONPath `...Path`, or a JSONata
+ * expression, which Parameters and Arguments evaluate over the same input).
+ */
+function askingFields(state: Record<string, unknown>, jsonata: boolean, concurrent: boolean): Record<string, unknown> {
+  const fields: Record<string, unknown> = jsonata ? { enteredTime: '{% $states.context.State.EnteredTime %}' } : { 'enteredTime.$': '$$.State.EnteredTime' };
+  for (const [field, name] of [
+    ['TimeoutSeconds', 'timeoutSeconds'],
+    ['HeartbeatSeconds', 'heartbeatSeconds'],
+  ] as const) {
+    const path = state[`${field}Path`];
+    if (state[field] !== undefined) fields[name] = state[field];
+    else if (!jsonata && typeof path === 'string') fields[`${name}.$`] = path;
+  }
+  fields.concurrent = concurrent;
+  return fields;
 }
 
 /** The request's method when the definition writes it as a literal; undefined when it is computed. */
@@ -130,20 +155,20 @@ function literalMethod(request: unknown, jsonata: boolean): string | undefined {
 function askingStates(definition: unknown): AskingState[] {
   const placeholder = placeholderFor(REQUEST_INPUT_WORKER);
   const found: AskingState[] = [];
-  const walk = (machine: unknown, distributedMap: string | undefined) => {
+  const walk = (machine: unknown, distributedMap: string | undefined, concurrent: boolean) => {
     const states = isObject(machine) ? machine.States : undefined;
     if (!isObject(states)) return;
     for (const [name, state] of Object.entries(states)) {
       if (!isObject(state)) continue;
       if (state.Type === 'Task' && (taskWorker(state) === REQUEST_INPUT_WORKER || JSON.stringify(state).includes(placeholder))) {
-        found.push({ name, state, ...(distributedMap === undefined ? {} : { distributedMap }) });
+        found.push({ name, state, concurrent, ...(distributedMap === undefined ? {} : { distributedMap }) });
       }
-      for (const branch of Array.isArray(state.Branches) ? state.Branches : []) walk(branch, distributedMap);
+      for (const branch of Array.isArray(state.Branches) ? state.Branches : []) walk(branch, distributedMap, true);
       const processor = state.ItemProcessor ?? state.Iterator;
       const mode = isObject(processor) && isObject(processor.ProcessorConfig) ? processor.ProcessorConfig.Mode : undefined;
-      walk(processor, mode === 'DISTRIBUTED' ? name : distributedMap);
+      walk(processor, mode === 'DISTRIBUTED' ? name : distributedMap, true);
     }
   };
-  walk(definition, undefined);
+  walk(definition, undefined, false);
   return found;
 }

@@ -5,9 +5,13 @@
  * with the operation and returns at once; the state then waits until the client's answer
  * resumes it (SendTaskSuccess) or refuses (SendTaskFailure). A question that cannot be asked
  * fails the state with an `Mcp.*` error its Catch can handle.
+ *
+ * The loader also adds `asking`: when the state was entered and its TimeoutSeconds and
+ * HeartbeatSeconds, from which the question's deadline is stored (a timed-out wait sends no
+ * event), and whether other states of the execution run beside it.
  */
 import * as z from 'zod';
-import { InputRequestRefused, INPUT_ERRORS } from '../operations/input-requests.ts';
+import { inputDeadline, InputRequestRefused, INPUT_ERRORS } from '../operations/input-requests.ts';
 import type { OperationsService } from '../operations/operations-service.ts';
 import { operationsInScope, WorkerError } from './built-in-scope.ts';
 
@@ -18,7 +22,20 @@ const RequestInputEvent = z.looseObject({
   key: z.string().optional(),
   executionName: z.string().min(1),
   operation: z.object({ ownerId: z.string().min(1), token: z.string().min(1) }).optional(),
+  // Absent in definitions loaded before the loader added it: the question then has no deadline.
+  // Read leniently: a field it cannot use only costs the deadline, never the question.
+  asking: z
+    .looseObject({ enteredTime: z.unknown().optional(), timeoutSeconds: z.unknown().optional(), heartbeatSeconds: z.unknown().optional(), concurrent: z.unknown().optional() })
+    .optional(),
 });
+
+/** When the state was entered: its `$$.State.EnteredTime`, or now when that is missing or unreadable. */
+function enteredAt(enteredTime: unknown): number {
+  const parsed = typeof enteredTime === 'string' ? Date.parse(enteredTime) : Number.NaN;
+  return Number.isFinite(parsed) ? parsed : Date.now();
+}
+
+const seconds = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
 /**
  * The worker's handler over `fallback` (the deployed core, built from the environment on
@@ -31,10 +48,19 @@ export function createRequestInputHandler(fallback: () => OperationsService) {
       const issue = parsed.error.issues[0]!;
       throw new WorkerError(INPUT_ERRORS.invalidRequest, `Invalid request-input payload: ${issue.path.join('.') || 'payload'} ${issue.message}`);
     }
-    const { taskToken, request, key, executionName, operation } = parsed.data;
+    const { taskToken, request, key, executionName, operation, asking } = parsed.data;
     const { inputs } = operationsInScope(fallback);
+    const deadline = asking ? inputDeadline(enteredAt(asking.enteredTime), seconds(asking.timeoutSeconds), seconds(asking.heartbeatSeconds)) : undefined;
     try {
-      const asked = await inputs.ask({ taskToken, request, executionName, ...(key === undefined ? {} : { key }), ...(operation ? { operation } : {}) });
+      const asked = await inputs.ask({
+        taskToken,
+        request,
+        executionName,
+        ...(key === undefined ? {} : { key }),
+        ...(operation ? { operation } : {}),
+        ...(deadline === undefined ? {} : { deadline }),
+        ...(typeof asking?.concurrent === 'boolean' ? { concurrent: asking.concurrent } : {}),
+      });
       return { key: asked.key };
     } catch (error) {
       if (error instanceof InputRequestRefused) throw new WorkerError(error.errorName, error.message);

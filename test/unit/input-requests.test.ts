@@ -40,7 +40,7 @@ describe('input requests', () => {
     await service.inputs.ask({ operation: record, executionName: record.executionName, key: 'a', request: confirm, taskToken: 'tok-a' });
     await service.inputs.ask({ operation: record, executionName: record.executionName, key: 'b', request: sampling, taskToken: 'tok-b' });
     const first = await service.inputs.answer(record, { a: { result: { action: 'accept', content: { ok: true } } } });
-    expect(first).toEqual({ resumed: ['a'], ignored: [] });
+    expect(first).toEqual({ resumed: ['a'], ignored: [], closed: [] });
     let current = await service.get(record);
     expect(current.status).toBe('input_required');
     expect(Object.keys(service.inputs.pending(current))).toEqual(['b']);
@@ -60,7 +60,7 @@ describe('input requests', () => {
     ]);
     expect(answers.flatMap((a) => a.resumed)).toEqual(['a']);
     expect(engine.taskCalls).toHaveLength(1);
-    expect(await service.inputs.answer(record, { a: { result: { action: 'accept' } } })).toEqual({ resumed: [], ignored: ['a'] });
+    expect(await service.inputs.answer(record, { a: { result: { action: 'accept' } } })).toEqual({ resumed: [], ignored: ['a'], closed: [] });
   });
 
   it('a declined elicitation fails the state with Mcp.InputDeclined, and an error response with Mcp.InputError', async () => {
@@ -133,7 +133,7 @@ describe('input requests', () => {
     const { service, engine, record } = await started();
     await service.inputs.ask({ operation: record, executionName: record.executionName, key: 'a', request: confirm, taskToken: 'tok-a' });
     engine.endedTasks.add('tok-a');
-    expect(await service.inputs.answer(record, { a: { result: { action: 'accept' } } })).toEqual({ resumed: [], ignored: ['a'] });
+    expect(await service.inputs.answer(record, { a: { result: { action: 'accept' } } })).toEqual({ resumed: [], ignored: [], closed: [{ key: 'a', reason: 'ended' }] });
     expect((await service.get(record)).status).toBe('working');
   });
 
@@ -143,7 +143,7 @@ describe('input requests', () => {
     engine.failNextTaskCallWith = new Error('throttled');
     await expectOperationError(service.inputs.answer(record, { a: { result: { action: 'accept' } } }), 'INTERNAL');
     expect(Object.keys(service.inputs.pending(await service.get(record)))).toEqual(['a']);
-    expect(await service.inputs.answer(record, { a: { result: { action: 'accept' } } })).toEqual({ resumed: ['a'], ignored: [] });
+    expect(await service.inputs.answer(record, { a: { result: { action: 'accept' } } })).toEqual({ resumed: ['a'], ignored: [], closed: [] });
   });
 
   it('the execution input tells the machine what the client can answer', async () => {

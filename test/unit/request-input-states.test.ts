@@ -68,6 +68,7 @@ describe('injectRequestInputContext', () => {
       request: question,
       'executionName.$': '$$.Execution.Name',
       'operation.$': '$$.Execution.Input.operation',
+      asking: { 'enteredTime.$': '$$.State.EnteredTime', concurrent: false },
     });
     expect(definition).toEqual(before);
   });
