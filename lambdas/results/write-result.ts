@@ -40,7 +40,7 @@ export function withResultStore<T>(store: ResultStore, fn: () => T): T {
 /** Stores `body` as `owner`'s result and returns the CallToolResult that links to it. */
 export async function writeResult(owner: ResultOwner, body: string | Uint8Array, options: WriteResultOptions): Promise<ResourceLinkResult> {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const resultId = resultIdFor(owner.token, mintId());
+  const resultId = resultIdFor(owner.token, mintId(), 'worker');
   await currentStore().put(resultKeyFor(owner.ownerId, resultId), { body: bytes, contentType: options.mimeType });
   return {
     content: [

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
 import { OperationsService } from '../../lambdas/operations/operations-service.ts';
-import { DEFAULT_SPILL_THRESHOLD_BYTES, parseResultUri, RESULT_URI_PREFIX } from '../../lambdas/operations/result-store.ts';
+import { DEFAULT_SPILL_THRESHOLD_BYTES, parseResultUri, resultKeyFor, RESULT_URI_PREFIX } from '../../lambdas/operations/result-store.ts';
 import { toCallToolResult } from '../../lambdas/mcp/tool-result.ts';
 import { withResultStore, writeResult } from '../../lambdas/results/write-result.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
@@ -62,7 +62,7 @@ describe('the spill threshold (outputs whose JSON is more than DEFAULT_SPILL_THR
     const record = await finishWith(h, 'above', output);
     expect(record.outcome).toMatchObject({ kind: 'stored-result', mimeType: 'application/json', bytes: DEFAULT_SPILL_THRESHOLD_BYTES + 1 });
     const [key, stored] = [...h.results.objects][0]!;
-    expect(key.startsWith(`results/${owner}/`)).toBe(true);
+    expect(key).toBe(resultKeyFor(owner, (record.outcome as { resultId: string }).resultId));
     expect(JSON.parse(Buffer.from(stored!.body).toString('utf8'))).toEqual(output);
   });
 
