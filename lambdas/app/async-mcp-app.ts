@@ -12,6 +12,7 @@ import { sep1391Dialect } from '../mcp/dialects/sep-1391.ts';
 import { tasks20251125Dialect } from '../mcp/dialects/tasks-2025-11-25.ts';
 import { tasks20260728Dialect } from '../mcp/dialects/tasks-2026-07-28.ts';
 import { createHttpHandler, type McpFetch } from '../mcp/http-handler.ts';
+import { shapeFinishedResult } from '../mcp/tool-result.ts';
 import { consoleLogger, type Logger } from '../logging/logger.ts';
 import { noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
@@ -63,7 +64,12 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const metrics = options.metrics ?? noMetrics;
   // Starts and ends are counted where the conditional writes decide them.
   const store = new ObservedRecordStore(options.store, metrics);
-  const operations = new OperationsService(store, options.engine, options.limits, undefined, logger, options.results);
+  // A result is checked and shaped once, when its operation ends, then served as stored; the catalog
+  // tells a running operation whose tool this deploy no longer serves.
+  const operations = new OperationsService(store, options.engine, options.limits, undefined, logger, options.results, {
+    shapeResult: shapeFinishedResult,
+    catalog: options.catalog,
+  });
   const deps = { catalog: options.catalog, operations, logger, secretKey: once(options.secretKey) };
   const fetch = createHttpHandler({
     deps,

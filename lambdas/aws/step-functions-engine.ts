@@ -11,6 +11,7 @@ import {
   SendTaskSuccessCommand,
   StartExecutionCommand,
   StartSyncExecutionCommand,
+  StateMachineDoesNotExist,
   StopExecutionCommand,
   TaskDoesNotExist,
   TaskTimedOut,
@@ -62,7 +63,8 @@ export class StepFunctionsEngine implements WorkflowEngine {
       const out = await this.client.send(new DescribeExecutionCommand({ executionArn }));
       return snapshotOf(executionArn, out);
     } catch (error) {
-      if (error instanceof ExecutionDoesNotExist) throw new ExecutionNotFoundError(executionArn, { cause: error });
+      // A deploy that removed the tool deleted its machine: its executions are gone with it.
+      if (error instanceof ExecutionDoesNotExist || error instanceof StateMachineDoesNotExist) throw new ExecutionNotFoundError(executionArn, { cause: error });
       throw error;
     }
   }
@@ -71,7 +73,8 @@ export class StepFunctionsEngine implements WorkflowEngine {
     try {
       await this.client.send(new StopExecutionCommand({ executionArn, error: reason.error, cause: reason.cause }));
     } catch (error) {
-      if (error instanceof ExecutionDoesNotExist) throw new ExecutionNotFoundError(executionArn, { cause: error });
+      // A deploy that removed the tool deleted its machine: its executions are gone with it.
+      if (error instanceof ExecutionDoesNotExist || error instanceof StateMachineDoesNotExist) throw new ExecutionNotFoundError(executionArn, { cause: error });
       throw error;
     }
   }

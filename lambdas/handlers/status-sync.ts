@@ -15,6 +15,7 @@ import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import type { InvocationContext } from '../observability/request-observer.ts';
 import { OperationsService } from '../operations/operations-service.ts';
+import { shapeFinishedResult } from '../mcp/tool-result.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
 
 const engine = new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG));
@@ -27,6 +28,8 @@ const operations = new OperationsService(
   undefined,
   consoleLogger,
   { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
+  // Results are checked against the contract their record carries: this function needs no catalog.
+  { shapeResult: shapeFinishedResult },
 );
 
 /** Lambda entry point: one event per invocation, its metrics flushed when it is handled. */

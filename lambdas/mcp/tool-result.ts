@@ -21,13 +21,19 @@ export interface CallToolResultShape {
   [key: string]: unknown;
 }
 
+/** What shaping needs of a tool: its name, and its outputSchema as the execution ran it. */
+export type ShapingTool = Pick<ToolSpec, 'name' | 'outputSchema'>;
+
 /**
  * The CallToolResult for a finished operation. A protocol-error outcome throws the
  * JSON-RPC error the state machine chose; an internal-error outcome (our machinery
- * failed) throws -32603 with its message.
+ * failed) throws -32603 with its message. A result shaped at completion is served as it
+ * was stored: `tool` plays no part in it.
  */
-export function toCallToolResult(outcome: Outcome, tool: ToolSpec): CallToolResultShape {
+export function toCallToolResult(outcome: Outcome, tool: ShapingTool): CallToolResultShape {
   switch (outcome.kind) {
+    case 'call-tool-result':
+      return outcome.result as CallToolResultShape;
     case 'protocol-error':
       throw new ProtocolError(outcome.code, outcome.message, outcome.data);
     case 'internal-error':
@@ -46,7 +52,7 @@ export function toCallToolResult(outcome: Outcome, tool: ToolSpec): CallToolResu
  * It is not checked against the outputSchema here (the server holds only its location);
  * the link says what it is and how large.
  */
-export function storedResult(outcome: Extract<Outcome, { kind: 'stored-result' }>, tool: ToolSpec): CallToolResultShape {
+export function storedResult(outcome: Extract<Outcome, { kind: 'stored-result' }>, tool: ShapingTool): CallToolResultShape {
   return {
     content: [
       {
@@ -88,7 +94,31 @@ export function publicCause(cause: string, error?: string): string {
   return JSON.stringify(typeof errorType === 'string' ? { errorType, ...rest } : rest);
 }
 
-function successResult(output: unknown, tool: ToolSpec): CallToolResultShape {
+/**
+ * The core's `ResultShaper`: a finished output checked and shaped once, at completion, into
+ * the CallToolResult stored on the record; an output that breaks the tool's contract is an
+ * internal error, stored as such. Other outcomes are left for the read to word.
+ */
+export function shapeFinishedResult(outcome: Outcome, tool: ShapingTool): Outcome {
+  if (outcome.kind !== 'result' && outcome.kind !== 'stored-result') return outcome;
+  try {
+    return { kind: 'call-tool-result', result: toCallToolResult(outcome, tool) };
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    return { kind: 'internal-error', message: error.message };
+  }
+}
+
+/**
+ * What a finished record answers: its stored CallToolResult. Only a record written before
+ * results were shaped at completion (a raw output) is shaped here, against the tool as it
+ * is served now, or, once that tool is gone, with no outputSchema to check.
+ */
+export function finishedResult(outcome: Outcome, toolName: string, served: ShapingTool | undefined): CallToolResultShape {
+  return toCallToolResult(outcome, served ?? { name: toolName });
+}
+
+function successResult(output: unknown, tool: ShapingTool): CallToolResultShape {
   if (isObject(output) && Array.isArray(output.content)) return passThrough(output, tool);
   const result: CallToolResultShape = { content: [{ type: 'text', text: JSON.stringify(output) }] };
   if (isObject(output)) result.structuredContent = output;
@@ -97,7 +127,7 @@ function successResult(output: unknown, tool: ToolSpec): CallToolResultShape {
 }
 
 /** A CallToolResult the state machine built itself, after the checks a client would make. */
-function passThrough(output: Record<string, unknown>, tool: ToolSpec): CallToolResultShape {
+function passThrough(output: Record<string, unknown>, tool: ShapingTool): CallToolResultShape {
   const problem = callToolResultProblem(output);
   if (problem) throw invalidOutput(tool, `is not a valid CallToolResult: ${problem}`);
   // "Servers MUST provide structured results that conform to this schema"; an error result describes no success.
@@ -108,13 +138,13 @@ function passThrough(output: Record<string, unknown>, tool: ToolSpec): CallToolR
   return output as CallToolResultShape;
 }
 
-function checkOutputSchema(structured: unknown, tool: ToolSpec): void {
+function checkOutputSchema(structured: unknown, tool: ShapingTool): void {
   if (!tool.outputSchema) return;
   const validate = compileSchema(tool.outputSchema);
   if (!validate(structured)) throw invalidOutput(tool, `does not match its outputSchema: ${errorsText(validate)}`);
 }
 
-function invalidOutput(tool: ToolSpec, problem: string): ProtocolError {
+function invalidOutput(tool: ShapingTool, problem: string): ProtocolError {
   return new ProtocolError(JSONRPC.INTERNAL_ERROR, `Tool ${tool.name} produced output that ${problem}`);
 }
 

@@ -34,7 +34,17 @@ export type Outcome =
   | { kind: 'stored-result'; resultId: string; mimeType: string; bytes: number }
   | { kind: 'tool-error'; error: string; cause?: string }
   | { kind: 'protocol-error'; code: number; message: string; data?: unknown }
-  | { kind: 'internal-error'; message: string };
+  | { kind: 'internal-error'; message: string }
+  /**
+   * The answer a client reads, checked and shaped once, when the operation completed, against
+   * the tool its execution ran (see `ResultShaper`): served as stored, whatever is deployed later.
+   */
+  | { kind: 'call-tool-result'; result: Record<string, unknown> };
+
+/** What a finished result is checked against: the tool as its execution was started. */
+export interface ResultContract {
+  outputSchema?: Record<string, unknown>;
+}
 
 /** Identifies a record: the owner (a hash of the principal) and the token. */
 export interface OperationKey {
@@ -66,6 +76,11 @@ export interface OperationRecord extends OperationKey {
    */
   expiresAt?: number;
   outcome?: Outcome;
+  /**
+   * The tool's result contract when the operation started: its result is checked against this
+   * at completion, not against a later deploy. Absent on records written before results were.
+   */
+  resultContract?: ResultContract;
   /** Typed id of the JSON-RPC request that started it (opaque; the edge encodes its JSON type), for `notifications/cancelled`. */
   requestId?: string;
   /** What the client that started it declared it can answer (see input-requests.ts). */

@@ -22,10 +22,12 @@ import {
   type ExecutionSnapshot,
   type Page,
   type RecordStore,
+  type ResultShaper,
   type WorkflowEngine,
 } from './ports.ts';
-import { parseResultUri, resultKeyFor, spillLargeOutput, type ResultSpill, type StoredResult } from './result-store.ts';
-import type { ToolSpec } from './tool-spec.ts';
+import { parseResultUri, resultKeyFor, settleResult, type ResultSpill, type StoredResult } from './result-store.ts';
+import { endRecord } from './record-updates.ts';
+import type { ToolCatalog, ToolSpec } from './tool-spec.ts';
 import { argumentsHash, executionNameFor, mintId } from './fingerprint.ts';
 import { expiryFor, runningExpiry, statusMessageFor, terminalChanges } from './execution-outcome.ts';
 import { ActiveSlots } from './active-slots.ts';
@@ -56,6 +58,14 @@ export interface StartOperationInput {
   clientCapabilities?: Record<string, unknown>;
 }
 
+/** What the app wires into the core beside its ports. */
+export interface OperationsOptions {
+  /** Checks and shapes a finished result once, at completion (the protocol edge's rules). Without it, outcomes stay raw and are shaped on read. */
+  shapeResult?: ResultShaper;
+  /** The tools this deploy serves: a running operation of a tool not among them, whose execution is gone, is failed at once. */
+  catalog?: ToolCatalog;
+}
+
 const NON_TERMINAL: readonly OperationStatus[] = ['submitted', 'working', 'input_required'];
 /** Dialects whose operations `notifications/cancelled` may name by request id; task dialects cancel with tasks/cancel. */
 const CANCELABLE_BY_REQUEST_ID: readonly Dialect[] = ['sep-1391', 'sync'];
@@ -80,6 +90,7 @@ export class OperationsService {
     private readonly clock: Clock = systemClock,
     logger: Logger = consoleLogger,
     private readonly results?: ResultSpill,
+    private readonly options: OperationsOptions = {},
   ) {
     this.#slots = new ActiveSlots(store, limits.maxActiveOperations, (key) => this.isOver(key), logger);
     this.#syncRuns = new SyncRuns({
@@ -145,6 +156,8 @@ export class OperationsService {
       expiresAt: runningExpiry(now, tool.timing.maxRunSeconds, keepAliveSeconds ?? this.limits.maxKeepAliveSeconds),
       ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
       ...(inputKinds.length === 0 ? {} : { inputKinds }),
+      // The result is checked against the tool as this execution runs it, whatever is deployed when it ends.
+      resultContract: tool.outputSchema ? { outputSchema: tool.outputSchema } : {},
     };
     // The record first, then its slot: a slot whose record is missing is then always a leak
     // (a crash, or an expired record), never a start still on its way.
@@ -319,6 +332,10 @@ export class OperationsService {
       snapshot = await this.engine.describe(executionArn);
     } catch (error) {
       if (!(error instanceof ExecutionNotFoundError)) return record; // Engine unreachable: the record still answers.
+      // A deploy that removed the tool deleted its state machine, and with it the execution.
+      if (this.options.catalog && !this.options.catalog.get(record.tool)) {
+        return this.fail(record, 'The tool was removed while this ran: its execution no longer exists');
+      }
       // Give a start in progress its time; after that, nothing will ever run this operation.
       if (this.clock.now() - record.createdAt < STALLED_START_MS) return record;
       return this.fail(record, 'The execution for this operation never started or no longer exists');
@@ -359,7 +376,7 @@ export class OperationsService {
     if (!record || isTerminal(record.status)) return;
     if (record.executionArn) await this.stopQuietly(record.executionArn, reason);
     const now = this.clock.now();
-    await this.finish(key, {
+    await this.finish(record, {
       status: 'canceled',
       statusMessage: reason,
       updatedAt: now,
@@ -382,9 +399,13 @@ export class OperationsService {
     return failed ?? (await this.read(record));
   }
 
-  /** A terminal transition; the one that wins it gives the active slot back. */
-  private async finish(key: OperationKey, changes: Parameters<RecordStore['transition']>[2]): Promise<OperationRecord | undefined> {
-    const done = await this.store.transition(key, NON_TERMINAL, changes);
+  /**
+   * A terminal transition of `record` (as last read); the one that wins it gives the active
+   * slot back. Pending questions go and reports are trimmed with it (see `endRecord`).
+   */
+  private async finish(record: OperationRecord, changes: Parameters<RecordStore['transition']>[2]): Promise<OperationRecord | undefined> {
+    const key: OperationKey = { ownerId: record.ownerId, token: record.token };
+    const done = await endRecord(this.store, this.clock, record, NON_TERMINAL, changes);
     // The alias the start recorded with the slot goes with it (unless a later call took it).
     if (done) await this.#slots.release(key, CANCELABLE_BY_REQUEST_ID.includes(done.dialect) ? done.requestId : undefined);
     return done;
@@ -412,17 +433,26 @@ export class OperationsService {
     }
     const now = this.clock.now();
     const terminal = terminalChanges(snapshot, record.keepAliveSeconds, now);
-    const changes = terminal && (await spillLargeOutput(this.results, record, terminal));
-    if (changes) {
+    if (terminal) {
+      const { shapeResult } = this.options;
       try {
-        return (await this.finish(key, changes)) ?? (await this.store.get(key));
+        return (await this.finish(record, await settleResult(this.results, shapeResult, record, terminal))) ?? (await this.store.get(key));
       } catch (error) {
         if (!(error instanceof RecordTooLargeError)) throw error;
-        // The execution's output does not fit in a record: say so instead of losing the operation.
-        const outcome: Outcome = { kind: 'internal-error', message: 'The tool result is larger than the server can store' };
-        const tooLarge = { ...changes, status: 'failed' as const, statusMessage: statusMessageFor('failed', outcome), outcome };
-        return (await this.finish(key, tooLarge)) ?? (await this.store.get(key));
       }
+      // Still too large with its questions cleared and reports trimmed: the result goes to the bucket, whatever its size.
+      if (this.results && terminal.outcome?.kind === 'result') {
+        try {
+          const spilled = await settleResult(this.results, shapeResult, record, terminal, true);
+          return (await this.finish(record, spilled)) ?? (await this.store.get(key));
+        } catch (error) {
+          if (!(error instanceof RecordTooLargeError)) throw error;
+        }
+      }
+      // Nothing left to move out of the record: say so instead of losing the operation.
+      const outcome: Outcome = { kind: 'internal-error', message: 'The tool result is larger than the server can store' };
+      const tooLarge = { ...terminal, status: 'failed' as const, statusMessage: statusMessageFor('failed', outcome), outcome };
+      return (await this.finish(record, tooLarge)) ?? (await this.store.get(key));
     }
     // Records are created `working` now; one created `submitted` by an earlier version still moves on.
     if (record.status === 'submitted' && snapshot.status === 'RUNNING') {
@@ -482,7 +512,7 @@ export class OperationsService {
       return (await this.applyToRecord(record, snapshot)) ?? (await this.read(key));
     }
     const now = this.clock.now();
-    const canceled = await this.finish(key, {
+    const canceled = await this.finish(record, {
       status: 'canceled',
       statusMessage: statusMessageFor('canceled'),
       updatedAt: now,

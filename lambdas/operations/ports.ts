@@ -2,7 +2,7 @@
  * The ports the operations core depends on. Adapters live in `lambdas/aws/`
  * (DynamoDB, Step Functions) and in-memory versions beside this file for unit tests.
  */
-import type { OperationChanges, OperationKey, OperationRecord, OperationStatus } from './operation.ts';
+import type { OperationChanges, OperationKey, OperationRecord, OperationStatus, Outcome, ResultContract } from './operation.ts';
 
 export type CreateResult = { created: true; record: OperationRecord } | { created: false; existing: OperationRecord };
 
@@ -206,3 +206,16 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** The tool a finished result is shaped for: its name, and its contract as the execution ran it. */
+export interface ShapedTool extends ResultContract {
+  name: string;
+}
+
+/**
+ * Checks and shapes a finished execution's outcome into what a client will read, once, at
+ * completion (the protocol edge's rules, wired in by the app). A `result` or `stored-result`
+ * becomes a `call-tool-result`, or an `internal-error` when the output breaks the tool's
+ * contract; other outcomes come back unchanged.
+ */
+export type ResultShaper = (outcome: Outcome, tool: ShapedTool) => Outcome;

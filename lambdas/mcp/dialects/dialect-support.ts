@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { OperationKey, OperationRecord } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import { JSONRPC } from '../json-rpc-errors.ts';
-import { toCallToolResult, type CallToolResultShape } from '../tool-result.ts';
+import { finishedResult, type CallToolResultShape } from '../tool-result.ts';
 import type { McpDeps } from './dialect.ts';
 
 /**
@@ -86,13 +86,13 @@ export function renameMissing(error: unknown, noun: string): unknown {
 /**
  * What the original `tools/call` would have answered for a finished record: its
  * CallToolResult, or the JSON-RPC error object; `undefined` while running or when canceled.
+ * The result is the one stored at completion: a later deploy that changed or removed the
+ * tool changes nothing (see `finishedResult`).
  */
 export function finalResponse(record: OperationRecord, deps: McpDeps): { result: CallToolResultShape } | { error: JsonRpcErrorObject } | undefined {
   if (!record.outcome || record.status === 'canceled') return undefined;
-  const tool = deps.catalog.get(record.tool);
-  if (!tool) return { error: { code: JSONRPC.INTERNAL_ERROR, message: `Tool ${record.tool} is no longer served` } };
   try {
-    return { result: toCallToolResult(record.outcome, tool) };
+    return { result: finishedResult(record.outcome, record.tool, deps.catalog.get(record.tool)) };
   } catch (error) {
     if (!(error instanceof ProtocolError)) throw error;
     return { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };

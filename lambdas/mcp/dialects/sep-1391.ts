@@ -20,7 +20,7 @@ import { MAX_REQUEST_ID_LENGTH, requestKeyOf, requestViewOf, type RequestView } 
 import { finishBeforeResponse } from '../request-scope.ts';
 import { ServerRequests } from '../server-requests.ts';
 import { progressOf } from '../run-notifications.ts';
-import { publicCause, toCallToolResult } from '../tool-result.ts';
+import { finishedResult, publicCause } from '../tool-result.ts';
 import { ANY_RESULT, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
@@ -223,9 +223,8 @@ export const sep1391Dialect: AsyncDialect = {
             `Operation is not finished (status ${wireStatus(record.status)}): poll tools/async/status until it is completed or failed`,
           );
         }
-        const tool = deps.catalog.get(record.tool);
-        if (!tool) throw new OperationError('INTERNAL', `Tool ${record.tool} is no longer served`);
-        return { result: toCallToolResult(record.outcome, tool), _operation: { token } };
+        // The result stored at completion, whatever has been deployed since.
+        return { result: finishedResult(record.outcome, record.tool, deps.catalog.get(record.tool)), _operation: { token } };
       }),
     );
 
