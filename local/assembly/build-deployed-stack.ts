@@ -1,0 +1,226 @@
+/**
+ * The `DeployedStack` model from a read assembly: the table, bucket, secret, functions (each
+ * with its bundled asset folder), Function URL, permissions, state machines (definitions with
+ * their substitutions applied), event rules, queues, roles with every policy attached to them,
+ * versions and outputs. Anything the local stack would have to guess is an error naming the
+ * template and the resource.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { AssemblyError } from './assembly-error.ts';
+import type { DeployedFunction, DeployedRole, DeployedStack } from './deployed-stack.ts';
+import { ACCOUNT_ID, REGION } from './physical-names.ts';
+import { readCloudAssembly, type AssemblyResource, type ReadAssembly } from './read-cloud-assembly.ts';
+
+type Props = Record<string, unknown>;
+
+/** Reads the cloud assembly in `directory` into the model the local runner starts. */
+export function loadDeployedStack(directory: string, stackName?: string): DeployedStack {
+  return buildDeployedStack(readCloudAssembly(directory, stackName));
+}
+
+export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
+  const all = assembly.resources;
+  const ofType = (type: string) => all.filter((r) => r.type === type);
+  const one = (type: string) => {
+    const found = ofType(type);
+    if (found.length !== 1) throw new AssemblyError('manifest.json', undefined, `expected one ${type} in the stack and its nested stacks, found ${found.length}`);
+    return found[0]!;
+  };
+  const functionArn = (value: unknown, r: AssemblyResource) => {
+    if (typeof value !== 'string') throw new AssemblyError(r.templateFile, r.logicalId, 'names a function that does not resolve to a string');
+    return value.startsWith('arn:') ? value : `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${value}`;
+  };
+
+  const tableResource = one('AWS::DynamoDB::Table');
+  const t = tableResource.properties;
+  const ttl = t.TimeToLiveSpecification as { AttributeName?: string; Enabled?: boolean } | undefined;
+  const table: DeployedStack['table'] = {
+    logicalId: tableResource.logicalId,
+    name: tableResource.identity.name,
+    arn: tableResource.identity.attributes.Arn!,
+    keySchema: (t.KeySchema ?? []) as DeployedStack['table']['keySchema'],
+    attributeDefinitions: (t.AttributeDefinitions ?? []) as DeployedStack['table']['attributeDefinitions'],
+    globalSecondaryIndexes: (t.GlobalSecondaryIndexes ?? []) as DeployedStack['table']['globalSecondaryIndexes'],
+    ...(ttl?.Enabled && ttl.AttributeName ? { ttlAttribute: ttl.AttributeName } : {}),
+    ...(t.StreamSpecification ? { streamSpecification: t.StreamSpecification } : {}),
+  };
+
+  const bucketResource = one('AWS::S3::Bucket');
+  const bucket = {
+    logicalId: bucketResource.logicalId,
+    name: bucketResource.identity.name,
+    arn: bucketResource.identity.attributes.Arn!,
+    lifecycleRules: ((bucketResource.properties.LifecycleConfiguration as Props | undefined)?.Rules ?? []) as unknown[],
+  };
+  const secretResource = one('AWS::SecretsManager::Secret');
+  const secret = {
+    logicalId: secretResource.logicalId,
+    name: secretResource.identity.name,
+    arn: secretResource.identity.ref,
+    ...(secretResource.properties.GenerateSecretString ? { generateSecretString: secretResource.properties.GenerateSecretString as Record<string, unknown> } : {}),
+  };
+
+  const functions: DeployedFunction[] = [];
+  for (const r of ofType('AWS::Lambda::Function')) {
+    const p = r.properties;
+    const assetPath = r.metadata['aws:asset:path'];
+    if (typeof assetPath !== 'string') {
+      throw new AssemblyError(r.templateFile, r.logicalId, 'the function has no aws:asset:path metadata, so its code is not in the assembly (inline ZipFile and image functions do not run locally)');
+    }
+    const assetDir = join(assembly.directory, assetPath);
+    if (!existsSync(assetDir) || !statSync(assetDir).isDirectory()) {
+      throw new AssemblyError(r.templateFile, r.logicalId, `the function's asset folder ${assetPath} is missing from the assembly`);
+    }
+    if (typeof p.Handler !== 'string') throw new AssemblyError(r.templateFile, r.logicalId, 'the function has no Handler');
+    const variables = ((p.Environment as Props | undefined)?.Variables ?? {}) as Props;
+    const environment: Record<string, string> = {};
+    for (const [name, value] of Object.entries(variables)) {
+      if (typeof value === 'object' && value !== null) throw new AssemblyError(r.templateFile, r.logicalId, `environment variable ${name} did not resolve to a string`);
+      environment[name] = String(value);
+    }
+    functions.push({
+      logicalId: r.logicalId,
+      name: r.identity.name,
+      arn: r.identity.attributes.Arn!,
+      assetDir,
+      handler: p.Handler,
+      runtime: String(p.Runtime ?? ''),
+      timeoutSeconds: Number(p.Timeout ?? 3),
+      memorySize: Number(p.MemorySize ?? 128),
+      environment,
+      roleArn: String(p.Role),
+    });
+  }
+  const functionByArn = (arn: string) => {
+    const unqualified = arn.split(':').slice(0, 7).join(':');
+    return functions.find((f) => f.arn === unqualified);
+  };
+
+  const urls = ofType('AWS::Lambda::Url');
+  if (urls.length > 1) throw new AssemblyError(urls[1]!.templateFile, urls[1]!.logicalId, 'the local stack serves one Function URL');
+  let functionUrl: DeployedStack['functionUrl'];
+  if (urls[0]) {
+    const r = urls[0];
+    const target = functionByArn(functionArn(r.properties.TargetFunctionArn, r));
+    if (!target) throw new AssemblyError(r.templateFile, r.logicalId, 'the Function URL targets a function that is not in the assembly');
+    const authType = r.properties.AuthType;
+    if (authType !== 'NONE' && authType !== 'AWS_IAM') throw new AssemblyError(r.templateFile, r.logicalId, `AuthType ${String(authType)} is neither NONE nor AWS_IAM`);
+    functionUrl = {
+      logicalId: r.logicalId,
+      targetFunctionLogicalId: target.logicalId,
+      authType,
+      invokeMode: r.properties.InvokeMode === 'RESPONSE_STREAM' ? 'RESPONSE_STREAM' : 'BUFFERED',
+      ...(r.properties.Cors ? { cors: r.properties.Cors as Record<string, unknown> } : {}),
+    };
+  }
+
+  const permissions = ofType('AWS::Lambda::Permission').map((r) => ({
+    functionArn: functionArn(r.properties.FunctionName, r),
+    action: String(r.properties.Action),
+    principal: String(r.properties.Principal),
+    ...(r.properties.FunctionUrlAuthType ? { functionUrlAuthType: String(r.properties.FunctionUrlAuthType) } : {}),
+    ...(r.properties.SourceArn ? { sourceArn: String(r.properties.SourceArn) } : {}),
+  }));
+
+  const stateMachines = ofType('AWS::StepFunctions::StateMachine').map((r) => {
+    const p = r.properties;
+    let definition: string;
+    if (typeof p.DefinitionString === 'string') definition = p.DefinitionString;
+    else if (p.Definition !== undefined) definition = JSON.stringify(p.Definition);
+    else throw new AssemblyError(r.templateFile, r.logicalId, 'the state machine has no DefinitionString or Definition in the template (DefinitionS3Location is not read)');
+    // Step Functions replaces each ${key} of DefinitionSubstitutions in the definition text.
+    for (const [key, value] of Object.entries((p.DefinitionSubstitutions ?? {}) as Props)) {
+      if (typeof value === 'object' && value !== null) throw new AssemblyError(r.templateFile, r.logicalId, `DefinitionSubstitutions.${key} did not resolve to a value`);
+      definition = definition.split(`\${${key}}`).join(String(value));
+    }
+    const left = definition.match(/\$\{([A-Za-z0-9_]+)\}/);
+    if (left) throw new AssemblyError(r.templateFile, r.logicalId, `the definition uses \${${left[1]}}, which DefinitionSubstitutions does not define`);
+    return {
+      logicalId: r.logicalId,
+      name: r.identity.name,
+      arn: r.identity.ref,
+      type: p.StateMachineType === 'EXPRESS' ? ('EXPRESS' as const) : ('STANDARD' as const),
+      definition,
+      roleArn: String(p.RoleArn),
+    };
+  });
+
+  const rules = ofType('AWS::Events::Rule').map((r) => {
+    const p = r.properties;
+    const pattern = typeof p.EventPattern === 'string' ? (JSON.parse(p.EventPattern) as Record<string, unknown>) : ((p.EventPattern ?? {}) as Record<string, unknown>);
+    const targets = ((p.Targets ?? []) as Props[]).map((target) => {
+      const retry = target.RetryPolicy as { MaximumRetryAttempts?: number; MaximumEventAgeInSeconds?: number } | undefined;
+      const dlq = (target.DeadLetterConfig as { Arn?: string } | undefined)?.Arn;
+      return {
+        functionArn: String(target.Arn),
+        ...(retry
+          ? {
+              retryPolicy: {
+                ...(retry.MaximumRetryAttempts !== undefined ? { maximumRetryAttempts: Number(retry.MaximumRetryAttempts) } : {}),
+                ...(retry.MaximumEventAgeInSeconds !== undefined ? { maximumEventAgeInSeconds: Number(retry.MaximumEventAgeInSeconds) } : {}),
+              },
+            }
+          : {}),
+        ...(dlq ? { deadLetterQueueArn: dlq } : {}),
+      };
+    });
+    return { logicalId: r.logicalId, name: r.identity.name, arn: r.identity.attributes.Arn!, eventPattern: pattern, targets };
+  });
+
+  const queues = ofType('AWS::SQS::Queue').map((r) => ({ logicalId: r.logicalId, name: r.identity.name, arn: r.identity.attributes.Arn!, url: r.identity.ref }));
+
+  const roles: DeployedRole[] = ofType('AWS::IAM::Role').map((r) => {
+    const inline = ((r.properties.Policies ?? []) as Array<{ PolicyName: string; PolicyDocument: DeployedRole['policyDocuments'][number]['document'] }>).map((policy) => ({
+      name: policy.PolicyName,
+      document: policy.PolicyDocument,
+    }));
+    return {
+      logicalId: r.logicalId,
+      name: r.identity.name,
+      arn: r.identity.attributes.Arn!,
+      policyDocuments: inline,
+      managedPolicyArns: [] as string[],
+      _managed: ((r.properties.ManagedPolicyArns ?? []) as unknown[]).map(String),
+    };
+  }).map(({ _managed, ...role }) => {
+    for (const arn of _managed) {
+      const customer = ofType('AWS::IAM::ManagedPolicy').find((m) => m.identity.ref === arn);
+      if (customer) role.policyDocuments.push({ name: customer.identity.name, document: customer.properties.PolicyDocument as DeployedRole['policyDocuments'][number]['document'] });
+      else role.managedPolicyArns.push(arn);
+    }
+    return role;
+  });
+  // AWS::IAM::Policy and ManagedPolicy name the roles they attach to.
+  for (const r of [...ofType('AWS::IAM::Policy'), ...ofType('AWS::IAM::ManagedPolicy')]) {
+    for (const roleName of ((r.properties.Roles ?? []) as unknown[]).map(String)) {
+      const role = roles.find((candidate) => candidate.name === roleName || candidate.arn === roleName);
+      if (!role) throw new AssemblyError(r.templateFile, r.logicalId, `the policy attaches to role ${roleName}, which is not in the assembly`);
+      role.policyDocuments.push({ name: r.identity.name, document: r.properties.PolicyDocument as DeployedRole['policyDocuments'][number]['document'] });
+    }
+  }
+
+  const versions = [...ofType('AWS::Lambda::Version'), ...ofType('AWS::Lambda::Alias')].map((r) => {
+    const target = functionByArn(r.identity.attributes.FunctionArn ?? '');
+    if (!target) throw new AssemblyError(r.templateFile, r.logicalId, 'the version names a function that is not in the assembly');
+    return { arn: r.identity.ref, functionLogicalId: target.logicalId };
+  });
+
+  return {
+    stackName: assembly.stackName,
+    region: REGION,
+    accountId: ACCOUNT_ID,
+    table,
+    bucket,
+    secret,
+    functions,
+    ...(functionUrl ? { functionUrl } : {}),
+    permissions,
+    stateMachines,
+    rules,
+    queues,
+    roles,
+    versions,
+    outputs: assembly.outputs,
+  };
+}
