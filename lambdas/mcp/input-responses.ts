@@ -58,6 +58,7 @@ export async function continueRetry(ctx: ServerContext, call: RoundCall, deps: M
     ({ token } = openRequestState(state, await deps.secretKey(), expectedCall(call), Date.now()));
   } catch (error) {
     if (!(error instanceof RequestStateError)) throw error;
+    if (error.expiredClaims?.dialect === 'sync') await abandonRound({ ownerId: call.view.ownerId, token: error.expiredClaims.token }, deps);
     throw new ProtocolError(JSONRPC.INVALID_PARAMS, error.message, { field: 'requestState', reason: error.problem });
   }
   const key: OperationKey = { ownerId: call.view.ownerId, token };
@@ -72,9 +73,24 @@ export async function continueRetry(ctx: ServerContext, call: RoundCall, deps: M
  * stopped waiting), the call goes on waiting as a retry would.
  */
 export async function runRound(input: SyncStepInput, deps: McpDeps, offered: Record<string, InputAnswer> = {}): Promise<SyncStep> {
+  // One deadline for the whole request: the rounds it goes on with share what is left of it.
+  const deadline = input.deadline ?? requestDeadline(input, deps);
+  return runRoundUntil({ ...input, deadline }, deps, offered, deadline);
+}
+
+/**
+ * The deadline (epoch ms) of a request that runs the rounds of `input`: now plus its bound.
+ * Taken when the request arrives, so everything it does before its first round counts too.
+ */
+export function requestDeadline(input: Pick<SyncStepInput, 'tool' | 'boundSeconds'>, deps: McpDeps): number {
+  const { maxBlockingSeconds } = deps.operations.limits;
+  return Date.now() + Math.min(input.boundSeconds ?? input.tool.timing.syncTimeoutSeconds, maxBlockingSeconds) * 1000;
+}
+
+async function runRoundUntil(input: SyncStepInput, deps: McpDeps, offered: Record<string, InputAnswer>, deadline: number): Promise<SyncStep> {
   const step = await deps.operations.runSyncStep(input);
   if (step.kind !== 'input-required') return step;
-  const settled = await deps.operations.waitFor(step.record, QUESTION_SETTLE_MS, () => false);
+  const settled = await deps.operations.waitFor(step.record, Math.max(0, Math.min(QUESTION_SETTLE_MS, deadline - Date.now())), () => false);
   const key = { ownerId: step.record.ownerId, token: step.record.token };
   const open = deps.operations.inputs.pending(settled);
   // Answers the call already carries for exactly these questions are taken (the rest of
@@ -82,7 +98,7 @@ export async function runRound(input: SyncStepInput, deps: McpDeps, offered: Rec
   const fitting = Object.fromEntries(Object.entries(offered).filter(([inputKey]) => inputKey in open));
   if (Object.keys(fitting).length > 0) {
     await deps.operations.inputs.answer(key, fitting);
-    return runRound({ ...input, resume: key }, deps);
+    return runRoundUntil({ ...input, resume: key }, deps, {}, deadline);
   }
   if (Object.keys(open).length > 0) return { kind: 'input-required', record: settled };
   return deps.operations.runSyncStep({ ...input, resume: key });
@@ -93,10 +109,22 @@ export async function runRound(input: SyncStepInput, deps: McpDeps, offered: Rec
  * key, and a fresh state for the retry. It expires with the operation at the latest.
  */
 export async function inputRequiredResult(record: OperationRecord, call: RoundCall, deps: McpDeps): Promise<Record<string, unknown>> {
-  const ttlExpiry = Math.floor(Date.now() / 1000) + REQUEST_STATE_TTL_SECONDS;
-  const expiresAt = record.expiresAt === undefined ? ttlExpiry : Math.min(ttlExpiry, record.expiresAt);
+  // A synchronous call's record lives no longer than the state: unanswered, the round is abandoned.
+  const expiresAt = await deps.operations.holdForRetry(record, call.tool, REQUEST_STATE_TTL_SECONDS);
   const requestState = sealRequestState({ token: record.token, ...expectedCall(call), expiresAt }, await deps.secretKey());
   return { resultType: 'input_required', inputRequests: deps.operations.inputs.pending(record), requestState };
+}
+
+/**
+ * A synchronous round whose state expired unanswered: its execution is stopped and its slot
+ * freed (the call it belonged to is over). Best effort: slot repair ends it otherwise.
+ */
+async function abandonRound(key: OperationKey, deps: McpDeps): Promise<void> {
+  try {
+    await deps.operations.abandon(key, 'The client did not answer before its requestState expired');
+  } catch (error) {
+    deps.logger.warn('an abandoned synchronous round was not stopped; slot repair ends it', { error: error instanceof Error ? error.name : String(error) });
+  }
 }
 
 /**

@@ -3,19 +3,22 @@
  * execution asks the client something, the call answers with multi round-trip requests
  * (SEP-2322): `resultType: "input_required"` with the open questions and a `requestState`;
  * the client retries the same call with its `inputResponses` and that state, and the same
- * execution goes on. Each round is bounded by the tool's sync timeout.
+ * execution goes on. One request is bounded by the tool's sync timeout, whatever rounds it
+ * goes through (answers it carries, questions that settle away): they share one deadline.
  */
 import { ProtocolError, type ServerContext } from '@modelcontextprotocol/server';
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import type { SyncStepInput } from '../operations/operations-service.ts';
 import type { McpDeps } from './dialects/dialect.ts';
-import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, type RoundCall } from './input-responses.ts';
+import { answersOf, continueRetry, inputRequiredResult, requestDeadline, retryEnded, runRound, type RoundCall } from './input-responses.ts';
 import { JSONRPC } from './json-rpc-errors.ts';
 import type { RequestView } from './request-view.ts';
 import { toCallToolResult } from './tool-result.ts';
 
 /** Runs one round of a waited-on 2026-07-28 `tools/call`: its result, or the questions it stopped at. */
 export async function modernSyncCall(tool: ToolSpec, args: Record<string, unknown>, view: RequestView, ctx: ServerContext, deps: McpDeps): Promise<Record<string, unknown>> {
+  // Taken first: delivering the retry's answers and every round after it count against one bound.
+  const deadline = requestDeadline({ tool }, deps);
   const call: RoundCall = { tool, arguments: args, view, dialect: 'sync' };
   const resume = await continueRetry(ctx, call, deps);
   const round: SyncStepInput = {
@@ -27,6 +30,7 @@ export async function modernSyncCall(tool: ToolSpec, args: Record<string, unknow
     dialect: 'sync',
     atBound: 'stop',
     onQuestion: 'return',
+    deadline,
     ...(resume === undefined ? {} : { resume }),
   };
   // A first call's own inputResponses may answer the questions its run asks.

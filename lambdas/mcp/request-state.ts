@@ -15,7 +15,8 @@ import { decodeBase64UrlJson, encodeBase64UrlJson } from '../shared/json-values.
 
 /**
  * How long a client has to answer and retry (seconds). Short, as the spec asks; each round
- * hands out a fresh state, so only the wait for one answer is bounded by it.
+ * hands out a fresh state, so only the wait for one answer is bounded by it. A synchronous
+ * call's round left unanswered this long is abandoned: its execution is stopped.
  */
 export const REQUEST_STATE_TTL_SECONDS = 15 * 60;
 /** The longest state looked at (characters): every state we issue is far shorter. */
@@ -48,6 +49,8 @@ export class RequestStateError extends Error {
   constructor(
     readonly problem: RequestStateProblem,
     message: string,
+    /** For an `expired` state: its claims, verified (ours, this caller's, this call's), so the server can end what it continues. */
+    readonly expiredClaims?: RequestStateClaims,
   ) {
     super(message);
     this.name = 'RequestStateError';
@@ -90,7 +93,7 @@ export function openRequestState(state: unknown, key: Uint8Array, expected: Expe
   if (claims.tool !== expected.tool || claims.argumentsHash !== expected.argumentsHash || claims.dialect !== expected.dialect) {
     throw new RequestStateError('other-call', 'Invalid requestState: it was issued for another call; retry the same tool with the same arguments');
   }
-  if (claims.expiresAt * 1000 <= nowMs) throw new RequestStateError('expired', 'Invalid requestState: it has expired; call the tool again without it');
+  if (claims.expiresAt * 1000 <= nowMs) throw new RequestStateError('expired', 'Invalid requestState: it has expired; call the tool again without it', claims);
   return claims;
 }
 

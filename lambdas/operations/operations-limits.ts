@@ -25,3 +25,18 @@ export const DEFAULT_LIMITS: OperationsLimits = {
   reconcileAfterSeconds: 60,
   maxActiveOperations: 100,
 };
+
+/**
+ * Seconds a request may run past its blocking bound: stopping the run at the bound (StopExecution,
+ * DescribeExecution, the terminal write and the slot's release) and sending the answer. Every
+ * round of one request shares one deadline, so no request blocks longer than the bound plus this.
+ */
+export const REQUEST_MARGIN_SECONDS = 15;
+
+/**
+ * The timeout the MCP function needs for a server whose blocking bound is `maxBlockingSeconds`:
+ * the bound plus the margin, so Lambda never kills a request before its stop at the bound has run.
+ */
+export function requestTimeoutSeconds(maxBlockingSeconds: number): number {
+  return maxBlockingSeconds + REQUEST_MARGIN_SECONDS;
+}

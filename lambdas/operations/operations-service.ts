@@ -282,6 +282,11 @@ export class OperationsService {
     return this.#syncRuns.runSyncStep(input);
   }
 
+  /** A round ended at questions: the expiry of the state its retry presents (see sync-runs.ts). */
+  holdForRetry(record: OperationRecord, tool: ToolSpec, ttlSeconds: number): Promise<number> {
+    return this.#syncRuns.holdForRetry(record, tool, ttlSeconds, this.clock.now());
+  }
+
   /** `runSync` for a client that can come back later: past the bound, the running record is handed off. */
   runSyncOrHandOff(input: SyncRunInput & { dialect: Dialect }): Promise<SyncOrHandOff> {
     return this.#syncRuns.runSyncOrHandOff(input);

@@ -5,12 +5,13 @@
  */
 import type { Logger } from '../logging/logger.ts';
 import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
-import { outcomeOf } from './execution-outcome.ts';
+import { outcomeOf, runningExpiry } from './execution-outcome.ts';
 import { mintId } from './fingerprint.ts';
 import { inputCapabilitiesOf } from './input-requests.ts';
 import { isTerminal, type Dialect, type OperationKey, type OperationRecord, type Outcome } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import type { OperationsLimits, StartOperationInput } from './operations-service.ts';
+import { REQUEST_MARGIN_SECONDS } from './operations-limits.ts';
 import type { RecordStore, WorkflowEngine } from './ports.ts';
 import type { ToolSpec } from './tool-spec.ts';
 
@@ -43,6 +44,11 @@ export interface SyncStepInput extends SyncRunInput {
   onInput?: (record: OperationRecord) => Promise<void>;
   /** This round's bound in seconds, instead of the tool's `syncTimeoutSeconds` (still capped by the server's). */
   boundSeconds?: number;
+  /**
+   * The request's deadline (epoch ms), shared by every round one request runs: a round that
+   * starts later gets what is left of the bound, never a fresh one. Absent: now + the bound.
+   */
+  deadline?: number;
   /** Called with every record the wait reads (a caller streaming the run's reports sends them from it). */
   onRecord?: (record: OperationRecord) => Promise<void>;
 }
@@ -101,8 +107,9 @@ export class SyncRuns {
    */
   async runSyncStep(input: SyncStepInput): Promise<SyncStep> {
     const { tool } = input;
-    const boundSeconds = Math.min(input.boundSeconds ?? tool.timing.syncTimeoutSeconds, this.deps.limits.maxBlockingSeconds);
-    if (tool.workflowType === 'EXPRESS') return { kind: 'finished', outcome: await this.runExpress(input, boundSeconds) };
+    const boundSeconds = this.boundSecondsOf(input);
+    const deadline = Math.min(input.deadline ?? Infinity, Date.now() + boundSeconds * 1000);
+    if (tool.workflowType === 'EXPRESS') return { kind: 'finished', outcome: await this.runExpress(input, boundSeconds, deadline) };
     const record =
       input.resume ??
       (await this.deps.start({
@@ -114,7 +121,6 @@ export class SyncRuns {
         ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
         ...(input.clientCapabilities === undefined ? {} : { clientCapabilities: input.clientCapabilities }),
       }));
-    const deadline = Date.now() + boundSeconds * 1000;
     const shown = new Set<string>();
     const unshown = (r: OperationRecord) => Object.keys(openQuestions(r)).some((key) => !shown.has(key));
     let done: OperationRecord;
@@ -145,12 +151,34 @@ export class SyncRuns {
   }
 
   /**
+   * A waited-on call's round ended at questions, and only a retry that presents the state
+   * handed out with them (valid for `ttlSeconds`) can go on with its operation: returns that
+   * state's expiry (epoch seconds), within the operation's longest life. A `sync` record,
+   * which no client reads otherwise, then expires with the state (plus one round, so a
+   * retry accepted just before can finish): an unanswered round is abandoned, and whatever
+   * next touches its record (slot repair at the limit, the late retry) stops its execution.
+   */
+  async holdForRetry(record: OperationRecord, tool: ToolSpec, ttlSeconds: number, nowMs = Date.now()): Promise<number> {
+    const longest = runningExpiry(record.createdAt, tool.timing.maxRunSeconds, record.keepAliveSeconds ?? this.deps.limits.maxKeepAliveSeconds);
+    const stateExpiry = Math.min(Math.floor(nowMs / 1000) + ttlSeconds, longest);
+    if (record.dialect !== 'sync') return Math.min(stateExpiry, record.expiresAt ?? Infinity);
+    const recordExpiry = Math.min(stateExpiry + this.deps.limits.maxBlockingSeconds + REQUEST_MARGIN_SECONDS, longest);
+    await this.deps.store.transition(record, ['submitted', 'working', 'input_required'], { expiresAt: recordExpiry });
+    return stateExpiry;
+  }
+
+  /** The bound of a round in seconds: its own, or the tool's sync timeout, capped by the server's blocking bound. */
+  boundSecondsOf(input: Pick<SyncStepInput, 'tool' | 'boundSeconds'>): number {
+    return Math.min(input.boundSeconds ?? input.tool.timing.syncTimeoutSeconds, this.deps.limits.maxBlockingSeconds);
+  }
+
+  /**
    * EXPRESS runs go through StartSyncExecution, which cannot be stopped: past the bound
    * the caller gets a tool error at once (so the Lambda never times out mid-answer) and
    * the execution ends at its own TimeoutSeconds. It cannot be cancelled, so it takes
    * its request id away from any older operation.
    */
-  private async runExpress(input: SyncRunInput, boundSeconds: number): Promise<Outcome> {
+  private async runExpress(input: SyncRunInput, boundSeconds: number, deadline: number): Promise<Outcome> {
     const { tool } = input;
     if (input.requestId !== undefined) checkId('request id', input.requestId);
     const executionInput = executionInputOf(input.ownerId, null, tool, input.arguments, inputCapabilitiesOf(input.clientCapabilities ?? {}));
@@ -165,7 +193,7 @@ export class SyncRuns {
             });
           });
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), boundSeconds * 1000);
+    const timer = setTimeout(() => abort.abort(), Math.max(0, deadline - Date.now()));
     try {
       const [snapshot] = await Promise.all([
         this.deps.engine.startSync({ stateMachineArn: tool.stateMachineArn, name: `sync-${mintId()}`, input: executionInput }, abort.signal),
