@@ -10,8 +10,8 @@
  *
  * A question closes without its answer when its state stops waiting: Step Functions sends
  * no event when a `.waitForTaskToken` state times out, so a question carries its deadline
- * and is no longer shown once it passes; a question the execution went on past (a later
- * question or report from a state that runs alone) or whose token is gone is withdrawn.
+ * and is no longer shown once it passes; a question the execution went on past (it asks
+ * again, and one of the two states runs alone) or whose token is gone is withdrawn.
  * Closed keys are remembered, so a late answer is told that it came too late.
  */
 import type { Logger } from '../logging/logger.ts';
@@ -182,15 +182,12 @@ export class InputRequests {
     return open;
   }
 
-  /**
-   * Withdraws every pending question a report from the execution shows it went past: those
-   * asked by a state that runs alone (nothing else of the execution ran while it waited), and
-   * those past their deadline. Questions of Parallel branches and Map iterations may still wait.
-   */
-  async withdrawPassed(key: OperationKey): Promise<void> {
+  /** Closes the pending questions past their deadline on the record; the last one sends the operation back to `working`. */
+  private async closeTimedOut(key: OperationKey): Promise<void> {
     await this.update(key, (record, now) => {
-      const changes = withdrawnByReport(record, now);
-      return 'closedInputs' in changes ? changes : undefined;
+      if (isTerminal(record.status)) return undefined;
+      const { open, closed } = closeWhere(record, now, (entry) => timedOut(entry, now));
+      return closed ? { ...pendingChanges(record, open), closedInputs: closed } : undefined;
     });
   }
 
@@ -221,7 +218,7 @@ export class InputRequests {
       else closed.push({ key: inputKey, reason: delivered });
     }
     // Timed-out questions are closed on the record too, so the next read and ask see it.
-    if (closed.some(({ reason }) => reason === 'timed-out')) await this.withdrawPassed(key).catch(() => undefined);
+    if (closed.some(({ reason }) => reason === 'timed-out')) await this.closeTimedOut(key).catch(() => undefined);
     // The answers' content may be the user's data: only keys and reasons are logged.
     for (const { key: inputKey, reason } of closed) this.deps.logger.warn('answer ignored: its question had closed', { inputKey, reason });
     for (const inputKey of ignored) this.deps.logger.info?.('answer ignored: no such question is open', { inputKey });
@@ -301,16 +298,6 @@ export class InputRequests {
 }
 
 type Delivery = { kind: 'success'; output: unknown } | { kind: 'failure'; error: string; cause: string };
-
-/**
- * The changes a report from the execution makes to its questions (see `withdrawPassed`),
- * for the report's own write: none, or the questions it closes.
- */
-export function withdrawnByReport(record: OperationRecord, now: number): OperationChanges {
-  if (isTerminal(record.status)) return {};
-  const { open, closed } = closeWhere(record, now, (entry) => entry.concurrent === false || timedOut(entry, now));
-  return closed ? { ...pendingChanges(record, open), closedInputs: closed } : {};
-}
 
 /**
  * The changes that close every question still pending, for a terminal transition's own

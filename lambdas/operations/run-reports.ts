@@ -4,7 +4,6 @@
  * waiting call on any instance streams each one once, and polls show the latest.
  */
 import * as z from 'zod';
-import { withdrawnByReport } from './input-requests.ts';
 import { isTerminal, LOG_LEVELS, type LogLevel, type OperationKey, type OperationRecord, type RunReport } from './operation.ts';
 import type { Clock, RecordStore } from './ports.ts';
 import { updateRecord } from './record-updates.ts';
@@ -63,8 +62,6 @@ export class RunReports {
       const report = { ...resolveIncrement(body, record), seq, at: now } as RunReport;
       const message = report.kind === 'progress' ? report.message : typeof report.data === 'string' ? report.data : undefined;
       return {
-        // A report from the execution shows it went past the questions of states that run alone.
-        ...withdrawnByReport(record, now),
         reports: [...previous, report].slice(-MAX_KEPT_REPORTS),
         // A question's own message stays while the operation waits for the answer.
         ...(message !== undefined && record.status !== 'input_required' ? { statusMessage: message.slice(0, 1000) } : {}),

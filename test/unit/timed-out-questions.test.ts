@@ -90,29 +90,11 @@ describe('a question whose state ended some other way', () => {
     expect((await service.inputs.answer(record, { confirm: accept })).closed).toEqual([{ key: 'confirm', reason: 'ended' }]);
   });
 
-  it('a state that runs alone is over once the execution reports progress: its question is withdrawn and the operation is working', async () => {
-    const { service, record, ask } = await started();
-    await ask('confirm', { concurrent: false });
-    await service.reports.report({ operation: record, executionName: record.executionName, report: { progress: 1, message: 'went on' } });
-    const current = await service.get(record);
-    expect(current.status).toBe('working');
-    expect(service.inputs.pending(current)).toEqual({});
-    expect(current.closedInputs?.confirm?.reason).toBe('ended');
-  });
-
-  it('questions of Parallel branches stay open when another branch asks or reports', async () => {
-    const { service, record, ask } = await started();
-    await ask('first', { concurrent: true });
-    await ask('second', { concurrent: true });
-    await service.reports.report({ operation: record, executionName: record.executionName, report: { progress: 1 } });
-    expect(Object.keys(service.inputs.pending(await service.get(record))).sort()).toEqual(['first', 'second']);
-  });
-
   it('a question asked before deadlines were stored (no concurrent flag) is never withdrawn by guess', async () => {
     const { service, record, ask } = await started();
     await ask('old');
-    await service.reports.report({ operation: record, executionName: record.executionName, report: { progress: 1 } });
-    expect(Object.keys(service.inputs.pending(await service.get(record)))).toEqual(['old']);
+    await ask('new', { concurrent: true });
+    expect(Object.keys(service.inputs.pending(await service.get(record)))).toEqual(['old', 'new']);
   });
 
   it('SendTaskSuccess answering TaskTimedOut / TaskDoesNotExist withdraws the question, and a second try is told it closed', async () => {
