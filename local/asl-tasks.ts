@@ -49,18 +49,24 @@ export function classifyTask(
   state: Record<string, unknown>,
   workerFor: (name: string) => WorkerHandler,
   mocks: TaskMocks | undefined,
+  /** A deployed definition names functions by ARN (or name): the handler that invokes one, if it runs locally. */
+  functionFor?: (functionArnOrName: string) => WorkerHandler | undefined,
 ): TaskKind {
   const resource = String(state.Resource);
   const direct = placeholderWorker(resource);
   if (direct) return { kind: 'direct', worker: workerFor(direct) };
+  const deployed = /^arn:aws:lambda:/.test(resource) ? functionFor?.(resource) : undefined;
+  if (deployed) return { kind: 'direct', worker: deployed };
   if (resource === LAMBDA_INVOKE || resource === LAMBDA_INVOKE_WAIT) {
     const request = (state.Arguments ?? state.Parameters) as Record<string, unknown> | undefined;
     const field = state.Arguments !== undefined ? 'Arguments' : 'Parameters';
-    const worker = typeof request?.FunctionName === 'string' ? placeholderWorker(request.FunctionName) : undefined;
-    if (!worker) {
+    const name = typeof request?.FunctionName === 'string' ? request.FunctionName : undefined;
+    const worker = name === undefined ? undefined : placeholderWorker(name);
+    const handler = worker ? workerFor(worker) : name === undefined ? undefined : functionFor?.(name);
+    if (!handler) {
       throw new Error(`state "${stateName}" must name its function as ${field}.FunctionName "\${Worker_<name>}" to run locally`);
     }
-    return { kind: resource === LAMBDA_INVOKE ? 'invoke' : 'wait', worker: workerFor(worker) };
+    return { kind: resource === LAMBDA_INVOKE ? 'invoke' : 'wait', worker: handler };
   }
   if (mocks?.handlerFor(stateName)) return { kind: 'mock' };
   throw new Error(
@@ -110,7 +116,8 @@ export async function invokeWorker(worker: WorkerHandler, event: unknown): Promi
   try {
     return jsonCopy(await worker(jsonCopy(event)));
   } catch (error) {
-    throw lambdaFunctionError(error);
+    // A TaskError is the invoke's own failure (a deployed function's error payload, an access denial), already shaped.
+    throw error instanceof TaskError ? error : lambdaFunctionError(error);
   }
 }
 

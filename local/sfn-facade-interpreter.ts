@@ -56,6 +56,8 @@ export interface LocalInterpreterOptions {
   waitTimeScale: number;
   /** Answers Tasks whose resource is neither a worker nor a Lambda invoke; without one such a Task refuses to load. */
   taskMocks?: TaskMocks;
+  /** The handler for a function a deployed definition names by ARN or name (see classifyTask). */
+  resolveFunction?: (functionArnOrName: string) => WorkerHandler | undefined;
 }
 
 /**
@@ -108,7 +110,7 @@ function taskBinder(options: LocalInterpreterOptions): Binder {
       if (state.Type === 'Wait') return visitWait?.(stateName, state);
       if (state.Type !== 'Task') return;
       tasks.set(stateName, {
-        kind: classifyTask(stateName, state, workerFor, options.taskMocks),
+        kind: classifyTask(stateName, state, workerFor, options.taskMocks, options.resolveFunction),
         heartbeatSeconds: typeof state.HeartbeatSeconds === 'number' ? state.HeartbeatSeconds : undefined,
         timeoutSeconds: typeof state.TimeoutSeconds === 'number' ? state.TimeoutSeconds : undefined,
       });

@@ -10,6 +10,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { walkDefinition } from './asl-definition.ts';
+import { LAMBDA_INVOKE } from './asl-tasks.ts';
 import { createSfnActions } from './sfn-facade-actions.ts';
 import { stateMachineArn } from './sfn-facade-arns.ts';
 import { ExecutionEngine, type PreparedMachine } from './sfn-facade-engine.ts';
@@ -29,6 +31,18 @@ export interface LocalStateMachine {
   workflowType: 'STANDARD' | 'EXPRESS';
   /** Answers for Tasks that are neither workers nor Lambda invokes of one (the tool's `mocks.json`). */
   taskMocks?: TaskMocks;
+  /** The machine's execution role: with `authorize`, every Task call is authorized as this role. */
+  roleArn?: string;
+}
+
+/** One call a Task makes with its machine's role, before it is made. */
+export interface TaskAuthorization {
+  roleArn: string;
+  stateMachineArn: string;
+  /** The Task's Resource (`arn:aws:states:::lambda:invoke` for a function, however the definition names it). */
+  resource: string;
+  /** The call's resolved parameters (`{ FunctionName }` for a function). */
+  parameters: unknown;
 }
 
 /** A worker's Lambda handler, called in-process with the event Step Functions would send. */
@@ -54,6 +68,13 @@ export interface SfnFacadeOptions {
   waitTimeScale?: number;
   /** @default console */
   logger?: Pick<Console, 'warn' | 'error'>;
+  /**
+   * Invokes a function a deployed definition names by ARN (possibly qualified) or name; a
+   * thrown TaskError is the Task's failure as is. Without it such a Task needs a mock.
+   */
+  invokeFunction?: (functionArnOrName: string, payload: unknown) => Promise<unknown>;
+  /** Authorizes each Task call of a machine that has a `roleArn` (mocked ones too); throw a TaskError to deny. */
+  authorize?: (request: TaskAuthorization) => void | Promise<void>;
 }
 
 export interface SfnFacade {
@@ -89,9 +110,12 @@ export async function startSfnFacade(options: SfnFacadeOptions): Promise<SfnFaca
   for (const machine of options.stateMachines) {
     if (!/^[^\s:/]{1,80}$/.test(machine.name)) throw new Error(`state machine name "${machine.name}" cannot appear in an ARN`);
     if (machines.some((m) => m.name === machine.name)) throw new Error(`state machine "${machine.name}" is defined twice`);
+    const arn = stateMachineArn(scope, machine.name);
+    const authorize = options.authorize && machine.roleArn ? checker(options.authorize, machine.roleArn, arn) : undefined;
+    const invokeFunction = options.invokeFunction;
     machines.push({
       name: machine.name,
-      arn: stateMachineArn(scope, machine.name),
+      arn,
       type: machine.workflowType,
       definitionText: machine.definitionText,
       creationDate,
@@ -99,7 +123,15 @@ export async function startSfnFacade(options: SfnFacadeOptions): Promise<SfnFaca
         resolveWorker: options.resolveWorker,
         tokens,
         waitTimeScale,
-        ...(machine.taskMocks ? { taskMocks: machine.taskMocks } : {}),
+        ...(machine.taskMocks ? { taskMocks: authorize ? authorizedMocks(machine.taskMocks, machine.definitionText, authorize) : machine.taskMocks } : {}),
+        ...(invokeFunction
+          ? {
+              resolveFunction: (name: string) => async (event: unknown) => {
+                await authorize?.(LAMBDA_INVOKE, { FunctionName: name });
+                return invokeFunction(name, event);
+              },
+            }
+          : {}),
       }),
     });
   }
@@ -134,6 +166,36 @@ export async function startSfnFacade(options: SfnFacadeOptions): Promise<SfnFaca
         await closed;
       })();
       return closing;
+    },
+  };
+}
+
+type Check = (resource: string, parameters: unknown) => Promise<void>;
+
+function checker(authorize: NonNullable<SfnFacadeOptions['authorize']>, roleArn: string, stateMachineArn: string): Check {
+  return async (resource, parameters) => authorize({ roleArn, stateMachineArn, resource, parameters });
+}
+
+/** Mocks answer in place of the service, but the role must still allow the call, as in AWS. */
+function authorizedMocks(mocks: TaskMocks, definitionText: string, authorize: Check): TaskMocks {
+  const resources = new Map<string, string>();
+  try {
+    walkDefinition(JSON.parse(definitionText), (name, state) => {
+      if (state.Type === 'Task') resources.set(name, String(state.Resource));
+    });
+  } catch {
+    // An invalid definition fails in createLocalInterpreter, with its own message.
+  }
+  return {
+    handlerFor(stateName) {
+      const handler = mocks.handlerFor(stateName);
+      return (
+        handler &&
+        (async (input) => {
+          await authorize(resources.get(stateName) ?? '', input);
+          return handler(input);
+        })
+      );
     },
   };
 }
