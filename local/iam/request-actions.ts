@@ -1,0 +1,245 @@
+/**
+ * What IAM authorizes for one HTTP request to a service: its action(s) and resource ARN(s), as the
+ * service authorization reference and AWS's own AccessDenied messages name them.
+ */
+
+/** One action IAM checks for a request, on one resource. */
+export interface RequestAction {
+  action: string;
+  resource: string;
+  context?: Record<string, string | string[]>;
+}
+
+/** The request as a gateway sees it. */
+export interface ServiceRequest {
+  method: string;
+  /** The path, still percent-encoded, without the query. */
+  path: string;
+  query: URLSearchParams;
+  /** Lower-cased names. */
+  headers: Record<string, string | undefined>;
+  /** JSON services: the parsed body. S3: the raw body when the gateway read it (POST ?delete), else undefined. */
+  body?: unknown;
+}
+
+/** Where the request's resources live, and the lookups a request alone cannot answer. */
+export interface ActionScope {
+  region: string;
+  accountId: string;
+  /** The full ARN of a secret named by name or (partial) ARN; AWS authorizes on the full ARN. */
+  secretArn?: (secretId: string) => string | undefined;
+  /** The state machine whose task issued a task token (SendTask* are authorized on it). */
+  stateMachineOfTaskToken?: (taskToken: string) => string | undefined;
+}
+
+export type GatewayService = 'dynamodb' | 'states' | 's3' | 'secretsmanager';
+
+/** The actions of a request to `service`. Throws for a request that names no operation. */
+export function requestActions(service: GatewayService, request: ServiceRequest, scope: ActionScope): RequestAction[] {
+  switch (service) {
+    case 'dynamodb':
+      return dynamodbActions(operationOf(request, 'DynamoDB_20120810.'), asObject(request.body), scope);
+    case 'states':
+      return stepFunctionsActions(operationOf(request, 'AWSStepFunctions.'), asObject(request.body), scope);
+    case 'secretsmanager':
+      return secretsManagerActions(operationOf(request, 'secretsmanager.'), asObject(request.body), scope);
+    case 's3':
+      return s3Actions(request);
+  }
+}
+
+/** The operation of an AWS JSON request, from `X-Amz-Target: <prefix><Operation>`. */
+export function operationOf(request: Pick<ServiceRequest, 'headers'>, prefix: string): string {
+  const target = request.headers['x-amz-target'] ?? '';
+  if (!target.startsWith(prefix)) throw new Error(`X-Amz-Target "${target}" is not a ${prefix.slice(0, -1)} operation`);
+  return target.slice(prefix.length);
+}
+
+/** `arn:aws:dynamodb:<region>:<account>:table/<name>`, or the ARN itself when given one. */
+export function tableArn(nameOrArn: string, scope: Pick<ActionScope, 'region' | 'accountId'>): string {
+  return nameOrArn.startsWith('arn:') ? nameOrArn : `arn:aws:dynamodb:${scope.region}:${scope.accountId}:table/${nameOrArn}`;
+}
+
+/** DynamoDB: one action per operation on its table or index, per table for batch and transaction calls. */
+export function dynamodbActions(operation: string, body: Record<string, unknown>, scope: ActionScope): RequestAction[] {
+  const on = (action: string, table: string, index?: unknown) => ({
+    action: `dynamodb:${action}`,
+    resource: typeof index === 'string' && index ? `${tableArn(table, scope)}/index/${index}` : tableArn(table, scope),
+  });
+  switch (operation) {
+    case 'BatchGetItem':
+    case 'BatchWriteItem':
+      return Object.keys(asObject(body.RequestItems)).map((table) => on(operation, table));
+    case 'TransactGetItems':
+      // No IAM action of its own: each item is the GetItem it performs.
+      return asArray(body.TransactItems).map((item) => on('GetItem', stringField(asObject(asObject(item).Get), 'TableName')));
+    case 'TransactWriteItems':
+      return asArray(body.TransactItems).map((item) => {
+        const [kind, request] = Object.entries(asObject(item))[0] ?? ['', {}];
+        const action = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' }[kind];
+        if (!action) throw new Error(`TransactWriteItems item "${kind}" is none of Put, Update, Delete, ConditionCheck`);
+        return on(action, stringField(asObject(request), 'TableName'));
+      });
+    case 'ListTables':
+    case 'DescribeLimits':
+    case 'DescribeEndpoints':
+      return [{ action: `dynamodb:${operation}`, resource: '*' }];
+    case 'ListTagsOfResource':
+    case 'TagResource':
+    case 'UntagResource':
+      return [{ action: `dynamodb:${operation}`, resource: stringField(body, 'ResourceArn') }];
+    case 'Query':
+    case 'Scan':
+      return [on(operation, stringField(body, 'TableName'), body.IndexName)];
+    default:
+      return [on(operation, stringField(body, 'TableName'))];
+  }
+}
+
+/** Step Functions: machines for starts and lists, executions for the rest; SendTask* on the token's machine. */
+export function stepFunctionsActions(operation: string, body: Record<string, unknown>, scope: ActionScope): RequestAction[] {
+  const action = `states:${operation}`;
+  switch (operation) {
+    case 'StartExecution':
+    case 'StartSyncExecution':
+    case 'ListExecutions':
+    case 'DescribeStateMachine':
+    case 'UpdateStateMachine':
+    case 'DeleteStateMachine':
+      return [{ action, resource: stringField(body, 'stateMachineArn') }];
+    case 'DescribeExecution':
+    case 'StopExecution':
+    case 'GetExecutionHistory':
+    case 'DescribeStateMachineForExecution':
+    case 'RedriveExecution':
+      return [{ action, resource: stringField(body, 'executionArn') }];
+    case 'SendTaskSuccess':
+    case 'SendTaskFailure':
+    case 'SendTaskHeartbeat': {
+      // The service authorization reference lists no resource type, yet AWS authorizes these on the
+      // state machine of the token's execution (the ARN its AccessDenied names; CDK's
+      // grantTaskResponse grants on it). A token no machine issued is authorized as "*".
+      const machine = scope.stateMachineOfTaskToken?.(stringField(body, 'taskToken'));
+      return [{ action, resource: machine ?? '*' }];
+    }
+    case 'ListTagsForResource':
+    case 'TagResource':
+    case 'UntagResource':
+      return [{ action, resource: stringField(body, 'resourceArn') }];
+    default:
+      return [{ action, resource: '*' }];
+  }
+}
+
+/** Secrets Manager: the secret's full ARN, looked up by name or partial ARN. */
+export function secretsManagerActions(operation: string, body: Record<string, unknown>, scope: ActionScope): RequestAction[] {
+  const action = `secretsmanager:${operation}`;
+  if (operation === 'ListSecrets' || operation === 'GetRandomPassword' || operation === 'BatchGetSecretValue' || operation === 'CreateSecret') {
+    return [{ action, resource: operation === 'CreateSecret' ? secretArnFor(stringField(body, 'Name'), scope) : '*' }];
+  }
+  return [{ action, resource: secretArnFor(stringField(body, 'SecretId'), scope) }];
+}
+
+function secretArnFor(secretId: string, scope: ActionScope): string {
+  const known = scope.secretArn?.(secretId);
+  if (known) return known;
+  return secretId.startsWith('arn:') ? secretId : `arn:aws:secretsmanager:${scope.region}:${scope.accountId}:secret:${secretId}`;
+}
+
+/** The bucket and key of an S3 REST request, path-style or virtual-hosted. */
+export function s3Location(request: Pick<ServiceRequest, 'path' | 'headers'>): { bucket?: string; key?: string } {
+  const host = (request.headers.host ?? '').replace(/:\d+$/, '');
+  const virtual = /^(.+?)\.(?:s3[.-](?:[a-z0-9-]+\.)?amazonaws\.com|s3\.localhost|localhost)$/.exec(host);
+  const segments = request.path.replace(/^\//, '');
+  if (virtual) return { bucket: virtual[1]!, ...(segments ? { key: decodeKey(segments) } : {}) };
+  if (!segments) return {};
+  const slash = segments.indexOf('/');
+  if (slash < 0) return { bucket: decodeKey(segments) };
+  const key = segments.slice(slash + 1);
+  return { bucket: decodeKey(segments.slice(0, slash)), ...(key ? { key: decodeKey(key) } : {}) };
+}
+
+/** S3 REST: object actions on `arn:aws:s3:::bucket/key`, bucket actions on the bucket. */
+export function s3Actions(request: ServiceRequest): RequestAction[] {
+  const { bucket, key } = s3Location(request);
+  const method = request.method.toUpperCase();
+  const q = request.query;
+  if (!bucket) return [{ action: 's3:ListAllMyBuckets', resource: '*' }];
+  const bucketArn = `arn:aws:s3:::${bucket}`;
+  if (key === undefined) {
+    const on = (action: string, context?: Record<string, string>) => [{ action, resource: bucketArn, ...(context ? { context } : {}) }];
+    if (method === 'POST' && q.has('delete')) {
+      return deleteKeys(request.body).map((k) => ({ action: 's3:DeleteObject', resource: `${bucketArn}/${k}` }));
+    }
+    if (method === 'PUT') return on(q.has('lifecycle') ? 's3:PutLifecycleConfiguration' : q.has('policy') ? 's3:PutBucketPolicy' : 's3:CreateBucket');
+    if (method === 'DELETE') return on(q.has('policy') ? 's3:DeleteBucketPolicy' : 's3:DeleteBucket');
+    if (q.has('location')) return on('s3:GetBucketLocation');
+    if (q.has('versions')) return on('s3:ListBucketVersions');
+    if (q.has('uploads')) return on('s3:ListBucketMultipartUploads');
+    if (q.has('lifecycle')) return on('s3:GetLifecycleConfiguration');
+    if (q.has('policy')) return on('s3:GetBucketPolicy');
+    // GET (ListObjects, ListObjectsV2) and HEAD (HeadBucket) are both s3:ListBucket.
+    const prefix = q.get('prefix');
+    return on('s3:ListBucket', prefix !== null ? { 's3:prefix': prefix } : undefined);
+  }
+  const objectArn = `${bucketArn}/${key}`;
+  const on = (action: string) => ({ action, resource: objectArn });
+  if (q.has('tagging')) return [on(method === 'PUT' ? 's3:PutObjectTagging' : method === 'DELETE' ? 's3:DeleteObjectTagging' : 's3:GetObjectTagging')];
+  if (q.has('acl')) return [on(method === 'PUT' ? 's3:PutObjectAcl' : 's3:GetObjectAcl')];
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      return [on(q.has('uploadId') ? 's3:ListMultipartUploadParts' : 's3:GetObject')];
+    case 'PUT': {
+      const source = request.headers['x-amz-copy-source'];
+      const copied = source ? [{ action: 's3:GetObject', resource: `arn:aws:s3:::${decodeKey(source.replace(/^\//, '').split('?')[0]!)}` }] : [];
+      return [...copied, on('s3:PutObject')];
+    }
+    case 'POST':
+      // CreateMultipartUpload (?uploads) and CompleteMultipartUpload (?uploadId) are s3:PutObject.
+      return [on('s3:PutObject')];
+    case 'DELETE':
+      return [on(q.has('uploadId') ? 's3:AbortMultipartUpload' : 's3:DeleteObject')];
+    default:
+      throw new Error(`S3 ${method} is no operation`);
+  }
+}
+
+function deleteKeys(body: unknown): string[] {
+  const xml = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '';
+  return [...xml.matchAll(/<Key>([\s\S]*?)<\/Key>/g)].map((m) => unescapeXml(m[1]!));
+}
+
+function unescapeXml(text: string): string {
+  return text.replace(/&(lt|gt|quot|apos|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]!);
+}
+
+function decodeKey(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function stringField(body: Record<string, unknown>, field: string): string {
+  const value = body[field];
+  if (typeof value !== 'string' || !value) throw new MissingFieldError(field);
+  return value;
+}
+
+/** A request that lacks the field naming its resource: the service answers it with a ValidationException. */
+export class MissingFieldError extends Error {
+  constructor(readonly field: string) {
+    super(`1 validation error detected: Value null at '${field}' failed to satisfy constraint: Member must not be null`);
+    this.name = 'MissingFieldError';
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Verifies an AWS Signature Version 4 `Authorization` header the way a service does: parse the
+ * credential scope and signed headers, re-sign the same canonical request with the key's secret
+ * using the SDK's own signer, and compare.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { HttpRequest } from '@smithy/protocol-http';
+import { SignatureV4 } from '@smithy/signature-v4';
+
+/** The parts of `Authorization: AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...`. */
+export interface ParsedAuthorization {
+  accessKeyId: string;
+  date: string;
+  region: string;
+  service: string;
+  signedHeaders: string[];
+  signature: string;
+}
+
+/** The request as received. */
+export interface SignedRequest {
+  method: string;
+  /** Host header value, port included. */
+  host: string;
+  /** The path as sent (percent-encoded), without the query. */
+  path: string;
+  query: URLSearchParams;
+  /** Lower-cased names. */
+  headers: Record<string, string | undefined>;
+  /** The body when the signature covers it; absent when `x-amz-content-sha256` names the payload hash. */
+  body?: Uint8Array;
+}
+
+export type VerifyResult =
+  | { ok: true; authorization: ParsedAuthorization }
+  | { ok: false; problem: 'missing' | 'malformed' | 'unknown-key' | 'bad-token' | 'mismatch' | 'wrong-scope'; authorization?: ParsedAuthorization };
+
+/** Node's crypto as the signer's hash constructor. */
+export class NodeSha256 {
+  private hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
+  private readonly secret: string | Uint8Array | undefined;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.secret = secret === undefined || typeof secret === 'string' ? secret : toBytes(secret);
+    this.hash = this.secret === undefined ? createHash('sha256') : createHmac('sha256', this.secret);
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(typeof data === 'string' ? data : toBytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+  reset(): void {
+    this.hash = this.secret === undefined ? createHash('sha256') : createHmac('sha256', this.secret);
+  }
+}
+
+function toBytes(data: ArrayBuffer | ArrayBufferView): Uint8Array {
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/** Parses a SigV4 Authorization header, or undefined when it is not one. */
+export function parseAuthorization(header: string | undefined): ParsedAuthorization | undefined {
+  const match = /^AWS4-HMAC-SHA256\s+(.*)$/.exec(header ?? '');
+  if (!match) return undefined;
+  const parts = Object.fromEntries(
+    match[1]!.split(',').map((part) => {
+      const eq = part.indexOf('=');
+      return [part.slice(0, eq).trim(), part.slice(eq + 1).trim()];
+    }),
+  );
+  const credential = (parts.Credential ?? '').split('/');
+  if (credential.length !== 5 || credential[4] !== 'aws4_request' || !parts.SignedHeaders || !parts.Signature) return undefined;
+  return {
+    accessKeyId: credential[0]!,
+    date: credential[1]!,
+    region: credential[2]!,
+    service: credential[3]!,
+    signedHeaders: parts.SignedHeaders.split(';'),
+    signature: parts.Signature,
+  };
+}
+
+/**
+ * Checks the request's signature for `service` with the secret `lookup` returns for its key (and,
+ * for session credentials, that it carries the session's token).
+ */
+export async function verifySigV4(
+  request: SignedRequest,
+  options: {
+    service: string;
+    region?: string;
+    lookup: (accessKeyId: string) => { secretAccessKey: string; sessionToken?: string } | undefined;
+    /** S3 signs the path as sent; other services encode it once more. @default true */
+    uriEscapePath?: boolean;
+  },
+): Promise<VerifyResult> {
+  if (request.headers.authorization === undefined) return { ok: false, problem: 'missing' };
+  const authorization = parseAuthorization(request.headers.authorization);
+  if (!authorization) return { ok: false, problem: 'malformed' };
+  if (authorization.service !== options.service || (options.region && authorization.region !== options.region)) {
+    return { ok: false, problem: 'wrong-scope', authorization };
+  }
+  const key = options.lookup(authorization.accessKeyId);
+  if (!key) return { ok: false, problem: 'unknown-key', authorization };
+  if (key.sessionToken !== undefined && request.headers['x-amz-security-token'] !== key.sessionToken) {
+    return { ok: false, problem: 'bad-token', authorization };
+  }
+  const amzDate = request.headers['x-amz-date'];
+  const signingDate = amzDate ? parseAmzDate(amzDate) : request.headers.date ? new Date(request.headers.date) : undefined;
+  if (!signingDate || Number.isNaN(signingDate.getTime())) return { ok: false, problem: 'malformed', authorization };
+
+  const headers: Record<string, string> = {};
+  for (const name of authorization.signedHeaders) {
+    const value = name === 'host' ? request.host : request.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of request.query) {
+    const existing = query[name];
+    query[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  const [hostname, port] = splitHost(request.host);
+  const signer = new SignatureV4({
+    service: authorization.service,
+    region: authorization.region,
+    credentials: { accessKeyId: authorization.accessKeyId, secretAccessKey: key.secretAccessKey, ...(key.sessionToken ? { sessionToken: key.sessionToken } : {}) },
+    sha256: NodeSha256,
+    uriEscapePath: options.uriEscapePath ?? true,
+    applyChecksum: false,
+  });
+  const signed = await signer.sign(
+    new HttpRequest({
+      method: request.method,
+      protocol: 'http:',
+      hostname,
+      ...(port ? { port } : {}),
+      path: request.path,
+      query,
+      headers,
+      ...(request.body !== undefined && headers['x-amz-content-sha256'] === undefined ? { body: request.body } : {}),
+    }),
+    { signingDate, signableHeaders: new Set(authorization.signedHeaders) },
+  );
+  const expected = parseAuthorization(signed.headers.authorization)?.signature ?? '';
+  const a = Buffer.from(expected);
+  const b = Buffer.from(authorization.signature);
+  return a.length === b.length && timingSafeEqual(a, b) ? { ok: true, authorization } : { ok: false, problem: 'mismatch', authorization };
+}
+
+/** `20261201T103000Z` -> Date. */
+function parseAmzDate(value: string): Date | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
+  return m ? new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!)) : undefined;
+}
+
+function splitHost(host: string): [string, number | undefined] {
+  const m = /^(.*?)(?::(\d+))?$/.exec(host)!;
+  return [m[1]!, m[2] ? Number(m[2]) : undefined];
+}
