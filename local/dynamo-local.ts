@@ -10,7 +10,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { AWS_CLIENT_CONFIG } from '../lambdas/aws/aws-client-config.ts';
 import { OPERATIONS_TABLE } from '../lambdas/aws/operations-table.ts';
 import { installDynamoLimits } from './dynamo-limits.ts';
@@ -32,7 +32,12 @@ export interface LocalDynamoOptions {
   readonly port?: number;
   /** @default DEFAULT_TABLE_NAME */
   readonly tableName?: string;
+  /** The table's keys and indexes (a deployed template's); @default the operations table's, from OPERATIONS_TABLE */
+  readonly schema?: TableSchema;
 }
+
+/** What CreateTable needs of a table beyond its name. */
+export type TableSchema = Pick<CreateTableCommandInput, 'KeySchema' | 'AttributeDefinitions' | 'GlobalSecondaryIndexes'>;
 
 export interface LocalDynamo {
   /** `http://127.0.0.1:<port>` */
@@ -98,7 +103,7 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
     })());
   const tableName = options.tableName ?? DEFAULT_TABLE_NAME;
   try {
-    await createOperationsTable(client, tableName);
+    await createOperationsTable(client, tableName, options.schema);
   } catch (error) {
     await close();
     throw error;
@@ -138,13 +143,15 @@ function readyPort(child: ChildProcess): Promise<number> {
  * Creates the operations table with its `byOwner` index unless it exists, then
  * waits until table and index are ACTIVE. The shape follows `OPERATIONS_TABLE`.
  */
-export async function createOperationsTable(client: DynamoDBClient, tableName: string): Promise<void> {
+export async function createOperationsTable(client: DynamoDBClient, tableName: string, schema?: TableSchema): Promise<void> {
   const index = OPERATIONS_TABLE.ownerIndex;
   try {
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
+        // A deployed template's shape, else the operations table's.
+        ...(schema ?? {
         AttributeDefinitions: [
           { AttributeName: OPERATIONS_TABLE.partitionKey, AttributeType: 'S' },
           { AttributeName: index.partitionKey, AttributeType: 'S' },
@@ -161,6 +168,7 @@ export async function createOperationsTable(client: DynamoDBClient, tableName: s
             Projection: { ProjectionType: 'ALL' },
           },
         ],
+        }),
       }),
     );
   } catch (error) {

@@ -35,7 +35,8 @@ interface S3rverInstance {
 }
 
 /** Starts s3rver on `host` (a free port) with the results bucket; objects under `dataDir` when given. */
-export async function startLocalResults(options: { host: string; dataDir?: string }): Promise<LocalResults> {
+export async function startLocalResults(options: { host: string; dataDir?: string; /** @default 'async-mcp-results' */ bucketName?: string }): Promise<LocalResults> {
+  const bucket = options.bucketName ?? BUCKET;
   const temporary = options.dataDir === undefined;
   const directory = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'async-mcp-results-')));
   await mkdir(directory, { recursive: true });
@@ -44,7 +45,7 @@ export async function startLocalResults(options: { host: string; dataDir?: strin
     port: 0,
     silent: true,
     directory,
-    configureBuckets: [{ name: BUCKET }],
+    configureBuckets: [{ name: bucket }],
   });
   // S3's key limit, and write failures answered instead of ending the process.
   guardS3rverStore(server.store);
@@ -53,9 +54,9 @@ export async function startLocalResults(options: { host: string; dataDir?: strin
   const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS });
   return {
     endpoint,
-    bucketName: BUCKET,
+    bucketName: bucket,
     client,
-    store: new S3ResultStore({ client, bucketName: BUCKET }),
+    store: new S3ResultStore({ client, bucketName: bucket }),
     async close() {
       client.destroy();
       // Idle keep-alive sockets would hold close() open.
