@@ -146,7 +146,7 @@ class SandboxPool {
 
   constructor(private readonly options: LocalFunctionOptions) {}
 
-  /** One invocation, start to end; never throws (failures go to the sink). */
+  /** Starts one invocation; never throws (failures go to the sink). */
   async run(event: unknown, sink: InvocationSink): Promise<void> {
     const { fn, onLog } = this.options;
     const requestId = randomUUID();
@@ -164,39 +164,32 @@ class SandboxPool {
     }
     const started = performance.now();
     onLog(`START RequestId: ${requestId} Version: $LATEST`);
-    await new Promise<void>((finish) => {
-      const timer = setTimeout(() => {
-        onLog(`${new Date().toISOString()} ${requestId} Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`);
-        sandbox.kill();
-        end(timeoutError(requestId, fn.timeoutSeconds));
-      }, fn.timeoutSeconds * 1000);
-      let ended = false;
-      const end = (error?: LambdaFunctionError) => {
-        if (ended) return;
-        ended = true;
-        clearTimeout(timer);
-        if (error) sink.fail(error);
-        finish();
-      };
-      sandbox.start(requestId, event, fn.timeoutSeconds, {
-        chunk: (data, contentType) => !ended && sink.chunk(data, contentType),
-        result: (json) => {
-          if (!ended) sink.result(json);
-          end();
-        },
-        done: () => {
-          if (!ended) sink.done();
-          end();
-        },
-        fail: (error) => end(error),
-      });
+    let ended = false;
+    // The sandbox goes back to the pool before the caller hears the outcome, so a caller that
+    // invokes again at once finds it warm.
+    const end = (deliver: () => void) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      const duration = performance.now() - started;
+      onLog(`END RequestId: ${requestId}`);
+      const init = sandbox.initDurationMs === undefined ? '' : `\tInit Duration: ${sandbox.initDurationMs.toFixed(2)} ms`;
+      sandbox.initDurationMs = undefined;
+      onLog(`REPORT RequestId: ${requestId}\tDuration: ${duration.toFixed(2)} ms\tBilled Duration: ${Math.ceil(duration)} ms\tMemory Size: ${fn.memorySize} MB${init}`);
+      this.release(sandbox);
+      deliver();
+    };
+    const timer = setTimeout(() => {
+      onLog(`${new Date().toISOString()} ${requestId} Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`);
+      void sandbox.kill();
+      end(() => sink.fail(timeoutError(requestId, fn.timeoutSeconds)));
+    }, fn.timeoutSeconds * 1000);
+    sandbox.start(requestId, event, fn.timeoutSeconds, {
+      chunk: (data, contentType) => !ended && sink.chunk(data, contentType),
+      result: (json) => end(() => sink.result(json)),
+      done: () => end(() => sink.done()),
+      fail: (error) => end(() => sink.fail(error)),
     });
-    const duration = performance.now() - started;
-    onLog(`END RequestId: ${requestId}`);
-    const init = sandbox.initDurationMs === undefined ? '' : `\tInit Duration: ${sandbox.initDurationMs.toFixed(2)} ms`;
-    sandbox.initDurationMs = undefined;
-    onLog(`REPORT RequestId: ${requestId}\tDuration: ${duration.toFixed(2)} ms\tBilled Duration: ${Math.ceil(duration)} ms\tMemory Size: ${fn.memorySize} MB${init}`);
-    this.release(sandbox);
   }
 
   private async acquire(): Promise<Sandbox> {
