@@ -1,0 +1,96 @@
+/**
+ * Least privilege, measured: every (action, resource) a role's own policy statements grant that no
+ * recorded call used. A grant nothing exercises either goes, or is listed with the reason it stays.
+ */
+import type { DeployedRole } from '../assembly/deployed-stack.ts';
+import type { Decision } from './iam-authority.ts';
+
+/** One action on one resource pattern of one Allow statement that no decision used. */
+export interface UnusedGrant {
+  roleLogicalId: string;
+  roleArn: string;
+  policy: string;
+  sid?: string;
+  /** 0-based position in the policy's Statement array. */
+  index: number;
+  /** As written in the statement (may hold wildcards). */
+  action: string;
+  resource: string;
+}
+
+/** A grant known to go unused in the measured runs, and why it stays. */
+export interface ExpectedUnusedGrant {
+  /** The role's logical id; `*` wildcards allowed. */
+  role: string;
+  action: string;
+  /** @default any resource */
+  resource?: string;
+  reason: string;
+}
+
+/**
+ * The grants of `roles`' own policies (AWS managed policies are not ours to trim) that no allowed
+ * decision of that role used: a decision uses a grant when the statement allowed it and its
+ * action and resource match the grant's patterns.
+ */
+export function unusedGrants(roles: DeployedRole[], decisions: ReadonlyArray<Decision>): UnusedGrant[] {
+  const unused: UnusedGrant[] = [];
+  for (const role of roles) {
+    const allowed = decisions.filter((d) => d.allowed && d.roleArn === role.arn);
+    for (const { name, document } of role.policyDocuments) {
+      document.Statement.forEach((raw, index) => {
+        const statement = raw as { Sid?: string; Effect?: string; Action?: unknown; Resource?: unknown };
+        // NotAction / NotResource grants have no finite list to check; Deny grants nothing.
+        if (statement.Effect !== 'Allow' || statement.Action === undefined || statement.Resource === undefined) return;
+        const used = allowed.filter((d) => (d.statements ?? []).some((s) => s.policy === name && s.index === index));
+        for (const action of strings(statement.Action)) {
+          for (const resource of strings(statement.Resource)) {
+            const exercised = used.some((d) => globMatches(action, d.action, true) && globMatches(resource, d.resource, false));
+            if (!exercised) {
+              unused.push({
+                roleLogicalId: role.logicalId,
+                roleArn: role.arn,
+                policy: name,
+                ...(statement.Sid ? { sid: statement.Sid } : {}),
+                index,
+                action,
+                resource,
+              });
+            }
+          }
+        }
+      });
+    }
+  }
+  return unused;
+}
+
+/** The unused grants no expectation explains: what a least-privilege test fails on. */
+export function unexpectedUnusedGrants(unused: UnusedGrant[], expected: ExpectedUnusedGrant[]): UnusedGrant[] {
+  return unused.filter(
+    (grant) =>
+      !expected.some(
+        (e) =>
+          globMatches(e.role, grant.roleLogicalId, false) &&
+          globMatches(e.action, grant.action, true) &&
+          (e.resource === undefined || globMatches(e.resource, grant.resource, false)),
+      ),
+  );
+}
+
+/** One line per grant, for a failing assertion's message. */
+export function describeUnusedGrants(unused: UnusedGrant[]): string {
+  return unused
+    .map((g) => `${g.roleLogicalId} ${g.policy}#${g.index}${g.sid ? ` (${g.sid})` : ''}: ${g.action} on ${g.resource}`)
+    .join('\n');
+}
+
+/** IAM's wildcard match: `*` any run of characters, `?` one; actions compare case-insensitively. */
+export function globMatches(pattern: string, value: string, ignoreCase: boolean): boolean {
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`, ignoreCase ? 'is' : 's').test(value);
+}
+
+function strings(value: unknown): string[] {
+  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
+}
