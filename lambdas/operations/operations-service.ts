@@ -498,6 +498,7 @@ export class OperationsService {
     if (isTerminal(record.status)) return record;
     const executionArn = record.executionArn;
     let snapshot: ExecutionSnapshot | undefined;
+    let gone = false;
     if (executionArn) {
       let stopped = false;
       try {
@@ -511,15 +512,18 @@ export class OperationsService {
         if (!stopped && !(error instanceof ExecutionNotFoundError)) {
           throw new OperationError('INTERNAL', 'The workflow engine did not stop the execution', { cause: error });
         }
+        gone = !stopped;
       }
     }
     if (snapshot && terminalChanges(snapshot, record.keepAliveSeconds, this.clock.now())) {
       return (await this.applyToRecord(record, snapshot)) ?? (await this.read(key));
     }
     const now = this.clock.now();
+    // A deploy that removed the tool took its machine and execution: nothing was left to stop.
+    const removed = gone && this.options.catalog !== undefined && !this.options.catalog.get(record.tool);
     const canceled = await this.finish(record, {
       status: 'canceled',
-      statusMessage: statusMessageFor('canceled'),
+      statusMessage: removed ? 'The operation was canceled; its tool was removed while it ran, and its execution with it.' : statusMessageFor('canceled'),
       updatedAt: now,
       completedAt: now,
       ...expiryFor(now, record.keepAliveSeconds),
