@@ -3,8 +3,9 @@
  * the MCP Lambda's environment (read by lambdas/aws/function-url-principal.ts), checked at
  * synth so a setting that cannot work fails `cdk synth`, not the first request.
  */
-import { Duration, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, HttpMethod, type FunctionUrlCorsOptions } from 'aws-cdk-lib/aws-lambda';
+import type { IConstruct } from 'constructs';
 import { OAUTH_ENV, resolveOAuthConfig } from '../lambdas/auth/oauth-config.ts';
 import { FUNCTION_URL_AUTH_ENV, MCP_PATH, type PrincipalScope } from '../lambdas/aws/function-url-principal.ts';
 import { headerDeclarationsOf } from '../lambdas/tools/header-declarations.ts';
@@ -14,13 +15,26 @@ import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 export interface IamAuth {
   readonly kind: 'iam';
   /**
-   * How a caller's operations are keyed. `role`: an assumed-role session counts as its role,
-   * so a client whose credentials are refreshed (a new session name: ECS tasks, EC2 instances,
-   * SDK AssumeRole) keeps its operations. `session`: each session is its own principal.
-   * IAM users are their ARN either way.
-   * @default 'role'
+   * How a caller's operations are keyed. IAM users are their ARN whatever the scope.
+   * - `auto`: a machine role's sessions count as the role, so a client whose credentials are
+   *   refreshed (a new session name: ECS tasks, EC2 instances, SDK AssumeRole) keeps its
+   *   operations; the sessions of roles people share are each their own principal (role
+   *   plus session name): IAM Identity Center roles (`AWSReservedSSO_*`), the `personRoles`,
+   *   and Cognito identity pool users (role plus identity id).
+   * - `role`: every session of a role is one principal. Everyone given one IAM Identity
+   *   Center permission set then shares operations: they can read, cancel and answer each other's.
+   * - `session`: every session is its own principal.
+   * @default 'auto'
    */
   readonly principalScope?: PrincipalScope;
+  /**
+   * For `auto`: more roles whose sessions are people, by name or by a prefix ending in `*`,
+   * such as roles assumed with web identity (OIDC) or SAML. The session name then tells people
+   * apart, so the role's trust policy should fix it to the person (an `sts:RoleSessionName`
+   * condition), or one person could name another's session.
+   * @default - only IAM Identity Center roles
+   */
+  readonly personRoles?: readonly string[];
 }
 
 /**
@@ -65,26 +79,53 @@ export interface ResolvedMcpAuth {
   readonly environment: Record<string, string>;
 }
 
+/** A role name as IAM allows it, or a prefix of one ending in `*`. */
+const PERSON_ROLE = /^[\w+=,.@-]{1,64}\*?$/;
+
+/** The deploy-time warning an explicit `principalScope: 'role'` gets (its id, for acknowledgeWarning). */
+export const ROLE_SCOPE_WARNING_ID = 'async-mcp:principalScopeRole';
+
 /**
  * The `auth` prop (or the deprecated `functionUrlAuthType`) resolved; throws naming the
  * setting that cannot work. Values that are tokens (an issuer from a Cognito user pool in
- * the same stack) are checked by the Lambda at its cold start instead.
+ * the same stack) are checked by the Lambda at its cold start instead. With `scope`, a
+ * setting that works but shares operations between people gets a deploy-time warning there.
  */
-export function resolveMcpAuth(auth: McpAuth | undefined, functionUrlAuthType: FunctionUrlAuthType | undefined): ResolvedMcpAuth {
+export function resolveMcpAuth(auth: McpAuth | undefined, functionUrlAuthType: FunctionUrlAuthType | undefined, scope?: IConstruct): ResolvedMcpAuth {
   if (auth !== undefined && functionUrlAuthType !== undefined) {
     throw new Error('Set auth or functionUrlAuthType, not both (functionUrlAuthType is deprecated: use auth)');
   }
   const chosen: McpAuth = auth ?? (functionUrlAuthType === FunctionUrlAuthType.NONE ? { kind: 'none' } : { kind: 'iam' });
   switch (chosen.kind) {
     case 'iam': {
-      const principalScope = chosen.principalScope ?? 'role';
-      if (principalScope !== 'role' && principalScope !== 'session') {
-        throw new Error(`auth.principalScope must be 'role' or 'session', got ${JSON.stringify(principalScope)}`);
+      const principalScope = chosen.principalScope ?? 'auto';
+      if (principalScope !== 'auto' && principalScope !== 'role' && principalScope !== 'session') {
+        throw new Error(`auth.principalScope must be 'auto', 'role' or 'session', got ${JSON.stringify(principalScope)}`);
+      }
+      const personRoles = [...(chosen.personRoles ?? [])];
+      const invalid = personRoles.find((name) => !PERSON_ROLE.test(name));
+      if (invalid !== undefined) {
+        throw new Error(`auth.personRoles must be role names or prefixes ending in *, got ${JSON.stringify(invalid)}`);
+      }
+      if (personRoles.length > 0 && principalScope !== 'auto') {
+        throw new Error(`auth.personRoles applies to principalScope 'auto' only, not '${principalScope}'`);
+      }
+      if (chosen.principalScope === 'role' && scope) {
+        Annotations.of(scope).addWarningV2(
+          ROLE_SCOPE_WARNING_ID,
+          "auth.principalScope is 'role': every session of a role is one principal, so IAM Identity Center users of one permission set " +
+            "(AWSReservedSSO_* roles) and people on one web-identity role would share operations: read, cancel and answer each other's. " +
+            "Leave it unset ('auto') to key those sessions apart, or use 'session'.",
+        );
       }
       return {
-        auth: { kind: 'iam', principalScope },
+        auth: { kind: 'iam', principalScope, ...(personRoles.length > 0 ? { personRoles } : {}) },
         urlAuthType: FunctionUrlAuthType.AWS_IAM,
-        environment: { [FUNCTION_URL_AUTH_ENV.auth]: 'iam', [FUNCTION_URL_AUTH_ENV.principalScope]: principalScope },
+        environment: {
+          [FUNCTION_URL_AUTH_ENV.auth]: 'iam',
+          [FUNCTION_URL_AUTH_ENV.principalScope]: principalScope,
+          ...(personRoles.length > 0 ? { [FUNCTION_URL_AUTH_ENV.personRoles]: personRoles.join(',') } : {}),
+        },
       };
     }
     case 'none':

@@ -20,6 +20,37 @@ export function iamPrincipal(arn: string): string {
 const ASSUMED_ROLE = /^arn:([a-z][a-z0-9-]*):sts::(\d{12}):assumed-role\/([^/]+)\/.+$/;
 
 /**
+ * IAM Identity Center's roles, one per permission set and account
+ * (`AWSReservedSSO_<permission set>_<hash>`): every user given that permission set assumes
+ * the same role, and the session name is the user's own name, which they cannot choose.
+ */
+export const IDENTITY_CENTER_ROLE_PREFIX = 'AWSReservedSSO_';
+
+/** The role name of an assumed-role session ARN; undefined for any other ARN. */
+export function assumedRoleName(arn: string): string | undefined {
+  return ASSUMED_ROLE.exec(arn)?.[3];
+}
+
+/**
+ * Whether the sessions of role `roleName` are people, so each session is its own principal:
+ * IAM Identity Center roles, and the roles named in `personRoles` (exact names, or a prefix
+ * ending in `*`), such as roles people assume with web identity (OIDC) or SAML.
+ */
+export function isPersonRole(roleName: string, personRoles: readonly string[] = []): boolean {
+  if (roleName.startsWith(IDENTITY_CENTER_ROLE_PREFIX)) return true;
+  return personRoles.some((pattern) => (pattern.endsWith('*') ? roleName.startsWith(pattern.slice(0, -1)) : roleName === pattern));
+}
+
+/**
+ * A Cognito identity pool user behind a role: every such user's session has the same name
+ * (`CognitoIdentityCredentials`), so the identity id, which Cognito sets, tells them apart.
+ * Role names cannot hold `#`, so the key is unambiguous.
+ */
+export function cognitoIdentityPrincipal(roleArn: string, identityId: string): string {
+  return iamPrincipal(`${roleArn}#cognito-identity:${identityId}`);
+}
+
+/**
  * The role behind an assumed-role session, so a client whose credentials are refreshed
  * (a new session name) keeps its operations:
  * `arn:aws:sts::<acct>:assumed-role/<Role>/<session>` → `arn:aws:iam::<acct>:role/<Role>`.

@@ -3,7 +3,9 @@
  * here, before the MCP app sees the request, in one of three ways the CDK construct picks
  * (`auth` prop → environment):
  * - `iam`: the Function URL checked a SigV4 signature; the caller's ARN from the event's
- *   request context is the principal, an assumed-role session keyed by its role by default;
+ *   request context is the principal. By default an assumed-role session of a machine role
+ *   is keyed by its role, and one of a role people share (IAM Identity Center, web identity)
+ *   by its role and session;
  * - `oauth`: the URL is open and every request must carry a bearer token this Lambda verifies;
  * - `none`: the URL is open and every caller is one shared principal.
  */
@@ -13,7 +15,7 @@ import { withOAuth } from '../auth/authenticated-fetch.ts';
 import type { FetchLike } from '../auth/issuer-metadata.ts';
 import { OAUTH_ENV, oauthConfigFromEnv, resolveOAuthConfig, type OAuthConfig } from '../auth/oauth-config.ts';
 import { createOAuthResourceServer } from '../auth/oauth-resource-server.ts';
-import { iamPrincipal, roleOfAssumedRole } from '../auth/principals.ts';
+import { assumedRoleName, cognitoIdentityPrincipal, iamPrincipal, isPersonRole, roleOfAssumedRole } from '../auth/principals.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { FunctionUrlFetch } from './function-url-adapter.ts';
 
@@ -21,8 +23,10 @@ import type { FunctionUrlFetch } from './function-url-adapter.ts';
 export const FUNCTION_URL_AUTH_ENV = {
   /** `iam` (the default when unset), `oauth` or `none`. */
   auth: 'ASYNC_MCP_AUTH',
-  /** `role` (the default when unset) or `session`. */
+  /** `auto` (the default when unset), `role` or `session`. */
   principalScope: 'ASYNC_MCP_PRINCIPAL_SCOPE',
+  /** Comma-separated role names (or prefixes ending in `*`) whose sessions are people, for `auto`. */
+  personRoles: 'ASYNC_MCP_PERSON_ROLES',
   /** The URL clients connect to, when it is not the Function URL's own (a custom domain). */
   resourceUrl: 'ASYNC_MCP_RESOURCE_URL',
 } as const;
@@ -34,13 +38,18 @@ export const MCP_PATH = '/mcp';
 export const ANONYMOUS_PRINCIPAL = 'anonymous';
 
 /**
- * How an IAM caller is keyed: `role` keeps one principal across credential refreshes (a new
- * session name each time); `session` keys each assumed-role session apart.
+ * How an assumed-role caller is keyed.
+ * - `auto`: a machine role's sessions are its role, so credentials refreshed under a new
+ *   session name keep their operations; the sessions of a role people share are each their
+ *   own (`role` plus session name): IAM Identity Center roles (`AWSReservedSSO_*`), the
+ *   `personRoles`, and Cognito identity pool users (role plus identity id).
+ * - `role`: every session of a role is one principal, people included.
+ * - `session`: every session is its own principal.
  */
-export type PrincipalScope = 'role' | 'session';
+export type PrincipalScope = 'auto' | 'role' | 'session';
 
 export type FunctionUrlAuth =
-  | { kind: 'iam'; principalScope: PrincipalScope }
+  | { kind: 'iam'; principalScope: PrincipalScope; personRoles?: readonly string[] }
   | { kind: 'none' }
   /** `resourceUrl` absent: `https://<the Function URL's domain>/mcp`, learnt from the first request. */
   | { kind: 'oauth'; oauth: Omit<OAuthConfig, 'resourceUrl'>; resourceUrl?: string };
@@ -55,7 +64,7 @@ export type FunctionUrlCaller = { ok: true; principal: string } | { ok: false; r
  */
 export function functionUrlCaller(event: LambdaFunctionURLEvent, auth: Exclude<FunctionUrlAuth, { kind: 'oauth' }>): FunctionUrlCaller {
   if (auth.kind === 'none') return { ok: true, principal: ANONYMOUS_PRINCIPAL };
-  const { authorizer } = event.requestContext as { authorizer?: { iam?: { userArn?: unknown } } };
+  const { authorizer } = event.requestContext as { authorizer?: { iam?: { userArn?: unknown; cognitoIdentity?: unknown } } };
   const arn = authorizer?.iam?.userArn;
   if (typeof arn !== 'string' || !arn.startsWith('arn:')) {
     return {
@@ -66,7 +75,25 @@ export function functionUrlCaller(event: LambdaFunctionURLEvent, auth: Exclude<F
       ),
     };
   }
-  return { ok: true, principal: iamPrincipal(auth.principalScope === 'session' ? arn : roleOfAssumedRole(arn)) };
+  return { ok: true, principal: iamCallerPrincipal(arn, cognitoIdentityIdOf(authorizer?.iam?.cognitoIdentity), auth) };
+}
+
+/** The principal of a verified IAM caller, by `auth.principalScope` (see {@link PrincipalScope}). */
+function iamCallerPrincipal(arn: string, cognitoIdentityId: string | undefined, auth: Extract<FunctionUrlAuth, { kind: 'iam' }>): string {
+  const role = assumedRoleName(arn);
+  // IAM users, federated users and the root are their own ARN whatever the scope.
+  if (role === undefined || auth.principalScope === 'role') return iamPrincipal(roleOfAssumedRole(arn));
+  // Every Cognito identity pool user's session has the same name: its identity id names the person.
+  if (cognitoIdentityId !== undefined) return cognitoIdentityPrincipal(roleOfAssumedRole(arn), cognitoIdentityId);
+  if (auth.principalScope === 'session' || isPersonRole(role, auth.personRoles)) return iamPrincipal(arn);
+  return iamPrincipal(roleOfAssumedRole(arn));
+}
+
+/** The identity id of a Cognito identity pool caller (`authorizer.iam.cognitoIdentity.identityId`). */
+function cognitoIdentityIdOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { identityId } = value as { identityId?: unknown };
+  return typeof identityId === 'string' && identityId !== '' ? identityId : undefined;
 }
 
 /** The auth settings from the environment; throws naming the variable that cannot work. */
@@ -83,9 +110,15 @@ export function functionUrlAuthFromEnv(env: Record<string, string | undefined>):
   // An issuer on an IAM or open URL would be ignored: say so rather than run without OAuth.
   if (oauth) throw new Error(`${OAUTH_ENV.issuer} is set but ${FUNCTION_URL_AUTH_ENV.auth}=${kind}`);
   if (kind === 'none') return { kind };
-  const scope = env[FUNCTION_URL_AUTH_ENV.principalScope]?.trim() || 'role';
-  if (scope !== 'role' && scope !== 'session') throw new Error(`Environment variable ${FUNCTION_URL_AUTH_ENV.principalScope} must be role or session`);
-  return { kind, principalScope: scope };
+  const scope = env[FUNCTION_URL_AUTH_ENV.principalScope]?.trim() || 'auto';
+  if (scope !== 'auto' && scope !== 'role' && scope !== 'session') {
+    throw new Error(`Environment variable ${FUNCTION_URL_AUTH_ENV.principalScope} must be auto, role or session`);
+  }
+  const personRoles = (env[FUNCTION_URL_AUTH_ENV.personRoles] ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  return { kind, principalScope: scope, ...(personRoles.length > 0 ? { personRoles } : {}) };
 }
 
 export interface FunctionUrlAuthOptions {

@@ -39,20 +39,20 @@ function synthWith(overrides: StackOverrides, extend: (stack: AsyncMcpStack) => 
 }
 
 describe('auth: iam (the default)', () => {
-  it('is an AWS_IAM URL whose MCP Lambda keys callers by role', () => {
+  it('is an AWS_IAM URL whose MCP Lambda keys machine roles by role and people\'s sessions apart (auto)', () => {
     const { stack, template } = synthTemplate(tools);
     template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'AWS_IAM' });
     const variables = mcpEnvironment(stack, template);
-    expect(variables).toMatchObject({ [FUNCTION_URL_AUTH_ENV.auth]: 'iam', [FUNCTION_URL_AUTH_ENV.principalScope]: 'role' });
+    expect(variables).toMatchObject({ [FUNCTION_URL_AUTH_ENV.auth]: 'iam', [FUNCTION_URL_AUTH_ENV.principalScope]: 'auto' });
     expect(Object.keys(variables)).not.toContain(OAUTH_ENV.issuer);
     template.hasOutput('McpAuth', { Value: 'iam' });
-    expect(stack.server.auth).toEqual({ kind: 'iam', principalScope: 'role' });
+    expect(stack.server.auth).toEqual({ kind: 'iam', principalScope: 'auto' });
   });
 
   it("keeps each assumed-role session apart with principalScope 'session'", () => {
     const { stack, template } = synthTemplate(tools, { auth: { kind: 'iam', principalScope: 'session' } });
     expect(mcpEnvironment(stack, template)).toMatchObject({ [FUNCTION_URL_AUTH_ENV.principalScope]: 'session' });
-    expect(() => synthTemplate(tools, { auth: { kind: 'iam', principalScope: 'user' as 'role' } })).toThrow(/principalScope must be 'role' or 'session'/);
+    expect(() => synthTemplate(tools, { auth: { kind: 'iam', principalScope: 'user' as 'role' } })).toThrow(/principalScope must be 'auto', 'role' or 'session'/);
   });
 
   it('still takes the deprecated functionUrlAuthType, but not together with auth', () => {

@@ -193,8 +193,8 @@ describe('OAuth (NONE URL, tokens checked in the Lambda)', () => {
 });
 
 describe('functionUrlAuthFromEnv', () => {
-  it('defaults to IAM keyed by role', () => {
-    expect(functionUrlAuthFromEnv({})).toEqual({ kind: 'iam', principalScope: 'role' });
+  it('defaults to IAM keyed by role for machine roles and by session for people (auto)', () => {
+    expect(functionUrlAuthFromEnv({})).toEqual({ kind: 'iam', principalScope: 'auto' });
   });
 
   it('reads the principal scope and the open mode', () => {
@@ -221,7 +221,7 @@ describe('functionUrlAuthFromEnv', () => {
 
   it('names the variable that cannot work', () => {
     expect(() => functionUrlAuthFromEnv({ ASYNC_MCP_AUTH: 'open' })).toThrow(/ASYNC_MCP_AUTH must be iam, oauth or none/);
-    expect(() => functionUrlAuthFromEnv({ ASYNC_MCP_PRINCIPAL_SCOPE: 'user' })).toThrow(/ASYNC_MCP_PRINCIPAL_SCOPE must be role or session/);
+    expect(() => functionUrlAuthFromEnv({ ASYNC_MCP_PRINCIPAL_SCOPE: 'user' })).toThrow(/ASYNC_MCP_PRINCIPAL_SCOPE must be auto, role or session/);
     expect(() => functionUrlAuthFromEnv({ ASYNC_MCP_AUTH: 'oauth' })).toThrow(/ASYNC_MCP_OAUTH_ISSUER/);
     // An issuer on an IAM URL would silently do nothing.
     expect(() => functionUrlAuthFromEnv({ ASYNC_MCP_AUTH: 'iam', ASYNC_MCP_OAUTH_ISSUER: 'https://issuer.example.com' })).toThrow(/ASYNC_MCP_OAUTH_ISSUER is set/);
