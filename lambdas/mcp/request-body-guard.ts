@@ -1,9 +1,11 @@
 /**
  * Checks a POST body before the MCP SDK parses it: its size (read with a cap, never
  * buffered past it), its JSON nesting depth (a linear scan, so hostile input costs no
- * more than its length), batches per protocol revision, and the length of every
- * JSON-RPC id. Each refusal is an HTTP error with a JSON-RPC error body.
+ * more than its length), batches per protocol revision, the length of every JSON-RPC
+ * id, and the params `initialize` requires (the SDK's own check answers -32603 with its
+ * raw issue list). Each refusal is an HTTP answer with a JSON-RPC error body.
  */
+import { classifyInboundRequest, specTypeSchemas } from '@modelcontextprotocol/server';
 import { isObject } from '../shared/json-values.ts';
 import { JSONRPC } from './json-rpc-errors.ts';
 import { MAX_REQUEST_ID_LENGTH } from './request-view.ts';
@@ -54,7 +56,36 @@ export async function guardRequestBody(request: Request): Promise<GuardedBody> {
       return refuse(400, `Invalid Request: a request id must be at most ${MAX_REQUEST_ID_LENGTH} characters`);
     }
   }
+  const initialize = Array.isArray(parsed) ? undefined : initializeRefusal(request, parsed);
+  if (initialize) return { ok: false, response: initialize };
   return { ok: true, request: forward, parsedBody: parsed, batch: Array.isArray(parsed) };
+}
+
+/**
+ * The answer to an `initialize` request whose params are not what the method requires:
+ * -32602 naming the first field at fault (JSON-RPC 2.0 §5.1 "Invalid method parameter(s)"),
+ * in band as the SDK answers its other errors. `undefined` for anything else, and for
+ * requests the SDK refuses before any handler runs (not JSON-RPC, a 2026-07-28 header),
+ * which keep the SDK's answer.
+ */
+export function initializeRefusal(request: Request, message: unknown): Response | undefined {
+  if (!isObject(message) || message.method !== 'initialize' || !('id' in message)) return undefined;
+  const route = classifyInboundRequest({
+    httpMethod: request.method,
+    body: message,
+    ...optional('protocolVersionHeader', request.headers.get('mcp-protocol-version')),
+    ...optional('mcpMethodHeader', request.headers.get('mcp-method')),
+    ...optional('mcpNameHeader', request.headers.get('mcp-name')),
+  });
+  if (route.kind !== 'legacy') return undefined;
+  // The SDK's own schema, so what passes here passes its handler; its issue names the field.
+  const checked = specTypeSchemas.InitializeRequestParams['~standard'].validate(message.params);
+  if (checked instanceof Promise || !checked.issues) return undefined;
+  const issue = checked.issues[0]!;
+  const field = ['params', ...(issue.path ?? []).map((part) => String(typeof part === 'object' ? part.key : part))].join('.');
+  const error = { code: JSONRPC.INVALID_PARAMS, message: `Invalid params: ${field}: ${issue.message}`, data: { field } };
+  const body = { jsonrpc: '2.0', id: message.id, error };
+  return Response.json(body, { status: 200 });
 }
 
 /** Why a batch of `size` messages is refused under `version`, or `undefined` when it is served. */
@@ -105,6 +136,10 @@ async function readBoundedText(request: Request, maxBytes: number): Promise<stri
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function optional<K extends string>(key: K, value: string | null): Partial<Record<K, string>> {
+  return value === null ? {} : ({ [key]: value } as Record<K, string>);
 }
 
 function refuse(status: number, message: string): GuardedBody {

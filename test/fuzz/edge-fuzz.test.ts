@@ -11,7 +11,6 @@ import { formatFuzzReport, generateCase, runEdgeFuzz } from './edge-fuzzer.ts';
 import { INTERNAL_FOR_CLIENT_MISTAKE, judge, type Observation } from './edge-oracle.ts';
 import type { FuzzCase } from './fuzz-case.ts';
 import { createFuzzTarget, legacyHeaders, modernHeaders, modernMeta, parseAnswerMessages, RESULT_MARKER, type TargetAnswer } from './fuzz-target.ts';
-import { KNOWN_DEFECTS } from './known-defects.ts';
 
 /** Fixed, so every run of `npm test` sends the same cases. */
 const SEED = 20260728;
@@ -101,10 +100,10 @@ async function errorOf(headers: Record<string, string>, message: Record<string, 
 /** JSON-RPC 2.0 §5.1: "-32602 Invalid params: Invalid method parameter(s)". */
 const INVALID_PARAMS = -32602;
 
-// Found by the fuzzer (KNOWN_DEFECTS[0]). Methods registered with the SDK's own request schema answer
-// schema-invalid params with -32603 and the raw zod issue list (upstream: typescript-sdk issue #2284).
-// These fail until their owners fix them; then drop `.fails` and the KNOWN_DEFECTS entry.
-describe(`known defect: ${KNOWN_DEFECTS[0]!.name}`, () => {
+// Found by the fuzzer: methods registered with the SDK's own request schema answered schema-invalid
+// params with -32603 and the raw zod issue list (upstream: typescript-sdk issue #2284). The edge now
+// answers them -32602 naming the field; initialize is checked against the SDK's schema in request-body-guard.ts.
+describe('invalid params of a method registered with the SDK schema are -32602 naming the field, never a raw zod issue list', () => {
   it('resources/read without a uri is "-32602 Invalid params", not an internal error (legacy era)', async () => {
     expect(await errorOf(legacyHeaders(), { method: 'resources/read', params: {} })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('uri') });
   });
@@ -122,8 +121,13 @@ describe(`known defect: ${KNOWN_DEFECTS[0]!.name}`, () => {
     expect(await errorOf(legacyHeaders(), { method: 'resources/list', params: { cursor: 5 } })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('cursor') });
   });
 
-  it.fails('initialize without a protocolVersion is "-32602 Invalid params"', async () => {
+  it('initialize without a protocolVersion is "-32602 Invalid params"', async () => {
     const params = { capabilities: {}, clientInfo: { name: 'c', version: '1' } };
     expect(await errorOf(legacyHeaders(), { method: 'initialize', params })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('protocolVersion') });
+  });
+
+  it('initialize with a string for capabilities.elicitation is "-32602 Invalid params" naming it', async () => {
+    const params = { protocolVersion: '2025-06-18', capabilities: { elicitation: 'yes' }, clientInfo: { name: 'c', version: '1' } };
+    expect(await errorOf(legacyHeaders(), { method: 'initialize', params })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('params.capabilities.elicitation') });
   });
 });

@@ -12,7 +12,7 @@ import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-s
 import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import type { ExecutionSnapshot } from '../../lambdas/operations/ports.ts';
-import { resultUriFor } from '../../lambdas/operations/result-store.ts';
+import { RESULT_URI_PREFIX, resultUriFor } from '../../lambdas/operations/result-store.ts';
 import type { ToolCatalog } from '../../lambdas/operations/tool-spec.ts';
 import { inputRequestId } from '../../lambdas/mcp/server-requests.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
@@ -170,7 +170,7 @@ async function seed(app: AsyncMcpApp, engine: FakeWorkflowEngine, send: Send): P
     const current = await app.operations.get({ ownerId: owner, token });
     return (await app.operations.applyExecution({ ownerId: owner, token }, engine.finish(current.executionArn!, result))) as OperationRecord;
   };
-  const output = (n: number) => JSON.stringify({ suite: `${RESULT_MARKER}-${n}`, passed: 2, failed: 1, durationSeconds: 60 });
+  const output = (n: number) => ({ suite: `${RESULT_MARKER}-${n}`, passed: 2, failed: 1, durationSeconds: 60 });
   const spilled = await finish('seed-completed', { status: 'SUCCEEDED', output: output(1) });
   await finish(ext.completed, { status: 'SUCCEEDED', output: output(2) });
   await finish(legacy.completed, { status: 'SUCCEEDED', output: output(3) });
@@ -185,7 +185,14 @@ async function seed(app: AsyncMcpApp, engine: FakeWorkflowEngine, send: Send): P
     const { key } = await app.operations.inputs.ask({ operation: { ownerId: owner, token }, executionName: record.executionName, key: 'confirm', request: question, taskToken: `tt-${token}` });
     inputRequestIds.push(inputRequestId(token, key));
   }
-  if (spilled.outcome?.kind !== 'stored-result') throw new Error('the seeded result was not stored as a resource');
+  // Stored as is, or shaped at completion into the resource_link the client reads.
+  const resultUri =
+    spilled.outcome?.kind === 'stored-result'
+      ? resultUriFor(spilled.outcome.resultId)
+      : spilled.outcome?.kind === 'call-tool-result'
+        ? (spilled.outcome.result.content as Array<{ uri?: string }> | undefined)?.[0]?.uri
+        : undefined;
+  if (!resultUri?.startsWith(RESULT_URI_PREFIX)) throw new Error(`the seeded result was not stored as a resource: ${JSON.stringify(spilled.outcome).slice(0, 300)}`);
   const sessionOf = async (principal: string) => {
     const params = { protocolVersion: LEGACY, capabilities: elicitation, clientInfo: { name: 'edge-fuzz', version: '1.0.0' } };
     const answer = await send(principal, legacyHeaders(), JSON.stringify({ jsonrpc: '2.0', id: 'seed-init', method: 'initialize', params }));
@@ -199,7 +206,7 @@ async function seed(app: AsyncMcpApp, engine: FakeWorkflowEngine, send: Send): P
     legacy,
     stranger,
     inputRequestIds,
-    resultUri: resultUriFor(spilled.outcome.resultId),
+    resultUri,
     sessionIds: { own: await sessionOf(OWNER), stranger: await sessionOf(STRANGER) },
   };
 }

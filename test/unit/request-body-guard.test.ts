@@ -125,3 +125,54 @@ describe('request ids and sizes', () => {
     expect(guarded.ok && guarded.parsedBody).toBeUndefined();
   });
 });
+
+describe('initialize params', () => {
+  const initialize = (params: unknown, id: unknown = 3) => JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params });
+  const valid = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } };
+
+  it('a well-formed initialize goes on to the SDK, unknown fields and _meta included', async () => {
+    expect(await guardRequestBody(post(initialize({ ...valid, _meta: { x: 1 }, extra: true })))).toMatchObject({ ok: true });
+  });
+
+  it('without protocolVersion: -32602 in band, for the request id, naming params.protocolVersion', async () => {
+    const { protocolVersion: _, ...rest } = valid;
+    const { status, body } = await refusal(post(initialize(rest, 'init-1')));
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      jsonrpc: '2.0',
+      id: 'init-1',
+      error: {
+        code: -32602,
+        message: 'Invalid params: params.protocolVersion: Invalid input: expected string, received undefined',
+        data: { field: 'params.protocolVersion' },
+      },
+    });
+  });
+
+  it.each([
+    ['a number for protocolVersion', { ...valid, protocolVersion: 20251125 }, 'params.protocolVersion'],
+    ['no capabilities', { protocolVersion: '2025-11-25', clientInfo: valid.clientInfo }, 'params.capabilities'],
+    ['no clientInfo', { protocolVersion: '2025-11-25', capabilities: {} }, 'params.clientInfo'],
+    ['clientInfo without a version', { ...valid, clientInfo: { name: 'c' } }, 'params.clientInfo.version'],
+    ['no params at all', undefined, 'params'],
+    ['a string for capabilities.roots', { ...valid, capabilities: { roots: 'yes' } }, 'params.capabilities.roots'],
+    ['a string for capabilities.elicitation', { ...valid, capabilities: { elicitation: 'x'.repeat(1000) } }, 'params.capabilities.elicitation'],
+  ])('%s: -32602 naming %s, never the raw issue list', async (_what, params, field) => {
+    const { body } = await refusal(post(initialize(params)));
+    expect(body.error).toMatchObject({ code: -32602, data: { field } });
+    expect(body.error.message).toMatch(/^Invalid params: /);
+    expect(body.error.message).not.toContain('"path"');
+  });
+
+  it('a body that is not a JSON-RPC request (params a string) is left to the SDK, which refuses it with -32600', async () => {
+    expect(await guardRequestBody(post(initialize('hello')))).toMatchObject({ ok: true });
+  });
+
+  it('an initialize with a 2026-07-28 header is left to the SDK, which refuses it before any handler', async () => {
+    expect(await guardRequestBody(post(initialize({}), { 'mcp-protocol-version': '2026-07-28' }))).toMatchObject({ ok: true });
+  });
+
+  it('an initialize notification (no id) is left to the SDK: there is nobody to answer', async () => {
+    expect(await guardRequestBody(post(JSON.stringify({ jsonrpc: '2.0', method: 'initialize', params: {} })))).toMatchObject({ ok: true });
+  });
+});
