@@ -15,6 +15,9 @@ export class LambdaFunctionError extends Error {
     super(payload.errorMessage);
     this.name = payload.errorType;
     this.payload = payload;
+    // The function's own stack, so lambdaErrorPayload (what the Step Functions facade reports) gives back this payload.
+    if (payload.trace && payload.trace.length > 0) this.stack = payload.trace.join('\n');
+    else delete (this as { stack?: string }).stack;
   }
 }
 

@@ -6,6 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaErrorPayload } from '../../../local/lambda-function-error.ts';
 import { LambdaFunctionError, startLocalFunction, type LocalFunction, type LocalFunctionOptions } from '../../../local/lambda/local-function.ts';
 import { assetRoot, writeAsset } from './lambda-assets.ts';
 
@@ -128,6 +129,7 @@ describe('a local function', () => {
     expect(error).toBeInstanceOf(LambdaFunctionError);
     expect(error.payload.errorType).toBe('Sandbox.Timedout');
     expect(error.payload.errorMessage).toMatch(/^RequestId: [0-9a-f-]{36} Error: Task timed out after 1\.00 seconds$/);
+    expect(lambdaErrorPayload(error)).toEqual(error.payload);
     const after = await fn.invoke({ waitMs: 0 });
     expect(after).not.toBe(first);
   });
@@ -140,6 +142,8 @@ describe('a local function', () => {
     expect(error.payload.errorMessage).toBe('bad input');
     expect(error.payload.trace?.[0]).toBe('TypeError: bad input');
     expect(error.payload.trace?.some((line) => line.includes('index.mjs'))).toBe(true);
+    // What the Step Functions facade makes of a thrown worker error is this very payload.
+    expect(lambdaErrorPayload(error)).toEqual(error.payload);
   });
 
   it('gives the handler a Lambda-shaped context', async () => {
