@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { accessDeniedMessage, type IamAuthority } from './iam-authority.ts';
-import { MissingFieldError, requestActions, s3Location, type ActionScope, type GatewayService, type RequestAction } from './request-actions.ts';
+import { MissingFieldError, NotAnOperationError, requestActions, s3Location, type ActionScope, type GatewayService, type RequestAction } from './request-actions.ts';
 import { NodeSha256, verifySigV4, type VerifyResult } from './sigv4-verifier.ts';
 
 export interface IamGatewayOptions {
@@ -88,8 +88,9 @@ export async function startIamGateway(options: IamGatewayOptions): Promise<IamGa
       const parsed = isS3 ? body : parseJson(body);
       actions = requestActions(options.service, { method, path: url.pathname, query: url.searchParams, headers, body: parsed }, scope);
     } catch (error) {
-      // A request that names no resource: the service itself answers it (ValidationException etc.).
-      if (!(error instanceof MissingFieldError) && !(error instanceof SyntaxError)) throw error;
+      // A request that names no operation or resource: the service itself answers it
+      // (UnknownOperationException, ValidationException, SerializationException), doing nothing.
+      if (!(error instanceof MissingFieldError || error instanceof NotAnOperationError || error instanceof SyntaxError)) throw error;
       actions = [];
     }
     for (const { action, resource, context } of actions) {

@@ -51,7 +51,7 @@ export function requestActions(service: GatewayService, request: ServiceRequest,
 /** The operation of an AWS JSON request, from `X-Amz-Target: <prefix><Operation>`. */
 export function operationOf(request: Pick<ServiceRequest, 'headers'>, prefix: string): string {
   const target = request.headers['x-amz-target'] ?? '';
-  if (!target.startsWith(prefix)) throw new Error(`X-Amz-Target "${target}" is not a ${prefix.slice(0, -1)} operation`);
+  if (!target.startsWith(prefix)) throw new NotAnOperationError(`X-Amz-Target "${target}" is not a ${prefix.slice(0, -1)} operation`);
   return target.slice(prefix.length);
 }
 
@@ -80,6 +80,12 @@ export function dynamodbActions(operation: string, body: Record<string, unknown>
         if (!action) throw new Error(`TransactWriteItems item "${kind}" is none of Put, Update, Delete, ConditionCheck`);
         return on(action, stringField(asObject(request), 'TableName'));
       });
+    case 'ExecuteStatement':
+      return [partiqlAction(stringField(body, 'Statement'), scope)];
+    case 'BatchExecuteStatement':
+      return asArray(body.Statements).map((item) => partiqlAction(stringField(asObject(item), 'Statement'), scope));
+    case 'ExecuteTransaction':
+      return asArray(body.TransactStatements).map((item) => partiqlAction(stringField(asObject(item), 'Statement'), scope));
     case 'ListTables':
     case 'DescribeLimits':
     case 'DescribeEndpoints':
@@ -94,6 +100,19 @@ export function dynamodbActions(operation: string, body: Record<string, unknown>
     default:
       return [on(operation, stringField(body, 'TableName'))];
   }
+}
+
+/** PartiQL statements are authorized as dynamodb:PartiQL<Verb> on the table they name. */
+function partiqlAction(statement: string, scope: ActionScope): RequestAction {
+  const match =
+    /^\s*(SELECT)\b[\s\S]*?\bFROM\s+"?([A-Za-z0-9_.-]+)"?(?:\."?([A-Za-z0-9_.-]+)"?)?/i.exec(statement) ??
+    /^\s*(INSERT)\s+INTO\s+"?([A-Za-z0-9_.-]+)"?/i.exec(statement) ??
+    /^\s*(UPDATE)\s+"?([A-Za-z0-9_.-]+)"?/i.exec(statement) ??
+    /^\s*(DELETE)\s+FROM\s+"?([A-Za-z0-9_.-]+)"?/i.exec(statement);
+  if (!match) throw new MissingFieldError('Statement');
+  const verb = match[1]!.charAt(0).toUpperCase() + match[1]!.slice(1).toLowerCase();
+  const table = tableArn(match[2]!, scope);
+  return { action: `dynamodb:PartiQL${verb}`, resource: match[3] ? `${table}/index/${match[3]}` : table };
 }
 
 /** Step Functions: machines for starts and lists, executions for the rest; SendTask* on the token's machine. */
@@ -201,7 +220,7 @@ export function s3Actions(request: ServiceRequest): RequestAction[] {
     case 'DELETE':
       return [on(q.has('uploadId') ? 's3:AbortMultipartUpload' : 's3:DeleteObject')];
     default:
-      throw new Error(`S3 ${method} is no operation`);
+      throw new NotAnOperationError(`S3 ${method} is no operation`);
   }
 }
 
@@ -242,4 +261,9 @@ export class MissingFieldError extends Error {
     super(`1 validation error detected: Value null at '${field}' failed to satisfy constraint: Member must not be null`);
     this.name = 'MissingFieldError';
   }
+}
+
+/** A request that names no operation of the service: the service itself answers it. */
+export class NotAnOperationError extends Error {
+  override name = 'NotAnOperationError';
 }

@@ -31,6 +31,13 @@ describe('the IAM actions of a service request', () => {
     expect(requestActions('dynamodb', json('DynamoDB_20120810.TransactGetItems', { TransactItems: [{ Get: { TableName: 'a' } }] }), scope)).toEqual([
       { action: 'dynamodb:GetItem', resource: table('a') },
     ]);
+    expect(requestActions('dynamodb', json('DynamoDB_20120810.ExecuteStatement', { Statement: 'SELECT * FROM "t"."byOwner" WHERE ownerKey = ?' }), scope)).toEqual([
+      { action: 'dynamodb:PartiQLSelect', resource: `${table('t')}/index/byOwner` },
+    ]);
+    expect(requestActions('dynamodb', json('DynamoDB_20120810.ExecuteTransaction', { TransactStatements: [{ Statement: "UPDATE \"t\" SET a = 1 WHERE pk = 'x'" }, { Statement: 'DELETE FROM t WHERE pk = ?' }] }), scope)).toEqual([
+      { action: 'dynamodb:PartiQLUpdate', resource: table('t') },
+      { action: 'dynamodb:PartiQLDelete', resource: table('t') },
+    ]);
     expect(() => requestActions('dynamodb', json('AWSStepFunctions.StartExecution', {}), scope)).toThrow(/not a DynamoDB_20120810 operation/);
   });
 
