@@ -85,8 +85,11 @@ export interface AskInput {
 /** A question that closed before its answer came, and why. */
 export interface ClosedAnswer {
   key: string;
-  reason: ClosedInput['reason'];
+  reason: LateReason;
 }
+
+/** Why an answer came too late. */
+export type LateReason = Exclude<ClosedInput['reason'], 'answered'>;
 
 /** What became of a set of answers: resumed states, keys not open (answered, unknown), and keys whose question had closed. */
 export interface AnswerOutcome {
@@ -229,16 +232,21 @@ export class InputRequests {
    * Claims the key, resumes its state, then takes the question off the record. False when
    * another answer won; why the question closed when its state no longer waits.
    */
-  private async deliver(key: OperationKey, inputKey: string, delivery: Delivery): Promise<boolean | ClosedInput['reason']> {
+  private async deliver(key: OperationKey, inputKey: string, delivery: Delivery): Promise<boolean | LateReason> {
+    // The claim also marks the key answered, so an answer that comes after the operation ended
+    // (and its questions were cleared) is told apart from one to a question nobody answered.
     const claimed = await this.update(key, (record, now) => {
       const entry = record.pendingInputs?.[inputKey];
       if (isTerminal(record.status) || !entry) return undefined;
       if (entry.answeringSince !== undefined && now - entry.answeringSince <= STALE_CLAIM_MS) return undefined;
-      return { pendingInputs: { ...record.pendingInputs, [inputKey]: { ...entry, answeringSince: now } } };
+      return {
+        pendingInputs: { ...record.pendingInputs, [inputKey]: { ...entry, answeringSince: now } },
+        closedInputs: { ...record.closedInputs, [inputKey]: { reason: 'answered' as const, at: now } },
+      };
     });
     const entry = claimed?.pendingInputs?.[inputKey];
     if (!claimed || !entry) return false;
-    let resumed: boolean | ClosedInput['reason'] = true;
+    let resumed: boolean | LateReason = true;
     try {
       if (delivery.kind === 'success') await this.deps.engine.sendTaskSuccess(entry.taskToken, delivery.output);
       else await this.deps.engine.sendTaskFailure(entry.taskToken, { error: delivery.error, cause: delivery.cause });
@@ -249,7 +257,8 @@ export class InputRequests {
           const current = record.pendingInputs?.[inputKey];
           if (!current) return undefined;
           const { answeringSince: _released, ...rest } = current;
-          return { pendingInputs: { ...record.pendingInputs, [inputKey]: rest } };
+          const { [inputKey]: _unanswered, ...closed } = record.closedInputs ?? {};
+          return { pendingInputs: { ...record.pendingInputs, [inputKey]: rest }, closedInputs: Object.keys(closed).length > 0 ? closed : undefined };
         }).catch(() => undefined);
         throw new OperationError('INTERNAL', 'The answer could not be delivered to the workflow', { cause: error });
       }
@@ -261,7 +270,7 @@ export class InputRequests {
   }
 
   /** Takes an answered (or void, then remembered as closed) question off the record. */
-  private async remove(key: OperationKey, inputKey: string, closedAs?: ClosedInput['reason']): Promise<void> {
+  private async remove(key: OperationKey, inputKey: string, closedAs?: LateReason): Promise<void> {
     await this.update(key, (record, now) => {
       if (!record.pendingInputs?.[inputKey]) return undefined;
       const { [inputKey]: _answered, ...rest } = record.pendingInputs;
@@ -334,15 +343,16 @@ function timedOut(entry: PendingInput, now: number): boolean {
 
 /**
  * Why an answer to `key` comes too late, when it does: its question closed, timed out, or
- * was still waiting when the operation ended. Undefined for a key answered already or never asked.
+ * was still waiting when the operation ended. Undefined for a key answered already (or being
+ * answered) or never asked.
  */
-function closedReason(record: OperationRecord, key: string, now: number): ClosedInput['reason'] | undefined {
+function closedReason(record: OperationRecord, key: string, now: number): LateReason | undefined {
   const closed = record.closedInputs?.[key];
-  if (closed) return closed.reason;
+  if (closed) return closed.reason === 'answered' ? undefined : closed.reason;
   const entry = record.pendingInputs?.[key];
-  if (!entry) return undefined;
-  if (timedOut(entry, now)) return 'timed-out';
-  return isTerminal(record.status) ? 'ended' : undefined;
+  if (entry && timedOut(entry, now)) return 'timed-out';
+  // Asked, never answered, and the run is over (its questions may have been cleared as it ended).
+  return isTerminal(record.status) && (entry !== undefined || (record.usedInputKeys ?? []).includes(key)) ? 'ended' : undefined;
 }
 
 /**

@@ -89,7 +89,7 @@ export interface OperationRecord extends OperationKey {
   pendingInputs?: Record<string, PendingInput>;
   /** Every key ever asked: a key names one question over the operation's whole life. */
   usedInputKeys?: string[];
-  /** Questions whose states stopped waiting without their answer, by key, so a late answer is told so. */
+  /** Questions that closed (answered, or their states stopped waiting without it), by key, so a late answer is told so. */
   closedInputs?: Record<string, ClosedInput>;
   /** Progress and log lines the execution reported, oldest first: the most recent few (see run-reports.ts). */
   reports?: RunReport[];
@@ -134,11 +134,12 @@ export interface PendingInput {
 }
 
 /**
- * Why a question closed unanswered: its state timed out (`timed-out`), or it stopped waiting
- * some other way (`ended`: its execution went on past it, or ended).
+ * How a question closed: answered (`answered`, from when its answer is being delivered), its
+ * state timed out (`timed-out`), or it stopped waiting some other way (`ended`: its execution
+ * went on past it, or ended).
  */
 export interface ClosedInput {
-  reason: 'timed-out' | 'ended';
+  reason: 'answered' | 'timed-out' | 'ended';
   /** Epoch milliseconds. */
   at: number;
 }

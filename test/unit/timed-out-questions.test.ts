@@ -115,6 +115,21 @@ describe('a question whose state ended some other way', () => {
     expect((await service.inputs.answer(record, { confirm: accept })).closed).toEqual([{ key: 'confirm', reason: 'ended' }]);
   });
 
+  it('the end of the run clears its questions; an answer to one nobody answered is told the run ended, a repeat of one that was answered is only ignored', async () => {
+    const { service, store, record, ask } = await started();
+    await ask('answered', { concurrent: true });
+    await ask('unanswered', { concurrent: true });
+    expect((await service.inputs.answer(record, { answered: accept })).resumed).toEqual(['answered']);
+    const current = await service.get(record);
+    // What every terminal transition writes: the pending questions go.
+    await store.transition(record, [current.status], { status: 'completed', pendingInputs: undefined, updatedAt: current.updatedAt + 1 });
+    expect(await service.inputs.answer(record, { unanswered: accept, answered: accept, never: accept })).toEqual({
+      resumed: [],
+      ignored: ['answered', 'never'],
+      closed: [{ key: 'unanswered', reason: 'ended' }],
+    });
+  });
+
   it('a second answer to a question answered already is still only ignored, and an answer of another principal names nothing', async () => {
     const { service, record, ask } = await started();
     await ask('confirm');
