@@ -308,15 +308,6 @@ export class InputRequests {
 
 type Delivery = { kind: 'success'; output: unknown } | { kind: 'failure'; error: string; cause: string };
 
-/**
- * The changes that close every question still pending, for a terminal transition's own
- * write: none is answered any more, and a late answer is told that the run ended.
- */
-export function closedAtEnd(record: OperationRecord, now: number): OperationChanges {
-  const { closed } = closeWhere(record, now, () => true);
-  return closed ? { pendingInputs: undefined, closedInputs: closed } : {};
-}
-
 /** The changes that leave `open` pending; with none, the operation is back to `working`. */
 function pendingChanges(record: OperationRecord, open: Record<string, PendingInput>): OperationChanges {
   const empty = Object.keys(open).length === 0;
