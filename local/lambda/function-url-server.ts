@@ -21,9 +21,13 @@ const FORBIDDEN = '{"Message":"Forbidden"}';
 const INTERNAL_ERROR = '{"Message":"Internal Server Error"}';
 const TOO_LARGE = `{"Message":"Request must be smaller than ${FUNCTION_URL_PAYLOAD_LIMIT} bytes for the InvokeFunction operation"}`;
 
+type AuthorizeResult = { allowed: true } | { allowed: false; message: string };
+
+export type FunctionUrlDecision = { allowed: true } | { allowed: false; message: string };
+
 /** What the URL needs of the IAM authority (local/iam/iam-authority.ts): who signed, and may they invoke. */
 export interface FunctionUrlAuthority extends SigV4Authority {
-  authorize(request: { principalArn: string; action: string; resource: string; context?: Record<string, string | string[]> }): { allowed: true } | { allowed: false; message: string };
+  authorize(request: { principalArn: string; action: string; resource: string; context?: Record<string, string | string[]> }): AuthorizeResult | Promise<AuthorizeResult>;
 }
 
 export interface FunctionUrlServerOptions {
@@ -86,7 +90,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
       options.onLog?.(`Function URL: 403 ${verified.reason}`);
       return send(response, 403, FORBIDDEN, { 'x-amzn-errortype': 'AccessDeniedException' });
     }
-    const decision = iam.authorize({
+    const decision = await iam.authorize({
       principalArn: verified.caller.userArn,
       action: 'lambda:InvokeFunctionUrl',
       resource: options.functionArn,
