@@ -10,6 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import fs from 'node:fs';
+import dns from 'node:dns';
 import Module, { register, syncBuiltinESMExports } from 'node:module';
 import { join, sep } from 'node:path';
 import { Writable } from 'node:stream';
@@ -32,6 +33,7 @@ captureOutput();
 formatConsole();
 if (config.sourceMaps) process.setSourceMapsEnabled(true);
 resolveLikeLambda();
+resolveLoopbackPrefixes();
 mapTaskRoot();
 globalThis.awslambda = { streamifyResponse, HttpResponseStream: { from: httpResponseStreamFrom } };
 process.on('uncaughtException', (error) => fatal(error, errorPayload(error)));
@@ -79,6 +81,22 @@ function formatConsole() {
  * createRequire shims of cdk/aws-sdk-require) does not pass through ESM hooks on this Node, so
  * the CommonJS resolver gets the same rule.
  */
+/**
+ * The SDK puts an endpoint's host prefix before the configured host (StartSyncExecution goes to
+ * `sync-<host>`), which resolves in AWS but not for a loopback endpoint such as 127.0.0.1: a
+ * `<prefix>-127.x.y.z` or `*.localhost` name resolves to loopback here (RFC 6761 for localhost).
+ */
+function resolveLoopbackPrefixes() {
+  const lookup = dns.lookup;
+  dns.lookup = /** @type {typeof dns.lookup} */ (
+    function (hostname, ...rest) {
+      const prefixed = /^[a-z0-9-]+-(127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i.exec(hostname);
+      const target = prefixed ? prefixed[1] : /\.localhost$/i.test(hostname) ? '127.0.0.1' : hostname;
+      return lookup.call(this, target, ...rest);
+    }
+  );
+}
+
 function resolveLikeLambda() {
   register('./runtime-modules-hook.mjs', import.meta.url, { data: { assetDir: config.assetDir, repoRoot: config.repoRoot } });
   const runtimeRequire = Module.createRequire(join(config.repoRoot, 'package.json'));
