@@ -33,6 +33,11 @@ export class TaskTokens {
   private readonly tasks = new Map<string, TokenTask>();
   private readonly ended: string[] = [];
 
+  /** The execution a token was issued for, while it is known (IAM authorizes SendTask* on its machine). */
+  executionOf(token: string): string | undefined {
+    return this.tasks.get(token)?.executionArn;
+  }
+
   /** Issues a token for a task of `executionArn`; its outcome is read with `wait`. */
   mint(executionArn: string): string {
     const token = randomBytes(48).toString('base64url');

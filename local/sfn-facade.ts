@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { walkDefinition } from './asl-definition.ts';
 import { LAMBDA_INVOKE } from './asl-tasks.ts';
 import { createSfnActions } from './sfn-facade-actions.ts';
-import { stateMachineArn } from './sfn-facade-arns.ts';
+import { parseExecutionArn, stateMachineArn } from './sfn-facade-arns.ts';
 import { ExecutionEngine, type PreparedMachine } from './sfn-facade-engine.ts';
 import { createLocalInterpreter } from './sfn-facade-interpreter.ts';
 import type { TaskMocks } from './sfn-facade-mocks.ts';
@@ -82,6 +82,8 @@ export interface SfnFacade {
   endpoint: string;
   /** The ARN of one of `stateMachines`; throws for a name that is not among them. */
   stateMachineArn(name: string): string;
+  /** The state machine whose execution a task token was issued to, while the token is known. */
+  stateMachineOfTaskToken(token: string): string | undefined;
   /**
    * Stops serving and stops every running execution without recording an outcome, as a
    * stopped process would: with `dataDir`, the next start marks them FAILED (`Local.RuntimeRestarted`).
@@ -156,6 +158,12 @@ export async function startSfnFacade(options: SfnFacadeOptions): Promise<SfnFaca
       const machine = machines.find((m) => m.name === name);
       if (!machine) throw new Error(`no local state machine named "${name}"`);
       return machine.arn;
+    },
+    stateMachineOfTaskToken(token) {
+      const execution = tokens.executionOf(token);
+      if (!execution) return undefined;
+      const { machine } = parseExecutionArn(execution);
+      return stateMachineArn(scope, machine);
     },
     close() {
       closing ??= (async () => {
