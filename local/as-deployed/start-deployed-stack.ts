@@ -1,0 +1,281 @@
+/**
+ * Runs what `cdk deploy` would deploy, from the cloud assembly alone: the template's table in
+ * dynalite (with a TTL sweeper on its TTL attribute), its bucket in s3rver, its secret, each
+ * function's bundled asset in a sandbox of its own with its role's credentials, each state
+ * machine's resolved definition in the Step Functions facade under its role, the event rule with
+ * its retry policy and dead-letter queue, and the Function URL. Every AWS call a function makes
+ * goes through an IAM gateway that enforces the caller's role; every Task a machine runs is
+ * authorized as the machine's role.
+ */
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { loadDeployedStack } from '../assembly/build-deployed-stack.ts';
+import type { DeployedFunction, DeployedStack } from '../assembly/deployed-stack.ts';
+import { startLocalDynamo } from '../dynamo-local.ts';
+import { startTtlSweeper, type TtlSweeperOptions } from '../dynamo-ttl-sweeper.ts';
+import { assumedRole, IamAuthority, roleNameOf } from '../iam/iam-authority.ts';
+import { startIamGateway } from '../iam/iam-gateway.ts';
+import { integrationActions } from '../iam/integration-action.ts';
+import { LambdaFunctionError, startLocalFunction, type LocalFunction } from '../lambda/local-function.ts';
+import { serveFunctionUrl } from '../lambda/function-url-server.ts';
+import { startLocalResults } from '../local-results.ts';
+import { TaskError } from '../sfn-facade-errors.ts';
+import { startSfnFacade, type TaskAuthorization } from '../sfn-facade.ts';
+import { createDeadLetterQueue, type DeadLetterQueue } from './dead-letter-queue.ts';
+import { createRuleDelivery, type RuleDelivery } from './event-rule-delivery.ts';
+import { createFunctionLogs } from './function-logs.ts';
+import { startLocalSecrets } from './local-secrets-adapter.ts';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 3000;
+/** s3rver checks signatures against its own fixed key pair; the gateway re-signs with it. */
+const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+export interface DeployedStackOptions {
+  /** The cloud assembly `cdk synth -o DIR` wrote. */
+  cdkOut: string;
+  /** Keep data (table, bucket, secret, executions, dead letters, logs) here across restarts; in memory when absent. */
+  dataDir?: string;
+  host?: string;
+  /** 0 picks a free port. @default 3000 */
+  port?: number;
+  /** Scales Wait states and the event rule's retry backoff; 1 = real time. */
+  waitTimeScale?: number;
+  /** How late expired records are deleted. @default lagSeconds 60, intervalMs 10000 */
+  ttl?: Pick<TtlSweeperOptions, 'lagSeconds' | 'intervalMs'>;
+  /** Where prefixed function log lines go. @default stdout */
+  log?: (line: string) => void;
+}
+
+export interface DeployedLocalStack {
+  /** The MCP endpoint: the Function URL with path /mcp. */
+  url: URL;
+  model: DeployedStack;
+  authority: IamAuthority;
+  dynamo: { endpoint: string; tableName: string; client: DynamoDBClient };
+  results: { endpoint: string; bucketName: string };
+  /** The facade's own endpoint (no IAM), for inspecting executions. */
+  sfnEndpoint: string;
+  /** The IAM-enforcing endpoints the functions are given. */
+  gateways: { dynamodb: string; states: string; s3: string; secretsmanager: string };
+  /** The running functions, by logical id. */
+  functions: Map<string, LocalFunction>;
+  deadLetterQueues: DeadLetterQueue[];
+  /** Sends every dead letter through its rule's target again; removes those that succeed. */
+  replayDeadLetters(): Promise<{ replayed: number; failed: number }>;
+  /** Resolves when every event published so far has been delivered or dead-lettered. */
+  drainEvents(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startDeployedStack(options: DeployedStackOptions): Promise<DeployedLocalStack> {
+  const model = loadDeployedStack(resolve(options.cdkOut));
+  const scope = { region: model.region, accountId: model.accountId };
+  const host = options.host ?? DEFAULT_HOST;
+  const data = options.dataDir ? resolve(options.dataDir) : undefined;
+  const under = (folder: string) => (data ? { dataDir: resolve(data, folder) } : {});
+  const authority = new IamAuthority(model.roles, { ...scope, permissions: model.permissions });
+  const closers: Array<() => Promise<void>> = [];
+  const logs = createFunctionLogs({ ...(data ? { dataDir: data } : {}), ...(options.log ? { console: options.log } : {}) });
+  closers.push(() => logs.close());
+  try {
+    const { table } = model;
+    const dynamo = await startLocalDynamo({
+      ...under('dynamodb'),
+      tableName: table.name,
+      schema: {
+        KeySchema: table.keySchema,
+        AttributeDefinitions: table.attributeDefinitions,
+        // Only what CreateTable takes: a template's GSI may carry CloudFormation-only fields.
+        ...(table.globalSecondaryIndexes.length > 0
+          ? { GlobalSecondaryIndexes: table.globalSecondaryIndexes.map((i) => ({ IndexName: i.IndexName, KeySchema: i.KeySchema, Projection: i.Projection })) }
+          : {}),
+      },
+    });
+    closers.push(() => dynamo.close());
+    if (table.ttlAttribute) {
+      const sweeper = startTtlSweeper({ client: dynamo.client, tableName: table.name, attribute: table.ttlAttribute, ...options.ttl });
+      closers.push(() => sweeper.close());
+    }
+    const results = await startLocalResults({ host, ...under('results'), bucketName: model.bucket.name });
+    closers.push(() => results.close());
+    const secrets = await startLocalSecrets(model.secret, { host, ...under('secretsmanager') });
+    closers.push(() => secrets.close());
+
+    const functions = new Map<string, LocalFunction>();
+    const functionFor = (arnOrName: string): { fn: DeployedFunction; local: LocalFunction } => {
+      const version = model.versions.find((v) => v.arn === arnOrName);
+      const unqualified = arnOrName.startsWith('arn:') ? arnOrName.split(':').slice(0, 7).join(':') : undefined;
+      const fn = model.functions.find((f) => (version ? f.logicalId === version.functionLogicalId : f.arn === unqualified || f.name === arnOrName));
+      const local = fn && functions.get(fn.logicalId);
+      if (!fn || !local) throw new TaskError('Lambda.ResourceNotFoundException', `Function not found: ${arnOrName}`);
+      return { fn, local };
+    };
+    // As Step Functions reports a function error: Error = errorType, Cause = the runtime's payload.
+    const invokeFunction = async (arnOrName: string, payload: unknown) => {
+      try {
+        return await functionFor(arnOrName).local.invoke(payload);
+      } catch (error) {
+        if (error instanceof LambdaFunctionError) throw new TaskError(error.payload.errorType, JSON.stringify(error.payload));
+        throw error;
+      }
+    };
+
+    const deadLetterQueues = model.queues.map((queue) => createDeadLetterQueue(queue, data));
+    const rules: RuleDelivery[] = model.rules.map((rule) =>
+      createRuleDelivery({
+        rule,
+        invoke: (arn, event) => functionFor(arn).local.invoke(event),
+        deadLetterQueues: new Map(deadLetterQueues.map((q) => [q.queue.arn, q])),
+        ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
+        // EventBridge needs the function's resource policy (AWS::Lambda::Permission) to allow it.
+        mayInvoke: async (arn) =>
+          (await authority.authorize({ principalArn: 'events.amazonaws.com', action: 'lambda:InvokeFunction', resource: arn, context: { 'aws:SourceArn': rule.arn, 'aws:SourceAccount': model.accountId } })).allowed,
+      }),
+    );
+    closers.push(async () => void (await Promise.all(rules.map((rule) => rule.close()))));
+
+    const facade = await startSfnFacade({
+      stateMachines: model.stateMachines.map((machine) => ({
+        name: machine.name,
+        definitionText: machine.definition,
+        workflowType: machine.type,
+        roleArn: machine.roleArn,
+      })),
+      resolveWorker: (worker) => {
+        throw new Error(`a deployed definition names \${Worker_${worker}}: DefinitionSubstitutions should have replaced it`);
+      },
+      invokeFunction,
+      authorize: (request) => authorizeTask(authority, request),
+      onStatusChange: (event) => rules.forEach((rule) => rule.publish(event)),
+      ...scope,
+      ...under('stepfunctions'),
+      ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
+    });
+    closers.push(() => facade.close());
+
+    const gateway = async (service: 'dynamodb' | 'states' | 's3' | 'secretsmanager', upstream: string) => {
+      const started = await startIamGateway({
+        service,
+        upstream,
+        authority,
+        host,
+        ...(service === 's3' ? { upstreamCredentials: S3RVER_CREDENTIALS } : {}),
+        resolve: {
+          secretArn: (id) => (id === model.secret.arn || id === model.secret.name ? model.secret.arn : undefined),
+          stateMachineOfTaskToken: (token) => facade.stateMachineOfTaskToken(token),
+        },
+      });
+      closers.push(() => started.close());
+      return started.endpoint;
+    };
+    const gateways = {
+      dynamodb: await gateway('dynamodb', dynamo.endpoint),
+      states: await gateway('states', facade.endpoint),
+      s3: await gateway('s3', results.endpoint),
+      secretsmanager: await gateway('secretsmanager', secrets.endpoint),
+    };
+
+    for (const fn of model.functions) {
+      const credentials = authority.credentialsFor(fn.roleArn, fn.name);
+      const local = await startLocalFunction({
+        fn,
+        runtimeEnvironment: {
+          AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+          AWS_SESSION_TOKEN: credentials.sessionToken,
+          AWS_REGION: model.region,
+          AWS_DEFAULT_REGION: model.region,
+          // The SDK v3 reads AWS_ENDPOINT_URL_<SERVICE ID>; an IP endpoint makes S3 path-style on its own.
+          AWS_ENDPOINT_URL_DYNAMODB: gateways.dynamodb,
+          AWS_ENDPOINT_URL_SFN: gateways.states,
+          AWS_ENDPOINT_URL_S3: gateways.s3,
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: gateways.secretsmanager,
+        },
+        onLog: logs.sink(fn.logicalId),
+      });
+      functions.set(fn.logicalId, local);
+      closers.push(() => local.close());
+    }
+
+    if (!model.functionUrl) throw new Error(`${options.cdkOut}: the stack has no AWS::Lambda::Url to serve MCP on`);
+    const urlConfig = model.functionUrl;
+    const target = model.functions.find((f) => f.logicalId === urlConfig.targetFunctionLogicalId)!;
+    const served = await serveFunctionUrl({
+      url: urlConfig,
+      fn: functions.get(target.logicalId)!,
+      functionArn: target.arn,
+      host,
+      port: options.port ?? DEFAULT_PORT,
+      path: '/mcp',
+      ...(urlConfig.authType === 'AWS_IAM' ? { iam: authority } : {}),
+      onLog: logs.sink(urlConfig.logicalId),
+    });
+    closers.push(() => served.close());
+
+    return {
+      url: served.url,
+      model,
+      authority,
+      dynamo: { endpoint: dynamo.endpoint, tableName: table.name, client: dynamo.client },
+      results: { endpoint: results.endpoint, bucketName: results.bucketName },
+      sfnEndpoint: facade.endpoint,
+      gateways,
+      functions,
+      deadLetterQueues,
+      replayDeadLetters: () => replayDeadLetters(deadLetterQueues, rules, model),
+      drainEvents: async () => void (await Promise.all(rules.map((rule) => rule.drain()))),
+      close: () => closeAll(closers),
+    };
+  } catch (error) {
+    await closeAll(closers);
+    throw error;
+  }
+}
+
+/**
+ * What Step Functions checks before a Task calls a service: the machine's role must allow the
+ * action on the resource. A denial fails the Task the way the service's AccessDenied does.
+ */
+async function authorizeTask(authority: IamAuthority, request: TaskAuthorization): Promise<void> {
+  const actions = integrationActions(request.resource, request.parameters, { region: authority.region, accountId: authority.accountId });
+  const roleName = roleNameOf(request.roleArn) ?? request.roleArn;
+  const principalArn = assumedRole(authority.accountId, roleName, randomUUID().replace(/-/g, ''));
+  for (const { action, resource } of actions) {
+    const decision = await authority.authorize({ principalArn, action, resource });
+    if (decision.allowed) continue;
+    const service = action.split(':')[0]!;
+    if (service === 'lambda') {
+      throw new TaskError('Lambda.AWSLambdaException', `${decision.message} (Service: AWSLambda; Status Code: 403; Error Code: AccessDeniedException; Request ID: ${randomUUID()}; Proxy: null)`);
+    }
+    throw new TaskError(`${serviceErrorPrefix(service)}.AccessDeniedException`, `${decision.message} (Service: ${service}; Status Code: 400; Error Code: AccessDeniedException; Request ID: ${randomUUID()}; Proxy: null)`);
+  }
+}
+
+function serviceErrorPrefix(service: string): string {
+  const known: Record<string, string> = { dynamodb: 'DynamoDb', states: 'Sfn', s3: 'S3', sns: 'Sns', sqs: 'Sqs', events: 'EventBridge', secretsmanager: 'SecretsManager' };
+  return known[service] ?? service.charAt(0).toUpperCase() + service.slice(1);
+}
+
+async function replayDeadLetters(queues: DeadLetterQueue[], rules: RuleDelivery[], model: DeployedStack): Promise<{ replayed: number; failed: number }> {
+  let replayed = 0;
+  let failed = 0;
+  for (const queue of queues) {
+    for (const letter of await queue.list()) {
+      const ruleIndex = model.rules.findIndex((rule) => rule.arn === letter.attributes.RULE_ARN);
+      const ok = ruleIndex >= 0 && (await rules[ruleIndex]!.replay(letter));
+      if (ok) {
+        await queue.remove(letter.messageId);
+        replayed++;
+      } else failed++;
+    }
+  }
+  return { replayed, failed };
+}
+
+async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
+  for (const close of closers.splice(0).reverse()) {
+    await close().catch(() => undefined);
+  }
+}
