@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { KeyTooLongError } from '../operations/ports.ts';
 import type { OperationChanges, OperationKey, OperationRecord, OperationStatus } from '../operations/operation.ts';
-import { RecordTooLargeError, STORE_LIMITS } from '../operations/ports.ts';
+import { MAX_REQUEST_ALIASES_PER_OPERATION, RecordTooLargeError, STORE_LIMITS } from '../operations/ports.ts';
 import type { CreateResult, Page, RecordStore, RequestAlias, SlotAlias, SlotClaim } from '../operations/ports.ts';
 import {
   EXPIRES_AT,
@@ -220,14 +220,76 @@ export class DynamoDbRecordStore implements RecordStore {
     }
   }
 
+  /**
+   * Only while the token holds its slot: an alias of an operation that is over names nothing
+   * to cancel. The token's newest few ids are listed beside the aliases (`ids#<token>`), and
+   * the alias of an id that falls off the list goes in the same write, unless another token's
+   * call has taken that id since. So retries under new ids never grow the slot item.
+   */
   async putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void> {
-    // Only while the token holds its slot: an alias of an operation that is over names nothing to cancel.
-    await this.#updateSlotItem(ownerId, {
-      UpdateExpression: 'SET #alias = :alias',
-      ConditionExpression: 'contains(#tokens, :token)',
-      ExpressionAttributeNames: { '#alias': aliasAttribute(requestId), '#tokens': 'tokens' },
-      ExpressionAttributeValues: { ':alias': aliasValue(alias), ':token': { S: alias.token } },
-    });
+    const Key = { [PK]: { S: slotPk(ownerId) } };
+    const idsName = aliasIdsAttribute(alias.token);
+    /** Ids falling off the list whose alias another token holds: left to that token. */
+    const foreign = new Set<string>();
+    for (let attempt = 0; attempt < ALIAS_WRITE_ATTEMPTS; attempt++) {
+      const current = await this.#getSlotAttributes(ownerId, ['tokens', idsName]);
+      if (!current?.tokens?.SS?.includes(alias.token)) return;
+      const old = idsOf(current[idsName]);
+      const ids = [...old.filter((id) => id !== requestId), requestId];
+      const dropped = ids.splice(0, Math.max(0, ids.length - MAX_REQUEST_ALIASES_PER_OPERATION));
+      const removed = dropped.filter((id) => !foreign.has(id));
+      const names: Record<string, string> = { '#alias': aliasAttribute(requestId), '#ids': idsName, '#tokens': 'tokens' };
+      const conditions = ['contains(#tokens, :token)', old.length === 0 ? 'attribute_not_exists(#ids)' : '#ids = :old'];
+      removed.forEach((id, i) => {
+        names[`#d${i}`] = aliasAttribute(id);
+        names['#token'] = 'token';
+        conditions.push(`(attribute_not_exists(#d${i}) OR #d${i}.#token = :token)`);
+      });
+      try {
+        await this.#client.send(
+          new UpdateItemCommand({
+            TableName: this.#tableName,
+            Key,
+            UpdateExpression: `SET #alias = :alias, #ids = :ids${removed.length === 0 ? '' : ` REMOVE ${removed.map((_, i) => `#d${i}`).join(', ')}`}`,
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: {
+              ':alias': aliasValue(alias),
+              ':token': { S: alias.token },
+              ':ids': idsValue(ids),
+              ...(old.length === 0 ? {} : { ':old': idsValue(old) }),
+            },
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
+      }
+      // A race: the slot was released, the list changed, or a dropped id was taken by another call.
+      if (removed.length === 0) continue;
+      const aliases = await this.#getSlotAttributes(ownerId, removed.map(aliasAttribute));
+      for (const id of removed) {
+        const token = aliases?.[aliasAttribute(id)]?.M?.token?.S;
+        if (token !== undefined && token !== alias.token) foreign.add(id);
+      }
+    }
+  }
+
+  /** Some attributes of the owner's slot item, read consistently. */
+  async #getSlotAttributes(ownerId: string, attributes: readonly string[]): Promise<Item | undefined> {
+    const names = Object.fromEntries(attributes.map((attribute, i) => [`#a${i}`, attribute]));
+    const output = await this.#send('GetItem', () =>
+      this.#client.send(
+        new GetItemCommand({
+          TableName: this.#tableName,
+          Key: { [PK]: { S: slotPk(ownerId) } },
+          ProjectionExpression: Object.keys(names).join(', '),
+          ExpressionAttributeNames: names,
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return output.Item;
   }
 
   async deleteRequestAlias(ownerId: string, requestId: string): Promise<void> {
@@ -323,14 +385,18 @@ export class DynamoDbRecordStore implements RecordStore {
           TableName: this.#tableName,
           Key,
           // The request alias rides on the same write: a cancel by request id costs the start nothing extra.
-          UpdateExpression: alias ? 'ADD #tokens :tokens SET #alias = :alias' : 'ADD #tokens :tokens',
+          // A new slot's token has no ids listed yet: its list starts with this one.
+          UpdateExpression: alias ? 'ADD #tokens :tokens SET #alias = :alias, #ids = :ids' : 'ADD #tokens :tokens',
           ConditionExpression: SLOT_IS_FREE,
-          ExpressionAttributeNames: { '#tokens': 'tokens', ...(alias ? { '#alias': aliasAttribute(alias.requestId) } : {}) },
+          ExpressionAttributeNames: {
+            '#tokens': 'tokens',
+            ...(alias ? { '#alias': aliasAttribute(alias.requestId), '#ids': aliasIdsAttribute(token) } : {}),
+          },
           ExpressionAttributeValues: {
             ':tokens': { SS: [token] },
             ':token': { S: token },
             ':limit': number(limit),
-            ...(alias ? { ':alias': aliasValue({ token, expiresAt: alias.expiresAt }) } : {}),
+            ...(alias ? { ':alias': aliasValue({ token, expiresAt: alias.expiresAt }), ':ids': idsValue([alias.requestId]) } : {}),
           },
         }),
       );
@@ -343,10 +409,17 @@ export class DynamoDbRecordStore implements RecordStore {
     return 'already-held';
   }
 
-  /** `DELETE` from the set, then drop the item once empty, so released owners leave nothing behind. */
+  /**
+   * `DELETE` from the set, then drop the item once empty, so released owners leave nothing
+   * behind. The token's list of ids goes in the same write (and the alias of `requestId`
+   * with it, when it still names the token); the other ids its retries aliased follow, each
+   * only while it still names the token.
+   */
   async releaseActiveSlot(ownerId: string, token: string, requestId?: string): Promise<void> {
     const Key = { [PK]: { S: slotPk(ownerId) } };
-    let remaining: Item | undefined;
+    const idsName = aliasIdsAttribute(token);
+    let before: Item | undefined;
+    let aliasGone = false;
     if (requestId !== undefined) {
       // The slot and the alias in one write, when the alias still names this token.
       try {
@@ -354,43 +427,55 @@ export class DynamoDbRecordStore implements RecordStore {
           new UpdateItemCommand({
             TableName: this.#tableName,
             Key,
-            UpdateExpression: 'DELETE #tokens :tokens REMOVE #alias',
+            UpdateExpression: 'DELETE #tokens :tokens REMOVE #alias, #ids',
             ConditionExpression: '#alias.#token = :token',
-            ExpressionAttributeNames: { '#tokens': 'tokens', '#alias': aliasAttribute(requestId), '#token': 'token' },
+            ExpressionAttributeNames: { '#tokens': 'tokens', '#alias': aliasAttribute(requestId), '#token': 'token', '#ids': idsName },
             ExpressionAttributeValues: { ':tokens': { SS: [token] }, ':token': { S: token } },
-            ReturnValues: 'ALL_NEW',
+            ReturnValues: 'UPDATED_OLD',
           }),
         );
-        return await this.#dropIfEmpty(Key, output.Attributes);
+        before = output.Attributes;
+        aliasGone = true;
       } catch (error) {
         // A later call took the alias (or none was kept): release the slot alone.
         if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
       }
     }
-    try {
-      const output = await this.#client.send(
-        new UpdateItemCommand({
-          TableName: this.#tableName,
-          Key,
-          UpdateExpression: 'DELETE #tokens :tokens',
-          // Without it, an update of an absent item would create an empty one.
-          ConditionExpression: ITEM_EXISTS,
-          ExpressionAttributeNames: { '#pk': PK, '#tokens': 'tokens' },
-          ExpressionAttributeValues: { ':tokens': { SS: [token] } },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      remaining = output.Attributes;
-    } catch (error) {
-      if (isConditionFailure(error)) return;
-      throw storeError('UpdateItem', error);
+    if (!aliasGone) {
+      try {
+        const output = await this.#client.send(
+          new UpdateItemCommand({
+            TableName: this.#tableName,
+            Key,
+            UpdateExpression: 'DELETE #tokens :tokens REMOVE #ids',
+            // Without it, an update of an absent item would create an empty one.
+            ConditionExpression: ITEM_EXISTS,
+            ExpressionAttributeNames: { '#pk': PK, '#tokens': 'tokens', '#ids': idsName },
+            ExpressionAttributeValues: { ':tokens': { SS: [token] } },
+            ReturnValues: 'UPDATED_OLD',
+          }),
+        );
+        before = output.Attributes;
+      } catch (error) {
+        if (isConditionFailure(error)) return;
+        throw storeError('UpdateItem', error);
+      }
     }
-    await this.#dropIfEmpty(Key, remaining);
+    const remaining = (before?.tokens?.SS ?? []).filter((held) => held !== token);
+    if (remaining.length === 0 && (await this.#dropIfEmpty(Key))) return;
+    for (const id of idsOf(before?.[idsName])) {
+      if (aliasGone && id === requestId) continue;
+      await this.#updateSlotItem(ownerId, {
+        UpdateExpression: 'REMOVE #alias',
+        ConditionExpression: '#alias.#token = :token',
+        ExpressionAttributeNames: { '#alias': aliasAttribute(id), '#token': 'token' },
+        ExpressionAttributeValues: { ':token': { S: token } },
+      });
+    }
   }
 
   /** Drops the owner's slot item once no slot is held, and the aliases kept on it with it. */
-  async #dropIfEmpty(Key: Item, remaining: Item | undefined): Promise<void> {
-    if (remaining?.tokens) return;
+  async #dropIfEmpty(Key: Item): Promise<boolean> {
     try {
       // Conditional, so a claim that slipped in between keeps its slot.
       await this.#client.send(
@@ -401,8 +486,10 @@ export class DynamoDbRecordStore implements RecordStore {
           ExpressionAttributeNames: { '#tokens': 'tokens' },
         }),
       );
+      return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw storeError('DeleteItem', error);
+      return false;
     }
   }
 
@@ -490,6 +577,29 @@ function storeError(operation: string, error: unknown): Error {
 function aliasAttribute(requestId: string): string {
   return `alias#${requestId}`;
 }
+
+/**
+ * The newest request ids aliased to a token, oldest first, on the slot item beside the
+ * aliases: one JSON string, so a write can be conditioned on the list it read (string
+ * equality holds in every DynamoDB; list equality not in the local one).
+ */
+function aliasIdsAttribute(token: string): string {
+  return `ids#${token}`;
+}
+
+function idsValue(ids: readonly string[]): Item[string] {
+  return { S: JSON.stringify(ids) };
+}
+
+function idsOf(value: Item[string] | undefined): string[] {
+  if (value?.S === undefined) return [];
+  const ids: unknown = JSON.parse(value.S);
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) throw new RecordStoreError('Malformed request id list');
+  return ids;
+}
+
+/** Attempts of an alias write that races other writes of the same slot item. */
+const ALIAS_WRITE_ATTEMPTS = 3;
 
 function aliasValue(alias: RequestAlias): Item[string] {
   return { M: { token: { S: alias.token }, [EXPIRES_AT]: number(alias.expiresAt) } };

@@ -9,6 +9,7 @@ import type { OperationChanges, OperationKey, OperationRecord, OperationStatus }
 import {
   InvalidCursorError,
   KeyTooLongError,
+  MAX_REQUEST_ALIASES_PER_OPERATION,
   RecordTooLargeError,
   STORE_LIMITS,
   type CreateResult,
@@ -140,7 +141,7 @@ export class InMemoryRecordStore implements RecordStore {
     checkOwnerId(ownerId);
     // Only while the token holds its slot; last writer wins (JSON-RPC ids repeat across connections).
     if (!this.#slots.get(slotKey(ownerId))?.has(alias.token)) return;
-    this.#aliasesOf(ownerId).set(requestId, { token: alias.token, expiresAt: alias.expiresAt });
+    this.#setAlias(ownerId, requestId, alias);
   }
 
   async deleteRequestAlias(ownerId: string, requestId: string): Promise<void> {
@@ -186,7 +187,7 @@ export class InMemoryRecordStore implements RecordStore {
       this.#checkSlotsSize(ownerId, tokens, token);
       this.#slots.set(key, tokens);
     }
-    if (alias) this.#aliasesOf(ownerId).set(alias.requestId, { token, expiresAt: alias.expiresAt });
+    if (alias) this.#setAlias(ownerId, alias.requestId, { token, expiresAt: alias.expiresAt });
     return held ? 'already-held' : 'claimed';
   }
 
@@ -195,12 +196,22 @@ export class InMemoryRecordStore implements RecordStore {
     const tokens = this.#slots.get(key);
     tokens?.delete(token);
     const aliases = this.#aliases.get(key);
-    if (requestId !== undefined && aliases?.get(requestId)?.token === token) aliases.delete(requestId);
+    // Every alias still naming the token goes with its slot (`requestId`'s among them).
+    for (const [id, alias] of aliases ?? []) if (alias.token === token) aliases!.delete(id);
     if (tokens?.size === 0) {
       // The slot item goes, and the aliases kept on it with it.
       this.#slots.delete(key);
       this.#aliases.delete(key);
     }
+  }
+
+  /** Sets an alias, newest last; the token keeps its newest MAX_REQUEST_ALIASES_PER_OPERATION, as the DynamoDB store does. */
+  #setAlias(ownerId: string, requestId: string, alias: RequestAlias): void {
+    const aliases = this.#aliasesOf(ownerId);
+    aliases.delete(requestId);
+    aliases.set(requestId, { token: alias.token, expiresAt: alias.expiresAt });
+    const own = [...aliases].filter(([, kept]) => kept.token === alias.token).map(([id]) => id);
+    for (const id of own.slice(0, Math.max(0, own.length - MAX_REQUEST_ALIASES_PER_OPERATION))) aliases.delete(id);
   }
 
   #aliasesOf(ownerId: string): Map<string, RequestAlias> {

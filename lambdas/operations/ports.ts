@@ -42,6 +42,13 @@ export interface SlotAlias {
   expiresAt: number;
 }
 
+/**
+ * Request aliases kept per operation: its newest request ids. A client that retries a call
+ * under new JSON-RPC ids (SEP-1391) cancels by a recent one; older ids are forgotten, so
+ * retries never grow the owner's slot item.
+ */
+export const MAX_REQUEST_ALIASES_PER_OPERATION = 4;
+
 /** Whether a start may take an active-operation slot. */
 export type SlotClaim = 'claimed' | 'already-held' | 'refused';
 
@@ -98,7 +105,8 @@ export interface RecordStore {
    * Remembers which token a JSON-RPC request id started, for `notifications/cancelled`.
    * Aliases are kept with the owner's active slots and only while `alias.token` holds one
    * (an operation that is over has nothing to cancel); otherwise this does nothing.
-   * Last writer wins: the newest request with an id is the one a cancel names.
+   * Last writer wins: the newest request with an id is the one a cancel names. A token keeps
+   * its newest {@link MAX_REQUEST_ALIASES_PER_OPERATION} ids; an older one is forgotten.
    * `requestId` arrives typed by the edge (7 and "7" are two ids), opaque here.
    */
   putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void>;

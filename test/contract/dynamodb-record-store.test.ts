@@ -74,6 +74,7 @@ describe('DynamoDbRecordStore item layout', () => {
       pk: { S: 'ACTIVE#owner-a' },
       tokens: { SS: ['token-1'] },
       'alias#request-7': { M: { token: { S: 'token-1' }, expiresAt: { N: '1760003600' } } },
+      'ids#token-1': { S: '["request-7"]' },
     });
   });
 

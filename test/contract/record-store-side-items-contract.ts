@@ -101,6 +101,40 @@ export function describeSideItemCases(makeStore: MakeStore): void {
       expect(await store.findRequestAlias(OWNER, 'n:3')).toEqual({ token: 'token-3', expiresAt: LATER });
     });
 
+    it('keeps only the newest few ids of one operation: retries under new ids never grow the slot item', async () => {
+      await store.claimActiveSlot(OWNER, 'token-1', 5, { requestId: 'n:0', expiresAt: LATER });
+      for (let n = 1; n < 10; n++) await store.putRequestAlias(OWNER, `n:${n}`, { token: 'token-1', expiresAt: LATER });
+      const kept = [];
+      for (let n = 0; n < 10; n++) if (await store.findRequestAlias(OWNER, `n:${n}`)) kept.push(n);
+      expect(kept).toEqual([6, 7, 8, 9]);
+      // The same id again is one id, refreshed, not a new one.
+      await store.putRequestAlias(OWNER, 'n:6', { token: 'token-1', expiresAt: LATER + 1 });
+      expect(await store.findRequestAlias(OWNER, 'n:6')).toEqual({ token: 'token-1', expiresAt: LATER + 1 });
+      expect(await store.findRequestAlias(OWNER, 'n:7')).toEqual({ token: 'token-1', expiresAt: LATER });
+    });
+
+    it('an id that falls off one operation’s list stays with the operation whose call took it since', async () => {
+      await store.claimActiveSlot(OWNER, 'token-1', 5, { requestId: 'n:1', expiresAt: LATER });
+      await store.claimActiveSlot(OWNER, 'token-2', 5, { requestId: 'n:9', expiresAt: LATER });
+      await store.putRequestAlias(OWNER, 'n:1', { token: 'token-2', expiresAt: LATER });
+      for (let n = 2; n < 6; n++) await store.putRequestAlias(OWNER, `n:${n}`, { token: 'token-1', expiresAt: LATER });
+      expect(await store.findRequestAlias(OWNER, 'n:1')).toEqual({ token: 'token-2', expiresAt: LATER });
+      expect(await store.findRequestAlias(OWNER, 'n:5')).toEqual({ token: 'token-1', expiresAt: LATER });
+    });
+
+    it('a release forgets every alias that still names the token, while other slots are held', async () => {
+      await store.claimActiveSlot(OWNER, 'token-1', 5, { requestId: 'n:1', expiresAt: LATER });
+      await store.claimActiveSlot(OWNER, 'token-2', 5, { requestId: 'n:8', expiresAt: LATER });
+      await store.putRequestAlias(OWNER, 'n:2', { token: 'token-1', expiresAt: LATER });
+      await store.putRequestAlias(OWNER, 'n:3', { token: 'token-1', expiresAt: LATER });
+      await store.putRequestAlias(OWNER, 'n:3', { token: 'token-2', expiresAt: LATER });
+      await store.releaseActiveSlot(OWNER, 'token-1', 'n:1');
+      expect(await store.findRequestAlias(OWNER, 'n:1')).toBeUndefined();
+      expect(await store.findRequestAlias(OWNER, 'n:2')).toBeUndefined();
+      expect(await store.findRequestAlias(OWNER, 'n:3')).toEqual({ token: 'token-2', expiresAt: LATER });
+      expect(await store.findRequestAlias(OWNER, 'n:8')).toEqual({ token: 'token-2', expiresAt: LATER });
+    });
+
     it('once the owner holds no slot, every alias kept with the slots is gone', async () => {
       await store.claimActiveSlot(OWNER, 'token-1', 5, { requestId: 'n:1', expiresAt: LATER });
       await store.putRequestAlias(OWNER, 'n:7', { token: 'token-1', expiresAt: LATER });
