@@ -128,6 +128,30 @@ describe('a Function URL', () => {
     }
   });
 
+  it('breaks a streamed response when the function fails after its prelude, and answers 502 for the same failure when BUFFERED', async () => {
+    const breaking = await startLocalFunction({
+      fn: await writeAsset(root, 'Breaks', {
+        'index.mjs': [
+          'export const handler = awslambda.streamifyResponse(async (event, responseStream) => {',
+          "  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: 200, headers: { 'content-type': 'text/event-stream' } });",
+          "  stream.write('data: first\\n\\n');",
+          '  await new Promise((r) => setTimeout(r, 50));',
+          "  throw new Error('mid-stream');",
+          '});',
+        ].join('\n'),
+      }),
+      runtimeEnvironment: {},
+      onLog: () => undefined,
+    });
+    closers.push(() => breaking.close());
+    const streamed = await fetch(await serve(breaking, { invokeMode: 'RESPONSE_STREAM' }));
+    expect(streamed.status).toBe(200);
+    await expect(streamed.text()).rejects.toThrow();
+    const buffered = await fetch(await serve(breaking, { invokeMode: 'BUFFERED' }));
+    expect(buffered.status).toBe(502);
+    expect(await buffered.text()).toBe('{"Message":"Internal Server Error"}');
+  });
+
   it('answers 413 to a request body over the 6 MB invocation payload limit, without invoking the function', async () => {
     const url = await serve(echo);
     const response = await fetch(url, { method: 'POST', body: 'x'.repeat(6_300_000), headers: { 'content-type': 'text/plain' } });

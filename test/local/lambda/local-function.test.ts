@@ -211,6 +211,47 @@ describe('a local function', () => {
     expect(await fn.invoke({})).toEqual({ names: ['a.txt'], text: 'from the asset' });
   });
 
+  it('fails the invocation of an uncaught asynchronous error with that error, and replaces the sandbox', async () => {
+    const fn = await start({
+      fn: await writeAsset(root, 'Uncaught', {
+        'index.mjs': "const sandbox = Math.random();\nexport const handler = async (event) => { if (event.crash) setTimeout(() => { throw new RangeError('late'); }, 10); else return sandbox; await new Promise((r) => setTimeout(r, 1000)); };",
+      }),
+    });
+    const before = await fn.invoke({});
+    const error = (await fn.invoke({ crash: true }).catch((thrown: unknown) => thrown)) as LambdaFunctionError;
+    expect(error.payload).toMatchObject({ errorType: 'RangeError', errorMessage: 'late' });
+    expect(await fn.invoke({})).not.toBe(before);
+  });
+
+  it('fails each invocation with the error a module throws at init, running the init again each time as a fresh sandbox would', async () => {
+    let inits = 0;
+    const fn = await start({
+      fn: await writeAsset(root, 'InitThrows', { 'index.mjs': "console.log('init');\nthrow new Error('no config');\nexport const handler = async () => 1;" }),
+      onLog: (line) => void (line.endsWith('\tINFO\tinit') && inits++),
+    });
+    for (const _attempt of [1, 2]) {
+      const error = (await fn.invoke({}).catch((thrown: unknown) => thrown)) as LambdaFunctionError;
+      expect(error.payload).toMatchObject({ errorType: 'Error', errorMessage: 'no config' });
+    }
+    expect(inits).toBe(2);
+  });
+
+  it('queues invocations past its concurrency cap until a sandbox is free', async () => {
+    const fn = await start({
+      fn: await writeAsset(root, 'Capped', { 'index.mjs': 'const sandbox = Math.random();\nexport const handler = async () => { await new Promise((r) => setTimeout(r, 200)); return sandbox; };' }),
+      maxConcurrency: 1,
+    });
+    const results = await Promise.all([fn.invoke({}), fn.invoke({}), fn.invoke({})]);
+    expect(new Set(results).size).toBe(1);
+  });
+
+  it('returns what a streaming handler wrote as the payload of a plain invoke', async () => {
+    const fn = await start({
+      fn: await writeAsset(root, 'StreamPlain', { 'index.mjs': "export const handler = awslambda.streamifyResponse(async (event, stream) => { stream.write('{\"ok\":'); stream.end('true}'); });" }),
+    });
+    expect(await fn.invoke({})).toEqual({ ok: true });
+  });
+
   it('streams what a streamifyResponse handler writes: the HttpResponseStream prelude, then each chunk as it is written', async () => {
     const fn = await start({
       fn: await writeAsset(root, 'Streams', {
