@@ -31,6 +31,7 @@ let currentInvocationId;
 
 captureOutput();
 formatConsole();
+quietLocalNodeWarning();
 if (config.sourceMaps) process.setSourceMapsEnabled(true);
 resolveLikeLambda();
 resolveLoopbackPrefixes();
@@ -73,6 +74,20 @@ function formatConsole() {
       process.stdout.write(`${new Date().toISOString()}\t${currentRequestId ?? 'undefined'}\t${level}\t${format(...args)}\n`);
     };
   }
+}
+
+/**
+ * The AWS SDK warns when the Node running it is older than it will support. The function runs
+ * on its runtime's Node in AWS (nodejs24.x); the warning is about this machine's Node, not the function.
+ */
+function quietLocalNodeWarning() {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = /** @type {typeof process.emitWarning} */ (
+    function (warning, ...rest) {
+      if (String(warning?.name ?? warning).includes('NodeVersionSupportWarning') || rest[0] === 'NodeVersionSupportWarning' || rest[0]?.type === 'NodeVersionSupportWarning') return;
+      return emitWarning.call(process, warning, ...rest);
+    }
+  );
 }
 
 /**
