@@ -51,6 +51,8 @@ export interface Decision {
   statement?: StatementRef;
   /** Every identity statement that allowed it. */
   statements?: StatementRef[];
+  /** How many calls this decision answered. */
+  count: number;
 }
 
 export interface IamAuthorityOptions {
@@ -86,7 +88,12 @@ export interface KeyIdentity {
 interface Principal {
   roleArn: string;
   policies: Array<{ name: string; policy: PolicyDocument }>;
+  /** Its policies test the clock, so a decision holds for this call only. */
+  timeSensitive: boolean;
 }
+
+const TIME_KEYS = /aws:(CurrentTime|EpochTime)/i;
+const EVALUATIONS_KEPT = 10_000;
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -106,7 +113,10 @@ export class IamAuthority {
   private readonly keys = new Map<string, KeyIdentity>();
   private readonly permissions: DeployedStack['permissions'];
   private readonly seed = randomBytes(32);
-  private readonly recorded: Decision[] = [];
+  /** One entry per distinct decision, in the order first made. */
+  private readonly recorded = new Map<string, Decision>();
+  /** Evaluations by request: the simulator takes milliseconds, and a status poll makes one call. */
+  private readonly evaluations = new Map<string, Evaluated>();
 
   constructor(roles: DeployedRole[], options: IamAuthorityOptions = {}) {
     this.accountId = options.accountId ?? '000000000000';
@@ -120,7 +130,7 @@ export class IamAuthority {
         if (document) policies.push({ name: arn, policy: document });
         else logger.warn(`IAM: role ${role.name} names the managed policy ${arn}, which this runtime has no document for; it grants nothing here`);
       }
-      this.rolesByName.set(role.name, { roleArn: role.arn, policies });
+      this.rolesByName.set(role.name, { roleArn: role.arn, policies, timeSensitive: TIME_KEYS.test(JSON.stringify(policies)) });
     }
 
     const roleArn = `arn:aws:iam::${this.accountId}:role/${LOCAL_CALLER_ROLE_NAME}`;
@@ -128,6 +138,7 @@ export class IamAuthority {
     // What CDK's grantInvokeUrl grants: the URL invoke under AWS_IAM, and the invoke it implies.
     this.rolesByName.set(LOCAL_CALLER_ROLE_NAME, {
       roleArn,
+      timeSensitive: false,
       policies: [
         {
           name: 'InvokeFunctionUrls',
@@ -192,38 +203,50 @@ export class IamAuthority {
    */
   async authorize(request: AuthorizationRequest): Promise<AuthorizationResult> {
     const principal = this.principalFor(request.principalArn);
-    const resourcePolicy = this.resourcePolicyFor(request.action, request.resource);
-    const simulation: Simulation = {
-      request: {
-        principal: request.principalArn,
+    const key = JSON.stringify([request.principalArn, request.action, request.resource, request.context ?? null]);
+    let evaluated = principal?.timeSensitive ? undefined : this.evaluations.get(key);
+    if (!evaluated) {
+      const resourcePolicy = this.resourcePolicyFor(request.action, request.resource);
+      evaluated = await evaluate({
+        request: {
+          principal: request.principalArn,
+          action: request.action,
+          resource: { resource: request.resource, accountId: this.accountId },
+          contextVariables: { ...this.globalContext(request.principalArn, principal), ...request.context },
+        },
+        identityPolicies: principal?.policies ?? [],
+        serviceControlPolicies: [],
+        resourceControlPolicies: [],
+        ...(resourcePolicy ? { resourcePolicy } : {}),
+      });
+      if (this.evaluations.size >= EVALUATIONS_KEPT) this.evaluations.clear();
+      this.evaluations.set(key, evaluated);
+    }
+    const allowed = evaluated.result === 'Allowed';
+    const roleArn = principal?.roleArn ?? request.principalArn;
+    const decisionKey = JSON.stringify([roleArn, request.principalArn, request.action, request.resource, allowed]);
+    const seen = this.recorded.get(decisionKey);
+    if (seen) seen.count++;
+    else {
+      this.recorded.set(decisionKey, {
+        roleArn,
+        principalArn: request.principalArn,
         action: request.action,
-        resource: { resource: request.resource, accountId: this.accountId },
-        contextVariables: { ...this.globalContext(request.principalArn, principal), ...request.context },
-      },
-      identityPolicies: principal?.policies ?? [],
-      serviceControlPolicies: [],
-      resourceControlPolicies: [],
-      ...(resourcePolicy ? { resourcePolicy } : {}),
-    };
-    const evaluated = await evaluate(simulation);
-    const decision: Decision = {
-      roleArn: principal?.roleArn ?? request.principalArn,
-      principalArn: request.principalArn,
-      action: request.action,
-      resource: request.resource,
-      allowed: evaluated.result === 'Allowed',
-      ...(evaluated.statements.length ? { statement: evaluated.statements[0], statements: evaluated.statements } : {}),
-    };
-    this.recorded.push(decision);
-    if (decision.allowed) return { allowed: true };
+        resource: request.resource,
+        allowed,
+        ...(evaluated.statements.length ? { statement: evaluated.statements[0], statements: evaluated.statements } : {}),
+        count: 1,
+      });
+    }
+    if (allowed) return { allowed: true };
     const reason: DenialReason =
       evaluated.result !== 'ExplicitlyDenied' ? 'implicit' : evaluated.deniedByResource ? 'explicit-resource' : 'explicit-identity';
     return { allowed: false, reason, message: accessDeniedMessage(request.principalArn, request.action, request.resource, reason) };
   }
 
-  /** Every call decided so far, and which statement allowed it: for the least-privilege report. */
+  /** Every distinct call decided so far (with how often), and which statement allowed it: for the least-privilege report. */
   decisions(): ReadonlyArray<Decision> {
-    return this.recorded;
+    return [...this.recorded.values()];
   }
 
   /** The roles' policies as evaluated (managed documents included), by role ARN. */

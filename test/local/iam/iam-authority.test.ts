@@ -57,6 +57,18 @@ describe('IamAuthority', () => {
     expect(iam.decisions().map((d) => d.allowed)).toEqual([false, false]);
   });
 
+  it('answers a repeated call from its first evaluation and counts it as one decision', async () => {
+    const iam = authority();
+    const call = { principalArn: mcpSession, action: 'dynamodb:GetItem', resource: TABLE_ARN };
+    for (let i = 0; i < 3; i++) await expect(iam.authorize(call)).resolves.toEqual({ allowed: true });
+    const denied = { ...call, action: 'dynamodb:Scan' };
+    for (let i = 0; i < 2; i++) await expect(iam.authorize(denied)).resolves.toMatchObject({ allowed: false, reason: 'implicit' });
+    expect(iam.decisions().map((d) => [d.action, d.allowed, d.count])).toEqual([
+      ['dynamodb:GetItem', true, 3],
+      ['dynamodb:Scan', false, 2],
+    ]);
+  });
+
   it('an explicit deny wins over an allow, and says so', async () => {
     const iam = authority();
     const principalArn = `arn:aws:sts::${ACCOUNT}:assumed-role/${BASIC_WORKER_ROLE.name}/worker`;

@@ -57,9 +57,9 @@ describe('the IAM gateway in front of DynamoDB (dynalite), driven by the real Dy
 
   it('refuses a request signed with the wrong secret, and a key it never issued', async () => {
     const { gateway, credentials } = await setUp();
-    const forged = new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials: { ...credentials, secretAccessKey: 'not-the-secret-not-the-secret-not-the-se' } });
-    const unknown = new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials: { accessKeyId: 'ASIAAAAAAAAAAAAAAAAA', secretAccessKey: 'x', sessionToken: 'y' } });
-    const noToken = new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey } });
+    const forged = new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials: { ...credentials, secretAccessKey: 'not-the-secret-not-the-secret-not-the-se' }, maxAttempts: 1 });
+    const unknown = new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials: { accessKeyId: 'ASIAAAAAAAAAAAAAAAAA', secretAccessKey: 'x', sessionToken: 'y' }, maxAttempts: 1 });
+    const noToken = new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey }, maxAttempts: 1 });
     try {
       const get = new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'OP#1' } } });
       await expect(forged.send(get)).rejects.toMatchObject({ name: 'InvalidSignatureException', message: expect.stringContaining('The request signature we calculated does not match') });

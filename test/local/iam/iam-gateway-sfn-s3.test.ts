@@ -41,7 +41,7 @@ describe('the IAM gateway in front of the Step Functions facade, driven by the r
 
   it('refuses a request signed with the wrong secret with InvalidSignatureException', async () => {
     const { authority, gateway } = await setUp();
-    const forged = new SFNClient({ region: REGION, endpoint: gateway.endpoint, credentials: { ...authority.credentialsFor(MCP.arn, 'mcp'), secretAccessKey: 'forged' } });
+    const forged = new SFNClient({ region: REGION, endpoint: gateway.endpoint, credentials: { ...authority.credentialsFor(MCP.arn, 'mcp'), secretAccessKey: 'forged' }, maxAttempts: 1 });
     harness.closeLater({ close: () => forged.destroy() });
     await expect(forged.send(new StartExecutionCommand({ stateMachineArn: machineArn('AsyncMcp-export_dataset'), input: '{}' }))).rejects.toMatchObject({
       name: 'InvalidSignatureException',
@@ -107,7 +107,7 @@ describe('the IAM gateway in front of s3rver, driven by the real S3Client', () =
   it('refuses a request signed with the wrong secret with SignatureDoesNotMatch', async () => {
     const { authority, gateway } = await setUp();
     const credentials = authority.credentialsFor(RESULTS.arn, 'worker');
-    const forged = new S3Client({ region: REGION, endpoint: gateway.endpoint, forcePathStyle: true, credentials: { ...credentials, secretAccessKey: 'forged' } });
+    const forged = new S3Client({ region: REGION, endpoint: gateway.endpoint, forcePathStyle: true, credentials: { ...credentials, secretAccessKey: 'forged' }, maxAttempts: 1 });
     harness.closeLater({ close: () => forged.destroy() });
     await expect(forged.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'results/x', Body: 'x' }))).rejects.toMatchObject({
       name: 'SignatureDoesNotMatch',
