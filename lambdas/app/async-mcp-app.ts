@@ -15,6 +15,7 @@ import { createHttpHandler, type McpFetch } from '../mcp/http-handler.ts';
 import { shapeFinishedResult } from '../mcp/tool-result.ts';
 import { consoleLogger, type Logger } from '../logging/logger.ts';
 import { noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
+import { cachedServerKey } from '../shared/server-key.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 
 export interface AsyncMcpAppOptions {
@@ -70,7 +71,7 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     shapeResult: shapeFinishedResult,
     catalog: options.catalog,
   });
-  const deps = { catalog: options.catalog, operations, logger, secretKey: once(options.secretKey) };
+  const deps = { catalog: options.catalog, operations, logger, secretKey: cachedServerKey(options.secretKey) };
   const fetch = createHttpHandler({
     deps,
     dialects: DIALECTS,
@@ -79,16 +80,4 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     metrics,
   });
   return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics), operations };
-}
-
-/** `load` called once; a failure is not cached, so the next request tries again. */
-function once<T>(load: () => Promise<T>): () => Promise<T> {
-  let pending: Promise<T> | undefined;
-  return () => {
-    pending ??= load().catch((error: unknown) => {
-      pending = undefined;
-      throw error;
-    });
-    return pending;
-  };
 }

@@ -16,6 +16,7 @@ import type { McpDeps } from './dialects/dialect.ts';
 import { JSONRPC } from './json-rpc-errors.ts';
 import { openRequestState, REQUEST_STATE_TTL_SECONDS, RequestStateError, sealRequestState, type ExpectedCall } from './request-state.ts';
 import type { RequestView } from './request-view.ts';
+import { verifyWithKeys } from '../shared/server-key.ts';
 
 /**
  * How long a round that stopped at a question waits for more (milliseconds): the branches
@@ -55,7 +56,9 @@ export async function continueRetry(ctx: ServerContext, call: RoundCall, deps: M
   if (state === undefined) return undefined;
   let token: string;
   try {
-    ({ token } = openRequestState(state, await deps.secretKey(), expectedCall(call), Date.now()));
+    // Sealed with the current key or, across a rotation, the previous one.
+    const open = (key: Uint8Array) => openRequestState(state, key, expectedCall(call), Date.now());
+    ({ token } = await verifyWithKeys(deps.secretKey, open, (error) => error instanceof RequestStateError && error.problem === 'forged'));
   } catch (error) {
     if (!(error instanceof RequestStateError)) throw error;
     if (error.expiredClaims?.dialect === 'sync') await abandonRound({ ownerId: call.view.ownerId, token: error.expiredClaims.token }, deps);

@@ -14,6 +14,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { inputCapabilitiesOf } from '../operations/input-requests.ts';
 import { decodeBase64UrlJson, encodeBase64UrlJson, isObject } from '../shared/json-values.ts';
+import { verifyWithKeys, type ServerKey } from '../shared/server-key.ts';
 
 /** The header, lower case as `Headers` gives it. */
 export const SESSION_HEADER = 'mcp-session-id';
@@ -36,13 +37,22 @@ export async function mintSessionId(capabilities: unknown, ownerId: string, secr
 }
 
 /** The capabilities a session id carries, or `undefined` when it is not one we signed for this principal. */
-export async function readSessionId(id: string, ownerId: string, secretKey: () => Promise<Uint8Array>): Promise<Record<string, unknown> | undefined> {
+export async function readSessionId(id: string, ownerId: string, secretKey: ServerKey): Promise<Record<string, unknown> | undefined> {
   if (id.length > MAX_SESSION_ID_LENGTH) return undefined;
   const [version, payload, mac, ...rest] = id.split('.');
   if (version !== VERSION || !payload || !mac || rest.length > 0) return undefined;
-  const expected = Buffer.from(await sign(payload, ownerId, secretKey));
   const given = Buffer.from(mac);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  // Signed with the current key or, across a rotation, the previous one.
+  const signedBy = (key: Uint8Array) => {
+    const expected = Buffer.from(macOf(key, payload, ownerId));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw WRONG_KEY;
+  };
+  try {
+    await verifyWithKeys(secretKey, signedBy, (error) => error === WRONG_KEY);
+  } catch (error) {
+    if (error === WRONG_KEY) return undefined;
+    throw error;
+  }
   const decoded = decodeBase64UrlJson(payload);
   return decoded && isObject(decoded.c) ? decoded.c : undefined;
 }
@@ -94,8 +104,15 @@ function sessionNotFound(): Response {
 }
 
 async function sign(payload: string, ownerId: string, secretKey: () => Promise<Uint8Array>): Promise<string> {
-  return createHmac('sha256', await secretKey()).update(`async-mcp session\n${ownerId}\n${payload}`).digest('base64url');
+  return macOf(await secretKey(), payload, ownerId);
 }
+
+function macOf(key: Uint8Array, payload: string, ownerId: string): string {
+  return createHmac('sha256', key).update(`async-mcp session\n${ownerId}\n${payload}`).digest('base64url');
+}
+
+/** Thrown by a key that did not sign the id, so the next one is tried. */
+const WRONG_KEY = Symbol('wrong key');
 
 /** The capabilities as declared, or, when that is too large, only their names and those of their first-level fields. */
 function bounded(declared: Record<string, unknown>): Record<string, unknown> {
