@@ -259,7 +259,7 @@ export class OperationsService {
       }
     }
     const now = this.clock.now();
-    const outcome: Outcome = { kind: 'internal-error', message: `could not start: the workflow engine did not accept the execution (${errorNameOf(error)})` };
+    const outcome: Outcome = { kind: 'internal-error', message: `${FAILED_START_PREFIX}the workflow engine did not accept the execution (${errorNameOf(error)})` };
     await this.finish(record, {
       status: 'failed',
       statusMessage: statusMessageFor('failed', outcome),
@@ -432,8 +432,11 @@ export class OperationsService {
     const key: OperationKey = { ownerId: record.ownerId, token: record.token };
     if (!isExecutionOf(record, snapshot.executionArn)) return undefined;
     if (isTerminal(record.status)) {
-      // Canceled before its execution started: the start that lost the race is stopped here.
-      if (record.status === 'canceled' && snapshot.status === 'RUNNING') await this.stopQuietly(snapshot.executionArn, 'Canceled while it was starting');
+      // Canceled before its execution started, or ended as never started while a StartExecution
+      // was still on its way: the execution that came late runs for no one, and is stopped here.
+      if (snapshot.status === 'RUNNING' && (record.status === 'canceled' || isFailedStart(record))) {
+        await this.stopQuietly(snapshot.executionArn, record.status === 'canceled' ? 'Canceled while it was starting' : 'Its start had already failed');
+      }
       return record;
     }
     const now = this.clock.now();
@@ -617,6 +620,14 @@ export class OperationsService {
   mintToken(): string {
     return mintId();
   }
+}
+
+/** How the outcome of a start that failed (see `settleFailedStart`) begins. */
+const FAILED_START_PREFIX = 'could not start: ';
+
+/** A record ended because its StartExecution failed and the engine had no such execution. */
+function isFailedStart(record: OperationRecord): boolean {
+  return record.status === 'failed' && record.outcome?.kind === 'internal-error' && record.outcome.message.startsWith(FAILED_START_PREFIX);
 }
 
 /** An error's name only: what a client may be shown of an engine failure (its message may carry ARNs). */

@@ -44,6 +44,18 @@ describe('the failure branch of a start', () => {
     expect(engine.executionCount).toBe(1);
   });
 
+  it('an execution that appears after its start was failed (a StartExecution still on its way) is stopped by its RUNNING event', async () => {
+    const { service, store, engine } = coreHarness();
+    engine.failStartWith = throttled();
+    await expectOperationError(start(service, 't'), 'INTERNAL');
+    engine.failStartWith = undefined;
+    const record = (await store.get({ ownerId: owner, token: 't' }))!;
+    await engine.start({ stateMachineArn: tool.stateMachineArn, name: record.executionName, input: {} });
+    await service.applyExecution(record, await engine.describe(record.executionArn!));
+    expect(engine.executions.get(record.executionArn!)?.status).toBe('ABORTED');
+    expect((await store.get(record))?.status).toBe('failed');
+  });
+
   it('when the engine cannot say either, the record stays working with its slot, for repair to settle', async () => {
     const { service, store, engine } = coreHarness();
     engine.failStartWith = throttled();
