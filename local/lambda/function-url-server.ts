@@ -123,7 +123,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   );
   if (Buffer.byteLength(JSON.stringify(event)) > FUNCTION_URL_PAYLOAD_LIMIT) return send(response, 413, TOO_LARGE);
 
-  const extra = cors ? corsResponseHeaders(cors, request) : {};
+  const extra = { ...(cors ? corsResponseHeaders(cors, request) : {}), 'x-amzn-requestid': event.requestContext.requestId };
   let invocation;
   try {
     invocation = await options.fn.invokeStreaming(event);

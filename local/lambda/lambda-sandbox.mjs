@@ -4,7 +4,7 @@
  * start), then runs one invocation at a time as the parent asks. Plain JavaScript on purpose:
  * the worker runs with no loader (no tsx), as the bundle runs in Lambda.
  *
- * Messages in: `{ type: 'invoke', id, event, awsRequestId, deadlineMs, invokedFunctionArn }`.
+ * Messages in: `{ type: 'invoke', id, eventJson, awsRequestId, deadlineMs, invokedFunctionArn }`.
  * Messages out: `ready` | `init-error {error}` | `log {stream, text}` | `result {id, json}` |
  * `chunk {id, data, contentType}` | `done {id}` | `error {id, error}` | `fatal {error}`.
  */
@@ -219,11 +219,11 @@ async function invoke(fn, message) {
   try {
     if (fn[STREAMING] === 'response') {
       const stream = responseStream(message.id, fn[HIGH_WATER_MARK]);
-      await fn(message.event, stream, context);
+      await fn(JSON.parse(message.eventJson), stream, context);
       if (!stream.writableEnded) await new Promise((resolve) => stream.end(resolve));
       port.postMessage({ type: 'done', id: message.id });
     } else {
-      const result = await fn(message.event, context);
+      const result = await fn(JSON.parse(message.eventJson), context);
       let json;
       try {
         json = result === undefined ? 'null' : JSON.stringify(result);

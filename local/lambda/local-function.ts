@@ -22,6 +22,15 @@ const INIT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_SANDBOXES = 10;
 const HTTP_INTEGRATION = 'application/vnd.awslambda.http-integration-response';
 const PRELUDE_DELIMITER = Buffer.alloc(8);
+/** The most a synchronous Invoke returns, in the figure Lambda's error names. */
+const INVOKE_RESPONSE_LIMIT = 6_291_556;
+
+function responseTooLarge(): LambdaFunctionError {
+  return new LambdaFunctionError({
+    errorType: 'Function.ResponseSizeTooLarge',
+    errorMessage: `Response payload size exceeded maximum allowed payload size (${INVOKE_RESPONSE_LIMIT} bytes).`,
+  });
+}
 
 export interface LocalFunctionOptions {
   fn: DeployedFunction;
@@ -72,7 +81,10 @@ export async function startLocalFunction(options: LocalFunctionOptions): Promise
         const chunks: Uint8Array[] = [];
         void pool.run(event, {
           chunk: (data) => chunks.push(data),
-          result: (json) => resolve(JSON.parse(json)),
+          result: (json) => {
+            if (Buffer.byteLength(json) > INVOKE_RESPONSE_LIMIT) reject(responseTooLarge());
+            else resolve(JSON.parse(json));
+          },
           // A streaming handler invoked without streaming: Lambda returns what it wrote as the payload.
           done: () => resolve(parsePayload(Buffer.concat(chunks))),
           fail: reject,
@@ -318,12 +330,14 @@ class Sandbox {
     this.requestId = requestId;
     this.sink = sink;
     const deadlineMs = Date.now() + timeoutSeconds * 1000;
+    let eventJson: string;
     try {
-      this.worker!.postMessage({ type: 'invoke', id: requestId, event, awsRequestId: requestId, deadlineMs, invokedFunctionArn: this.options.fn.arn });
+      // The event travels as JSON, as the Invoke payload does: what JSON cannot carry does not arrive.
+      eventJson = JSON.stringify(event ?? null);
     } catch (error) {
-      // An event Lambda could not carry either (not JSON-serializable).
-      this.fail(new LambdaFunctionError({ errorType: 'InvalidRequestContentException', errorMessage: `Could not parse request body into json: ${String(error)}` }));
+      return this.fail(new LambdaFunctionError({ errorType: 'InvalidRequestContentException', errorMessage: `Could not parse request body into json: ${String(error)}` }));
     }
+    this.worker!.postMessage({ type: 'invoke', id: requestId, eventJson, awsRequestId: requestId, deadlineMs, invokedFunctionArn: this.options.fn.arn });
   }
 
   private onMessage(message: SandboxMessage): void {

@@ -112,6 +112,7 @@ describe('a Function URL', () => {
       expect(event.requestContext).toMatchObject({ accountId: 'anonymous', http: { method: 'POST', path: '/any/path', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1' } });
       expect(event.headers['x-forwarded-proto']).toBe('http');
       expect(event.headers['x-amzn-trace-id']).toMatch(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24}$/);
+      expect(response.headers.get('x-amzn-requestid')).toBe(event.requestContext.requestId);
       const plain = await fetch(new URL('/plain', url));
       expect(plain.status).toBe(200);
       expect(plain.headers.get('content-type')).toBe('application/json');

@@ -252,6 +252,15 @@ describe('a local function', () => {
     expect(await fn.invoke({})).toEqual({ ok: true });
   });
 
+  it('passes the event and the result as JSON, as an Invoke payload carries them, and fails a result over 6 MB', async () => {
+    const fn = await start({
+      fn: await writeAsset(root, 'Json', { 'index.mjs': "export const handler = async (event) => event.big ? 'x'.repeat(6_300_000) : ({ event, at: new Date(0), gone: undefined });" }),
+    });
+    expect(await fn.invoke({ when: new Date(0), missing: undefined })).toEqual({ event: { when: '1970-01-01T00:00:00.000Z' }, at: '1970-01-01T00:00:00.000Z' });
+    const error = (await fn.invoke({ big: true }).catch((thrown: unknown) => thrown)) as LambdaFunctionError;
+    expect(error.payload.errorType).toBe('Function.ResponseSizeTooLarge');
+  });
+
   it('streams what a streamifyResponse handler writes: the HttpResponseStream prelude, then each chunk as it is written', async () => {
     const fn = await start({
       fn: await writeAsset(root, 'Streams', {
