@@ -4,9 +4,11 @@
  * write that makes it terminal. Slots are kept per token, so claiming and releasing are
  * idempotent: a retried start or a redelivered event never counts twice.
  *
- * A crash between a terminal write and its release would keep a slot taken. Such slots
- * are repaired when the limit is reached: every slot whose operation is over (terminal,
- * expired or missing) is given back, and the claim is tried once more. A slot is claimed
+ * A crash between a terminal write and its release would keep a slot taken, and so would a
+ * start that failed unseen or an execution whose end was never reported. Such slots are
+ * repaired when the limit is reached: every slot whose operation is over (terminal,
+ * expired, missing, or found ended by a reconcile of a record past the stall window, a few
+ * per repair) is given back, and the claim is tried once more. A slot is claimed
  * only after its record exists, so a missing record is never a start on its way.
  */
 import type { Logger } from '../logging/logger.ts';
@@ -16,13 +18,23 @@ import { RecordTooLargeError, type RecordStore, type SlotAlias, type SlotClaim }
 
 /** How many slot owners' records are read at once during a repair. */
 const REPAIR_CONCURRENCY = 10;
+/**
+ * How many operations one repair may check against the workflow engine (one DescribeExecution
+ * each, from an account-wide budget of about 15/s); the rest wait for the next repair.
+ */
+export const REPAIR_ENGINE_CHECKS = 10;
+
+/** What one repair may still spend on asking the engine; the `isOver` check takes from it. */
+export interface RepairBudget {
+  engineChecks: number;
+}
 
 export class ActiveSlots {
   constructor(
     private readonly store: RecordStore,
     readonly limit: number,
-    /** Whether the operation holding a slot is over (terminal, expired or gone). */
-    private readonly isOver: (key: OperationKey) => Promise<boolean>,
+    /** Whether the operation holding a slot is over (terminal, expired, gone, or ended unseen: asked within `budget`). */
+    private readonly isOver: (key: OperationKey, budget: RepairBudget) => Promise<boolean>,
     private readonly logger: Logger,
   ) {}
 
@@ -70,6 +82,7 @@ export class ActiveSlots {
   /** Frees the slots of operations that are over; true if any was freed. */
   private async repair(ownerId: string): Promise<boolean> {
     const tokens = await this.store.listActiveSlots(ownerId);
+    const budget: RepairBudget = { engineChecks: REPAIR_ENGINE_CHECKS };
     let freed = 0;
     for (let i = 0; i < tokens.length; i += REPAIR_CONCURRENCY) {
       const batch = tokens.slice(i, i + REPAIR_CONCURRENCY);
@@ -77,7 +90,7 @@ export class ActiveSlots {
         batch.map(async (token) => {
           let over: boolean;
           try {
-            over = await this.isOver({ ownerId, token });
+            over = await this.isOver({ ownerId, token }, budget);
           } catch (error) {
             // Unknown state: the slot stays taken.
             this.logger.warn('active slot repair could not read an operation', { error: errorName(error) });

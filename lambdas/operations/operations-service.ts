@@ -30,7 +30,7 @@ import { endRecord } from './record-updates.ts';
 import type { ToolCatalog, ToolSpec } from './tool-spec.ts';
 import { argumentsHash, executionNameFor, mintId } from './fingerprint.ts';
 import { expiryFor, runningExpiry, statusMessageFor, terminalChanges } from './execution-outcome.ts';
-import { ActiveSlots } from './active-slots.ts';
+import { ActiveSlots, type RepairBudget } from './active-slots.ts';
 import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
 import { SyncRuns, type SyncOrHandOff, type SyncRunInput, type SyncStep, type SyncStepInput } from './sync-runs.ts';
 import { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
@@ -92,7 +92,7 @@ export class OperationsService {
     private readonly results?: ResultSpill,
     private readonly options: OperationsOptions = {},
   ) {
-    this.#slots = new ActiveSlots(store, limits.maxActiveOperations, (key) => this.isOver(key), logger);
+    this.#slots = new ActiveSlots(store, limits.maxActiveOperations, (key, budget) => this.isOver(key, budget), logger);
     this.#syncRuns = new SyncRuns({
       store,
       engine,
@@ -354,9 +354,9 @@ export class OperationsService {
    * An expired record that still runs is abandoned (no client can read it any more): its
    * execution is stopped. A record past the stall window is reconciled at the cadence a
    * poll would reconcile it, so a lost start or a lost end frees its slot, and repairs
-   * cost at most one DescribeExecution per operation per interval.
+   * cost at most one DescribeExecution per operation per interval (and `budget` per repair).
    */
-  private async isOver(key: OperationKey): Promise<boolean> {
+  private async isOver(key: OperationKey, budget: RepairBudget): Promise<boolean> {
     const record = await this.store.get(key);
     if (!record || isTerminal(record.status)) return true;
     if (this.isExpired(record)) {
@@ -364,6 +364,8 @@ export class OperationsService {
       return true;
     }
     if (this.clock.now() - record.createdAt < STALLED_START_MS) return false;
+    if (budget.engineChecks <= 0 || !needsReconcile(record, this.clock.now(), this.limits)) return false;
+    budget.engineChecks--;
     return isTerminal((await this.refresh(record)).status);
   }
 

@@ -4,6 +4,7 @@
  * stalled records and stops expired ones; a cancel whose StopExecution succeeded is a cancel.
  */
 import { describe, expect, it } from 'vitest';
+import { REPAIR_ENGINE_CHECKS } from '../../lambdas/operations/active-slots.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { coreHarness, expectOperationError } from '../support/core-harness.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
@@ -98,6 +99,14 @@ describe('slot repair at the limit', () => {
     expect(engine.describeCalls).toBe(0);
     for (let attempt = 0; attempt < 5; attempt++) await expectOperationError(start(service, `x${attempt}`), 'LIMIT_EXCEEDED');
     expect(engine.describeCalls).toBe(3);
+  });
+
+  it('asks the engine about at most a few operations per repair, however many slots are held', async () => {
+    const { service, engine, clock } = coreHarness({ limits: { maxActiveOperations: 30 } });
+    for (let n = 0; n < 30; n++) await start(service, `op-${n}`);
+    clock.advance(120);
+    await expectOperationError(start(service, 'one-more'), 'LIMIT_EXCEEDED');
+    expect(engine.describeCalls).toBe(REPAIR_ENGINE_CHECKS);
   });
 
   it('an expired record still running is abandoned: its execution is stopped and its slot freed', async () => {
