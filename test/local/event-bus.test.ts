@@ -98,7 +98,7 @@ describe('local event bus', () => {
   });
 
   it('refuses, when created, a pattern it could not apply the way EventBridge does', () => {
-    expect(() => createLocalEventBus(async () => {}, { pattern: { detail: { status: [{ prefix: 'RUN' }] } } })).toThrow(/content filter/);
+    expect(() => createLocalEventBus(async () => {}, { pattern: { detail: { status: [{ 'anything-but': ['RUNNING'] }] } } })).toThrow(/content filter/);
   });
 
   it('close() drains pending deliveries, then drops (and logs) later events', async () => {

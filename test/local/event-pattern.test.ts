@@ -47,10 +47,17 @@ describe('EventBridge pattern matching (exact values)', () => {
     expect(matchesEventPattern({}, event)).toBe(true);
   });
 
-  it('refuses patterns it cannot apply as EventBridge would: content filters, empty arrays, bare values', () => {
+  it('matches a prefix filter against string values that start with it, as the deployed rule names every tool machine', () => {
+    const byPrefix = { detail: { stateMachineArn: [{ prefix: 'arn:aws:states:us-east-1:000000000000:stateMachine:to' }] } };
+    expect(() => checkEventPattern(byPrefix)).not.toThrow();
+    expect(matchesEventPattern(byPrefix, statusEvent('RUNNING', TOOL))).toBe(true);
+    expect(matchesEventPattern(byPrefix, statusEvent('RUNNING', OTHER))).toBe(false);
+    expect(matchesEventPattern({ detail: { count: [{ prefix: '3' }] } }, { detail: { count: 3 } })).toBe(false);
+  });
+
+  it('refuses patterns it cannot apply as EventBridge would: other content filters, empty arrays, bare values', () => {
     expect(() => checkEventPattern(pattern)).not.toThrow();
-    expect(() => checkEventPattern({ detail: { status: [{ prefix: 'RUN' }] } })).toThrow(/detail\.status uses a content filter/);
-    expect(() => checkEventPattern({ detail: { status: [{ 'anything-but': ['RUNNING'] }] } })).toThrow(/content filter/);
+    expect(() => checkEventPattern({ detail: { status: [{ 'anything-but': ['RUNNING'] }] } })).toThrow(/detail\.status uses a content filter/);
     expect(() => checkEventPattern({ source: [] })).toThrow(/source is an empty array/);
     expect(() => checkEventPattern({ source: 'aws.states' })).toThrow(/source must be an array of values or an object/);
     expect(() => checkEventPattern(['aws.states'])).toThrow(/must be an object/);
