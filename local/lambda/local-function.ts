@@ -5,20 +5,13 @@
  * Concurrent invocations get more sandboxes, up to a cap. The function's Timeout is enforced:
  * the invocation fails with the runtime's `Sandbox.Timedout` and the sandbox is replaced.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { randomUUID } from 'node:crypto';
 import type { DeployedFunction } from '../assembly/deployed-stack.ts';
-import { exitError, LambdaFunctionError, timeoutError, type LambdaErrorPayload } from './lambda-invoke-error.ts';
+import { LambdaFunctionError, timeoutError } from './lambda-invoke-error.ts';
+import { SandboxThread, type InvocationSink } from './sandbox-thread.ts';
 
 export { LambdaFunctionError };
 
-const SANDBOX_SCRIPT = fileURLToPath(new URL('./lambda-sandbox.mjs', import.meta.url));
-/** Stands in for /var/runtime: the AWS SDK the runtime provides comes from this repository. */
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** Lambda gives an on-demand init phase 10 seconds. */
-const INIT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_SANDBOXES = 10;
 const HTTP_INTEGRATION = 'application/vnd.awslambda.http-integration-response';
 const PRELUDE_DELIMITER = Buffer.alloc(8);
@@ -64,13 +57,6 @@ export interface LocalFunction {
   close(): Promise<void>;
 }
 
-/** Where one invocation's output goes. */
-interface InvocationSink {
-  chunk(data: Uint8Array, contentType: string): void;
-  result(json: string): void;
-  done(): void;
-  fail(error: LambdaFunctionError): void;
-}
 
 /** Starts the function's sandbox pool; the first invocation pays the cold start, as in Lambda. */
 export async function startLocalFunction(options: LocalFunctionOptions): Promise<LocalFunction> {
@@ -106,8 +92,16 @@ function parsePayload(bytes: Buffer): unknown {
 
 /** Splits the runtime's HTTP integration stream (JSON prelude, 8 NUL bytes, body) as the Function URL does. */
 function streamingSink(resolve: (invocation: StreamingInvocation) => void, reject: (error: Error) => void): InvocationSink {
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  let stream!: ReadableStreamDefaultController<Uint8Array>;
+  // A reader that went away (a client that disconnected mid-stream) cancels the body; the
+  // handler's later writes then go nowhere, as they do in Lambda, instead of throwing.
+  let open = true;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (stream = c), cancel: () => void (open = false) });
+  const controller = {
+    enqueue: (data: Uint8Array) => void (open && stream.enqueue(data)),
+    close: () => void (open && ((open = false), stream.close())),
+    error: (error: unknown) => void (open && ((open = false), stream.error(error))),
+  };
   let started = false;
   let pending = Buffer.alloc(0);
   const start = (prelude: StreamingInvocation['prelude']) => {
@@ -151,9 +145,9 @@ function streamingSink(resolve: (invocation: StreamingInvocation) => void, rejec
 }
 
 class SandboxPool {
-  private readonly sandboxes = new Set<Sandbox>();
-  private readonly idle: Sandbox[] = [];
-  private readonly waiting: Array<(sandbox: Sandbox) => void> = [];
+  private readonly sandboxes = new Set<SandboxThread>();
+  private readonly idle: SandboxThread[] = [];
+  private readonly waiting: Array<(sandbox: SandboxThread) => void> = [];
   private closed = false;
 
   constructor(private readonly options: LocalFunctionOptions) {}
@@ -162,7 +156,7 @@ class SandboxPool {
   async run(event: unknown, sink: InvocationSink): Promise<void> {
     const { fn, onLog } = this.options;
     const requestId = randomUUID();
-    let sandbox: Sandbox;
+    let sandbox: SandboxThread;
     try {
       sandbox = await this.acquire();
       const initError = await sandbox.ready(requestId);
@@ -204,21 +198,21 @@ class SandboxPool {
     });
   }
 
-  private async acquire(): Promise<Sandbox> {
+  private async acquire(): Promise<SandboxThread> {
     if (this.closed) throw new LambdaFunctionError({ errorType: 'ServiceException', errorMessage: 'The local function is closed' });
     for (let idle = this.idle.pop(); idle; idle = this.idle.pop()) {
       if (!idle.dead) return idle;
       this.sandboxes.delete(idle);
     }
     if (this.sandboxes.size < (this.options.maxConcurrency ?? DEFAULT_MAX_SANDBOXES)) {
-      const sandbox = new Sandbox(this.options);
+      const sandbox = new SandboxThread(this.options);
       this.sandboxes.add(sandbox);
       return sandbox;
     }
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  private release(sandbox: Sandbox): void {
+  private release(sandbox: SandboxThread): void {
     if (sandbox.dead || this.closed) return this.discard(sandbox);
     const next = this.waiting.shift();
     if (next) next(sandbox);
@@ -226,12 +220,12 @@ class SandboxPool {
   }
 
   /** A dead sandbox leaves the pool; a waiting invocation gets a fresh one in its place. */
-  private discard(sandbox: Sandbox): void {
+  private discard(sandbox: SandboxThread): void {
     sandbox.kill();
     this.sandboxes.delete(sandbox);
     const next = this.waiting.shift();
     if (next && !this.closed) {
-      const fresh = new Sandbox(this.options);
+      const fresh = new SandboxThread(this.options);
       this.sandboxes.add(fresh);
       next(fresh);
     }
@@ -239,188 +233,9 @@ class SandboxPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiting.splice(0)) waiter(new Sandbox(this.options, true));
+    for (const waiter of this.waiting.splice(0)) waiter(new SandboxThread(this.options, true));
     await Promise.all([...this.sandboxes].map((sandbox) => sandbox.kill()));
     this.sandboxes.clear();
     this.idle.length = 0;
   }
-}
-
-/** One worker thread: its init, then one invocation at a time. */
-class Sandbox {
-  dead = false;
-  initDurationMs: number | undefined;
-  private readonly worker: Worker | undefined;
-  private readonly initialized: Promise<LambdaErrorPayload | undefined>;
-  private sink: InvocationSink | undefined;
-  private requestId = '';
-  private readonly partial = { stdout: '', stderr: '' };
-
-  constructor(
-    private readonly options: LocalFunctionOptions,
-    closed = false,
-  ) {
-    if (closed) {
-      this.dead = true;
-      this.initialized = Promise.resolve({ errorType: 'ServiceException', errorMessage: 'The local function is closed' });
-      return;
-    }
-    const { fn } = options;
-    const logStreamName = `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[$LATEST]${randomBytes(16).toString('hex')}`;
-    const logGroupName = options.logGroupName ?? `/aws/lambda/${fn.name}`;
-    const begun = performance.now();
-    this.worker = new Worker(SANDBOX_SCRIPT, {
-      env: lambdaEnvironment(fn, options.runtimeEnvironment, logGroupName, logStreamName),
-      execArgv: [],
-      stdout: true,
-      stderr: true,
-      resourceLimits: { maxOldGenerationSizeMb: fn.memorySize },
-      workerData: {
-        assetDir: fn.assetDir,
-        handler: fn.handler,
-        repoRoot: REPO_ROOT,
-        sourceMaps: /(^|\s)--enable-source-maps(\s|$)/.test(fn.environment.NODE_OPTIONS ?? ''),
-        functionName: fn.name,
-        functionVersion: '$LATEST',
-        memoryLimitInMB: String(fn.memorySize),
-        logGroupName,
-        logStreamName,
-      },
-    });
-    // Anything written before the sandbox captures its output (or by native code) still reaches the log.
-    this.worker.stdout.on('data', (data: Buffer) => this.log('stdout', data.toString('utf8')));
-    this.worker.stderr.on('data', (data: Buffer) => this.log('stderr', data.toString('utf8')));
-    this.initialized = new Promise((resolve) => {
-      const worker = this.worker!;
-      const timer = setTimeout(() => {
-        this.kill();
-        resolve({ errorType: 'Sandbox.Timedout', errorMessage: `INIT_REPORT Init Duration: ${INIT_TIMEOUT_MS} ms Phase: init Status: timeout` });
-      }, INIT_TIMEOUT_MS);
-      worker.on('message', (message: SandboxMessage) => {
-        if (message.type === 'ready' || message.type === 'init-error') {
-          clearTimeout(timer);
-          this.initDurationMs = performance.now() - begun;
-          resolve(message.type === 'init-error' ? message.error : undefined);
-        } else this.onMessage(message);
-      });
-      worker.on('error', (error: Error & { code?: string }) => {
-        clearTimeout(timer);
-        const detail = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'signal: killed' : `${error.name}: ${error.message}`;
-        const failure = exitError(this.requestId, detail);
-        resolve(failure.payload);
-        this.fail(failure);
-      });
-      worker.on('exit', (code) => {
-        clearTimeout(timer);
-        this.dead = true;
-        this.flushLogs();
-        resolve({ errorType: 'Runtime.ExitError', errorMessage: `Error: Runtime exited with error: exit status ${code}` });
-        this.fail(exitError(this.requestId, `exit status ${code}`));
-      });
-    });
-  }
-
-  /** The init error, if the cold start failed. */
-  ready(requestId: string): Promise<LambdaErrorPayload | undefined> {
-    this.requestId = requestId;
-    return this.initialized;
-  }
-
-  start(requestId: string, event: unknown, timeoutSeconds: number, sink: InvocationSink): void {
-    this.requestId = requestId;
-    this.sink = sink;
-    const deadlineMs = Date.now() + timeoutSeconds * 1000;
-    let eventJson: string;
-    try {
-      // The event travels as JSON, as the Invoke payload does: what JSON cannot carry does not arrive.
-      eventJson = JSON.stringify(event ?? null);
-    } catch (error) {
-      return this.fail(new LambdaFunctionError({ errorType: 'InvalidRequestContentException', errorMessage: `Could not parse request body into json: ${String(error)}` }));
-    }
-    this.worker!.postMessage({ type: 'invoke', id: requestId, eventJson, awsRequestId: requestId, deadlineMs, invokedFunctionArn: this.options.fn.arn });
-  }
-
-  private onMessage(message: SandboxMessage): void {
-    if (message.type === 'log') return this.log(message.stream, message.text);
-    const sink = this.sink;
-    if (!sink || ('id' in message && message.id !== this.requestId)) return;
-    switch (message.type) {
-      case 'chunk':
-        return sink.chunk(message.data, message.contentType);
-      case 'result':
-        this.sink = undefined;
-        return sink.result(message.json);
-      case 'done':
-        this.sink = undefined;
-        return sink.done();
-      case 'error':
-        this.sink = undefined;
-        return sink.fail(new LambdaFunctionError(message.error));
-      case 'fatal':
-        this.dead = true;
-        return this.fail(new LambdaFunctionError(message.error));
-    }
-  }
-
-  private fail(error: LambdaFunctionError): void {
-    const sink = this.sink;
-    this.sink = undefined;
-    sink?.fail(error);
-  }
-
-  private log(stream: 'stdout' | 'stderr', text: string): void {
-    const lines = (this.partial[stream] + text).split('\n');
-    this.partial[stream] = lines.pop() ?? '';
-    for (const line of lines) this.options.onLog(line);
-  }
-
-  private flushLogs(): void {
-    for (const stream of ['stdout', 'stderr'] as const) {
-      if (this.partial[stream]) this.options.onLog(this.partial[stream]);
-      this.partial[stream] = '';
-    }
-  }
-
-  async kill(): Promise<void> {
-    this.dead = true;
-    await this.worker?.terminate();
-  }
-}
-
-type SandboxMessage =
-  | { type: 'ready' }
-  | { type: 'init-error'; error: LambdaErrorPayload }
-  | { type: 'log'; stream: 'stdout' | 'stderr'; text: string }
-  | { type: 'chunk'; id: string; data: Uint8Array; contentType: string }
-  | { type: 'result'; id: string; json: string }
-  | { type: 'done'; id: string }
-  | { type: 'error'; id: string; error: LambdaErrorPayload }
-  | { type: 'fatal'; id?: string; error: LambdaErrorPayload };
-
-/**
- * The sandbox's whole environment: the template's variables, then what the runtime sets (which a
- * template cannot override: they are reserved), then credentials and endpoints. Nothing of this
- * process's own environment.
- */
-export function lambdaEnvironment(fn: DeployedFunction, runtimeEnvironment: Record<string, string>, logGroupName: string, logStreamName: string): Record<string, string> {
-  const region = fn.arn.split(':')[3] || 'us-east-1';
-  return {
-    ...fn.environment,
-    // /var/lang/bin in Lambda: where `node` is.
-    PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin/:/bin:/opt/bin`,
-    LANG: 'en_US.UTF-8',
-    TZ: ':UTC',
-    _HANDLER: fn.handler,
-    AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime}`,
-    AWS_REGION: region,
-    AWS_DEFAULT_REGION: region,
-    AWS_LAMBDA_FUNCTION_NAME: fn.name,
-    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySize),
-    AWS_LAMBDA_LOG_GROUP_NAME: logGroupName,
-    AWS_LAMBDA_LOG_STREAM_NAME: logStreamName,
-    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
-    LAMBDA_TASK_ROOT: fn.assetDir,
-    ...runtimeEnvironment,
-  };
 }
