@@ -288,4 +288,26 @@ describe('a local function', () => {
     // The first chunk came while the handler still waited to write the second.
     expect(Date.now() - firstAt).toBeGreaterThanOrEqual(250);
   });
+  it('a reader that goes away mid-stream (a client that disconnected) leaves the invocation to finish: its later writes go nowhere, nothing throws', async () => {
+    const fn = await start({
+      fn: await writeAsset(root, 'StreamsAfterCancel', {
+        'index.mjs': [
+          'export const handler = awslambda.streamifyResponse(async (event, responseStream) => {',
+          "  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: 200, headers: { 'content-type': 'text/event-stream' } });",
+          "  stream.write('data: one\\n\\n');",
+          '  await new Promise((r) => setTimeout(r, 300));',
+          "  stream.write('data: two\\n\\n');",
+          '  stream.end();',
+          '});',
+        ].join('\n'),
+      }),
+    });
+    const { body } = await fn.invokeStreaming({});
+    const reader = body.getReader();
+    await reader.read();
+    await reader.cancel();
+    // The sandbox finishes the invocation and is reused: the next one runs and ends normally.
+    const again = await fn.invokeStreaming({});
+    expect(await new Response(again.body).text()).toBe('data: one\n\ndata: two\n\n');
+  });
 });
