@@ -1,13 +1,17 @@
 /**
  * The results bucket: tool results too large for an operation record. Encrypted,
- * closed to the public, TLS only, and emptied by a lifecycle rule once no operation can
- * still name an object (its longest run plus the longest keepAlive). Grants are object
- * actions on the `results/` prefix of this bucket alone.
+ * closed to the public, TLS only, and emptied by lifecycle rules once no operation can
+ * still name an object: results a worker writes during a run after the longest run plus
+ * the longest keepAlive; results the server spills when an operation ends (their own
+ * prefix) after the longest keepAlive alone. Where two expiration rules cover an object
+ * S3 honours the shorter ("How Amazon S3 handles conflicts in lifecycle configurations").
+ * Grants are object actions on the `results/` prefix of this bucket alone.
  */
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, CfnBucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { RESULT_KEY_PREFIXES } from '../lambdas/operations/result-store.ts';
 
 /** Every result object lives under this prefix (see resultKeyFor). */
 const RESULTS_PREFIX = 'results/';
@@ -20,8 +24,19 @@ export interface ResultsBucketProps {
    * kept until the operation's record is gone and someone deletes them).
    */
   readonly maxLifetimeSeconds: number | undefined;
+  /**
+   * How long a result the server spills when its operation ends may be needed: the
+   * longest keepAlive, in seconds. `undefined` when keepAlive may be unlimited, or when
+   * not given: spilled results then follow `maxLifetimeSeconds`.
+   */
+  readonly spilledLifetimeSeconds?: number | undefined;
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+}
+
+/** Lifecycle rules count whole days; a day more never deletes an object early. */
+function expiryAfter(seconds: number): Duration {
+  return Duration.days(Math.ceil(seconds / DAY_SECONDS) + 1);
 }
 
 export class ResultsBucket extends Construct {
@@ -41,9 +56,12 @@ export class ResultsBucket extends Construct {
           id: 'ExpireResults',
           prefix: RESULTS_PREFIX,
           abortIncompleteMultipartUploadAfter: Duration.days(1),
-          // Lifecycle rules count whole days; a day more never deletes an object early.
-          ...(lifetime === undefined ? {} : { expiration: Duration.days(Math.ceil(lifetime / DAY_SECONDS) + 1) }),
+          ...(lifetime === undefined ? {} : { expiration: expiryAfter(lifetime) }),
         },
+        // Written at completion, so needed for the keepAlive alone (lifetime undefined: unlimited).
+        ...(lifetime === undefined || props.spilledLifetimeSeconds === undefined
+          ? []
+          : [{ id: 'ExpireSpilledResults', prefix: RESULT_KEY_PREFIXES.server, expiration: expiryAfter(Math.min(props.spilledLifetimeSeconds, lifetime)) }]),
       ],
     });
     Validations.of(this.bucket).acknowledge({

@@ -5,7 +5,10 @@
  * objects: least-privilege.test.ts.)
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template as TemplateOf, type Template } from 'aws-cdk-lib/assertions';
+import { ResultsBucket, type ResultsBucketProps } from '../../cdk/results-bucket.ts';
+import { RESULT_KEY_PREFIXES } from '../../lambdas/operations/result-store.ts';
 import { ENV } from '../../lambdas/aws/operations-table.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
@@ -73,5 +76,40 @@ describe('the results bucket', () => {
     expect(environmentOf(stack.server.statusSync!.function.function)[ENV.resultsBucket]).toEqual(bucketRef);
     expect(environmentOf(stack.server.workerFunctions.get('export_dataset')!)[ENV.resultsBucket]).toEqual(bucketRef);
     expect(environmentOf(stack.server.workerFunctions.get('calculate')!)?.[ENV.resultsBucket]).toBeUndefined();
+  });
+});
+
+describe('results expire with their operations (the construct)', () => {
+  const DAY = 86_400;
+  const rulesOf = (props: ResultsBucketProps) => {
+    const stack = new Stack(new App(), 'Bucket');
+    new ResultsBucket(stack, 'Results', props);
+    const [bucket] = Object.values(TemplateOf.fromStack(stack).findResources('AWS::S3::Bucket'));
+    return (bucket as { Properties: { LifecycleConfiguration: { Rules: Array<Record<string, unknown>> } } }).Properties.LifecycleConfiguration.Rules;
+  };
+
+  it('results the server spills at completion expire after the longest keepAlive (whole days, plus one), not the longest run as well', () => {
+    const rules = rulesOf({ maxLifetimeSeconds: 365 * DAY + 7 * DAY, spilledLifetimeSeconds: 7 * DAY });
+    expect(rules).toEqual([
+      expect.objectContaining({ Id: 'ExpireResults', Prefix: 'results/', ExpirationInDays: 373 }),
+      { Id: 'ExpireSpilledResults', Status: 'Enabled', Prefix: RESULT_KEY_PREFIXES.server, ExpirationInDays: 8 },
+    ]);
+  });
+
+  it("results a worker writes during the run keep the run-plus-keepAlive rule: their prefix is under it and under no shorter one", () => {
+    const rules = rulesOf({ maxLifetimeSeconds: 30 * DAY, spilledLifetimeSeconds: DAY });
+    const covering = rules.filter((rule) => RESULT_KEY_PREFIXES.worker.startsWith(String(rule.Prefix)));
+    expect(covering).toEqual([expect.objectContaining({ Id: 'ExpireResults', ExpirationInDays: 31 })]);
+    // Results written before keys were hashed (results/<owner>/<id>) sit under the same rule.
+    expect(rules.filter((rule) => 'results/0123456789abcdef0123456789abcdef/x'.startsWith(String(rule.Prefix))).map((rule) => rule.Id)).toEqual(['ExpireResults']);
+  });
+
+  it('with unlimited keepAlive neither kind expires (the operator deletes them with the records)', () => {
+    const rules = rulesOf({ maxLifetimeSeconds: undefined, spilledLifetimeSeconds: undefined });
+    expect(rules).toEqual([expect.not.objectContaining({ ExpirationInDays: expect.anything() })]);
+  });
+
+  it('without a spilled lifetime, spilled results follow the run-plus-keepAlive rule, as before', () => {
+    expect(rulesOf({ maxLifetimeSeconds: 10 * DAY }).map((rule) => rule.Id)).toEqual(['ExpireResults']);
   });
 });
