@@ -243,7 +243,9 @@ export class OperationsService {
    * start succeeded and returns normally. If it does not, the record ends `failed` and its
    * slot is given back before the error goes to the caller, so a failed start never holds a
    * slot, and a client that retries with a new id never runs the work twice. If the engine
-   * cannot tell either, the record stays `working` for slot repair and reconciliation.
+   * cannot tell, a StopExecution by the derived ARN makes sure nothing runs, and the record
+   * ends the same way; if that fails too, the record stays `working` for slot repair and
+   * reconciliation.
    */
   private async settleFailedStart(record: OperationRecord, executionArn: string, error: unknown): Promise<void> {
     const startError = new OperationError('INTERNAL', 'The workflow engine did not start the execution', { cause: error });
@@ -252,10 +254,14 @@ export class OperationsService {
       return; // It runs: the start succeeded and only its answer was lost.
     } catch (describeError) {
       if (!(describeError instanceof ExecutionNotFoundError)) {
-        // Unknown: the record stays `working`. A cancel that came meanwhile still gets its stop.
-        const current = await this.store.get(record).catch(() => undefined);
-        if (current?.status === 'canceled') await this.stopQuietly(executionArn, 'Canceled while it was starting').catch(() => undefined);
-        throw startError;
+        // Unknown: a StopExecution by the derived ARN settles it. Stopped or absent, nothing
+        // runs for the record, which then ends as below (a client's retry runs the work once).
+        try {
+          await this.stopQuietly(executionArn, 'Its start could not be confirmed');
+        } catch {
+          // Still unknown: the record stays `working` for slot repair and reconciliation.
+          throw startError;
+        }
       }
     }
     const now = this.clock.now();

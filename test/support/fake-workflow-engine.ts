@@ -22,6 +22,8 @@ export class FakeWorkflowEngine implements WorkflowEngine {
   describeCalls = 0;
   /** DescribeExecution throws this (an engine the start's own check cannot reach either: as if the starter crashed). */
   failDescribeWith?: Error;
+  /** StopExecution throws this. */
+  failStopWith?: Error;
   /** Starts the execution, then throws: StartExecution accepted, its answer lost. */
   loseStartResponse = false;
 
@@ -75,6 +77,7 @@ export class FakeWorkflowEngine implements WorkflowEngine {
 
   async stop(executionArn: string, reason: { error: string; cause: string }): Promise<void> {
     this.stopCalls++;
+    if (this.failStopWith) throw this.failStopWith;
     const execution = this.executions.get(executionArn);
     if (!execution) throw new ExecutionNotFoundError(executionArn);
     if (execution.status === 'RUNNING') Object.assign(execution, { status: 'ABORTED', error: reason.error, cause: reason.cause, stopDate: new Date() });

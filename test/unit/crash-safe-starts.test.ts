@@ -18,13 +18,13 @@ describe('crash points of a start', () => {
     const { service, engine, store } = coreHarness();
     // The starter crashed: nothing in it asked the engine whether its start went through.
     engine.failStartWith = new Error('connection reset');
-    engine.failDescribeWith = new Error('connection reset');
+    engine.failDescribeWith = engine.failStopWith = new Error('connection reset');
     await expectOperationError(service.start(startInput), 'INTERNAL');
     expect(engine.executionCount).toBe(0);
     // Created working: nothing tells a start that never reached Step Functions apart but time.
     expect((await store.get(key))?.status).toBe('working');
     engine.failStartWith = undefined;
-    engine.failDescribeWith = undefined;
+    engine.failDescribeWith = engine.failStopWith = undefined;
     expect((await service.start(startInput)).status).toBe('working');
     expect(engine.executionCount).toBe(1);
   });
@@ -32,9 +32,9 @@ describe('crash points of a start', () => {
   it('after the put, with no retry: the record fails as never started only once the stall window has passed', async () => {
     const { service, engine, clock } = coreHarness();
     engine.failStartWith = new Error('connection reset');
-    engine.failDescribeWith = new Error('connection reset');
+    engine.failDescribeWith = engine.failStopWith = new Error('connection reset');
     await expectOperationError(service.start(startInput), 'INTERNAL');
-    engine.failDescribeWith = undefined;
+    engine.failDescribeWith = engine.failStopWith = undefined;
     clock.advance(30);
     expect((await service.get(key)).status).toBe('working');
     clock.advance(31);
@@ -47,9 +47,9 @@ describe('crash points of a start', () => {
   it('after StartExecution (its answer lost): reconcile finds the running execution by its derived ARN and never fails it', async () => {
     const { service, engine, clock } = coreHarness();
     engine.loseStartResponse = true;
-    engine.failDescribeWith = new Error('connection reset');
+    engine.failDescribeWith = engine.failStopWith = new Error('connection reset');
     await expectOperationError(service.start(startInput), 'INTERNAL');
-    engine.failDescribeWith = undefined;
+    engine.failDescribeWith = engine.failStopWith = undefined;
     expect(engine.executionCount).toBe(1);
     clock.advance(120);
     const reconciled = await service.get(key);
@@ -60,10 +60,10 @@ describe('crash points of a start', () => {
   it('after StartExecution (its answer lost): a retry never starts a second execution', async () => {
     const { service, engine } = coreHarness();
     engine.loseStartResponse = true;
-    engine.failDescribeWith = new Error('connection reset');
+    engine.failDescribeWith = engine.failStopWith = new Error('connection reset');
     await expectOperationError(service.start(startInput), 'INTERNAL');
     engine.loseStartResponse = false;
-    engine.failDescribeWith = undefined;
+    engine.failDescribeWith = engine.failStopWith = undefined;
     expect((await service.start(startInput)).status).toBe('working');
     expect(engine.executionCount).toBe(1);
   });

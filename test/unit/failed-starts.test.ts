@@ -57,10 +57,22 @@ describe('the failure branch of a start', () => {
     expect((await store.get(record))?.status).toBe('failed');
   });
 
-  it('when the engine cannot say either, the record stays working with its slot, for repair to settle', async () => {
+  it('when the engine cannot say, a StopExecution by the derived ARN settles it: nothing runs, and the record ends failed', async () => {
+    const { service, store, engine } = coreHarness();
+    engine.loseStartResponse = true;
+    engine.failDescribeWith = throttled();
+    await expectOperationError(start(service, 't'), 'INTERNAL');
+    const [execution] = [...engine.executions.values()];
+    expect(execution?.status).toBe('ABORTED');
+    expect((await store.get({ ownerId: owner, token: 't' }))?.status).toBe('failed');
+    expect(await store.listActiveSlots(owner)).toEqual([]);
+  });
+
+  it('when the engine can neither say nor stop, the record stays working with its slot, for repair to settle', async () => {
     const { service, store, engine } = coreHarness();
     engine.failStartWith = throttled();
     engine.failDescribeWith = throttled();
+    engine.failStopWith = throttled();
     await expectOperationError(start(service, 't'), 'INTERNAL');
     expect((await store.get({ ownerId: owner, token: 't' }))?.status).toBe('working');
     expect(await store.listActiveSlots(owner)).toEqual(['t']);
@@ -71,11 +83,11 @@ describe('slot repair at the limit', () => {
   it('reconciles working records older than the stall window: a start lost in a crash frees its slot', async () => {
     const { service, engine, clock } = coreHarness({ limits: { maxActiveOperations: 2 } });
     engine.failStartWith = throttled();
-    engine.failDescribeWith = throttled();
+    engine.failDescribeWith = engine.failStopWith = throttled();
     await expectOperationError(start(service, 'a'), 'INTERNAL');
     await expectOperationError(start(service, 'b'), 'INTERNAL');
     engine.failStartWith = undefined;
-    engine.failDescribeWith = undefined;
+    engine.failDescribeWith = engine.failStopWith = undefined;
     // Within the stall window nothing is given back: a start may still be on its way.
     await expectOperationError(start(service, 'c'), 'LIMIT_EXCEEDED');
     clock.advance(61);

@@ -47,12 +47,12 @@ describe('OperationsService', () => {
 
   it('resumes a start that crashed between the record and the execution, with the same execution name', async () => {
     engine.failStartWith = new Error('network down');
-    engine.failDescribeWith = new Error('network down');
+    engine.failDescribeWith = engine.failStopWith = new Error('network down');
     await expectOperationError(start(), 'INTERNAL');
     const stalled = await store.get({ ownerId: owner, token: 't1' });
     expect(stalled?.status).toBe('working');
     engine.failStartWith = undefined;
-    engine.failDescribeWith = undefined;
+    engine.failDescribeWith = engine.failStopWith = undefined;
     const resumed = await start();
     expect(resumed.status).toBe('working');
     expect(resumed.executionArn).toContain(stalled!.executionName);

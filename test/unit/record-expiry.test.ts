@@ -13,9 +13,9 @@ describe('every record expires', () => {
   it('a started record, and one whose start failed, expires at creation + the tool’s longest run + keepAlive', async () => {
     const { service, store, engine, clock } = coreHarness();
     engine.failStartWith = new Error('down');
-    engine.failDescribeWith = new Error('down');
+    engine.failDescribeWith = engine.failStopWith = new Error('down');
     await expectOperationError(service.start({ ownerId: owner, tool, arguments: {}, token: 'sub', dialect: 'sep-1391' }), 'INTERNAL');
-    engine.failDescribeWith = undefined;
+    engine.failDescribeWith = engine.failStopWith = undefined;
     const unstarted = await store.get({ ownerId: owner, token: 'sub' });
     expect(unstarted).toMatchObject({ status: 'working', expiresAt: Math.ceil(clock.ms / 1000) + 3600 + 60 });
     engine.failStartWith = undefined;
@@ -26,10 +26,10 @@ describe('every record expires', () => {
   it('a failed start leaves a record that expires (never started: failed, then completion + keepAlive)', async () => {
     const { service, engine, clock } = coreHarness();
     engine.failStartWith = new Error('down');
-    engine.failDescribeWith = new Error('down');
+    engine.failDescribeWith = engine.failStopWith = new Error('down');
     const key = { ownerId: owner, token: 'lost' };
     await expectOperationError(service.start({ ...key, tool, arguments: {}, dialect: 'sep-1391' }), 'INTERNAL');
-    engine.failDescribeWith = undefined;
+    engine.failDescribeWith = engine.failStopWith = undefined;
     clock.advance(61);
     const failed = await service.get(key);
     expect(failed).toMatchObject({ status: 'failed', expiresAt: Math.ceil(clock.ms / 1000) + 60 });

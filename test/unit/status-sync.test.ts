@@ -102,9 +102,9 @@ describe('status-sync handler', () => {
 
   it('a RUNNING event moves a submitted record to working without a DescribeExecution', async () => {
     engine.loseStartResponse = true;
-    engine.failDescribeWith = new Error('connection reset');
+    engine.failDescribeWith = engine.failStopWith = new Error('connection reset');
     await expect(operations.start({ ownerId: 'o', tool, arguments: { n: 1 }, token: 'lost', dialect: 'sep-1391' })).rejects.toThrow();
-    engine.failDescribeWith = undefined;
+    engine.failDescribeWith = engine.failStopWith = undefined;
     engine.describeCalls = 0;
     const [execution] = [...engine.executions.values()];
     await sync(eventFor(execution!.executionArn, execution!.input, { status: 'RUNNING' }));
