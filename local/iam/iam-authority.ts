@@ -113,6 +113,7 @@ export class IamAuthority {
   private readonly keys = new Map<string, KeyIdentity>();
   private readonly permissions: DeployedStack['permissions'];
   private readonly seed = randomBytes(32);
+  private readonly logger: Pick<Console, 'warn'>;
   /** One entry per distinct decision, in the order first made. */
   private readonly recorded = new Map<string, Decision>();
   /** Evaluations by request: the simulator takes milliseconds, and a status poll makes one call. */
@@ -122,7 +123,7 @@ export class IamAuthority {
     this.accountId = options.accountId ?? '000000000000';
     this.region = options.region ?? 'us-east-1';
     this.permissions = options.permissions ?? [];
-    const logger = options.logger ?? console;
+    const logger = (this.logger = options.logger ?? console);
     for (const role of roles) {
       const policies = role.policyDocuments.map((p) => ({ name: p.name, policy: p.document as PolicyDocument }));
       for (const arn of role.managedPolicyArns) {
@@ -207,7 +208,7 @@ export class IamAuthority {
     let evaluated = principal?.timeSensitive ? undefined : this.evaluations.get(key);
     if (!evaluated) {
       const resourcePolicy = this.resourcePolicyFor(request.action, request.resource);
-      evaluated = await evaluate({
+      evaluated = await evaluate(this.logger, {
         request: {
           principal: request.principalArn,
           action: request.action,
@@ -325,7 +326,7 @@ interface Evaluated {
   statements: StatementRef[];
 }
 
-async function evaluate(simulation: Simulation): Promise<Evaluated> {
+async function evaluate(logger: Pick<Console, 'warn'>, simulation: Simulation): Promise<Evaluated> {
   const outcome = await runSimulation(simulation, {});
   if (outcome.resultType === 'error') {
     // Actions without resource-level permissions in the service authorization reference, which AWS
@@ -336,6 +337,8 @@ async function evaluate(simulation: Simulation): Promise<Evaluated> {
       throw new Error(`IAM: a policy of this stack is not valid IAM: ${JSON.stringify(outcome.errors)}`);
     }
     // An action IAM does not know, or a resource of no type the action takes: AWS refuses it.
+    const { action, resource } = simulation.request;
+    logger.warn(`IAM: ${action} on ${resource.resource} is refused: the simulator cannot evaluate it (${outcome.errors.message})`);
     return { result: 'ImplicitlyDenied', deniedByResource: false, statements: [] };
   }
   const analyses: RequestAnalysis[] =
