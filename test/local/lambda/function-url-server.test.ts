@@ -89,6 +89,18 @@ describe('a Function URL', () => {
     expect(chunks.at(-1)!.at).toBeGreaterThanOrEqual(590);
   });
 
+  it('outlives a client that hangs up mid-stream: the function runs to its end and the next request is served', async () => {
+    const url = await serve(sse, { invokeMode: 'RESPONSE_STREAM' });
+    const abort = new AbortController();
+    const response = await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, signal: abort.signal });
+    await response.body!.getReader().read();
+    abort.abort();
+    // The rest of the function's output arrives with nobody to read it.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const next = await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(await next.text()).toBe('data: first\n\ndata: second\n\n');
+  });
+
   it('in BUFFERED mode sends the whole response only once the function has ended: SSE arrives at the end', async () => {
     const url = await serve(sse, { invokeMode: 'BUFFERED' });
     const began = Date.now();
