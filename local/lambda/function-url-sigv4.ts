@@ -13,7 +13,7 @@ import type { FunctionUrlCaller } from './function-url-event.ts';
 /** Who holds which key (the IAM authority's `localCaller` and `identify`). */
 export interface SigV4Authority {
   readonly localCaller: { accessKeyId: string; secretAccessKey: string; assumedRoleArn: string; userId: string; accountId: string };
-  identify?(accessKeyId: string): { roleArn: string; assumedRoleArn: string; sessionName: string; secretAccessKey: string } | undefined;
+  identify?(accessKeyId: string): { roleArn: string; assumedRoleArn: string; sessionName: string; secretAccessKey: string; sessionToken?: string } | undefined;
 }
 
 export interface SigV4Options {
@@ -48,6 +48,8 @@ export async function verifySigV4(
 
   const caller = callerOf(authority, accessKeyId);
   if (!caller) return { ok: false, reason: `unknown access key ${accessKeyId}` };
+  const sessionToken = single(request.headers['x-amz-security-token']);
+  if (caller.sessionToken !== undefined && sessionToken !== caller.sessionToken) return { ok: false, reason: 'The security token included in the request is invalid' };
 
   const signedNames = signedHeaderList.split(';');
   if (!signedNames.includes('host')) return { ok: false, reason: 'the host header is not signed' };
@@ -63,7 +65,6 @@ export async function verifySigV4(
     const existing = query[key];
     query[key] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
   }
-  const sessionToken = single(request.headers['x-amz-security-token']);
   const signer = new SignatureV4({
     service: 'lambda',
     region,
@@ -83,7 +84,7 @@ export async function verifySigV4(
   return { ok: true, caller: caller.identity };
 }
 
-function callerOf(authority: SigV4Authority, accessKeyId: string): { secretAccessKey: string; identity: FunctionUrlCaller } | undefined {
+function callerOf(authority: SigV4Authority, accessKeyId: string): { secretAccessKey: string; sessionToken?: string; identity: FunctionUrlCaller } | undefined {
   const local = authority.localCaller;
   if (accessKeyId === local.accessKeyId) {
     return { secretAccessKey: local.secretAccessKey, identity: { accessKey: accessKeyId, accountId: local.accountId, userId: local.userId, userArn: local.assumedRoleArn } };
@@ -93,7 +94,11 @@ function callerOf(authority: SigV4Authority, accessKeyId: string): { secretAcces
   const accountId = session.assumedRoleArn.split(':')[4] ?? local.accountId;
   // An assumed role's unique id is its role id and the session name; locally the role's name stands in for the id.
   const userId = `${session.roleArn.split('/').pop()}:${session.sessionName}`;
-  return { secretAccessKey: session.secretAccessKey, identity: { accessKey: accessKeyId, accountId, userId, userArn: session.assumedRoleArn } };
+  return {
+    secretAccessKey: session.secretAccessKey,
+    ...(session.sessionToken === undefined ? {} : { sessionToken: session.sessionToken }),
+    identity: { accessKey: accessKeyId, accountId, userId, userArn: session.assumedRoleArn },
+  };
 }
 
 function single(value: string | string[] | undefined): string | undefined {

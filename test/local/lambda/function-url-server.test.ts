@@ -199,6 +199,10 @@ describe('an AWS_IAM Function URL', () => {
   /** Stands in for the IAM authority: the local caller's key, and a decision we choose. */
   const authority: FunctionUrlAuthority = {
     localCaller: { accessKeyId: 'local', secretAccessKey: 'local', assumedRoleArn: CALLER_ARN, userId: 'AROALOCALCALLER:local', accountId: '000000000000' },
+    identify: (accessKeyId) =>
+      accessKeyId === 'ASIAWORKER'
+        ? { roleArn: 'arn:aws:iam::000000000000:role/Worker', assumedRoleArn: 'arn:aws:sts::000000000000:assumed-role/Worker/worker-fn', sessionName: 'worker-fn', secretAccessKey: 'worker-secret', sessionToken: 'worker-token' }
+        : undefined,
     authorize(request) {
       decisions.push(request);
       return allow ? { allowed: true } : { allowed: false, message: `User: ${request.principalArn} is not authorized to perform: ${request.action}` };
@@ -250,6 +254,17 @@ describe('an AWS_IAM Function URL', () => {
         context: { 'lambda:FunctionUrlAuthType': 'AWS_IAM' },
       },
     ]);
+  });
+
+  it('serves a caller signing with role session credentials the authority issued, and refuses them with another session token', async () => {
+    const url = await serve(echo, { authType: 'AWS_IAM' }, authority);
+    const worker = { accessKeyId: 'ASIAWORKER', secretAccessKey: 'worker-secret', sessionToken: 'worker-token' };
+    const response = await sigV4Fetch({ region: 'us-east-1', credentials: worker })(url.href, post);
+    expect(response.status).toBe(201);
+    const { event } = (await response.json()) as { event: Record<string, any> };
+    expect(event.requestContext.authorizer.iam).toMatchObject({ accessKey: 'ASIAWORKER', userArn: 'arn:aws:sts::000000000000:assumed-role/Worker/worker-fn' });
+    const forged = await sigV4Fetch({ region: 'us-east-1', credentials: { ...worker, sessionToken: 'other' } })(url.href, post);
+    expect(forged.status).toBe(403);
   });
 
   it('refuses a validly signed caller that is not allowed lambda:InvokeFunctionUrl, with 403 Forbidden', async () => {
