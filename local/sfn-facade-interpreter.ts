@@ -210,6 +210,8 @@ function createJsonPathInterpreter(definition: StateMachineDefinition, bind: Bin
               get EnteredTime() {
                 return new Date().toISOString();
               },
+              // The interpreter does not say which attempt runs; each reads its own EnteredTime above.
+              RetryCount: 0,
             } as unknown as JsonValue,
             Task: task,
           },

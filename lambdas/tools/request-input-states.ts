@@ -129,7 +129,10 @@ function injectInto({ name, state, distributedMap, concurrent }: AskingState, to
  * expression, which Parameters and Arguments evaluate over the same input).
  */
 function askingFields(state: Record<string, unknown>, jsonata: boolean, concurrent: boolean): Record<string, unknown> {
-  const fields: Record<string, unknown> = jsonata ? { enteredTime: '{% $states.context.State.EnteredTime %}' } : { 'enteredTime.$': '$$.State.EnteredTime' };
+  // A retry runs the state again under its first EnteredTime, so the worker dates a retried attempt by its own clock.
+  const fields: Record<string, unknown> = jsonata
+    ? { enteredTime: '{% $states.context.State.EnteredTime %}', retryCount: '{% $states.context.State.RetryCount %}' }
+    : { 'enteredTime.$': '$$.State.EnteredTime', 'retryCount.$': '$$.State.RetryCount' };
   for (const [field, name] of [
     ['TimeoutSeconds', 'timeoutSeconds'],
     ['HeartbeatSeconds', 'heartbeatSeconds'],

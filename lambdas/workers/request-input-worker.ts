@@ -25,13 +25,23 @@ const RequestInputEvent = z.looseObject({
   // Absent in definitions loaded before the loader added it: the question then has no deadline.
   // Read leniently: a field it cannot use only costs the deadline, never the question.
   asking: z
-    .looseObject({ enteredTime: z.unknown().optional(), timeoutSeconds: z.unknown().optional(), heartbeatSeconds: z.unknown().optional(), concurrent: z.unknown().optional() })
+    .looseObject({
+      enteredTime: z.unknown().optional(),
+      retryCount: z.unknown().optional(),
+      timeoutSeconds: z.unknown().optional(),
+      heartbeatSeconds: z.unknown().optional(),
+      concurrent: z.unknown().optional(),
+    })
     .optional(),
 });
 
-/** When the state was entered: its `$$.State.EnteredTime`, or now when that is missing or unreadable. */
-function enteredAt(enteredTime: unknown): number {
-  const parsed = typeof enteredTime === 'string' ? Date.parse(enteredTime) : Number.NaN;
+/**
+ * When this attempt of the state began: its `$$.State.EnteredTime` on the first attempt, now
+ * on a retry (which keeps the first attempt's EnteredTime) or when it is missing or unreadable.
+ */
+function attemptStart(enteredTime: unknown, retryCount: unknown): number {
+  const retried = typeof retryCount === 'number' && retryCount > 0;
+  const parsed = typeof enteredTime === 'string' && !retried ? Date.parse(enteredTime) : Number.NaN;
   return Number.isFinite(parsed) ? parsed : Date.now();
 }
 
@@ -50,7 +60,7 @@ export function createRequestInputHandler(fallback: () => OperationsService) {
     }
     const { taskToken, request, key, executionName, operation, asking } = parsed.data;
     const { inputs } = operationsInScope(fallback);
-    const deadline = asking ? inputDeadline(enteredAt(asking.enteredTime), seconds(asking.timeoutSeconds), seconds(asking.heartbeatSeconds)) : undefined;
+    const deadline = asking ? inputDeadline(attemptStart(asking.enteredTime, asking.retryCount), seconds(asking.timeoutSeconds), seconds(asking.heartbeatSeconds)) : undefined;
     try {
       const asked = await inputs.ask({
         taskToken,

@@ -68,7 +68,7 @@ describe('injectRequestInputContext', () => {
       request: question,
       'executionName.$': '$$.Execution.Name',
       'operation.$': '$$.Execution.Input.operation',
-      asking: { 'enteredTime.$': '$$.State.EnteredTime', concurrent: false },
+      asking: { 'enteredTime.$': '$$.State.EnteredTime', 'retryCount.$': '$$.State.RetryCount', concurrent: false },
     });
     expect(definition).toEqual(before);
   });

@@ -159,6 +159,24 @@ describe('the request-input worker', () => {
     expect(entry.concurrent).toBe(false);
   });
 
+  it('a retried attempt (RetryCount > 0 keeps the first EnteredTime) is dated from when the worker runs, not from the first attempt', async () => {
+    const { service, record } = await started();
+    const handler = createRequestInputHandler(() => service);
+    const firstAttempt = new Date(Date.now() - 60_000).toISOString();
+    const before = Date.now();
+    await withOperations(service, () =>
+      handler({
+        taskToken: 'tok-2',
+        key: 'confirm',
+        request: confirm,
+        executionName: record.executionName,
+        operation: { ownerId: record.ownerId, token: record.token },
+        asking: { enteredTime: firstAttempt, retryCount: 1, timeoutSeconds: 30, concurrent: false },
+      }),
+    );
+    expect((await service.get(record)).pendingInputs!.confirm!.deadline).toBeGreaterThanOrEqual(before + 30_000);
+  });
+
   it('a state without timeouts, or an event without `asking`, asks without a deadline', async () => {
     const { service, record } = await started();
     const handler = createRequestInputHandler(() => service);
@@ -191,12 +209,18 @@ describe('the loader adds what dates a question', () => {
 
   it('JSONPath: the entry time, TimeoutSeconds and HeartbeatSeconds as written (numbers or ...Path), and concurrent false for a state that runs alone', () => {
     const literal = injectRequestInputContext({ StartAt: 'Ask', States: { Ask: jsonPathAsk({ TimeoutSeconds: 2, HeartbeatSeconds: 1 }) } }, { envelope: true });
-    expect(asking(literal.definition, ['States', 'Ask'])).toEqual({ 'enteredTime.$': '$$.State.EnteredTime', timeoutSeconds: 2, heartbeatSeconds: 1, concurrent: false });
+    expect(asking(literal.definition, ['States', 'Ask'])).toEqual({ 'enteredTime.$': '$$.State.EnteredTime', 'retryCount.$': '$$.State.RetryCount', timeoutSeconds: 2, heartbeatSeconds: 1, concurrent: false });
     const paths = injectRequestInputContext(
       { StartAt: 'Ask', States: { Ask: jsonPathAsk({ TimeoutSecondsPath: '$.wait', HeartbeatSecondsPath: '$.beat' }) } },
       { envelope: true },
     );
-    expect(asking(paths.definition, ['States', 'Ask'])).toEqual({ 'enteredTime.$': '$$.State.EnteredTime', 'timeoutSeconds.$': '$.wait', 'heartbeatSeconds.$': '$.beat', concurrent: false });
+    expect(asking(paths.definition, ['States', 'Ask'])).toEqual({
+      'enteredTime.$': '$$.State.EnteredTime',
+      'retryCount.$': '$$.State.RetryCount',
+      'timeoutSeconds.$': '$.wait',
+      'heartbeatSeconds.$': '$.beat',
+      concurrent: false,
+    });
   });
 
   it('JSONata: the same fields as expressions, and concurrent true inside a Parallel branch or a Map', () => {
@@ -217,7 +241,12 @@ describe('the loader adds what dates a question', () => {
     };
     const result = injectRequestInputContext(definition, { envelope: true });
     expect(result.problems).toEqual([]);
-    const expected = { enteredTime: '{% $states.context.State.EnteredTime %}', timeoutSeconds: '{% $states.input.wait %}', concurrent: true };
+    const expected = {
+      enteredTime: '{% $states.context.State.EnteredTime %}',
+      retryCount: '{% $states.context.State.RetryCount %}',
+      timeoutSeconds: '{% $states.input.wait %}',
+      concurrent: true,
+    };
     expect(asking(result.definition, ['States', 'Both', 'Branches', '0', 'States', 'Ask'])).toEqual(expected);
     expect(asking(result.definition, ['States', 'Each', 'ItemProcessor', 'States', 'PerItem'])).toEqual(expected);
   });
