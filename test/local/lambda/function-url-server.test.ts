@@ -191,6 +191,15 @@ describe('a Function URL', () => {
     expect(actual.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(actual.headers.get('access-control-expose-headers')).toBe('mcp-session-id');
   });
+
+  it('passes an OPTIONS request to the function when the template configures no CORS', async () => {
+    const url = await serve(echo);
+    const response = await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    expect(response.status).toBe(201);
+    const { event } = (await response.json()) as { event: Record<string, any> };
+    expect(event.requestContext.http.method).toBe('OPTIONS');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  });
 });
 
 describe('an AWS_IAM Function URL', () => {
