@@ -104,7 +104,8 @@ export function terminalChanges(
     executionArn: snapshot.executionArn,
     updatedAt: now,
     completedAt,
-    ...expiryFor(completedAt, keepAliveSeconds),
+    // Learned late (a replayed event, a reconcile): kept keepAlive from now, never already expired.
+    ...expiryFor(Math.max(completedAt, now), keepAliveSeconds),
     ...(outcome ? { outcome } : {}),
   };
 }

@@ -100,7 +100,8 @@ export async function spillLargeOutput(
   force = false,
 ): Promise<OperationChanges> {
   const outcome = changes.outcome;
-  if (!results || outcome?.kind !== 'result') return changes;
+  // A synchronous call's record is read by the call alone, which answers the result itself.
+  if (!results || outcome?.kind !== 'result' || record.dialect === 'sync') return changes;
   const body = Buffer.from(JSON.stringify(outcome.output), 'utf8');
   if (!force && body.byteLength <= (results.thresholdBytes ?? DEFAULT_SPILL_THRESHOLD_BYTES)) return changes;
   const resultId = resultIdFor(record.token, mintId(), 'server');

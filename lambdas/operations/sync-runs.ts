@@ -60,6 +60,9 @@ export type SyncStep =
   | { kind: 'handed-off'; record: OperationRecord };
 
 
+/** How long a synchronous call's record outlives its execution: the call reads it within a poll (a second or less). */
+export const SYNC_RECORD_KEEP_SECONDS = 60;
+
 /** What synchronous runs need from the operations core. */
 export interface SyncRunDeps {
   store: RecordStore;
@@ -118,6 +121,8 @@ export class SyncRuns {
         arguments: input.arguments,
         token: input.dialect === 'sync' ? `sync-${mintId()}` : this.deps.mintToken(),
         dialect: input.dialect,
+        // No client can ever ask for a synchronous call's record: kept only until the call has read it.
+        ...(input.dialect === 'sync' ? { keepAliveSeconds: SYNC_RECORD_KEEP_SECONDS } : {}),
         ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
         ...(input.clientCapabilities === undefined ? {} : { clientCapabilities: input.clientCapabilities }),
       }));

@@ -2,7 +2,8 @@
  * Issue 10, "Results of any size": the server spills outputs on its own. Over the local
  * stack (dynalite records, s3rver results), a state machine whose output JSON is exactly
  * the threshold (64 KiB) is answered inline; one byte more and the answer is a
- * resource_link whose resources/read gives back the very output.
+ * resource_link whose resources/read gives back the very output. A synchronous call is
+ * answered inline whatever the size: no client can read its record later.
  */
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import type { LocalStack } from '../../local/local-stack.ts';
 import { DEFAULT_SPILL_THRESHOLD_BYTES } from '../../lambdas/operations/result-store.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { legacyRequest } from '../support/raw-mcp.ts';
-import { ok } from '../support/rpc-assertions.ts';
+import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 
 let toolsDir: string;
 let stack: LocalStack;
@@ -43,9 +44,13 @@ async function writeEchoTool(dir: string) {
 
 const OVERHEAD = '{"echo":""}'.length;
 
+/** The tool's result for an output of `outputBytes`, as an operation a client polls (SEP-1391). */
 async function echo(outputBytes: number) {
   const text = 'x'.repeat(outputBytes - OVERHEAD);
-  return { text, result: ok(await legacyRequest(stack.url, 'tools/call', { name: 'echo_text', arguments: { text } })) };
+  const token = `spill-${outputBytes}-${Math.random()}`;
+  ok(await legacyRequest(stack.url, 'tools/call', { name: 'echo_text', arguments: { text }, operation: { token, keepAlive: 600 } }));
+  await pollUntilStatus(() => legacyRequest(stack.url, 'tools/async/status', { token }), ['completed']);
+  return { text, result: ok(await legacyRequest(stack.url, 'tools/async/result', { token })).result };
 }
 
 beforeAll(async () => {
@@ -73,5 +78,11 @@ describe('server-side spill at the threshold (output JSON > 65,536 UTF-8 bytes i
     ]);
     const read = ok(await legacyRequest(stack.url, 'resources/read', { uri: result.content[0].uri }));
     expect(read.contents).toEqual([{ uri: result.content[0].uri, mimeType: 'application/json', text: JSON.stringify({ echo: text }) }]);
+  });
+
+  it('a synchronous call (an old client) gets an output over the threshold inline: its record is read by the call alone, so nothing is stored', async () => {
+    const text = 'x'.repeat(DEFAULT_SPILL_THRESHOLD_BYTES + 1 - OVERHEAD);
+    const result = ok(await legacyRequest(stack.url, 'tools/call', { name: 'echo_text', arguments: { text } }));
+    expect(result.structuredContent).toEqual({ echo: text });
   });
 });
