@@ -1,5 +1,7 @@
 /**
- * `npm start`: the whole stack on this machine (see local-stack.ts).
+ * `npm start`: the whole stack on this machine (see local-stack.ts). `--cdk-out DIR` runs a cloud
+ * assembly as deployed instead, and `--as-deployed [-c key=value ...]` synthesizes one first
+ * (see as-deployed/start-deployed-stack.ts).
  * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR, --workers DIR,
  * --oauth-issuer URL, --oauth-audience AUD, --oauth-scopes "a b" (an OAuth 2.1 resource server).
  */
@@ -7,11 +9,19 @@ import { parseArgs } from 'node:util';
 import { OAuthConfigError } from '../lambdas/auth/oauth-config.ts';
 import { handleToolsFromEnv, limitsFromEnv } from '../lambdas/handlers/environment.ts';
 import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
+import { runDeployedFromCli } from './as-deployed/run-deployed-cli.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
 import { oauthOptionsFrom } from './oauth-options.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
                     [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"]]
+       npm start -- --cdk-out DIR [--port N] [--host HOST] [--data DIR]
+       npm start -- --as-deployed [-c key=value ...] [--port N] [--host HOST] [--data DIR]
+
+  --cdk-out DIR run the cloud assembly \`npx cdk synth -o DIR\` wrote, as deployed: its bundled
+                assets, resolved templates and IAM roles (nothing from the source folders)
+  --as-deployed synthesize the app into a temporary folder first (-c passes CDK context,
+                e.g. -c auth=none), then run it as --cdk-out does
 
   --port N      port of the MCP endpoint (0 picks a free one)
   --host HOST   address to bind; keep it on loopback
@@ -40,6 +50,9 @@ async function main(): Promise<void> {
         'oauth-issuer': { type: 'string' },
         'oauth-audience': { type: 'string' },
         'oauth-scopes': { type: 'string' },
+        'cdk-out': { type: 'string' },
+        'as-deployed': { type: 'boolean' },
+        context: { type: 'string', short: 'c', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -55,6 +68,32 @@ async function main(): Promise<void> {
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`--port must be a port number, got "${values.port}"\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values['cdk-out'] !== undefined || values['as-deployed']) {
+    let close: () => Promise<void>;
+    try {
+      close = await runDeployedFromCli({
+        ...(values['cdk-out'] !== undefined ? { cdkOut: values['cdk-out'] } : {}),
+        context: values.context ?? [],
+        port,
+        ...(values.host ? { host: values.host } : {}),
+        ...(values.data ? { dataDir: values.data } : {}),
+      });
+    } catch (error) {
+      console.error(`Cannot start: ${(error as Error).message}`);
+      process.exit(1);
+    }
+    const stop = async () => {
+      await close();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
+  if (values.context?.length) {
+    console.error(`-c passes CDK context to --as-deployed only\n\n${USAGE}`);
     process.exit(2);
   }
   let limits;

@@ -7,16 +7,15 @@
  * goes through an IAM gateway that enforces the caller's role; every Task a machine runs is
  * authorized as the machine's role.
  */
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { loadDeployedStack } from '../assembly/build-deployed-stack.ts';
 import type { DeployedFunction, DeployedStack } from '../assembly/deployed-stack.ts';
 import { startLocalDynamo } from '../dynamo-local.ts';
 import { startTtlSweeper, type TtlSweeperOptions } from '../dynamo-ttl-sweeper.ts';
-import { assumedRole, IamAuthority, roleNameOf } from '../iam/iam-authority.ts';
+import { IamAuthority } from '../iam/iam-authority.ts';
 import { startIamGateway } from '../iam/iam-gateway.ts';
-import { integrationActions } from '../iam/integration-action.ts';
+import { authorizeTask } from '../iam/task-authorization.ts';
 import { LambdaFunctionError, startLocalFunction, type LocalFunction } from '../lambda/local-function.ts';
 import { serveFunctionUrl } from '../lambda/function-url-server.ts';
 import { startLocalResults } from '../local-results.ts';
@@ -147,7 +146,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
         throw new Error(`a deployed definition names \${Worker_${worker}}: DefinitionSubstitutions should have replaced it`);
       },
       invokeFunction,
-      authorize: (request) => authorizeTask(authority, request),
+      authorize: (request) => authorizeMachineTask(authority, request),
       onStatusChange: (event) => rules.forEach((rule) => rule.publish(event)),
       ...scope,
       ...under('stepfunctions'),
@@ -234,28 +233,10 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
   }
 }
 
-/**
- * What Step Functions checks before a Task calls a service: the machine's role must allow the
- * action on the resource. A denial fails the Task the way the service's AccessDenied does.
- */
-async function authorizeTask(authority: IamAuthority, request: TaskAuthorization): Promise<void> {
-  const actions = integrationActions(request.resource, request.parameters, { region: authority.region, accountId: authority.accountId });
-  const roleName = roleNameOf(request.roleArn) ?? request.roleArn;
-  const principalArn = assumedRole(authority.accountId, roleName, randomUUID().replace(/-/g, ''));
-  for (const { action, resource } of actions) {
-    const decision = await authority.authorize({ principalArn, action, resource });
-    if (decision.allowed) continue;
-    const service = action.split(':')[0]!;
-    if (service === 'lambda') {
-      throw new TaskError('Lambda.AWSLambdaException', `${decision.message} (Service: AWSLambda; Status Code: 403; Error Code: AccessDeniedException; Request ID: ${randomUUID()}; Proxy: null)`);
-    }
-    throw new TaskError(`${serviceErrorPrefix(service)}.AccessDeniedException`, `${decision.message} (Service: ${service}; Status Code: 400; Error Code: AccessDeniedException; Request ID: ${randomUUID()}; Proxy: null)`);
-  }
-}
-
-function serviceErrorPrefix(service: string): string {
-  const known: Record<string, string> = { dynamodb: 'DynamoDb', states: 'Sfn', s3: 'S3', sns: 'Sns', sqs: 'Sqs', events: 'EventBridge', secretsmanager: 'SecretsManager' };
-  return known[service] ?? service.charAt(0).toUpperCase() + service.slice(1);
+/** Step Functions checks the machine's role before each Task call; a denial fails the Task as AWS records it. */
+async function authorizeMachineTask(authority: IamAuthority, request: TaskAuthorization): Promise<void> {
+  const denied = await authorizeTask(authority, request);
+  if (denied) throw new TaskError(denied.error, denied.cause);
 }
 
 async function replayDeadLetters(queues: DeadLetterQueue[], rules: RuleDelivery[], model: DeployedStack): Promise<{ replayed: number; failed: number }> {

@@ -1,0 +1,90 @@
+/**
+ * `npm start -- --cdk-out DIR` and `npm start -- --as-deployed [-c key=value ...]`: runs the
+ * cloud assembly with startDeployedStack (synthesizing it first for --as-deployed) and prints
+ * where MCP is served, the tools, and where the local stack differs from AWS.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { AssemblyError } from '../assembly/assembly-error.ts';
+import type { DeployedStack } from '../assembly/deployed-stack.ts';
+import { startDeployedStack } from './start-deployed-stack.ts';
+import { synthesizeAssembly } from './synthesize-assembly.ts';
+
+export interface DeployedCliOptions {
+  /** An existing assembly; absent: synthesize one (--as-deployed). */
+  cdkOut?: string;
+  /** `-c key=value` for the synth. */
+  context: string[];
+  dataDir?: string;
+  host?: string;
+  port: number;
+}
+
+/** Where the local stack is not AWS, printed at start. */
+export const DIFFERENCES_FROM_AWS = [
+  'one account (000000000000) and region (us-east-1); plain http on this machine',
+  'IAM: identity policies, AWS managed policies and Lambda resource policies; no SCPs, permission boundaries, session policies or KMS key policies',
+  'EventBridge retries a failing status-sync invoke under the rule\'s RetryPolicy, then dead-letters it to <data>/dead-letters/<queue>/ (in AWS the Lambda async invoke config retries function errors)',
+  'no CloudWatch: logs go to the console and <data>/logs/<logicalId>.log; metrics, alarms and the dashboard are not run',
+  'no concurrency limits or throttling; Task states that call other AWS services need a mock, and the assembly carries none',
+];
+
+/** Starts the deployed stack and prints what a user needs; returns the close function. */
+export async function runDeployedFromCli(options: DeployedCliOptions): Promise<() => Promise<void>> {
+  let cdkOut = options.cdkOut;
+  let temporary: string | undefined;
+  if (!cdkOut) {
+    const context: Record<string, string> = {};
+    for (const pair of options.context) {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new AssemblyError('-c', undefined, `context must be key=value, got "${pair}"`);
+      context[pair.slice(0, at)] = pair.slice(at + 1);
+    }
+    temporary = await mkdtemp(join(tmpdir(), 'async-mcp-as-deployed-'));
+    console.log(`Synthesizing the app into ${temporary} (npx cdk synth${options.context.map((c) => ` -c ${c}`).join('')}) ...`);
+    await synthesizeAssembly({ outDir: temporary, context });
+    cdkOut = temporary;
+  }
+  const stack = await startDeployedStack({
+    cdkOut,
+    port: options.port,
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+  }).catch(async (error: unknown) => {
+    if (temporary) await rm(temporary, { recursive: true, force: true });
+    throw error;
+  });
+
+  const { model } = stack;
+  console.log(`async-mcp is serving MCP at ${stack.url.href}`);
+  console.log(`Assembly: ${resolve(cdkOut)}${temporary ? ' (synthesized now, removed on exit)' : ''}, stack ${model.stackName}, Function URL auth ${model.functionUrl?.authType ?? 'none'}`);
+  if (model.functionUrl?.authType === 'AWS_IAM') console.log('Sign requests with SigV4 for service lambda, region us-east-1, access key "local", secret "local" (npm run cli -- --sigv4 ...).');
+  console.log(`Data: ${options.dataDir ? `kept in ${options.dataDir}` : 'in memory (use --data DIR to keep it)'}`);
+  console.log('Tools:');
+  for (const tool of toolsOf(model)) console.log(`  ${tool.name.padEnd(24)} ${tool.type.padEnd(8)} ${tool.title}`);
+  console.log('Where this differs from AWS:');
+  for (const line of DIFFERENCES_FROM_AWS) console.log(`  - ${line}`);
+  return async () => {
+    await stack.close();
+    if (temporary) await rm(temporary, { recursive: true, force: true });
+  };
+}
+
+/** The tools the MCP function was bundled with (its asset's state-machines/), each with its machine's type. */
+function toolsOf(model: DeployedStack): Array<{ name: string; type: string; title: string }> {
+  const mcp = model.functions.find((f) => f.logicalId === model.functionUrl?.targetFunctionLogicalId);
+  const dir = mcp ? join(mcp.assetDir, 'state-machines') : undefined;
+  if (!dir || !existsSync(dir)) return model.stateMachines.map((m) => ({ name: m.name, type: m.type, title: '' }));
+  return readdirSync(dir)
+    .sort()
+    .flatMap((folder) => {
+      const file = join(dir, folder, 'tool.json');
+      if (!existsSync(file)) return [];
+      const tool = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; title?: string };
+      const name = tool.name ?? folder;
+      const machine = model.stateMachines.find((m) => m.name.endsWith(`-${name}`));
+      return [{ name, type: machine?.type ?? '-', title: tool.title ?? '' }];
+    });
+}

@@ -1,0 +1,41 @@
+/**
+ * `npx cdk synth --no-notices -q -o DIR [-c key=value ...]` in the repository, as a user would
+ * run it before `cdk deploy`: the cloud assembly that `--as-deployed` and the tests run.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface SynthesizeOptions {
+  /** Where the assembly goes. */
+  outDir: string;
+  /** CDK context (`-c key=value`), e.g. `{ auth: 'none' }`. */
+  context?: Record<string, string>;
+  /** @default the repository */
+  cwd?: string;
+  /** Lines of cdk's output, for a progress display. @default kept until a failure reports them */
+  onOutput?: (text: string) => void;
+}
+
+/** Synthesizes the app; rejects with cdk's output when it fails. */
+export function synthesizeAssembly(options: SynthesizeOptions): Promise<void> {
+  const args = ['cdk', 'synth', '--no-notices', '-q', '-o', options.outDir];
+  for (const [key, value] of Object.entries(options.context ?? {})) args.push('-c', `${key}=${value}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn('npx', args, { cwd: options.cwd ?? REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      output += text;
+      options.onOutput?.(text);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`npx ${args.join(' ')} failed (exit ${code}):\n${output.trim()}`));
+    });
+  });
+}

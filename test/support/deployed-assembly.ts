@@ -1,0 +1,82 @@
+/**
+ * Cloud assemblies for the as-deployed tests, synthesized once per source state: each variant
+ * (`auth=none`, the default IAM one, or any context) is synthesized into a temporary folder
+ * keyed by a hash of the app's sources and the context, under a lock, so parallel test files and
+ * later runs share it and only a change to cdk/, lambdas/, state-machines/ or the context
+ * synthesizes again.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startDeployedStack, type DeployedLocalStack, type DeployedStackOptions } from '../../local/as-deployed/start-deployed-stack.ts';
+import { synthesizeAssembly } from '../../local/as-deployed/synthesize-assembly.ts';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const SOURCES = ['cdk', 'lambdas', 'state-machines', 'cdk.json', 'package-lock.json'];
+const CACHE = join(tmpdir(), 'async-mcp-test-assemblies');
+/** A synth takes about 30 s on two busy cores; a lock older than this was left by a killed run. */
+const STALE_LOCK_MS = 10 * 60_000;
+
+/** The `auth=none` assembly. */
+export const NO_AUTH = { auth: 'none' } as const;
+/** The default (AWS_IAM Function URL) assembly. */
+export const IAM_AUTH = {} as const;
+
+/**
+ * The folder of the assembly synthesized with `context`; synthesizes it if no run has yet for
+ * these sources. Folders named in `extraSources` (e.g. a toolsDir) are hashed too.
+ */
+export async function deployedAssembly(context: Record<string, string> = {}, extraSources: string[] = []): Promise<string> {
+  const hash = createHash('sha256');
+  for (const source of [...SOURCES.map((s) => join(REPO, s)), ...extraSources]) hashTree(hash, source);
+  hash.update(JSON.stringify(Object.entries(context).sort()));
+  const key = hash.digest('hex').slice(0, 24);
+  const dir = join(CACHE, key);
+  const lock = `${dir}.lock`;
+  mkdirSync(CACHE, { recursive: true });
+  for (;;) {
+    if (existsSync(join(dir, 'manifest.json'))) return dir;
+    try {
+      mkdirSync(lock);
+    } catch {
+      // Another file of this run (or another run) is synthesizing it.
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      await sleep(500);
+      continue;
+    }
+    try {
+      const partial = `${dir}.partial`;
+      rmSync(partial, { recursive: true, force: true });
+      await synthesizeAssembly({ outDir: partial, context });
+      renameSync(partial, dir);
+      return dir;
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Starts the stack of an assembly the way tests want it: a free port, fast waits, logs kept in `logs`. */
+export async function startAssemblyStack(
+  cdkOut: string,
+  options: Partial<DeployedStackOptions> = {},
+): Promise<{ stack: DeployedLocalStack; logs: string[] }> {
+  const logs: string[] = [];
+  const stack = await startDeployedStack({ cdkOut, port: 0, waitTimeScale: 0.01, log: (line) => logs.push(line), ...options });
+  return { stack, logs };
+}
+
+function hashTree(hash: ReturnType<typeof createHash>, path: string): void {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return;
+  if (stat.isFile()) {
+    hash.update(relative(REPO, path)).update(readFileSync(path));
+    return;
+  }
+  for (const entry of readdirSync(path).sort()) {
+    if (entry === 'node_modules' || entry.startsWith('.')) continue;
+    hashTree(hash, join(path, entry));
+  }
+}
