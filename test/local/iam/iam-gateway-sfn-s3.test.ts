@@ -1,5 +1,7 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, StartSyncExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import { lookup } from 'node:dns';
+import { Agent } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startLocalResults } from '../../../local/local-results.ts';
 import { startSfnFacade } from '../../../local/sfn-facade.ts';
@@ -62,6 +64,18 @@ describe('the IAM gateway in front of the Step Functions facade, driven by the r
       'states:StopExecution true',
       'states:StartSyncExecution true',
     ]);
+  });
+
+  it('verifies StartSyncExecution sent to its sync- host prefix, as the SDK sends it without disableHostPrefix', async () => {
+    const { authority, gateway } = await setUp();
+    // What the function sandbox does: sync-<host> resolves to <host>. Any other name fails, so the call must carry the prefix.
+    const httpAgent = new Agent({
+      lookup: (host, options, callback) =>
+        host.startsWith('sync-') ? lookup(host.slice('sync-'.length), options, callback) : callback(new Error(`no sync- prefix: ${host}`), '', 4),
+    });
+    const client = new SFNClient({ region: REGION, endpoint: gateway.endpoint, credentials: authority.credentialsFor(MCP.arn, 'mcp'), requestHandler: { httpAgent } });
+    harness.closeLater({ close: () => client.destroy() });
+    await expect(client.send(new StartSyncExecutionCommand({ stateMachineArn: machineArn('AsyncMcp-quick_calculation'), input: '{}' }))).resolves.toMatchObject({ status: 'SUCCEEDED' });
   });
 
   it("refuses StartExecution of the express machine (granted StartSyncExecution only) with AWS's message", async () => {
