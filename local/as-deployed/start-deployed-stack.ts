@@ -7,6 +7,7 @@
  * goes through an IAM gateway that enforces the caller's role; every Task a machine runs is
  * authorized as the machine's role.
  */
+import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { loadDeployedStack } from '../assembly/build-deployed-stack.ts';
@@ -27,6 +28,8 @@ import { createFunctionLogs } from './function-logs.ts';
 import { startLocalSecrets } from './local-secrets-adapter.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
+/** Under the data directory: which assembly ran on it last. */
+export const ASSEMBLY_RECORD = 'assembly.json';
 export const DEFAULT_PORT = 3000;
 /** s3rver checks signatures against its own fixed key pair; the gateway re-signs with it. */
 const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -212,6 +215,8 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       onLog: logs.sink(urlConfig.logicalId),
     });
     closers.push(() => served.close());
+    // The replay command finds the assembly these dead letters belong to here.
+    if (data) await writeFile(resolve(data, ASSEMBLY_RECORD), `${JSON.stringify({ cdkOut: resolve(options.cdkOut) }, null, 2)}\n`);
 
     return {
       url: served.url,
