@@ -5,9 +5,7 @@
  * definitions name, and status sync, wired with least-privilege grants. Who may call is the
  * `auth` prop (mcp-auth.ts); IAM callers are granted with `grantInvoke`.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Annotations, Aws, Duration, Names, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Aws, Duration, Names, type NestedStack, RemovalPolicy } from 'aws-cdk-lib';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { FunctionUrlAuthType, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
@@ -19,9 +17,11 @@ import { ENV } from '../lambdas/aws/operations-table.ts';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { MAX_NAME_PREFIX, STATE_MACHINE_ARN_PREFIX_ENV, toolStateMachineName } from '../lambdas/tools/state-machine-names.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
-import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
+import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { BundledFunction } from './bundled-function.ts';
+import { CatalogStacks, DEFAULT_TOOL_STACK_COUNT, DEFAULT_WORKER_STACK_COUNT } from './catalog-stacks.ts';
+import { DeployedToolGrants } from './deployed-tool-grants.ts';
 import { ResultsBucket } from './results-bucket.ts';
 import { ExistingToolStateMachine } from './existing-tool-state-machine.ts';
 import { mcpCorsOptions, resolveMcpAuth, type McpAuth } from './mcp-auth.ts';
@@ -30,10 +30,11 @@ import { OperationsAlarms } from './operations-alarms.ts';
 import { OperationsDashboard } from './operations-dashboard.ts';
 import { OperationsTable } from './operations-table.ts';
 import { DEFAULT_WORKERS_DIR, MCP_HTTP_ENTRY, STATUS_SYNC_ENTRY } from './repo-paths.ts';
+import { createWorkerFunctions } from './worker-functions.ts';
 import { ServerKey } from './server-key.ts';
 import { StatusSync } from './status-sync.ts';
 import { BUNDLED_TOOLS_DIR, LAMBDA_TASK_ROOT, copyToolFolderCommands } from './tool-asset-commands.ts';
-import { ToolStateMachine, type ToolMachine } from './tool-state-machine.ts';
+import { ToolStateMachine } from './tool-state-machine.ts';
 
 /** Seconds the MCP Lambda may outlive its longest blocking call (response, logging). */
 const MCP_TIMEOUT_MARGIN_SECONDS = 15;
@@ -166,6 +167,21 @@ export interface AsyncMcpServerProps {
    * @default Duration.minutes(1)
    */
   readonly workerTimeout?: Duration;
+  /**
+   * Nested stacks the tools' state machines spread over, each tool in the one its name
+   * hashes to (with its role, log group and failure-rate alarm), so a catalog outgrows no
+   * stack's 500 resources or 1 MB template. The synth fails when one would hold more than 400
+   * resources or 600 KB of definitions. Changing it moves tools between stacks, which
+   * CloudFormation cannot do in one deploy (a state machine's name is taken until its old
+   * stack deletes it): drain and remove the tools that move first, or deploy a new stack.
+   * @default 8
+   */
+  readonly toolStackCount?: number;
+  /**
+   * Nested stacks the worker Lambdas spread over, by the same rule.
+   * @default 4
+   */
+  readonly workerStackCount?: number;
 }
 
 export class AsyncMcpServer extends Construct {
@@ -178,14 +194,16 @@ export class AsyncMcpServer extends Construct {
   public readonly mcpFunction: NodejsFunction;
   /** Invoke mode RESPONSE_STREAM, so server-sent events reach the client as they are written. */
   public readonly functionUrl: FunctionUrl;
-  /** Tool name -> the state machine this construct deploys for it. */
+  /** Tool name -> the state machine this construct deploys for it (in a nested stack of the tools). */
   public readonly toolStateMachines: ReadonlyMap<string, ToolStateMachine>;
   /** Tool name -> the existing state machine it runs (`stateMachineArn` in its tool.json). */
   public readonly existingStateMachines: ReadonlyMap<string, ExistingToolStateMachine>;
   /** The prefix of every deployed state machine's name: `<prefix><tool>` (see state-machine-names.ts). */
   public readonly stateMachineNamePrefix: string;
-  /** Worker name -> its Lambda; grant a worker more here if its code needs it. */
+  /** Worker name -> its Lambda (in a nested stack of the workers); grant a worker more here if its code needs it. */
   public readonly workerFunctions: ReadonlyMap<string, NodejsFunction>;
+  /** The nested stacks holding the tools' state machines and the workers. */
+  public readonly catalogStacks: { readonly tools: readonly NestedStack[]; readonly workers: readonly NestedStack[] };
   /** Absent when every tool is EXPRESS (Step Functions emits no status events for those). */
   public readonly statusSync?: StatusSync;
   /** Who may call the MCP endpoint (an IAM server's `principalScope` filled in). */
@@ -224,12 +242,33 @@ export class AsyncMcpServer extends Construct {
     });
 
     this.serverKey = new ServerKey(this, 'ServerKey');
-    this.workerFunctions = this.createWorkers(props, tracing, logRetention, reserved.worker);
+    const workerStacks = new CatalogStacks(this, 'Workers', {
+      count: props.workerStackCount ?? DEFAULT_WORKER_STACK_COUNT,
+      holds: 'worker Lambdas',
+      countProp: 'workerStackCount',
+    });
+    this.workerFunctions = createWorkerFunctions({
+      tools: props.tools,
+      workersDir: props.workersDir ?? DEFAULT_WORKERS_DIR,
+      stacks: workerStacks,
+      operations: this.operations,
+      results: this.results,
+      memorySize: props.workerMemorySize ?? 512,
+      timeout: props.workerTimeout ?? Duration.minutes(1),
+      logRetention,
+      tracing,
+      reservedConcurrentExecutions: reserved.worker,
+    });
 
     // Unique per stack and construct path, and known at synth, so the MCP Lambda derives
     // every ARN from one prefix instead of a per-tool list in its 4 KB environment.
     this.stateMachineNamePrefix = `${Names.uniqueResourceName(this, { maxLength: MAX_NAME_PREFIX - 1, separator: '-' })}-`;
     const toolsScope = new Construct(this, 'Tools');
+    const toolStacks = new CatalogStacks(this, 'Tools', {
+      count: props.toolStackCount ?? DEFAULT_TOOL_STACK_COUNT,
+      holds: 'tool state machines',
+      countProp: 'toolStackCount',
+    });
     const machines = new Map<string, ToolStateMachine>();
     const existing = new Map<string, ExistingToolStateMachine>();
     for (const tool of props.tools) {
@@ -239,12 +278,18 @@ export class AsyncMcpServer extends Construct {
         continue;
       }
       const stateMachineName = toolStateMachineName(this.stateMachineNamePrefix, name);
-      machines.set(name, new ToolStateMachine(toolsScope, name, { tool, stateMachineName, workers: this.workerFunctions, logRetention, tracing }));
+      const stack = toolStacks.stackFor(name);
+      toolStacks.addDefinitionBytes(stack, Buffer.byteLength(tool.definitionText ?? ''));
+      machines.set(name, new ToolStateMachine(stack, name, { tool, stateMachineName, workers: this.workerFunctions, logRetention, tracing }));
     }
     this.toolStateMachines = machines;
     this.existingStateMachines = existing;
-    const all: ToolMachine[] = [...machines.values(), ...existing.values()];
-    const standard = all.filter((machine) => machine.workflowType === 'STANDARD');
+    this.catalogStacks = { tools: toolStacks.all(), workers: workerStacks.all() };
+    const deployed = [...machines.values()];
+    const existingStandard = [...existing.values()].filter((machine) => machine.workflowType === 'STANDARD');
+    const anyStandard = existingStandard.length > 0 || deployed.some((machine) => machine.workflowType === 'STANDARD');
+    const deployedGrants = new DeployedToolGrants(this.stateMachineNamePrefix);
+    const stateMachineArnPrefix = `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:stateMachine:${this.stateMachineNamePrefix}`;
 
     // Status sync computes expiry too, so both Lambdas get the same limits.
     const limitsEnvironment = {
@@ -263,7 +308,7 @@ export class AsyncMcpServer extends Construct {
       timeout: Duration.seconds(maxBlockingSeconds + MCP_TIMEOUT_MARGIN_SECONDS),
       environment: {
         [ENV.tableName]: this.operations.tableName,
-        [STATE_MACHINE_ARN_PREFIX_ENV]: `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:stateMachine:${this.stateMachineNamePrefix}`,
+        [STATE_MACHINE_ARN_PREFIX_ENV]: stateMachineArnPrefix,
         [ENV.toolsDir]: `${LAMBDA_TASK_ROOT}/${BUNDLED_TOOLS_DIR}`,
         [ENV.resultsBucket]: this.results.bucket.bucketName,
         [ENV.secretArn]: this.serverKey.secret.secretArn,
@@ -283,10 +328,13 @@ export class AsyncMcpServer extends Construct {
     this.results.grantReadResults(this.mcpFunction);
     this.results.grantWriteResults(this.mcpFunction);
     this.serverKey.grantRead(this.mcpFunction);
-    for (const machine of all) machine.grantStart(this.mcpFunction);
-    for (const machine of standard) machine.grantExecutionControl(this.mcpFunction);
+    // The deployed machines by their name prefix: one statement for any number of tools.
+    deployedGrants.grantStart(this.mcpFunction, new Set(deployed.map((machine) => machine.workflowType)));
+    if (deployed.some((machine) => machine.workflowType === 'STANDARD')) deployedGrants.grantExecutionControl(this.mcpFunction);
     // An answer resumes the state that asked; only a deployed definition can call the request-input worker.
-    for (const machine of machines.values()) if (machine.asksForInput) machine.grantTaskResponse(this.mcpFunction);
+    if (deployed.some((machine) => machine.asksForInput)) deployedGrants.grantTaskResponse(this.mcpFunction);
+    for (const machine of existing.values()) machine.grantStart(this.mcpFunction);
+    for (const machine of existingStandard) machine.grantExecutionControl(this.mcpFunction);
 
     // Streaming, not BUFFERED: a server-to-client request or a progress notification written to an
     // SSE stream must reach the client while the call waits, not when the response ends.
@@ -302,12 +350,14 @@ export class AsyncMcpServer extends Construct {
       );
     }
 
-    if (standard.length > 0) {
+    if (anyStandard) {
       this.statusSync = new StatusSync(this, 'StatusSync', {
         entry: STATUS_SYNC_ENTRY,
         operations: this.operations,
         limitsEnvironment,
-        stateMachines: standard,
+        deployedArnPrefix: stateMachineArnPrefix,
+        existingStateMachines: existingStandard,
+        grantDeployedExecutionControl: (grantee) => deployedGrants.grantExecutionControl(grantee),
         logRetention,
         tracing,
         reservedConcurrentExecutions: reserved.statusSync,
@@ -334,7 +384,15 @@ export class AsyncMcpServer extends Construct {
       alarmTopic: props.alarmTopic,
       executionFailureRatePercent: props.executionFailureRatePercent,
     });
-    this.dashboard = new OperationsDashboard(this, 'Dashboard', { ...monitored, alarms: this.alarms.all }).dashboard;
+    // The dashboard names each machine by its ARN, built from its name here: no output per machine from the nested stacks.
+    const dashboardScope = new Construct(this, 'DashboardMachines');
+    const namedMachines = new Map(
+      [...machines].map(([tool, machine]) => [
+        tool,
+        StateMachine.fromStateMachineName(dashboardScope, tool, machine.stateMachineName),
+      ]),
+    );
+    this.dashboard = new OperationsDashboard(this, 'Dashboard', { ...monitored, stateMachines: namedMachines, alarms: this.alarms.all }).dashboard;
   }
 
   /**
@@ -350,56 +408,6 @@ export class AsyncMcpServer extends Construct {
     }
     return this.mcpFunction.grantInvokeUrl(grantee);
   }
-
-  /** One Lambda per distinct `${Worker_<name>}` across all definitions. */
-  private createWorkers(
-    props: AsyncMcpServerProps,
-    tracing: boolean,
-    logRetention: RetentionDays,
-    reservedConcurrentExecutions: number | undefined,
-  ): Map<string, NodejsFunction> {
-    const workersDir = props.workersDir ?? DEFAULT_WORKERS_DIR;
-    const usedBy = new Map<string, string[]>();
-    // An existing machine's local stand-in may call workers; the deployed machine does not.
-    for (const tool of props.tools.filter((t) => t.config.stateMachineArn === undefined)) {
-      for (const worker of tool.workers) usedBy.set(worker, [...(usedBy.get(worker) ?? []), tool.config.name]);
-    }
-    const scope = new Construct(this, 'Workers');
-    const workers = new Map<string, NodejsFunction>();
-    for (const [worker, tools] of [...usedBy].sort(([a], [b]) => a.localeCompare(b))) {
-      const builtIn = BUILT_IN_WORKERS.includes(worker);
-      const entry = join(builtIn ? DEFAULT_WORKERS_DIR : workersDir, workerModuleFile(worker));
-      if (!existsSync(entry)) {
-        throw new Error(`Worker "${worker}" (used by ${tools.join(', ')}) has no module: expected ${entry} exporting handler`);
-      }
-      const fn = new BundledFunction(scope, worker, {
-        entry,
-        description: `async-mcp worker ${worker} (${tools.join(', ')})`,
-        memorySize: props.workerMemorySize ?? 512,
-        timeout: props.workerTimeout ?? Duration.minutes(1),
-        logRetention,
-        tracing,
-        reservedConcurrentExecutions,
-      });
-      // Only a worker that uses the results helper may write results.
-      if (usesResultsHelper(entry)) {
-        fn.function.addEnvironment(ENV.resultsBucket, this.results.bucket.bucketName);
-        this.results.grantWriteResults(fn.function);
-      }
-      // The built-in workers write questions and progress to the operation record.
-      if (builtIn) {
-        fn.function.addEnvironment(ENV.tableName, this.operations.tableName);
-        this.operations.grantBuiltInWorkerAccess(fn.function);
-      }
-      workers.set(worker, fn.function);
-    }
-    return workers;
-  }
-}
-
-/** Whether a worker module imports the results helper (lambdas/results/write-result.ts). */
-function usesResultsHelper(entry: string): boolean {
-  return /from\s+['"][^'"]*results\/write-result(\.ts)?['"]/.test(readFileSync(entry, 'utf8'));
 }
 
 /** SQS's bounds on a queue's message retention. */

@@ -4,7 +4,7 @@
  * of each tool's state machine, Lambda throttles and DynamoDB throttles. With a topic,
  * each notifies it on ALARM and on OK; without one, they only show in CloudWatch.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, MathExpression, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -18,8 +18,8 @@ export const DEFAULT_EXECUTION_FAILURE_RATE_PERCENT = 10;
 export const EXECUTION_FAILURE_RATE_PERIOD = Duration.minutes(15);
 /**
  * Up to this many deployed state machines, each gets its own failure-rate alarm. Beyond it,
- * one alarm watches {@link MACHINES_PER_GROUPED_ALARM} machines (the highest of their rates),
- * so a stack of 100 tools stays within CloudFormation's 500 resources per stack.
+ * one alarm watches {@link MACHINES_PER_GROUPED_ALARM} machines of one stack (the highest of
+ * their rates): fewer alarms to pay for, and fewer resources in each nested tool stack.
  */
 export const MAX_ALARMS_PER_MACHINE = 30;
 /** An alarm's expression may use at most 10 metrics; each machine's rate takes 3. */
@@ -52,6 +52,8 @@ export class OperationsAlarms extends Construct {
   public readonly throttles: ReadonlyMap<string, Alarm>;
   /** Requests to the operations table that DynamoDB throttled. */
   public readonly tableThrottles: Alarm;
+
+  private readonly scopes = new Map<string, Construct>();
 
   constructor(scope: Construct, id: string, props: OperationsAlarmsProps) {
     super(scope, id);
@@ -98,33 +100,40 @@ export class OperationsAlarms extends Construct {
     }
 
     // Tool and function names as construct ids, under their own scopes, so they cannot collide.
+    // An alarm lives in the stack of what it watches (a nested tool or worker stack), so
+    // it grows that stack, not this one.
     const ratesScope = new Construct(this, 'ExecutionFailureRate');
     const rates = new Map<string, Alarm>();
     const machines = [...props.stateMachines].sort(([a], [b]) => a.localeCompare(b));
     const groupSize = machines.length > MAX_ALARMS_PER_MACHINE ? MACHINES_PER_GROUPED_ALARM : 1;
-    for (let start = 0; start < machines.length; start += groupSize) {
-      const group = machines.slice(start, start + groupSize);
-      const tools = group.map(([tool]) => tool);
-      const metric =
-        group.length === 1
-          ? executionFailureRate(group[0]![1], EXECUTION_FAILURE_RATE_PERIOD)
-          : new MathExpression({
-              expression: `MAX([${group.map((_, i) => `rate${i}`).join(', ')}])`,
-              usingMetrics: Object.fromEntries(group.map(([, machine], i) => [`rate${i}`, executionFailureRate(machine, EXECUTION_FAILURE_RATE_PERIOD, `${i}`)])),
-              label: 'Highest failure rate, %',
-              period: EXECUTION_FAILURE_RATE_PERIOD,
-            });
-      const which = tools.length === 1 ? `tool "${tools[0]}"` : `one of the tools ${tools.map((tool) => `"${tool}"`).join(', ')}`;
-      const created = alarm(
-        ratesScope,
-        tools.join('+'),
-        metric,
-        ratePercent,
-        `async-mcp: more than ${ratePercent}% of the executions of ${which} failed or timed out in 15 minutes ` +
-          '(cancels, ABORTED, do not count). Clients see these as tool errors (isError). To do: open the failed executions ' +
-          "in the Step Functions console, or the state machine's log group, and fix the worker, the definition or the service it calls.",
-      );
-      for (const tool of tools) rates.set(tool, created);
+    const byStack = new Map<Stack, typeof machines>();
+    for (const entry of machines) byStack.set(Stack.of(entry[1]), [...(byStack.get(Stack.of(entry[1])) ?? []), entry]);
+    for (const [stack, stackMachines] of byStack) {
+      const scope = this.scopeIn(stack, 'ExecutionFailureRate', ratesScope);
+      for (let start = 0; start < stackMachines.length; start += groupSize) {
+        const group = stackMachines.slice(start, start + groupSize);
+        const tools = group.map(([tool]) => tool);
+        const metric =
+          group.length === 1
+            ? executionFailureRate(group[0]![1], EXECUTION_FAILURE_RATE_PERIOD)
+            : new MathExpression({
+                expression: `MAX([${group.map((_, i) => `rate${i}`).join(', ')}])`,
+                usingMetrics: Object.fromEntries(group.map(([, machine], i) => [`rate${i}`, executionFailureRate(machine, EXECUTION_FAILURE_RATE_PERIOD, `${i}`)])),
+                label: 'Highest failure rate, %',
+                period: EXECUTION_FAILURE_RATE_PERIOD,
+              });
+        const which = tools.length === 1 ? `tool "${tools[0]}"` : `one of the tools ${tools.map((tool) => `"${tool}"`).join(', ')}`;
+        const created = alarm(
+          scope,
+          tools.join('+'),
+          metric,
+          ratePercent,
+          `async-mcp: more than ${ratePercent}% of the executions of ${which} failed or timed out in 15 minutes ` +
+            '(cancels, ABORTED, do not count). Clients see these as tool errors (isError). To do: open the failed executions ' +
+            "in the Step Functions console, or the state machine's log group, and fix the worker, the definition or the service it calls.",
+        );
+        for (const tool of tools) rates.set(tool, created);
+      }
     }
     this.executionFailureRate = rates;
 
@@ -139,7 +148,7 @@ export class OperationsAlarms extends Construct {
       throttles.set(
         label,
         alarm(
-          throttlesScope,
+          this.scopeIn(Stack.of(fn), 'Throttles', throttlesScope),
           label,
           fn.metricThrottles(sum),
           0,
@@ -173,5 +182,17 @@ export class OperationsAlarms extends Construct {
         each.addOkAction(action);
       }
     }
+  }
+
+  /** `here` when `stack` is this construct's own, else one `id` scope per other stack. */
+  private scopeIn(stack: Stack, id: string, here: Construct): Construct {
+    if (stack === Stack.of(this)) return here;
+    const key = `${stack.node.path}/${id}`;
+    let scope = this.scopes.get(key);
+    if (!scope) {
+      scope = new Construct(stack, `Alarms${id}`);
+      this.scopes.set(key, scope);
+    }
+    return scope;
   }
 }

@@ -3,7 +3,7 @@
  * the server ran (custom EMF metrics, by tool and dialect), status sync and its dead-letter
  * queue, the operations table, the workers, and each tool's state machine.
  */
-import { AlarmStatusWidget, Dashboard, GraphWidget, Stats, TextWidget, type IAlarm, type IMetric, type IWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import { AlarmStatusWidget, Dashboard, GraphWidget, MathExpression, Stats, TextWidget, type IAlarm, type IMetric, type IWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { METRIC } from '../lambdas/observability/metrics-recorder.ts';
 import { customMetric, customMetricSearch, METRIC_PERIOD, tableThrottledRequests, type MonitoredResources } from './observability.ts';
@@ -19,6 +19,23 @@ export interface OperationsDashboardProps extends MonitoredResources {
 }
 
 const WIDTH = 24;
+/** CloudWatch's limits on one dashboard: widgets, and metrics across all widgets. */
+export const MAX_WIDGETS = 500;
+export const MAX_METRICS = 2500;
+/** Alarms per alarm status widget (the console adds at most 100 to one). */
+export const ALARMS_PER_WIDGET = 100;
+const METRICS_PER_TOOL_GRAPH = 5;
+/**
+ * Tools graphed one by one. Each graph takes about 1.7 KB of the top-level template (five
+ * state machine ARNs), which must stay well below 1 MB whatever the catalog; the executions of
+ * the others are in the Step Functions console, and their failure-rate alarms are above.
+ */
+export const MAX_TOOL_GRAPHS = 60;
+
+/** Metrics a graph line costs: itself, and those a math expression uses. */
+function metricCount(metric: IMetric): number {
+  return 1 + (metric instanceof MathExpression ? Object.values(metric.usingMetrics).reduce((count, used) => count + metricCount(used), 0) : 0);
+}
 
 export class OperationsDashboard extends Construct {
   public readonly dashboard: Dashboard;
@@ -27,12 +44,24 @@ export class OperationsDashboard extends Construct {
     super(scope, id);
     this.dashboard = new Dashboard(this, 'Dashboard', props.dashboardName ? { dashboardName: props.dashboardName } : {});
     const sum = { statistic: Stats.SUM, period: METRIC_PERIOD };
-    const graph = (title: string, left: IMetric[], width = 6, right?: IMetric[]) =>
-      new GraphWidget({ title, left, ...(right ? { right } : {}), width, height: 6 });
-    const heading = (markdown: string) => new TextWidget({ markdown, width: WIDTH, height: 1 });
+    // What the dashboard holds so far, against CloudWatch's limits on one dashboard.
+    const used = { widgets: 0, metrics: 0 };
+    const graph = (title: string, left: IMetric[], width = 6, right?: IMetric[]) => {
+      used.widgets += 1;
+      used.metrics += [...left, ...(right ?? [])].reduce((count, metric) => count + metricCount(metric), 0);
+      return new GraphWidget({ title, left, ...(right ? { right } : {}), width, height: 6 });
+    };
+    const heading = (markdown: string) => {
+      used.widgets += 1;
+      return new TextWidget({ markdown, width: WIDTH, height: 1 });
+    };
 
     const rows: IWidget[][] = [];
-    rows.push([new AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: WIDTH, height: 4 })]);
+    for (let start = 0; start < Math.max(props.alarms.length, 1); start += ALARMS_PER_WIDGET) {
+      used.widgets += 1;
+      const title = props.alarms.length > ALARMS_PER_WIDGET ? `Alarms (${start / ALARMS_PER_WIDGET + 1})` : 'Alarms';
+      rows.push([new AlarmStatusWidget({ title, alarms: props.alarms.slice(start, start + ALARMS_PER_WIDGET), width: WIDTH, height: 4 })]);
+    }
 
     const mcp = props.mcpFunction;
     rows.push([heading('### MCP Lambda')]);
@@ -92,8 +121,22 @@ export class OperationsDashboard extends Construct {
         : []),
     ]);
 
-    const machines = [...props.stateMachines].sort(([a], [b]) => a.localeCompare(b));
-    if (machines.length > 0) rows.push([heading('### Tool state machines (executions)')]);
+    const all = [...props.stateMachines].sort(([a], [b]) => a.localeCompare(b));
+    if (all.length > 0) rows.push([heading('### Tool state machines (executions)')]);
+    // One graph of 5 metrics per tool while the dashboard has room; a note names the rest.
+    const room = Math.min(MAX_TOOL_GRAPHS, MAX_WIDGETS - used.widgets - 1, Math.floor((MAX_METRICS - used.metrics) / METRICS_PER_TOOL_GRAPH));
+    const machines = all.slice(0, Math.max(room, 0));
+    if (machines.length < all.length) {
+      rows.push([
+        new TextWidget({
+          markdown:
+            `${all.length - machines.length} more tools (${all[machines.length]![0]} onwards, by name) have no graph here: the dashboard graphs at most ` +
+            `${MAX_TOOL_GRAPHS} tools, to stay small. Their executions are in the Step Functions console and the AWS/States metrics; their failure-rate alarms are above.`,
+          width: WIDTH,
+          height: 2,
+        }),
+      ]);
+    }
     for (let start = 0; start < machines.length; start += 4) {
       rows.push(
         machines.slice(start, start + 4).map(([tool, machine]) =>

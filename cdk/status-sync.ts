@@ -2,9 +2,10 @@
  * Status sync (DESIGN §4 step 4): EventBridge delivers each RUNNING and terminal
  * "Step Functions Execution Status Change" of the tool state machines to a Lambda that
  * writes it to the operation record. RUNNING gives the record its execution ARN without
- * a DescribeExecution (about 15/s per account) on a later poll. The rule's pattern is
- * `statusChangePattern`, the one the local event bus applies, so both forward the same
- * events. Failed deliveries and failed invocations land in one dead-letter queue; a
+ * a DescribeExecution (about 15/s per account) on a later poll. The rule matches the
+ * deployed machines by their ARN prefix (`statusChangePrefixPattern`), so one rule covers any
+ * number of tools and the tools removed since, whose runs still end; existing machines a tool
+ * names are matched exactly (`statusChangePattern`, the one the local event bus applies). Failed deliveries and failed invocations land in one dead-letter queue; a
  * status read reconciles whatever is still missing. Its messages hold whole events (tool
  * inputs and outputs), so they are kept only as long as asked.
  */
@@ -14,9 +15,10 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { ENV } from '../lambdas/aws/operations-table.ts';
-import { statusChangePattern, type StatusChangePattern } from '../lambdas/aws/status-events.ts';
+import { statusChangePattern, statusChangePrefixPattern, type StatusChangePattern } from '../lambdas/aws/status-events.ts';
 import { BundledFunction } from './bundled-function.ts';
 import type { OperationsTable } from './operations-table.ts';
 import type { ToolMachine } from './tool-state-machine.ts';
@@ -26,7 +28,8 @@ export const EVENT_PATTERN_MAX_CHARS = 2048;
 
 /**
  * ARNs per rule, so a rule's pattern stays within {@link EVENT_PATTERN_MAX_CHARS}: a
- * state machine ARN takes up to about 145 characters (80 of them the name).
+ * state machine ARN takes up to about 145 characters (80 of them the name). The first rule
+ * gives one of them to the prefix of the deployed machines.
  */
 export const STATE_MACHINES_PER_RULE = 12;
 
@@ -36,8 +39,15 @@ export interface StatusSyncProps {
   readonly operations: OperationsTable;
   /** The server's limits (keepAlive bounds, active operations), as the MCP Lambda gets them. */
   readonly limitsEnvironment: Record<string, string>;
-  /** STANDARD tool state machines, deployed or existing (Step Functions emits no status events for EXPRESS). */
-  readonly stateMachines: readonly ToolMachine[];
+  /**
+   * `arn:…:stateMachine:<prefix>`: every machine the server deploys is named `<prefix><tool>`, so
+   * one prefix match covers them all, those of tools removed since included.
+   */
+  readonly deployedArnPrefix: string;
+  /** Existing STANDARD state machines tools name (`stateMachineArn`), matched and granted one by one. */
+  readonly existingStateMachines: readonly ToolMachine[];
+  /** Grants describe and stop on the executions of the deployed machines. */
+  readonly grantDeployedExecutionControl: (grantee: IGrantable) => void;
   readonly logRetention: RetentionDays;
   readonly tracing: boolean;
   /**
@@ -51,13 +61,12 @@ export interface StatusSyncProps {
 
 export class StatusSync extends Construct {
   public readonly function: BundledFunction;
-  /** One rule per {@link STATE_MACHINES_PER_RULE} state machines. */
+  /** The deployed machines' prefix and the first existing machines, then one rule per {@link STATE_MACHINES_PER_RULE} more. */
   public readonly rules: readonly Rule[];
   public readonly deadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: StatusSyncProps) {
     super(scope, id);
-    if (props.stateMachines.length === 0) throw new Error('StatusSync needs at least one STANDARD state machine');
     const retention = props.deadLetterRetention.toSeconds();
     if (!Number.isInteger(retention) || retention < 60 || retention > 14 * 24 * 3600) {
       throw new Error(`deadLetterRetention must be a whole number of seconds from 1 minute to 14 days, got ${props.deadLetterRetention.toHumanString()}`);
@@ -87,14 +96,19 @@ export class StatusSync extends Construct {
     props.operations.grantStatusUpdates(this.function.function);
     // Stop as well as describe: a RUNNING event for an operation canceled while it was
     // starting stops that execution, so the cancel leaves no orphan.
-    for (const machine of props.stateMachines) machine.grantExecutionControl(this.function.function);
+    props.grantDeployedExecutionControl(this.function.function);
+    for (const machine of props.existingStateMachines) machine.grantExecutionControl(this.function.function);
 
+    const existingArns = props.existingStateMachines.map((machine) => machine.stateMachineArn);
+    const patterns = [statusChangePrefixPattern(props.deployedArnPrefix, existingArns.slice(0, STATE_MACHINES_PER_RULE - 1))];
+    for (let start = STATE_MACHINES_PER_RULE - 1; start < existingArns.length; start += STATE_MACHINES_PER_RULE) {
+      patterns.push(statusChangePattern(existingArns.slice(start, start + STATE_MACHINES_PER_RULE)));
+    }
     const rules: Rule[] = [];
-    for (let start = 0; start < props.stateMachines.length; start += STATE_MACHINES_PER_RULE) {
-      const machines = props.stateMachines.slice(start, start + STATE_MACHINES_PER_RULE);
+    for (const pattern of patterns) {
       const rule = new Rule(this, rules.length === 0 ? 'Rule' : `Rule${rules.length + 1}`, {
         description: 'async-mcp: RUNNING and terminal status changes of the tool state machines',
-        eventPattern: cdkEventPattern(statusChangePattern(machines.map((machine) => machine.stateMachineArn))),
+        eventPattern: cdkEventPattern(pattern),
       });
       rule.addTarget(
         new LambdaFunction(this.function.function, {
@@ -111,5 +125,5 @@ export class StatusSync extends Construct {
 
 /** The EventBridge JSON pattern in CDK's spelling (`detailType` renders as `detail-type`). */
 function cdkEventPattern(pattern: StatusChangePattern): EventPattern {
-  return { source: pattern.source, detailType: pattern['detail-type'], detail: pattern.detail };
+  return { source: pattern.source, detailType: pattern['detail-type'], detail: pattern.detail as EventPattern['detail'] };
 }

@@ -14,10 +14,15 @@ export const STATUS_CHANGE_DETAIL_TYPE = 'Step Functions Execution Status Change
  */
 export const FORWARDED_STATUSES = ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
 
+/** An EventBridge `prefix` content filter. */
+export interface PrefixMatcher {
+  prefix: string;
+}
+
 export interface StatusChangePattern {
   source: string[];
   'detail-type': string[];
-  detail: { stateMachineArn: string[]; status: string[] };
+  detail: { stateMachineArn: Array<string | PrefixMatcher>; status: string[] };
 }
 
 /** The event pattern of the rule for these state machines (EventBridge JSON shape). */
@@ -26,5 +31,18 @@ export function statusChangePattern(stateMachineArns: readonly string[]): Status
     source: [STATUS_CHANGE_SOURCE],
     'detail-type': [STATUS_CHANGE_DETAIL_TYPE],
     detail: { stateMachineArn: [...stateMachineArns], status: [...FORWARDED_STATUSES] },
+  };
+}
+
+/**
+ * The pattern for every state machine whose ARN starts with `arnPrefix` (the stack names its
+ * machines `<prefix><tool>`), plus `stateMachineArns` matched exactly. One pattern covers any
+ * number of tools, and the names of tools removed since, whose running executions still end.
+ */
+export function statusChangePrefixPattern(arnPrefix: string, stateMachineArns: readonly string[] = []): StatusChangePattern {
+  return {
+    source: [STATUS_CHANGE_SOURCE],
+    'detail-type': [STATUS_CHANGE_DETAIL_TYPE],
+    detail: { stateMachineArn: [{ prefix: arnPrefix }, ...stateMachineArns], status: [...FORWARDED_STATUSES] },
   };
 }

@@ -9,7 +9,7 @@ import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { ENV, OPERATIONS_TABLE } from '../../lambdas/aws/operations-table.ts';
-import { statusChangePattern } from '../../lambdas/aws/status-events.ts';
+import { statusChangePattern, statusChangePrefixPattern } from '../../lambdas/aws/status-events.ts';
 import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
 import { findWorkerPlaceholders, workerSubstitutionKey } from '../../lambdas/tools/worker-placeholders.ts';
@@ -31,6 +31,11 @@ function resolvePseudo(value: unknown): string {
   const pseudo: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '123456789012' };
   const [separator, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
   return parts.map((part) => (typeof part === 'string' ? part : pseudo[(part as { Ref: string }).Ref]!)).join(separator);
+}
+
+/** The MCP Lambda's environment variables. */
+function mcpEnvironmentOf(of: Template): Record<string, unknown> {
+  return resourcesOf(of, 'AWS::Lambda::Function')[logicalIdOf(stack.server.mcpFunction)]!.Properties.Environment.Variables;
 }
 
 const standardTools = () => tools.filter((tool) => tool.config.workflowType === 'STANDARD');
@@ -274,24 +279,34 @@ describe('state machines', () => {
 });
 
 describe('status sync', () => {
-  it('forwards RUNNING as well as terminal status changes of the STANDARD tool state machines only', () => {
-    const standardArns = standardTools().map((tool) => ({
-      Ref: logicalIdOf(stack.server.toolStateMachines.get(tool.config.name)!.stateMachine),
-    }));
+  it('forwards RUNNING as well as terminal status changes of every state machine named with the deployed prefix, in one rule', () => {
+    // The prefix the MCP Lambda derives each tool's ARN from: the same token in the pattern.
+    const arnPrefix = mcpEnvironmentOf(template)[STATE_MACHINE_ARN_PREFIX_ENV];
     template.resourceCountIs('AWS::Events::Rule', 1);
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
         source: ['aws.states'],
         'detail-type': ['Step Functions Execution Status Change'],
-        detail: { stateMachineArn: standardArns, status: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] },
+        detail: { stateMachineArn: [{ prefix: arnPrefix }], status: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] },
       },
     });
+    // EXPRESS machines share the prefix, but Step Functions emits no status events for them.
+    expect(resolvePseudo(arnPrefix)).toBe(`arn:aws:states:us-east-1:123456789012:stateMachine:${stack.server.stateMachineNamePrefix}`);
   });
 
-  it('uses the very pattern the local event bus applies', () => {
+  it('keeps matching a tool removed since, so its running executions still reach status sync', () => {
+    const removed = standardTools()[0]!;
+    const before = `arn:aws:states:us-east-1:123456789012:stateMachine:${stack.server.toolStateMachines.get(removed.config.name)!.stateMachineName}`;
+    const { template: after } = synthTemplate(tools.filter((tool) => tool !== removed));
+    const [rule] = Object.values(resourcesOf(after, 'AWS::Events::Rule'));
+    const [matcher] = rule!.Properties.EventPattern.detail.stateMachineArn as [{ prefix: unknown }];
+    expect(before.startsWith(resolvePseudo(matcher.prefix))).toBe(true);
+  });
+
+  it('uses the pattern statusChangePrefixPattern builds, and statusChangePattern (the local bus\'s) for existing machines', () => {
     const [rule] = Object.values(resourcesOf(template, 'AWS::Events::Rule'));
-    const arns = rule!.Properties.EventPattern.detail.stateMachineArn as string[];
-    expect(rule!.Properties.EventPattern).toEqual(statusChangePattern(arns));
+    const [matcher] = rule!.Properties.EventPattern.detail.stateMachineArn as [{ prefix: string }];
+    expect(rule!.Properties.EventPattern).toEqual(statusChangePrefixPattern(matcher.prefix));
   });
 
   it(`fits ${STATE_MACHINES_PER_RULE} of the longest state machine ARNs in one pattern, and no more`, () => {
@@ -300,9 +315,12 @@ describe('status sync', () => {
     const length = (count: number) => JSON.stringify(statusChangePattern(Array<string>(count).fill(longest))).length;
     expect(length(STATE_MACHINES_PER_RULE)).toBeLessThanOrEqual(EVENT_PATTERN_MAX_CHARS);
     expect(length(STATE_MACHINES_PER_RULE + 1)).toBeGreaterThan(EVENT_PATTERN_MAX_CHARS);
+    // The first rule holds the prefix (no longer than an ARN) and one ARN fewer.
+    const withPrefix = JSON.stringify(statusChangePrefixPattern(longest, Array<string>(STATE_MACHINES_PER_RULE - 1).fill(longest))).length;
+    expect(withPrefix).toBeLessThanOrEqual(EVENT_PATTERN_MAX_CHARS);
   });
 
-  it('splits the state machines across rules so no event pattern outgrows EventBridge\'s 2,048 characters', () => {
+  it('matches any number of deployed machines with one rule, and splits existing machines across rules within EventBridge\'s 2,048 characters', () => {
     const standard = standardTools()[0]!;
     // In-memory copies: bundling is skipped, so their folders are never read again.
     const many = Array.from({ length: 2 * STATE_MACHINES_PER_RULE + 1 }, (_, i) => ({
@@ -310,13 +328,23 @@ describe('status sync', () => {
       config: { ...standard.config, name: `${standard.config.name}_${i}` },
     }));
     const { stack: big, template: bigTemplate } = synthTemplate(many);
-    bigTemplate.resourceCountIs('AWS::Events::Rule', 3);
-    const matched = Object.values(resourcesOf(bigTemplate, 'AWS::Events::Rule')).flatMap(
+    bigTemplate.resourceCountIs('AWS::Events::Rule', 1);
+    expect(big.server.statusSync!.rules).toHaveLength(1);
+
+    const existing = Array.from({ length: STATE_MACHINES_PER_RULE + 1 }, (_, i) => ({
+      ...standard,
+      workers: [],
+      definitionText: undefined,
+      config: { ...standard.config, name: `existing_${i}`, stateMachineArn: `arn:aws:states:us-east-1:123456789012:stateMachine:existing_${i}` },
+    }));
+    const { stack: mixed, template: mixedTemplate } = synthTemplate([standard, ...existing]);
+    mixedTemplate.resourceCountIs('AWS::Events::Rule', 2);
+    const matched = Object.values(resourcesOf(mixedTemplate, 'AWS::Events::Rule')).flatMap(
       (rule) => rule.Properties.EventPattern.detail.stateMachineArn as unknown[],
     );
-    expect(matched).toHaveLength(many.length);
-    expect(new Set(matched.map((ref) => JSON.stringify(ref))).size).toBe(many.length);
-    expect(big.server.statusSync!.rules).toHaveLength(3);
+    expect(matched.filter((arn) => typeof arn === 'string').sort()).toEqual(existing.map((tool) => tool.config.stateMachineArn).sort());
+    expect(matched.filter((arn) => typeof arn !== 'string')).toHaveLength(1);
+    expect(mixed.server.statusSync!.rules).toHaveLength(2);
   });
 
   it('targets the status-sync Lambda with retries and a dead-letter queue', () => {

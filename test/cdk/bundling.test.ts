@@ -20,7 +20,7 @@ import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { REQUIRED_SDK_PACKAGES } from '../../cdk/lambda-bundling.ts';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { BUNDLED_TOOLS_DIR } from '../../cdk/tool-asset-commands.ts';
-import { buildStack, logicalIdOf, resourcesOf, testApp, toolsWithInputFixtures } from './cdk-test-app.ts';
+import { buildStack, deployedTemplate, logicalIdOf, resourcesOf, testApp, toolsWithInputFixtures } from './cdk-test-app.ts';
 
 let tools: ToolFolder[];
 let stack: AsyncMcpStack;
@@ -34,7 +34,8 @@ beforeAll(async () => {
   const app = testApp({ bundle: true });
   stack = buildStack(app, tools);
   assemblyDir = app.synth().directory;
-  template = Template.fromStack(stack);
+  // The workers are in nested stacks: their functions too.
+  template = deployedTemplate(stack);
 }, 180_000);
 
 afterAll(() => {

@@ -4,7 +4,7 @@
  * Bundling is skipped here; bundling.test.ts covers it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,10 +48,15 @@ describe('cdk/app.ts', () => {
   it('takes the active-operation limit and the reserved concurrencies from context (-c key=value)', () => {
     const run = runApp({ maxActiveOperations: '25', mcpReservedConcurrency: '50', statusSyncReservedConcurrency: '5', workerReservedConcurrency: '20' });
     expect(run.status, run.stderr).toBe(0);
-    const template = JSON.parse(readFileSync(join(run.outdir, 'AsyncMcp.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: { Description?: string; ReservedConcurrentExecutions?: number; Environment?: { Variables: Record<string, unknown> } } }>;
-    };
-    const functions = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    // The workers are in nested stacks, each a template file of its own.
+    const files = ['AsyncMcp.template.json', ...readdirSync(run.outdir).filter((file) => file.endsWith('.nested.template.json'))];
+    const templates = files.map(
+      (file) =>
+        JSON.parse(readFileSync(join(run.outdir, file), 'utf8')) as {
+          Resources: Record<string, { Type: string; Properties: { Description?: string; ReservedConcurrentExecutions?: number; Environment?: { Variables: Record<string, unknown> } } }>;
+        },
+    );
+    const functions = templates.flatMap((template) => Object.values(template.Resources)).filter((resource) => resource.Type === 'AWS::Lambda::Function');
     const reservedBy = (description: RegExp) =>
       functions.filter((fn) => description.test(fn.Properties.Description ?? '')).map((fn) => fn.Properties.ReservedConcurrentExecutions);
     expect(reservedBy(/^async-mcp MCP server/)).toEqual([50]);

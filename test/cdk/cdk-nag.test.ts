@@ -74,19 +74,22 @@ describe('AwsSolutionsChecks', () => {
   });
 
   it('acknowledges only known findings, each with a reason', async () => {
-    const app = await checkedApp({ tracing: true });
+    let stack!: AsyncMcpStack;
+    const app = await checkedApp({ tracing: true }, undefined, (built) => void (stack = built));
     const found = acknowledgements(app);
     expect(found.length).toBeGreaterThan(0);
     for (const { path, id, reason } of found) {
       expect(id, path).toMatch(/^Annotation::AwsSolutions-(SF2|SQS3|S1|SMG4|IAM5\[Resource::.+\])$/);
       expect(typeof reason === 'string' && reason.length >= 40, `${path} ${id}`).toBe(true);
     }
-    // Wildcards acknowledged: `*` only where AWS requires it, else one state machine's executions, or the result objects.
-    for (const { id } of found.filter((ack) => ack.id.includes('IAM5'))) {
-      expect(id).toMatch(
-        /\[Resource::(\*|arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:[A-Za-z0-9_.-]+:\*|<[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+\.Arn>\/results\/\*)\]$/,
-      );
-    }
+    // Wildcards acknowledged: `*` only where AWS requires it, else one state machine's executions, the deployed
+    // machines by their name prefix (and their executions), or the result objects (the bucket's ARN, or the parameter passing it to a nested stack).
+    const prefix = stack.server.stateMachineNamePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const states = 'arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>';
+    const allowed = new RegExp(
+      `\\[Resource::(\\*|${states}:execution:[A-Za-z0-9_.-]+:\\*|${states}:stateMachine:${prefix}\\*|${states}:execution:${prefix}\\*:\\*|<[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+\\.Arn>/results/\\*|<referenceto[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+Arn>/results/\\*)\\]$`,
+    );
+    for (const { id } of found.filter((ack) => ack.id.includes('IAM5'))) expect(id).toMatch(allowed);
   });
 
   it('reports a violation when there is one (the plugin really runs here)', () => {

@@ -5,7 +5,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, CfnElement, Stack } from 'aws-cdk-lib';
+import { App, CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { afterAll } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -64,10 +64,14 @@ export function buildStack(app: App, tools: readonly ToolFolder[], overrides: St
   return new AsyncMcpStack(app, 'AsyncMcpTest', { tools, ...overrides });
 }
 
+/**
+ * `template`: what the deploy creates, nested stacks included (see {@link deployedTemplate});
+ * `main`: the top-level stack's own template.
+ */
 export function synthTemplate(tools: readonly ToolFolder[], overrides: StackOverrides = {}, options: TestAppOptions = {}) {
   const app = testApp(options);
   const stack = buildStack(app, tools, overrides);
-  return { app, stack, template: Template.fromStack(stack) };
+  return { app, stack, template: deployedTemplate(stack), main: Template.fromStack(stack) };
 }
 
 /**
@@ -102,4 +106,66 @@ export function logicalIdOf(construct: IConstruct): string {
   const resource = construct.node.defaultChild;
   if (!(resource instanceof CfnElement)) throw new Error(`${construct.node.path} has no CloudFormation resource`);
   return Stack.of(construct).getLogicalId(resource);
+}
+
+type Json = unknown;
+
+/**
+ * Every resource the deploy creates, the nested stacks' included, as one template: each
+ * nested stack's parameters replaced by what its parent passes, and each `Outputs.X` of a
+ * nested stack by the output's value. Refs then name the resources themselves, as they did
+ * when everything was in one stack.
+ */
+export function deployedTemplate(stack: Stack): Template {
+  const root = Template.fromStack(stack).toJSON() as TemplateJson;
+  const nested = stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c) && c.nestedStackParent === stack);
+  const byResourceId = new Map(nested.map((child) => [stack.getLogicalId(child.nestedStackResource as CfnElement), Template.fromStack(child).toJSON() as TemplateJson]));
+  const outputOf = (resourceId: string, name: string): Json => {
+    const child = byResourceId.get(resourceId);
+    const output = child?.Outputs?.[name];
+    if (!child || !output) throw new Error(`no output ${name} in nested stack ${resourceId}`);
+    return resolveNested(resourceId, output.Value);
+  };
+  const resolveParent = (value: Json): Json =>
+    replaceDeep(value, (node) => {
+      const getAtt = (node as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
+      if (getAtt && byResourceId.has(getAtt[0]) && getAtt[1].startsWith('Outputs.')) return { value: outputOf(getAtt[0], getAtt[1].slice('Outputs.'.length)) };
+      return undefined;
+    });
+  const resolveNested = (resourceId: string, value: Json): Json => {
+    const passed = (root.Resources[resourceId]!.Properties?.Parameters ?? {}) as Record<string, Json>;
+    return replaceDeep(value, (node) => {
+      const ref = (node as { Ref?: string }).Ref;
+      if (typeof ref === 'string' && ref in passed) return { value: resolveParent(passed[ref]) };
+      return undefined;
+    });
+  };
+  const resources: Record<string, Json> = {};
+  for (const [id, resource] of Object.entries(root.Resources)) {
+    if (!byResourceId.has(id)) resources[id] = resolveParent(resource);
+  }
+  for (const [resourceId, child] of byResourceId) {
+    for (const [id, resource] of Object.entries(child.Resources)) {
+      if (id in resources) throw new Error(`logical id ${id} is in two stacks`);
+      resources[id] = resolveNested(resourceId, resource);
+    }
+  }
+  return Template.fromJSON({ ...root, Resources: resources, Outputs: resolveParent(root.Outputs ?? {}) }, { skipCyclicalDependenciesCheck: true });
+}
+
+interface TemplateJson {
+  Resources: Record<string, { Type: string; Properties?: Record<string, Json> }>;
+  Outputs?: Record<string, { Value: Json }>;
+  [key: string]: Json;
+}
+
+/** `value` with each node `replace` answers for swapped, deeply. */
+function replaceDeep(value: Json, replace: (node: object) => { value: Json } | undefined): Json {
+  if (Array.isArray(value)) return value.map((item) => replaceDeep(item, replace));
+  if (value !== null && typeof value === 'object') {
+    const replaced = replace(value);
+    if (replaced) return replaced.value;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceDeep(item, replace)]));
+  }
+  return value;
 }

@@ -4,7 +4,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { Duration } from 'aws-cdk-lib';
+import { join } from 'node:path';
+import { Duration, NestedStack } from 'aws-cdk-lib';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { buildStack, repoTools, testApp, type StackOverrides } from './cdk-test-app.ts';
 
@@ -29,9 +30,14 @@ describe('CloudFormation templates', () => {
       const app = testApp({ cfnValidation: true });
       const stack = buildStack(app, tools, overrides);
       // synth() throws when the validation reports a problem.
-      templates.push(app.synth().getStackByName(stack.stackName).templateFullPath);
+      const assembly = app.synth();
+      templates.push(assembly.getStackByName(stack.stackName).templateFullPath);
+      // The nested stacks of the tools and workers: a template file each, beside the top-level one.
+      const nested = stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
+      expect(nested.length).toBeGreaterThan(1);
+      templates.push(...nested.map((child) => join(assembly.directory, child.templateFile)));
     }
-    expect(templates).toHaveLength(VARIANTS.length);
+    expect(templates.length).toBeGreaterThan(VARIANTS.length * 2);
   });
 
   // cfn-lint is a Python tool that npm cannot install, so a fresh machine may lack it; CDK's own

@@ -54,9 +54,19 @@ const actionsOf = (statements: Statement[]) => [...new Set(statements.flatMap((s
 
 /** An execution ARN pattern: `arn:…:execution:<one tool state machine's name>:*`. */
 function isExecutionPattern(resource: unknown, stateMachineNames: readonly string[]): boolean {
-  const join = (resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
-  const last = join?.[1].at(-1);
+  const last = lastPart(resource);
   return typeof last === 'string' && stateMachineNames.some((name) => last === `:execution:${name}:*`);
+}
+
+/** The deployed machines by their name prefix, `arn:…:stateMachine:<prefix>*`, or their executions, `arn:…:execution:<prefix>*:*`. */
+function isPrefixPattern(resource: unknown): boolean {
+  const prefix = stack.server.stateMachineNamePrefix;
+  const last = lastPart(resource);
+  return last === `:stateMachine:${prefix}*` || last === `:execution:${prefix}*:*`;
+}
+
+function lastPart(resource: unknown): unknown {
+  return (resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join']?.[1].at(-1);
 }
 
 /** The results bucket's objects under `results/`, as the grants name them. */
@@ -101,8 +111,8 @@ describe('every policy statement', () => {
           // Result objects are named per result: scoped to the results prefix of the one bucket.
           expect(actions.every((action) => action === 's3:GetObject' || action === 's3:PutObject'), JSON.stringify(statement)).toBe(true);
         } else if (JSON.stringify(resource).includes('*')) {
-          // Executions are named per call: scoped to one state machine's executions.
-          expect(isExecutionPattern(resource, stateMachineNames), JSON.stringify(resource)).toBe(true);
+          // Executions are named per call: scoped to one state machine's executions, or to the deployed machines' by their name prefix.
+          expect(isExecutionPattern(resource, stateMachineNames) || isPrefixPattern(resource), JSON.stringify(resource)).toBe(true);
           expect(actions.every((action) => action.startsWith('states:'))).toBe(true);
         }
       }
@@ -122,29 +132,22 @@ describe('the MCP Lambda', () => {
     ]);
   });
 
-  it('may start, describe and stop the tool executions, each on its own state machine, and answer only those that ask', () => {
+  it('may start, describe, stop and answer the deployed tool executions, by the machines\' name prefix', () => {
     const statements = statementsOf(template, stack.server.mcpFunction.role!);
     const states = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('states:')));
-    const machineRef = (name: string) => ({ Ref: logicalIdOf(stack.server.toolStateMachines.get(name)!.stateMachine) });
     const allowed = (action: string) =>
-      states.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map((r) => JSON.stringify(r)));
-
-    for (const tool of tools) {
-      const ref = JSON.stringify(machineRef(tool.config.name));
-      if (tool.config.workflowType === 'EXPRESS') {
-        expect(allowed('states:StartSyncExecution')).toContain(ref);
-        expect(allowed('states:StartExecution')).not.toContain(ref);
-      } else {
-        expect(allowed('states:StartExecution')).toContain(ref);
-        const asks = tool.workers.includes('request_input');
-        expect(allowed('states:SendTaskSuccess').includes(ref), tool.config.name).toBe(asks);
-        expect(allowed('states:SendTaskFailure').includes(ref), tool.config.name).toBe(asks);
-        const name = stack.server.toolStateMachines.get(tool.config.name)!.stateMachineName;
-        const executions = allowed('states:DescribeExecution').filter((r) => r.includes(`:execution:${name}:*`));
-        expect(executions).toHaveLength(1);
-        expect(allowed('states:StopExecution')).toContain(executions[0]);
-      }
-    }
+      states.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map((r) => lastPart(r)));
+    const prefix = stack.server.stateMachineNamePrefix;
+    // Every deployed machine is named `<prefix><tool>`: one statement covers them all, and the tools removed since.
+    for (const tool of tools) expect(stack.server.toolStateMachines.get(tool.config.name)!.stateMachineName.startsWith(prefix)).toBe(true);
+    const machines = [`:stateMachine:${prefix}*`];
+    const executions = [`:execution:${prefix}*:*`];
+    expect(allowed('states:StartExecution')).toEqual(machines);
+    if (tools.some((t) => t.config.workflowType === 'EXPRESS')) expect(allowed('states:StartSyncExecution')).toEqual(machines);
+    expect(allowed('states:DescribeExecution')).toEqual(executions);
+    expect(allowed('states:StopExecution')).toEqual(executions);
+    expect(allowed('states:SendTaskSuccess')).toEqual(machines);
+    expect(allowed('states:SendTaskFailure')).toEqual(machines);
     expect(actionsOf(states)).toEqual(
       [
         'states:DescribeExecution',
