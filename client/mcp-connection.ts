@@ -159,7 +159,8 @@ async function readResponse(response: Response, id: string | number, onNotificat
     const text = await response.text();
     try {
       const parsed: unknown = JSON.parse(text);
-      return isObject(parsed) ? parsed : undefined;
+      // Only a JSON-RPC answer counts: a Function URL's own 403 {"Message":"Forbidden"} is JSON too.
+      return isObject(parsed) && ('result' in parsed || 'error' in parsed) ? parsed : undefined;
     } catch {
       return undefined;
     }
