@@ -200,6 +200,10 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       functions.set(fn.logicalId, local);
       closers.push(() => local.close());
     }
+    // Stopping: executions stop without an outcome first (as a stopped process would, see the
+    // facade), then pending deliveries settle, and only then do the functions go.
+    closers.push(async () => void (await Promise.all(rules.map((rule) => rule.close()))));
+    closers.push(() => facade.close());
 
     if (!model.functionUrl) throw new Error(`${options.cdkOut}: the stack has no AWS::Lambda::Url to serve MCP on`);
     const urlConfig = model.functionUrl;

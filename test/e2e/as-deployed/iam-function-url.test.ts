@@ -71,7 +71,7 @@ describe('an AWS_IAM Function URL from the assembly', () => {
     const env = cliEnv(stateDir, { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' });
     delete env.AWS_SESSION_TOKEN;
     delete env.AWS_PROFILE;
-    const run = await runCli(['call', stack.url.href, 'quick_calculation', '-a', 'a=6', '-a', 'b=7', '-a', 'op=multiply', '--sigv4', '--json'], env);
+    const run = await runCli(['call', stack.url.href, 'quick_calculation', '-a', 'a=6', '-a', 'b=7', '-a', 'op=mul', '--sigv4', '--json'], env);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(lastJson(run).structuredContent).toEqual({ result: 42 });
