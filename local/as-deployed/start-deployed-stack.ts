@@ -20,12 +20,12 @@ import { authorizeTask } from '../iam/task-authorization.ts';
 import { LambdaFunctionError, startLocalFunction, type LocalFunction } from '../lambda/local-function.ts';
 import { serveFunctionUrl } from '../lambda/function-url-server.ts';
 import { startLocalResults } from '../local-results.ts';
+import { startLocalSecretsManager } from '../secretsmanager/local-secrets-manager.ts';
 import { TaskError } from '../sfn-facade-errors.ts';
 import { startSfnFacade, type TaskAuthorization } from '../sfn-facade.ts';
 import { createDeadLetterQueue, type DeadLetterQueue } from './dead-letter-queue.ts';
 import { createRuleDelivery, type RuleDelivery } from './event-rule-delivery.ts';
 import { createFunctionLogs } from './function-logs.ts';
-import { startLocalSecrets } from './local-secrets-adapter.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 /** Under the data directory: which assembly ran on it last. */
@@ -102,7 +102,11 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
     }
     const results = await startLocalResults({ host, ...under('results'), bucketName: model.bucket.name });
     closers.push(() => results.close());
-    const secrets = await startLocalSecrets(model.secret, { host, ...under('secretsmanager') });
+    const secrets = await startLocalSecretsManager({
+      secrets: [{ name: model.secret.name, arn: model.secret.arn, ...(model.secret.generateSecretString ? { generateSecretString: model.secret.generateSecretString } : {}) }],
+      host,
+      ...(data ? { dataDir: data } : {}),
+    });
     closers.push(() => secrets.close());
 
     const functions = new Map<string, LocalFunction>();
@@ -165,7 +169,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
         host,
         ...(service === 's3' ? { upstreamCredentials: S3RVER_CREDENTIALS } : {}),
         resolve: {
-          secretArn: (id) => (id === model.secret.arn || id === model.secret.name ? model.secret.arn : undefined),
+          secretArn: (id) => secrets.secretArn(id),
           stateMachineOfTaskToken: (token) => facade.stateMachineOfTaskToken(token),
         },
       });
