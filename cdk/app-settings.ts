@@ -35,7 +35,7 @@ export const CONTEXT_KEYS = {
   tracing: 'tracing',
   /** Active operations per principal (default 100). */
   maxActiveOperations: 'maxActiveOperations',
-  /** `true` serves the handle tools to clients without async support. */
+  /** `false` stops serving the handle tools to clients without async support (on by default). */
   handleTools: 'handleTools',
   /** Reserved concurrency of the MCP Lambda (default none). */
   mcpReservedConcurrency: 'mcpReservedConcurrency',
@@ -84,7 +84,7 @@ const Settings = z.object({
   corsAllowedOrigins: z.union([z.string(), z.array(z.string().min(1))]).optional(),
   tracing: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
   maxActiveOperations: positiveWholeNumber.optional(),
-  handleTools: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
+  handleTools: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(true),
   mcpReservedConcurrency: positiveWholeNumber.optional(),
   statusSyncReservedConcurrency: positiveWholeNumber.optional(),
   workerReservedConcurrency: positiveWholeNumber.optional(),

@@ -114,7 +114,7 @@ export interface AsyncMcpServerProps {
    * Serve the handle tools (`operation_status`, `operation_result`, `operation_cancel`,
    * `operation_list`) to clients without async support, so they can call long tools
    * without timing out. Sets `ASYNC_MCP_HANDLE_TOOLS` on the MCP Lambda.
-   * @default false
+   * @default true
    */
   readonly handleTools?: boolean;
   /**
@@ -313,7 +313,7 @@ export class AsyncMcpServer extends Construct {
         [ENV.resultsBucket]: this.results.bucket.bucketName,
         [ENV.secretArn]: this.serverKey.secret.secretArn,
         ...limitsEnvironment,
-        ...(props.handleTools ? { [ENV.handleTools]: '1' } : {}),
+        [ENV.handleTools]: props.handleTools === false ? '0' : '1',
         ...access.environment,
       },
       logRetention,

@@ -59,7 +59,7 @@ export interface LocalStackOptions {
   /** 0 picks a free port. */
   port?: number;
   limits?: OperationsLimits;
-  /** Serve the handle tools to clients without async support (`ASYNC_MCP_HANDLE_TOOLS`). */
+  /** Serve the handle tools to clients without async support (`ASYNC_MCP_HANDLE_TOOLS`). @default true */
   handleTools?: boolean;
   /** Scales Wait states (tests use a small factor); 1 = real time. */
   waitTimeScale?: number;
@@ -154,7 +154,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       engine: new StepFunctionsEngine(sfn),
       catalog,
       ...(options.limits ? { limits: options.limits } : {}),
-      ...(options.handleTools ? { handleTools: true } : {}),
+      handleTools: options.handleTools !== false,
       results: { store: results.store },
       secretKey: localSecretKey(options.dataDir ? resolve(options.dataDir, 'secret.key') : undefined),
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],

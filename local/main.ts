@@ -34,7 +34,7 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
   --oauth-scopes "a b"  scopes every token must hold (default: $ASYNC_MCP_OAUTH_SCOPES; none)
 
 Environment: ASYNC_MCP_MAX_ACTIVE_OPERATIONS (active operations per principal, default 100),
-ASYNC_MCP_HANDLE_TOOLS=1 (handle tools for clients without async support),
+ASYNC_MCP_HANDLE_TOOLS=0 (no handle tools for clients without async support; on by default),
 MAX_KEEPALIVE_SECONDS, ALLOW_UNLIMITED_KEEPALIVE, MAX_BLOCKING_SECONDS: the same settings the Lambda reads.`;
 
 async function main(): Promise<void> {

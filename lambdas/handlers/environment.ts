@@ -22,11 +22,11 @@ export function limitsFromEnv(): OperationsLimits {
   };
 }
 
-/** Whether handle tools are on: "1" (or "true") turns them on; unset, "", "0" or "false" leaves them off. */
+/** Whether handle tools are on: unset, "", "1" or "true" leaves them on; "0" or "false" turns them off. */
 export function handleToolsFromEnv(): boolean {
   const raw = process.env[ENV.handleTools];
-  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
-  if (raw === '1' || raw === 'true') return true;
+  if (raw === undefined || raw === '' || raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
   throw new Error(`Environment variable ${ENV.handleTools} must be 1 or 0`);
 }
 

@@ -15,7 +15,7 @@ describe('readAppSettings', () => {
       toolsDir: DEFAULT_TOOLS_DIR,
       auth: { kind: 'iam' },
       tracing: false,
-      handleTools: false,
+      handleTools: true,
     });
   });
 
@@ -28,7 +28,7 @@ describe('readAppSettings', () => {
       workersDir: resolve(elsewhere, 'my-workers'),
       auth: { kind: 'none' },
       tracing: true,
-      handleTools: false,
+      handleTools: true,
     });
   });
 
@@ -66,9 +66,11 @@ describe('readAppSettings', () => {
     expect(() => settingsFrom({ auth: 'open' })).toThrow(/Invalid context "auth"/);
   });
 
-  it('turns on handle tools with handleTools=true, as a CLI string or a cdk.json boolean', () => {
+  it('serves handle tools unless handleTools=false, as a CLI string or a cdk.json boolean', () => {
+    expect(settingsFrom({}).handleTools).toBe(true);
     expect(settingsFrom({ handleTools: 'true' }).handleTools).toBe(true);
-    expect(settingsFrom({ handleTools: true }).handleTools).toBe(true);
+    expect(settingsFrom({ handleTools: 'false' }).handleTools).toBe(false);
+    expect(settingsFrom({ handleTools: false }).handleTools).toBe(false);
     expect(() => settingsFrom({ handleTools: 'yes' })).toThrow(/Invalid context "handleTools"/);
   });
 

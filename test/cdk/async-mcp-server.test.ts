@@ -132,13 +132,15 @@ describe('Lambda functions', () => {
     }
   });
 
-  it('serve handle tools only when asked: ASYNC_MCP_HANDLE_TOOLS on the MCP Lambda alone', () => {
-    const off = resourcesOf(template, 'AWS::Lambda::Function');
-    for (const [id, fn] of Object.entries(off)) expect(fn.Properties.Environment?.Variables?.[ENV.handleTools], id).toBeUndefined();
-    const { stack: custom, template: customTemplate } = synthTemplate(tools, { handleTools: true });
-    const on = resourcesOf(customTemplate, 'AWS::Lambda::Function');
-    expect(on[logicalIdOf(custom.server.mcpFunction)]!.Properties.Environment.Variables[ENV.handleTools]).toBe('1');
-    expect(on[logicalIdOf(custom.server.statusSync!.function.function)]!.Properties.Environment.Variables[ENV.handleTools]).toBeUndefined();
+  it('serve handle tools unless handleTools is false: ASYNC_MCP_HANDLE_TOOLS on the MCP Lambda alone', () => {
+    const { stack: custom, template: customTemplate } = synthTemplate(tools, { handleTools: false });
+    const off = resourcesOf(customTemplate, 'AWS::Lambda::Function');
+    expect(off[logicalIdOf(custom.server.mcpFunction)]!.Properties.Environment.Variables[ENV.handleTools]).toBe('0');
+    const on = resourcesOf(template, 'AWS::Lambda::Function');
+    expect(on[logicalIdOf(stack.server.mcpFunction)]!.Properties.Environment.Variables[ENV.handleTools]).toBe('1');
+    for (const [id, fn] of Object.entries(on)) {
+      if (id !== logicalIdOf(stack.server.mcpFunction)) expect(fn.Properties.Environment?.Variables?.[ENV.handleTools], id).toBeUndefined();
+    }
   });
 
   it('reserve no concurrency unless asked', () => {

@@ -14,17 +14,17 @@ describe('handleToolsFromEnv', () => {
     expect(ENV.handleTools).toBe('ASYNC_MCP_HANDLE_TOOLS');
   });
 
-  it('is off by default, and when set to "", "0" or "false"', () => {
-    delete process.env[ENV.handleTools];
-    expect(handleToolsFromEnv()).toBe(false);
-    for (const value of ['', '0', 'false']) {
+  it('is off when set to "0" or "false"', () => {
+    for (const value of ['0', 'false']) {
       process.env[ENV.handleTools] = value;
       expect(handleToolsFromEnv()).toBe(false);
     }
   });
 
-  it('is on with "1" (or "true")', () => {
-    for (const value of ['1', 'true']) {
+  it('is on by default, and when set to "", "1" or "true"', () => {
+    delete process.env[ENV.handleTools];
+    expect(handleToolsFromEnv()).toBe(true);
+    for (const value of ['', '1', 'true']) {
       process.env[ENV.handleTools] = value;
       expect(handleToolsFromEnv()).toBe(true);
     }
