@@ -42,10 +42,12 @@ export async function runDeployedFromCli(options: DeployedCliOptions): Promise<(
       if (at <= 0) throw new AssemblyError('-c', undefined, `context must be key=value, got "${pair}"`);
       context[pair.slice(0, at)] = pair.slice(at + 1);
     }
-    temporary = await mkdtemp(join(tmpdir(), 'async-mcp-as-deployed-'));
-    console.log(`Synthesizing the app into ${temporary} (npx cdk synth${options.context.map((c) => ` -c ${c}`).join('')}) ...`);
-    await synthesizeAssembly({ outDir: temporary, context });
-    cdkOut = temporary;
+    // With --data the assembly stays beside the data it ran on, for the dead-letter replay.
+    const outDir = options.dataDir ? resolve(options.dataDir, 'cdk.out') : (temporary = await mkdtemp(join(tmpdir(), 'async-mcp-as-deployed-')));
+    if (options.dataDir) await rm(outDir, { recursive: true, force: true });
+    console.log(`Synthesizing the app into ${outDir} (npx cdk synth${options.context.map((c) => ` -c ${c}`).join('')}) ...`);
+    await synthesizeAssembly({ outDir, context });
+    cdkOut = outDir;
   }
   const stack = await startDeployedStack({
     cdkOut,
