@@ -12,9 +12,10 @@ import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { runDeployedFromCli } from './as-deployed/run-deployed-cli.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
 import { oauthOptionsFrom } from './oauth-options.ts';
+import { startLocalStackWithDevAuthorization } from './oauth/local-stack-with-dev-authorization.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
-                    [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"]]
+                    [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
        npm start -- --cdk-out DIR [--port N] [--host HOST] [--data DIR]
        npm start -- --as-deployed [-c key=value ...] [--port N] [--host HOST] [--data DIR]
 
@@ -32,6 +33,8 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
                         issuer (https; http only on loopback) (default: $ASYNC_MCP_OAUTH_ISSUER; off)
   --oauth-audience AUD  the aud tokens must carry (default: $ASYNC_MCP_OAUTH_AUDIENCE, else the server's URL)
   --oauth-scopes "a b"  scopes every token must hold (default: $ASYNC_MCP_OAUTH_SCOPES; none)
+  --oauth-dev           also start a development authorization server (any user name, no password) on
+                        127.0.0.1, port + 1, and require its tokens (scope mcp:tools)
 
 Environment: ASYNC_MCP_MAX_ACTIVE_OPERATIONS (active operations per principal, default 100),
 ASYNC_MCP_HANDLE_TOOLS=0 (no handle tools for clients without async support; on by default),
@@ -50,6 +53,7 @@ async function main(): Promise<void> {
         'oauth-issuer': { type: 'string' },
         'oauth-audience': { type: 'string' },
         'oauth-scopes': { type: 'string' },
+        'oauth-dev': { type: 'boolean' },
         'cdk-out': { type: 'string' },
         'as-deployed': { type: 'boolean' },
         context: { type: 'string', short: 'c', multiple: true },
@@ -112,7 +116,7 @@ async function main(): Promise<void> {
 
   let stack;
   try {
-    stack = await startLocalStack({
+    stack = await (values['oauth-dev'] ? startLocalStackWithDevAuthorization : startLocalStack)({
       toolsDir,
       ...(workersDir ? { workersDir } : {}),
       port,
