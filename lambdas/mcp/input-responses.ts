@@ -21,7 +21,7 @@ import { verifyWithKeys } from '../shared/server-key.ts';
 /**
  * How long a round that stopped at a question waits for more (milliseconds): the branches
  * of a Parallel state ask one after another, and a client shown all of them at once answers
- * in one retry instead of one per branch.
+ * in one retry instead of one per branch. A question whose state runs alone comes back at once.
  */
 export const QUESTION_SETTLE_MS = 400;
 
@@ -93,7 +93,9 @@ export function requestDeadline(input: Pick<SyncStepInput, 'tool' | 'boundSecond
 async function runRoundUntil(input: SyncStepInput, deps: McpDeps, offered: Record<string, InputAnswer>, deadline: number): Promise<SyncStep> {
   const step = await deps.operations.runSyncStep(input);
   if (step.kind !== 'input-required') return step;
-  const settled = await deps.operations.waitFor(step.record, Math.max(0, Math.min(QUESTION_SETTLE_MS, deadline - Date.now())), () => false);
+  // Only a state that runs beside others (a Parallel branch, a Map) leaves room for more questions.
+  const settleMs = Object.values(step.record.pendingInputs ?? {}).some((entry) => entry.concurrent !== false) ? QUESTION_SETTLE_MS : 0;
+  const settled = await deps.operations.waitFor(step.record, Math.max(0, Math.min(settleMs, deadline - Date.now())), () => false);
   const key = { ownerId: step.record.ownerId, token: step.record.token };
   const open = deps.operations.inputs.pending(settled);
   // Answers the call already carries for exactly these questions are taken (the rest of

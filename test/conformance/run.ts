@@ -14,7 +14,9 @@
  *   capability this server does not offer (completions, listed resources and prompts);
  * - 0.2.0-alpha.12: every `tasks-*` scenario, every `input-required-result-*` scenario but
  *   the one that needs prompts (`input-required-result-non-tool-request`), then JSON Schema
- *   2020-12 and the SEP-2243 header scenarios, against the baseline in
+ *   2020-12, the SEP-2243 header scenarios and `server-stateless` (SEP-2575, with its
+ *   `test_missing_capability`, `test_streaming_elicitation` and `test_logging_tool`
+ *   fixtures), against the baseline in
  *   `expected-failures.yaml` (where a WARNING counts as a failure too).
  * Needs the npm registry (npx fetches the suite and Node 22). Prints one summary line per
  * scenario and exits non-zero when any scenario fails. `--verbose` prints the suite's output;
@@ -87,6 +89,9 @@ const SUITES: readonly SuiteRun[] = [
       'json-schema-2020-12',
       'http-header-validation',
       'http-custom-header-server-validation',
+      // SEP-2575 stateless server: per-request _meta, server/discover, version and header
+      // checks, -32021 for an undeclared capability, and the request stream's contents.
+      'server-stateless',
     ],
     expectedFailures: resolve(HERE, 'expected-failures.yaml'),
   },
