@@ -131,7 +131,9 @@ export function createRuleDelivery(options: RuleDeliveryOptions): RuleDelivery {
       const target = rule.targets.find((t) => t.functionArn === letter.attributes.TARGET_ARN);
       if (!target) return false;
       try {
-        await options.invoke(target.functionArn, JSON.parse(letter.body));
+        // A body is the event, or (in AWS, from the function's async invoke config) a failure record holding it.
+        const body = JSON.parse(letter.body) as { requestPayload?: unknown };
+        await options.invoke(target.functionArn, body.requestPayload !== undefined && body.requestPayload !== null ? body.requestPayload : body);
         return true;
       } catch (error) {
         logger.warn(`event rule ${rule.name}: replay of ${letter.messageId} failed: ${error instanceof Error ? error.message : String(error)}`);

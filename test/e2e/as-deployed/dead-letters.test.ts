@@ -74,6 +74,9 @@ describe('the status-sync rule target, failing', () => {
         RETRY_ATTEMPTS: String(target.retryPolicy!.maximumRetryAttempts),
       });
     }
+    // The function's own log says why, in its file under the data directory and on the console.
+    const statusSync = running.model.functions.find((f) => f.arn === target.functionArn)!;
+    expect(readFileSync(join(data, 'logs', `${statusSync.logicalId}.log`), 'utf8')).toMatch(/AccessDeniedException/);
     await running.close();
     running = undefined;
 
