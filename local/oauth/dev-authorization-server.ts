@@ -74,6 +74,14 @@ export async function startDevAuthorizationServer(options: DevAuthorizationServe
     responseTypes: ['code'],
     // OAuth 2.1 §7.5.2: PKCE for every client, and oidc-provider only implements S256.
     pkce: { required: () => true },
+    // A registered `scope` would cap what the client may ask for later, and the SDK registers the scope of its
+    // first request: without this a client could never step up (MCP authorization, "Step-Up Authorization Flow").
+    extraClientMetadata: {
+      properties: ['scope'],
+      validator: (_ctx, key, _value, metadata) => {
+        if (key === 'scope') delete metadata.scope;
+      },
+    },
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
     features: {
       devInteractions: { enabled: false },

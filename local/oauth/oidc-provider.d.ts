@@ -39,6 +39,7 @@ declare module 'oidc-provider' {
     responseTypes: string[];
     pkce: { required: () => boolean };
     clientDefaults: Record<string, unknown>;
+    extraClientMetadata: { properties: string[]; validator: (ctx: unknown, key: string, value: unknown, metadata: Record<string, unknown>) => void };
     features: Record<string, unknown> & {
       resourceIndicators: {
         enabled: boolean;

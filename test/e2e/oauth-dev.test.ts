@@ -128,6 +128,34 @@ describe('npm start -- --oauth-dev with the SDK OAuth client', () => {
     await alice.client.close();
   });
 
+  it('a token without the MCP scope gets 403 insufficient_scope naming the scope and the metadata, and the SDK steps up to it with a new sign-in', async () => {
+    const provider = new MemoryOAuthProvider('e2e step-up');
+    expect(await auth(provider, { serverUrl: stack.url, scope: 'openid offline_access' })).toBe('REDIRECT');
+    const first = await signInWithFetch(provider.authorizationUrls[0]!, 'carol');
+    expect(await auth(provider, { serverUrl: stack.url, authorizationCode: first.callback.get('code')!, iss: first.callback.get('iss')! })).toBe('AUTHORIZED');
+    expect(String(decodeJwt(provider.savedTokens!.access_token).scope ?? '').split(' ')).not.toContain(DEV_MCP_SCOPE);
+
+    const refused = await modernRequest(stack.url, 'tools/list', {}, { headers: bearer(provider) });
+    expect(refused.status).toBe(403);
+    const challenge = refused.headers.get('www-authenticate')!;
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain(`scope="${DEV_MCP_SCOPE}"`);
+    expect(challenge).toContain(`resource_metadata="${new URL('/.well-known/oauth-protected-resource/mcp', stack.url).href}"`);
+
+    // MCP authorization, "Step-Up Authorization Flow": the client asks again for the scopes the challenge names.
+    const transport = new StreamableHTTPClientTransport(stack.url, { authProvider: provider });
+    const client = new Client({ name: 'e2e-step-up', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await expect(client.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.authorizationUrls).toHaveLength(2);
+    expect(provider.authorizationUrls[1]!.searchParams.get('scope')?.split(' ')).toContain(DEV_MCP_SCOPE);
+    const second = await signInWithFetch(provider.authorizationUrls[1]!, 'carol');
+    await transport.finishAuth(second.callback);
+    const again = new Client({ name: 'e2e-step-up', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await again.connect(new StreamableHTTPClientTransport(stack.url, { authProvider: provider }));
+    expect((await again.listTools()).tools.length).toBeGreaterThan(0);
+    await again.close();
+  });
+
   it('a token the same authorization server issued for another resource (wrong audience) gets 401', async () => {
     const provider = new MemoryOAuthProvider('e2e elsewhere', OTHER_RESOURCE);
     expect(await auth(provider, { serverUrl: stack.url })).toBe('REDIRECT');

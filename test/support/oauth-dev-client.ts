@@ -113,6 +113,8 @@ export async function signInWithFetch(authorizationUrl: URL, user: string): Prom
   let body: string | undefined;
   for (let hops = 0; hops < 20; hops++) {
     if (url.startsWith(REDIRECT_URI)) {
+      const error = new URL(url).searchParams.get('error');
+      if (error) throw new Error(`the authorization server answered ${error}: ${new URL(url).searchParams.get('error_description')}`);
       if (!pages.login || !pages.consent) throw new Error('redirected back before both pages were shown');
       return { ...(pages as SignInPages), callback: new URL(url).searchParams };
     }
