@@ -139,28 +139,24 @@ export const BUILT_IN_LISTINGS: readonly ToolListing[] = [
 
 /**
  * A catalog tool as a client without async support sees it when handle tools are on:
- * every tool, with the long-running ones saying how their answer comes back.
+ * every tool, with the long-running ones (async and hybrid alike run up to their sync
+ * bound, then hand off) saying how their answer comes back.
  */
 export function handleListing(tool: ToolSpec, base: ToolListing, maxBlockingSeconds: number): ToolListing {
   if (tool.invocation === 'sync') return base;
   const { outputSchema: own, ...rest } = base;
-  if (tool.invocation === 'async') {
-    return {
-      ...rest,
-      description: `${base.description}\n\nThis tool runs in the background: the call returns an operationId at once. Then call operation_result with that operationId (waitSeconds up to ${MAX_WAIT_SECONDS}) to get the result.`,
-      outputSchema: HANDLE_OUTPUT_SCHEMA,
-    };
-  }
   const boundSeconds = Math.min(tool.timing.syncTimeoutSeconds, maxBlockingSeconds);
   return {
     ...rest,
-    description: `${base.description}\n\nIf this tool takes longer than ${boundSeconds} seconds, the call returns an operationId instead of the result and the tool keeps running: then call operation_result with that operationId to get the result.`,
+    description:
+      `${base.description}\n\nIf this tool takes longer than ${boundSeconds} seconds, the call returns an operationId instead of the result and the tool keeps running: ` +
+      `then call operation_result with that operationId (waitSeconds up to ${MAX_WAIT_SECONDS}) to get the result.`,
     ...(own === undefined ? {} : { outputSchema: resultOrHandle(own) }),
   };
 }
 
 /**
- * A hybrid tool answers with its own result or with a handle. Keywords that must stay at
+ * A long-running tool answers with its own result or with a handle. Keywords that must stay at
  * the schema's root (its dialect, base URI and definitions, which `$ref`s resolve against)
  * are kept there; the rest becomes the first alternative.
  */

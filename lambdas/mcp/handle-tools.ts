@@ -1,16 +1,20 @@
 /**
- * Handle tools, for clients that declare no async support (opt-in): a long-running tool
- * call answers at once with an operation id, and four built-in tools let the model check
- * on it, wait for its result, cancel it and list its operations. Such operations are core
+ * Handle tools, for clients that declare no async support (on by default): a long-running
+ * tool call runs up to its sync bound and then answers with an operation id, and four
+ * built-in tools let the model check on it, wait for its result, cancel it and list its
+ * operations. Such operations are core
  * records of the `handle` dialect, owned by the caller's principal like any other.
  *
- * Off by default: SEP-1391 says "SDKs MUST NOT show LRO-only tools ... to clients on old
- * protocol versions". Turning this on shows them, with a contract a model can follow.
+ * SEP-1391 says "SDKs MUST NOT show LRO-only tools ... to clients on old protocol
+ * versions"; these show them with a contract a model can follow instead, since hosts
+ * without tasks support (Claude Code's print mode among them) would otherwise lack them.
+ * `ASYNC_MCP_HANDLE_TOOLS=0` turns them off.
  */
-import { ProtocolError } from '@modelcontextprotocol/server';
+import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { isTerminal, type OperationKey, type OperationRecord } from '../operations/operation.ts';
 import { OperationError } from '../operations/operation-error.ts';
+import type { SyncStep, SyncStepInput } from '../operations/operations-service.ts';
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import { boundedCursor, finalResponse, parseParams, readOwnRecord } from './dialects/dialect-support.ts';
 import type { McpDeps } from './dialects/dialect.ts';
@@ -22,7 +26,9 @@ import {
   OPERATION_STATUS,
   type HandleStatus,
 } from './handle-tool-schemas.ts';
+import { answersOf, continueRetry, inputRequiredResult, requestDeadline, retryEnded, runRound, type RoundCall } from './input-responses.ts';
 import type { RequestView } from './request-view.ts';
+import { ServerRequests } from './server-requests.ts';
 import { toCallToolResult, type CallToolResultShape } from './tool-result.ts';
 
 export { BUILT_IN_LISTINGS, BUILT_IN_TOOL_NAMES, handleListing, MAX_WAIT_SECONDS } from './handle-tool-schemas.ts';
@@ -96,21 +102,52 @@ function started(record: OperationRecord, lead: string): CallToolResultShape {
 }
 
 /**
- * A `tools/call` of an async or hybrid tool from a client without async support.
- * An async tool starts and answers at once; a hybrid tool runs synchronously up to its
- * bound and is then handed off instead of stopped. EXPRESS tools cannot be handed off.
+ * A `tools/call` of an async or hybrid tool from a client without async support: it runs
+ * up to its sync bound, then is handed off (an answer with the operation id) instead of
+ * stopped. The run asks its questions with the capabilities this call declared, and they
+ * go back the way the request's era carries answers: a 2026-07-28 call answers
+ * `input_required` (SEP-2322) and its retry goes on with the same operation; an
+ * initialize-era call sends them on its own SSE stream and waits on. EXPRESS tools
+ * cannot be handed off.
  */
-export async function callWithHandle(tool: ToolSpec, args: Record<string, unknown>, view: RequestView, deps: McpDeps): Promise<CallToolResultShape> {
-  const call = { ownerId: view.ownerId, tool, arguments: args, requestId: view.requestKey };
-  if (tool.invocation === 'async') {
-    // Server-minted ids: 128 random bits, so a handle cannot be guessed.
-    const record = await deps.operations.start({ ...call, token: deps.operations.mintToken(), dialect: DIALECT });
-    return started(record, `Started ${tool.name} in the background.`);
+export async function callWithHandle(
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  view: RequestView,
+  ctx: ServerContext,
+  deps: McpDeps,
+  server: Server,
+): Promise<Record<string, unknown>> {
+  // Taken first: delivering a retry's answers counts against the same bound.
+  const deadline = requestDeadline({ tool }, deps);
+  const round: SyncStepInput = {
+    ownerId: view.ownerId,
+    tool,
+    arguments: args,
+    requestId: view.requestKey,
+    clientCapabilities: view.clientCapabilities,
+    dialect: DIALECT,
+    atBound: 'hand-off',
+    onQuestion: 'wait',
+    deadline,
+  };
+  const call: RoundCall = { tool, arguments: args, view, dialect: DIALECT };
+  let step: SyncStep;
+  if (view.era === 'modern') {
+    const resume = await continueRetry(ctx, call, deps);
+    // A first call's own inputResponses may answer the questions its run asks.
+    const offered = resume === undefined ? answersOf(ctx.mcpReq.inputResponses ?? {}) : {};
+    step = await runRound({ ...round, onQuestion: 'return', ...(resume === undefined ? {} : { resume }) }, deps, offered).catch((error: unknown) => {
+      throw resume === undefined ? error : retryEnded(error);
+    });
+  } else {
+    const stream = new ServerRequests(server, ctx.mcpReq.id);
+    step = await deps.operations.runSyncStep({ ...round, onInput: (record) => stream.send(record.token, deps.operations.inputs.pending(record)) });
   }
-  const run = await deps.operations.runSyncOrHandOff({ ...call, dialect: DIALECT });
-  if (run.kind === 'finished') return toCallToolResult(run.outcome, tool);
+  if (step.kind === 'input-required') return inputRequiredResult(step.record, call, deps);
+  if (step.kind === 'finished') return toCallToolResult(step.outcome, tool);
   const boundSeconds = Math.min(tool.timing.syncTimeoutSeconds, deps.operations.limits.maxBlockingSeconds);
-  return started(run.record, `${tool.name} did not finish within ${boundSeconds} seconds and continues in the background.`);
+  return started(step.record, `${tool.name} did not finish within ${boundSeconds} seconds and continues in the background.`);
 }
 
 /**

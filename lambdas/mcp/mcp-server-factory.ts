@@ -131,7 +131,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     const validation = validateArguments(tool, params.arguments);
     if (!validation.ok) throw new ProtocolError(JSONRPC.INVALID_PARAMS, validation.message, { field: validation.field });
     if (dialect) return dialect.call({ tool, arguments: validation.value, params, view, ctx }, deps);
-    if (withHandle) return callWithHandle(tool, validation.value, view, deps);
+    if (withHandle) return callWithHandle(tool, validation.value, view, ctx, deps, server);
     // A waited-on call: a STANDARD run can be cancelled by its typed request id while it runs,
     // and either way this call supersedes an older call's alias for the same id.
     return view.era === 'modern' ? modernSyncCall(tool, validation.value, view, ctx, deps) : legacySyncCall(tool, validation.value, view, ctx, deps, server);

@@ -4,8 +4,8 @@
  * start long-running tools, fetch results, cancel and list through the built-in tools;
  * clients that speak an async dialect never see them.
  *
- * The local stack runs with handle tools on and a 1-second blocking bound, so hybrid
- * hand-offs are quick.
+ * The local stack runs with its default (handle tools on) and a 1-second blocking bound,
+ * so hand-offs are quick.
  */
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -29,7 +29,7 @@ let server: { url: URL };
 
 beforeAll(async () => {
   // Wait states run at a tenth of real time.
-  ({ stack, sfn } = await startTestStackWithSfn({ waitTimeScale: 0.1, handleTools: true, limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 1 } }));
+  ({ stack, sfn } = await startTestStackWithSfn({ waitTimeScale: 0.1, limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 1 } }));
   server = stack;
 });
 afterAll(async () => {
@@ -58,10 +58,18 @@ describe('a plain client over raw HTTP', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(['analyze_dataset', 'approve_deployment', 'export_dataset', ...BUILT_INS, 'quick_calculation', 'run_test_suite', 'summarize_numbers']);
   });
 
-  it('starts an async-only tool, gets an operationId at once, and reads the correct result with operation_result', async () => {
-    const started = ok(await call('analyze_dataset', { rows: 5000, seed: 11 }));
+  it('an async-only tool that finishes within its sync bound answers with its result', async () => {
+    const result = ok(await call('analyze_dataset', { rows: 50, seed: 5 }));
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ count: 50, min: expectedStats(50, 5).min });
+  });
+
+  it('an async-only tool past its sync bound answers with an operationId, and operation_result reads the correct result', async () => {
+    // 20 s of Wait at a tenth of real time: past the 1-second bound.
+    const started = ok(await call('analyze_dataset', { rows: 5000, seed: 11, delaySeconds: 20 }));
     expect(started.structuredContent).toEqual({ operationId: expect.any(String), status: 'working', pollAfterSeconds: 2 });
     const { operationId } = started.structuredContent;
+    expect(started.content[0].text).toMatch(/did not finish within 1 seconds and continues in the background/);
     expect(started.content[0].text).toContain(`operation_result with operationId "${operationId}"`);
     const result = await resultOf(operationId);
     const expected = expectedStats(5000, 11);
@@ -87,13 +95,14 @@ describe('a plain client over raw HTTP', () => {
   it("lists the principal's operations, newest first", async () => {
     const principal = 'Bearer lister';
     const first = ok(await call('analyze_dataset', { rows: 10, delaySeconds: 600 }, as(principal))).structuredContent.operationId;
-    const second = ok(await call('summarize_numbers', { numbers: [1, 2, 3] }, as(principal))).structuredContent.operationId;
+    const second = ok(await call('run_test_suite', { suite: 'listed', tests: 1, failures: 0, durationSeconds: 600 }, as(principal))).structuredContent.operationId;
     const listed = ok(await call('operation_list', {}, as(principal))).structuredContent;
     expect(listed.operations.map((o: { operationId: string; tool: string }) => [o.operationId, o.tool])).toEqual([
-      [second, 'summarize_numbers'],
+      [second, 'run_test_suite'],
       [first, 'analyze_dataset'],
     ]);
     ok(await call('operation_cancel', { operationId: first }, as(principal)));
+    ok(await call('operation_cancel', { operationId: second }, as(principal)));
   });
 
   it('a hybrid tool past its sync bound is handed off, and its result is read later', async () => {
@@ -118,7 +127,7 @@ describe('a plain client over raw HTTP', () => {
   });
 
   it('a 2026-07-28 request that does not declare the Tasks extension gets handles too', async () => {
-    const started = ok(await modernRequest(server.url, 'tools/call', { name: 'summarize_numbers', arguments: { numbers: [2, 4] } }));
+    const started = ok(await modernRequest(server.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 20 } }));
     const { operationId } = started.structuredContent;
     await vi.waitFor(async () => {
       const result = ok(await modernRequest(server.url, 'tools/call', { name: 'operation_result', arguments: { operationId, waitSeconds: 1 } }));
@@ -179,7 +188,7 @@ describe('the v1 SDK Client', () => {
       expect(names).toEqual(expect.arrayContaining([...BUILT_INS, 'analyze_dataset']));
 
       // The Client validates structuredContent against the listed outputSchema, so these also prove the schemas right.
-      const started = await client.callTool({ name: 'analyze_dataset', arguments: { rows: 100, seed: 3 } });
+      const started = await client.callTool({ name: 'analyze_dataset', arguments: { rows: 100, seed: 3, delaySeconds: 20 } });
       const { operationId } = started.structuredContent as { operationId: string };
       const result = await vi.waitFor(
         async () => {
