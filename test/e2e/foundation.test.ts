@@ -13,7 +13,8 @@ import { rpcError } from '../support/rpc-assertions.ts';
 let stack: LocalStack;
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  // Handle tools off: this file checks what a client without async support sees when the server serves none.
+  stack = await startTestStack({ handleTools: false });
 });
 afterAll(async () => {
   await stack?.close();
