@@ -65,7 +65,7 @@ async function v1Client(stack: DeployedLocalStack): Promise<LegacyClient> {
 }
 
 describe('a role policy is read from the assembly', () => {
-  it("without the MCP role's states:StartExecution statement, starting a task fails with AccessDeniedException naming the action", async () => {
+  it("without the MCP role's states:StartExecution statement, starting a task fails: the client gets the deployed server's internal error, the function's log the AccessDeniedException naming the action", async () => {
     const { stack, logs } = await startTampered((dir) => removeStatement(dir, 'ServerMcpRoleDefaultPolicy', 'states:StartExecution'));
     const response = await legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10 }, task: { ttl: 600_000 } });
     // As a deployed server answers: an internal error that names no AWS detail.
