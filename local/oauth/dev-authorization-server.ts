@@ -196,7 +196,10 @@ interface PromptDetails {
 function consentItems(details: unknown): Array<{ resource?: string; scopes: string[] }> {
   const missing = details as PromptDetails;
   const items: Array<{ resource?: string; scopes: string[] }> = Object.entries(missing.missingResourceScopes ?? {}).map(([resource, scopes]) => ({ resource, scopes }));
-  if (missing.missingOIDCScope?.length) items.push({ scopes: missing.missingOIDCScope });
+  // A resource's scope is also listed as an OpenID scope (see `scopes`): show it once, with its resource.
+  const shown = new Set(items.flatMap((item) => item.scopes));
+  const account = (missing.missingOIDCScope ?? []).filter((scope) => !shown.has(scope));
+  if (account.length) items.push({ scopes: account });
   return items;
 }
 

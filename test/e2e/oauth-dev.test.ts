@@ -157,7 +157,7 @@ describe('npm start -- --oauth-dev with the SDK OAuth client', () => {
   });
 
   it('a token the same authorization server issued for another resource (wrong audience) gets 401', async () => {
-    const provider = new MemoryOAuthProvider('e2e elsewhere', OTHER_RESOURCE);
+    const provider = new MemoryOAuthProvider('e2e elsewhere', { resource: OTHER_RESOURCE });
     expect(await auth(provider, { serverUrl: stack.url })).toBe('REDIRECT');
     const authorization = provider.authorizationUrls[0]!;
     expect(authorization.searchParams.get('resource')).toBe(OTHER_RESOURCE);

@@ -18,19 +18,25 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   private discovery: OAuthDiscoveryState | undefined;
   private lastState = '';
 
+  private readonly resource: string | undefined;
+  private readonly redirectUri: string;
+
   /** `resource`: ask for a token for this resource instead of the one the server's metadata names. */
   constructor(
     private readonly name: string,
-    private readonly resource?: string,
-  ) {}
+    options: { resource?: string; redirectUri?: string } = {},
+  ) {
+    this.resource = options.resource;
+    this.redirectUri = options.redirectUri ?? REDIRECT_URI;
+  }
 
   get redirectUrl() {
-    return REDIRECT_URI;
+    return this.redirectUri;
   }
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: this.name,
-      redirect_uris: [REDIRECT_URI],
+      redirect_uris: [this.redirectUri],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
