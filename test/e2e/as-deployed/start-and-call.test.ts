@@ -48,7 +48,8 @@ describe('the assembly-built stack, with the v2 Client (2026-07-28)', () => {
       // Without the tasks extension declared, the tools a client must call as tasks are not listed.
       expect(names).toEqual(expect.arrayContaining(['quick_calculation', 'run_test_suite']));
       const bundled = readdirSync(join(stack.model.functions.find((f) => f.logicalId === stack.model.functionUrl!.targetFunctionLogicalId)!.assetDir, 'state-machines'));
-      for (const name of names) expect(bundled).toContain(name);
+      // Besides them, at most the server's own handle tools (operation_*), which no folder defines.
+      for (const name of names.filter((n) => !n.startsWith('operation_'))) expect(bundled).toContain(name);
     } finally {
       await session.close();
       await client.close();
