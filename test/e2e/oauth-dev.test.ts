@@ -6,9 +6,13 @@
  */
 import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEV_MCP_SCOPE } from '../../local/oauth/dev-authorization-server.ts';
+import { OAuthConfigError } from '../../lambdas/auth/oauth-config.ts';
+import { DEV_MCP_SCOPE, startDevAuthorizationServer } from '../../local/oauth/dev-authorization-server.ts';
 import { startLocalStackWithDevAuthorization, type LocalStackWithDevAuthorization } from '../../local/oauth/local-stack-with-dev-authorization.ts';
 import { expectedStats } from '../support/expected-stats.ts';
 import { MemoryOAuthProvider, signInWithFetch } from '../support/oauth-dev-client.ts';
@@ -168,5 +172,34 @@ describe('npm start -- --oauth-dev with the SDK OAuth client', () => {
     const response = await modernRequest(stack.url, 'tools/list', {}, { headers: bearer(provider) });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+});
+
+describe('the development authorization server itself', () => {
+  it('listens on 127.0.0.1 only, and with a keys file keeps its signing key across restarts (the file readable by its owner only)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'async-mcp-oauth-dev-'));
+    try {
+      const keysFile = join(dir, 'oauth', 'keys.json');
+      const jwksOf = async () => {
+        const server = await startDevAuthorizationServer({ keysFile });
+        try {
+          expect(new URL(server.issuer).hostname).toBe('127.0.0.1');
+          return ((await (await fetch(`${server.issuer}/jwks`)).json()) as { keys: Array<{ kid: string; d?: string }> }).keys;
+        } finally {
+          await server.close();
+        }
+      };
+      const first = await jwksOf();
+      expect(first).toHaveLength(1);
+      expect(first[0]).not.toHaveProperty('d');
+      expect((await jwksOf()).map((key) => key.kid)).toEqual(first.map((key) => key.kid));
+      expect((await stat(keysFile)).mode & 0o777).toBe(0o600);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--oauth-dev with another issuer is refused before anything starts', async () => {
+    await expect(startLocalStackWithDevAuthorization({ toolsDir: 'state-machines', port: 0, oauth: { issuer: 'https://issuer.example' } })).rejects.toThrow(OAuthConfigError);
   });
 });
