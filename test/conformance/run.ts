@@ -6,7 +6,7 @@
  * scenarios call; `confirm_delete`, `multi_input` and `test_tool_with_task`, which ask
  * for input mid-run; the `test_input_required_result_*` tools of the multi round-trip
  * scenarios; the reference server's `test_*` content and elicitation/sampling tools;
- * `json_schema_2020_12_tool`, `test_custom_headers` and `echo`), then runs each scenario with
+ * `json_schema_2020_12_tool`, `test_custom_headers` and `echo`; no handle tools), then runs each scenario with
  * `npx -y -p node@22 -p @modelcontextprotocol/conformance@<version> conformance server`:
  * - 0.1.16: the generic scenarios, the `tools-call-*` content scenarios, progress and
  *   logging during a call, and sampling and elicitation during a call (`tools-call-sampling`,
@@ -130,7 +130,9 @@ async function main(): Promise<number> {
   const { values } = parseArgs({ options: { verbose: { type: 'boolean', default: false }, scenario: { type: 'string', multiple: true } } });
   const only = values.scenario;
   const started = Date.now();
-  const stack = await startLocalStack({ toolsDir: resolve(HERE, 'tools'), port: 0 });
+  // Handle tools off: with them (the default) a client without the Tasks extension gets a
+  // handle for a task-required tool, where tasks-required-task-error checks for -32021.
+  const stack = await startLocalStack({ toolsDir: resolve(HERE, 'tools'), port: 0, handleTools: false });
   const failures: string[] = [];
   try {
     console.log(`Serving the conformance fixtures at ${stack.url.href}`);
