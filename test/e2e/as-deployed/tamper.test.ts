@@ -103,6 +103,16 @@ describe("a function's environment is read from the assembly", () => {
     await pollUntilStatus(() => legacyRequest(stack.url, 'tasks/get', { taskId: first.task.taskId }), ['cancelled']);
     await stack.drainEvents();
   }, 120_000);
+
+  it('MAX_KEEPALIVE_SECONDS set to 120: a task asking for a 600 s ttl is granted 120 s', async () => {
+    const { stack } = await startTampered((dir) =>
+      editResource(dir, isMcpFunction, (fn) => void (fn.Properties!.Environment.Variables.MAX_KEEPALIVE_SECONDS = '120')),
+    );
+    const created = ok(await legacyRequest(stack.url, 'tools/call', { name: 'summarize_numbers', arguments: { numbers: [1, 2] }, task: { ttl: 600_000 } }));
+    expect(created.task.ttl).toBe(120_000);
+    await pollUntilStatus(() => legacyRequest(stack.url, 'tasks/get', { taskId: created.task.taskId }), ['completed']);
+    await stack.drainEvents();
+  }, 120_000);
 });
 
 describe("a state machine's DefinitionString is read from the assembly", () => {
