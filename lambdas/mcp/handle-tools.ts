@@ -59,8 +59,12 @@ function handleStatus(record: OperationRecord): HandleStatus {
 function nextStep(record: OperationRecord): string {
   const id = JSON.stringify(record.token);
   switch (handleStatus(record)) {
-    case 'working':
     case 'input_required':
+      return (
+        `${record.tool} is waiting for an answer to a question (operation ${id}). Call operation_result with operationId ${id} ` +
+        `and waitSeconds up to ${MAX_WAIT_SECONDS}: the question comes to the user with it, and the result once it is answered. operation_cancel stops it.`
+      );
+    case 'working':
       return (
         `${record.tool} is still running as operation ${id}. Call operation_result with operationId ${id} and waitSeconds ` +
         `up to ${MAX_WAIT_SECONDS} to wait for its result, or operation_status in about ${record.pollIntervalSeconds} s to check on it. ` +
@@ -154,13 +158,13 @@ export async function callWithHandle(
  * A call of one of the four built-in tools. Unknown ids, other principals' ids and other
  * dialects' ids all answer the same tool error, which the model can act on.
  */
-export async function callBuiltInTool(name: string, args: unknown, view: RequestView, deps: McpDeps): Promise<CallToolResultShape> {
+export async function callBuiltInTool(name: string, args: unknown, view: RequestView, deps: McpDeps, ctx: ServerContext, server: Server): Promise<Record<string, unknown>> {
   try {
     switch (name) {
       case OPERATION_STATUS:
         return await operationStatus(parseParams(IdArguments, args, 'arguments'), view, deps);
       case OPERATION_RESULT:
-        return await operationResult(parseParams(ResultArguments, args, 'arguments'), view, deps);
+        return await operationResult(parseParams(ResultArguments, args, 'arguments'), view, deps, ctx, server);
       case OPERATION_CANCEL:
         return await operationCancel(parseParams(IdArguments, args, 'arguments'), view, deps);
       case OPERATION_LIST:
@@ -197,12 +201,39 @@ async function operationStatus(args: { operationId: string }, view: RequestView,
   return handleResult(statusFields(record), nextStep(record));
 }
 
-async function operationResult(args: { operationId: string; waitSeconds?: number | undefined }, view: RequestView, deps: McpDeps): Promise<CallToolResultShape> {
+/**
+ * The operation's result, waiting up to `waitSeconds`. Questions its run asks reach the
+ * client as on the call that started it: a 2026-07-28 request answers `input_required`
+ * (SEP-2322), and its retry delivers the answers and goes on waiting; an initialize-era
+ * request sends them on its own stream while it waits.
+ */
+async function operationResult(args: { operationId: string; waitSeconds?: number | undefined }, view: RequestView, deps: McpDeps, ctx: ServerContext, server: Server): Promise<Record<string, unknown>> {
   const key = keyOf(view, args.operationId);
   let record = await readHandle(deps, key);
   // Never past the server's blocking bound, which the function's timeout is sized for.
   const waitSeconds = Math.min(args.waitSeconds ?? 0, deps.operations.limits.maxBlockingSeconds);
-  if (!isTerminal(record.status) && waitSeconds > 0) record = await deps.operations.waitForTerminal(key, waitSeconds * 1000);
+  const deadline = Date.now() + waitSeconds * 1000;
+  const call = resultCall(record, args.operationId, view, deps);
+  if (view.era === 'modern' && call) {
+    const retried = await continueRetry(ctx, call, deps);
+    if (retried) record = await readHandle(deps, key);
+  }
+  const stream = view.era === 'legacy' ? new ServerRequests(server, ctx.mcpReq.id) : undefined;
+  const shown = new Set<string>();
+  const unshown = (r: OperationRecord) => Object.keys(deps.operations.inputs.pending(r)).some((k) => !shown.has(k));
+  for (;;) {
+    if (!isTerminal(record.status) && unshown(record)) {
+      if (call && view.era === 'modern') return inputRequiredResult(record, call, deps);
+      if (stream) {
+        const pending = deps.operations.inputs.pending(record);
+        for (const k of Object.keys(pending)) shown.add(k);
+        await stream.send(record.token, pending);
+      }
+    }
+    const left = deadline - Date.now();
+    if (isTerminal(record.status) || left <= 0) break;
+    record = await deps.operations.waitFor(key, left, stream || call ? unshown : () => false);
+  }
   if (!isTerminal(record.status)) return handleResult(statusFields(record), nextStep(record));
   if (record.status === 'canceled') return handleResult(statusFields(record), nextStep(record), true);
   const response = finalResponse(record, deps);
@@ -210,6 +241,16 @@ async function operationResult(args: { operationId: string; waitSeconds?: number
   // A tool that ended in a protocol error answers with that JSON-RPC error, as its own call would have.
   if ('error' in response) throw new ProtocolError(response.error.code, response.error.message, response.error.data);
   return response.result;
+}
+
+/**
+ * An `operation_result` call as a multi round-trip call: its retry must name the same
+ * operation, and its state lives no longer than the operation can. None when the tool
+ * is no longer served (nothing bounds its run then), so its questions are not shown.
+ */
+function resultCall(record: OperationRecord, operationId: string, view: RequestView, deps: McpDeps): RoundCall | undefined {
+  const tool = deps.catalog.get(record.tool);
+  return tool ? { tool: { ...tool, name: OPERATION_RESULT }, arguments: { operationId }, view, dialect: DIALECT } : undefined;
 }
 
 async function operationCancel(args: { operationId: string }, view: RequestView, deps: McpDeps): Promise<CallToolResultShape> {

@@ -112,7 +112,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     }
     // Only a request that declares, or whose revision implies, no async dialect gets handles.
     const handles = handleTools && !dialects.some((d) => d.claimsListing(view) || d.impliedBy?.(view));
-    if (handles && BUILT_IN_TOOL_NAMES.includes(name)) return callBuiltInTool(name, params.arguments, view, deps);
+    if (handles && BUILT_IN_TOOL_NAMES.includes(name)) return callBuiltInTool(name, params.arguments, view, deps, ctx, server);
     const tool = deps.catalog.get(name);
     if (!tool) throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Unknown tool: ${name}`);
     const dialect = dialects.find((d) => d.claimsCall(params, view, tool));

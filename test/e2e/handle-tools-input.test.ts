@@ -3,7 +3,8 @@
  * declare elicitation calls `approve_deployment` (async-only), on the local stack with its
  * default settings (handle tools on). The question goes back the way that request's era
  * carries answers: 2026-07-28 multi round-trip requests on the call, or the SSE stream of
- * an initialize-era call; the run is never failed for a capability the call declared.
+ * an initialize-era call, and again on `operation_result` once the call has handed the
+ * operation off; the run is never failed for a capability the call declared.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import type { LocalStack } from '../../local/local-stack.ts';
 import { initialize } from '../support/input-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { modernRequest, type CallOptions } from '../support/raw-mcp.ts';
+import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import { ok } from '../support/rpc-assertions.ts';
 import { openStream, postAnswer } from '../support/sse-reader.ts';
 
@@ -20,7 +22,8 @@ const DEPLOY = { environment: 'staging', changes: ['api: v2.3.1', 'web: v1.9.0']
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startTestStack();
+  // A 2-second blocking bound: a question left unanswered is handed off quickly.
+  stack = await startTestStack({ limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 2 } });
 });
 afterAll(async () => {
   await stack?.close();
@@ -43,6 +46,45 @@ describe('a 2026-07-28 request that declares elicitation and no async dialect', 
     const retry = ok(await modernCall('approve_deployment', DEPLOY, { inputResponses: { [key]: { action: 'accept', content: { comment: 'go' } } }, requestState: round.requestState }));
     expect(retry.isError).toBeFalsy();
     expect(retry.structuredContent).toMatchObject({ environment: 'staging', planned: 2, deployed: true, decision: 'accept', comment: 'go' });
+  });
+});
+
+describe('a question still open after its call', () => {
+  it('a 2026-07-28 client that left the round finds the operation with operation_list; operation_result asks the question, and its retry deploys', async () => {
+    const round = ok(await modernCall('approve_deployment', { environment: 'later', changes: ['db: v7'] }));
+    expect(round.resultType).toBe('input_required');
+    const listed = ok(await modernCall('operation_list', {})).structuredContent.operations as Array<{ operationId: string; tool: string; status: string; createdAt: string }>;
+    const open = listed.find((o) => o.tool === 'approve_deployment' && o.status === 'input_required');
+    expect(open).toBeDefined();
+    const status = ok(await modernCall('operation_status', { operationId: open!.operationId }));
+    expect(status.content[0].text).toContain('waiting for an answer');
+    const asked = ok(await modernCall('operation_result', { operationId: open!.operationId }));
+    expect(asked.resultType).toBe('input_required');
+    const [key, question] = Object.entries(asked.inputRequests as Record<string, { method: string; params: { message: string } }>)[0]!;
+    expect(question.params.message).toContain('Deploy 1 change');
+    const retry = ok(
+      await modernCall('operation_result', { operationId: open!.operationId, waitSeconds: 10 }, { inputResponses: { [key]: { action: 'accept', content: {} } }, requestState: asked.requestState }),
+    );
+    expect(retry.structuredContent).toMatchObject({ environment: 'later', planned: 1, deployed: true, decision: 'accept' });
+  });
+
+  it('an initialize-era call that got no answer within its bound hands off; operation_result sends the question again on its stream, and the answer deploys', async () => {
+    const version = '2025-06-18';
+    const session = await initialize(stack.url, ELICITATION, {}, version);
+    const headers: Record<string, string> = { 'mcp-protocol-version': version, ...(session ? { 'mcp-session-id': session } : {}) };
+    const args = { environment: 'unanswered', changes: ['cache: v3'] };
+    const first = await openStream(stack.url, { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: 'approve_deployment', arguments: args } }, headers);
+    expect((await first.next()).method).toBe('elicitation/create');
+    const [handedOff] = await first.rest();
+    const { operationId } = handedOff?.result?.structuredContent as { operationId: string };
+    expect(operationId).toEqual(expect.any(String));
+    const params = { name: 'operation_result', arguments: { operationId, waitSeconds: 10 } };
+    const again = await openStream(stack.url, { jsonrpc: '2.0', id: `result-${randomUUID()}`, method: 'tools/call', params }, headers);
+    const question = await again.next();
+    expect(question).toMatchObject({ method: 'elicitation/create', params: { message: expect.stringContaining('Deploy 1 change') } });
+    expect((await postAnswer(stack.url, { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: {} } }, headers)).status).toBe(202);
+    const [response] = await again.rest();
+    expect(response?.result?.structuredContent).toMatchObject({ environment: 'unanswered', deployed: true, decision: 'accept' });
   });
 });
 
