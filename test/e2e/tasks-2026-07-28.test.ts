@@ -28,7 +28,8 @@ let stack: LocalStack;
 let sfn: SFNClient;
 
 beforeAll(async () => {
-  ({ stack, sfn } = await startTestStackWithSfn());
+  // Handle tools off: this file checks what a request that does not declare the extension sees when the server serves none.
+  ({ stack, sfn } = await startTestStackWithSfn({ handleTools: false }));
 });
 afterAll(async () => {
   await stopTestStack({ stack, sfn });

@@ -10,7 +10,7 @@ import { createAsyncMcpApp, type AsyncMcpApp } from '../../lambdas/app/async-mcp
 import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
 import { StepFunctionsEngine } from '../../lambdas/aws/step-functions-engine.ts';
 import { localSecretKey } from '../../local/local-secret.ts';
-import type { LocalStack } from '../../local/local-stack.ts';
+import type { LocalStack, LocalStackOptions } from '../../local/local-stack.ts';
 import { startTestStack } from './local-stack-fixture.ts';
 import { openStream } from './sse-reader.ts';
 
@@ -21,10 +21,14 @@ export interface InputStack {
   close(): Promise<void>;
 }
 
-/** The stack on a data directory of its own, so a second instance can share its secret. */
-export async function startInputStack(): Promise<InputStack> {
+/**
+ * The stack on a data directory of its own, so a second instance can share its secret.
+ * Handle tools are off unless asked: the input tests check the synchronous calls of
+ * clients without async support (handle-tools-input.test.ts covers the default).
+ */
+export async function startInputStack(options: Pick<LocalStackOptions, 'handleTools'> = {}): Promise<InputStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'async-mcp-input-'));
-  const stack = await startTestStack({ toolsDir: 'test/fixtures/input-tools', dataDir });
+  const stack = await startTestStack({ toolsDir: 'test/fixtures/input-tools', dataDir, handleTools: options.handleTools ?? false });
   const secretKey = localSecretKey(join(dataDir, 'secret.key'));
   return {
     stack,
