@@ -12,7 +12,6 @@ import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { runDeployedFromCli } from './as-deployed/run-deployed-cli.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
 import { oauthOptionsFrom } from './oauth-options.ts';
-import { startLocalStackWithDevAuthorization } from './oauth/local-stack-with-dev-authorization.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
                     [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
@@ -116,7 +115,9 @@ async function main(): Promise<void> {
 
   let stack;
   try {
-    stack = await (values['oauth-dev'] ? startLocalStackWithDevAuthorization : startLocalStack)({
+    // oidc-provider is loaded only when asked for: it is large, and warns about Node 20 at import.
+    const start = values['oauth-dev'] ? (await import('./oauth/local-stack-with-dev-authorization.ts')).startLocalStackWithDevAuthorization : startLocalStack;
+    stack = await start({
       toolsDir,
       ...(workersDir ? { workersDir } : {}),
       port,
