@@ -15,6 +15,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { ENV } from '../lambdas/aws/operations-table.ts';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
+import { REQUEST_MARGIN_SECONDS, requestTimeoutSeconds } from '../lambdas/operations/operations-limits.ts';
 import { MAX_NAME_PREFIX, STATE_MACHINE_ARN_PREFIX_ENV, toolStateMachineName } from '../lambdas/tools/state-machine-names.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
@@ -36,8 +37,6 @@ import { StatusSync } from './status-sync.ts';
 import { BUNDLED_TOOLS_DIR, LAMBDA_TASK_ROOT, copyToolFolderCommands } from './tool-asset-commands.ts';
 import { ToolStateMachine } from './tool-state-machine.ts';
 
-/** Seconds the MCP Lambda may outlive its longest blocking call (response, logging). */
-const MCP_TIMEOUT_MARGIN_SECONDS = 15;
 /** Lambda's own ceiling. */
 const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
 
@@ -219,7 +218,8 @@ export class AsyncMcpServer extends Construct {
     const tracing = props.tracing ?? false;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const maxBlockingSeconds = props.maxBlockingSeconds ?? 60;
-    const maxTimeout = LAMBDA_MAX_TIMEOUT_SECONDS - MCP_TIMEOUT_MARGIN_SECONDS;
+    // The request's own deadline and the function's timeout come from one bound (operations-limits.ts).
+    const maxTimeout = LAMBDA_MAX_TIMEOUT_SECONDS - REQUEST_MARGIN_SECONDS;
     if (!Number.isInteger(maxBlockingSeconds) || maxBlockingSeconds < 1 || maxBlockingSeconds > maxTimeout) {
       throw new Error(`maxBlockingSeconds must be a whole number from 1 to ${maxTimeout}, got ${maxBlockingSeconds}`);
     }
@@ -305,7 +305,7 @@ export class AsyncMcpServer extends Construct {
       entry: MCP_HTTP_ENTRY,
       description: 'async-mcp MCP server (Function URL)',
       memorySize: 1024,
-      timeout: Duration.seconds(maxBlockingSeconds + MCP_TIMEOUT_MARGIN_SECONDS),
+      timeout: Duration.seconds(requestTimeoutSeconds(maxBlockingSeconds)),
       environment: {
         [ENV.tableName]: this.operations.tableName,
         [STATE_MACHINE_ARN_PREFIX_ENV]: stateMachineArnPrefix,

@@ -98,6 +98,10 @@ export class BundledFunction extends Construct {
       environment: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS, ...props.environment },
       ...(props.onFailure ? { onFailure: props.onFailure } : {}),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      // Where `currentVersion` is used (the workers, which definitions call by version), each
+      // deploy that changes the function publishes a version and keeps the older ones: an
+      // execution that started before the deploy still calls the version it started with.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       projectRoot: REPO_ROOT,
       depsLockFilePath: LOCK_FILE,
       bundling: {

@@ -5,9 +5,9 @@
  * deterministic name (so the MCP Lambda can derive its ARN), and the folder's own
  * `permissions` on its role alone, each wildcard acknowledged with the folder's reason.
  */
-import { Aws, Fn, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, type CfnResource, Fn, Names, NestedStack, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Effect, Grant, PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -33,8 +33,12 @@ export interface ToolStateMachineProps {
   readonly tool: ToolFolder;
   /** The state machine's name (deterministic: see state-machine-names.ts). */
   readonly stateMachineName: string;
-  /** A function for every worker the definition names. */
-  readonly workers: ReadonlyMap<string, IFunction>;
+  /**
+   * A function for every worker the definition names. The definition calls its current
+   * published version (`currentVersion`), so an execution keeps the worker code it started
+   * with across deploys.
+   */
+  readonly workers: ReadonlyMap<string, LambdaFunction>;
   readonly logRetention: RetentionDays;
   /** X-Ray tracing of executions. */
   readonly tracing: boolean;
@@ -75,7 +79,7 @@ export class ToolStateMachine extends Construct implements ToolMachine {
     for (const worker of tool.workers) {
       const fn = props.workers.get(worker);
       if (!fn) throw new Error(`Tool "${this.toolName}" uses \${${workerSubstitutionKey(worker)}} but no worker function was given for it`);
-      substitutions[workerSubstitutionKey(worker)] = fn.functionArn;
+      substitutions[workerSubstitutionKey(worker)] = fn.currentVersion.functionArn;
     }
 
     this.stateMachine = new StateMachine(this, 'StateMachine', {
@@ -89,13 +93,16 @@ export class ToolStateMachine extends Construct implements ToolMachine {
     });
 
     for (const worker of tool.workers) {
-      // The definition calls the unqualified ARN, so the exact ARN is all it needs
-      // (IFunction.grantInvoke would add `:*` for every version and alias).
-      Grant.addToPrincipal({
-        grantee: this.stateMachine,
-        actions: ['lambda:InvokeFunction'],
-        resourceArns: [props.workers.get(worker)!.functionArn],
-      });
+      // Every version, not only the current one: an execution that started before a deploy
+      // still calls the version it started with. The unqualified ARN is not granted.
+      const fn = props.workers.get(worker)!;
+      Grant.addToPrincipal({ grantee: this.stateMachine, actions: ['lambda:InvokeFunction'], resourceArns: [`${fn.functionArn}:*`] });
+      for (const name of nagNames(this, fn)) {
+        Validations.of(this.stateMachine.role).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${name}:*]`,
+          reason: `The published versions of the ${worker} worker: an execution calls the version current when it started, which a later deploy leaves in place.`,
+        });
+      }
     }
 
     for (const statement of tool.config.permissions ?? []) this.addPermission(statement);
@@ -170,4 +177,19 @@ export class ToolStateMachine extends Construct implements ToolMachine {
     const finding = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stateMachineName}:*`;
     return grantOnExecutions({ grantee, actions, executions, finding, toolName: this.toolName });
   }
+}
+
+/**
+ * A worker function's ARN as cdk-nag names it: `<Logical.Arn>` (its own stack, or any stack
+ * before the synth turns cross-stack references into parameters), and `<referenceto...Arn>`
+ * where a parameter of a nested stack passes it.
+ */
+function nagNames(scope: Construct, fn: LambdaFunction): string[] {
+  const resource = fn.node.defaultChild as CfnResource;
+  const home = Stack.of(resource);
+  const own = `<${home.getLogicalId(resource)}.Arn>`;
+  if (home === Stack.of(scope)) return [own];
+  // From a sibling nested stack, the parameter names that stack's output.
+  const from = NestedStack.isNestedStack(home) && home.nestedStackResource ? `${Names.uniqueId(home.nestedStackResource)}Outputs` : '';
+  return [own, `<referenceto${from}${Names.uniqueId(resource)}Arn>`];
 }

@@ -9,6 +9,7 @@ import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { ENV, OPERATIONS_TABLE } from '../../lambdas/aws/operations-table.ts';
+import { REQUEST_MARGIN_SECONDS, requestTimeoutSeconds } from '../../lambdas/operations/operations-limits.ts';
 import { statusChangePattern, statusChangePrefixPattern } from '../../lambdas/aws/status-events.ts';
 import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
@@ -111,14 +112,16 @@ describe('Lambda functions', () => {
     }
   });
 
-  it('size the MCP Lambda timeout to the blocking bound plus a margin', () => {
+  it('size the MCP Lambda timeout from the bound each request\'s one deadline uses, so Lambda never ends a request before its stop at the bound', () => {
     const { stack: custom, template: customTemplate } = synthTemplate(tools, { maxBlockingSeconds: 300, maxKeepAliveSeconds: 3600 });
     customTemplate.hasResourceProperties('AWS::Lambda::Function', {
-      Timeout: 315,
+      Timeout: requestTimeoutSeconds(300),
       Environment: { Variables: Match.objectLike({ [ENV.maxBlockingSeconds]: '300', [ENV.maxKeepAliveSeconds]: '3600' }) },
     });
-    expect(custom.server.mcpFunction.timeout?.toSeconds()).toBe(315);
-    expect(() => synthTemplate(tools, { maxBlockingSeconds: 890 })).toThrow(/maxBlockingSeconds must be a whole number from 1 to 885/);
+    expect(custom.server.mcpFunction.timeout?.toSeconds()).toBe(300 + REQUEST_MARGIN_SECONDS);
+    // Lambda's ceiling is 900 seconds.
+    const most = 900 - REQUEST_MARGIN_SECONDS;
+    expect(() => synthTemplate(tools, { maxBlockingSeconds: most + 1 })).toThrow(new RegExp(`maxBlockingSeconds must be a whole number from 1 to ${most}`));
   });
 
   it('pass the per-principal active-operation limit to the MCP and status-sync Lambdas, refusing one that is not a positive whole number', () => {
@@ -216,7 +219,7 @@ describe('state machines', () => {
     }
   });
 
-  it('are built inline from definition.asl.json, every worker placeholder substituted by its worker ARN', () => {
+  it('are built inline from definition.asl.json, every worker placeholder substituted by the ARN of its current version', () => {
     for (const tool of tools) {
       const machine = stack.server.toolStateMachines.get(tool.config.name)!.stateMachine;
       const props = resourcesOf(template, 'AWS::StepFunctions::StateMachine')[logicalIdOf(machine)]!.Properties;
@@ -225,7 +228,8 @@ describe('state machines', () => {
       const expected = Object.fromEntries(
         findWorkerPlaceholders(definitionText).map((worker) => [
           workerSubstitutionKey(worker),
-          { 'Fn::GetAtt': [logicalIdOf(stack.server.workerFunctions.get(worker)!), 'Arn'] },
+          // A qualified ARN (the Ref of an AWS::Lambda::Version), so an execution keeps the code it started with.
+          { Ref: logicalIdOf(stack.server.workerFunctions.get(worker)!.currentVersion) },
         ]),
       );
       expect(props.DefinitionSubstitutions ?? {}).toEqual(expected);

@@ -82,12 +82,12 @@ describe('AwsSolutionsChecks', () => {
       expect(id, path).toMatch(/^Annotation::AwsSolutions-(SF2|SQS3|S1|SMG4|IAM5\[Resource::.+\])$/);
       expect(typeof reason === 'string' && reason.length >= 40, `${path} ${id}`).toBe(true);
     }
-    // Wildcards acknowledged: `*` only where AWS requires it, else one state machine's executions, the deployed
+    // Wildcards acknowledged: `*` only where AWS requires it, else one state machine's executions, a worker's published versions, the deployed
     // machines by their name prefix (and their executions), or the result objects (the bucket's ARN, or the parameter passing it to a nested stack).
     const prefix = stack.server.stateMachineNamePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const states = 'arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>';
     const allowed = new RegExp(
-      `\\[Resource::(\\*|${states}:execution:[A-Za-z0-9_.-]+:\\*|${states}:stateMachine:${prefix}\\*|${states}:execution:${prefix}\\*:\\*|<[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+\\.Arn>/results/\\*|<referenceto[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+Arn>/results/\\*)\\]$`,
+      `\\[Resource::(\\*|${states}:execution:[A-Za-z0-9_.-]+:\\*|${states}:stateMachine:${prefix}\\*|${states}:execution:${prefix}\\*:\\*|<[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+\\.Arn>/results/\\*|<referenceto[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+Arn>/results/\\*|<(referenceto)?[A-Za-z0-9]*Workers[A-Za-z0-9]+(\\.)?Arn>:\\*)\\]$`,
     );
     for (const { id } of found.filter((ack) => ack.id.includes('IAM5'))) expect(id).toMatch(allowed);
   });

@@ -105,7 +105,8 @@ export interface CfnResourceJson {
 export function logicalIdOf(construct: IConstruct): string {
   const resource = construct.node.defaultChild;
   if (!(resource instanceof CfnElement)) throw new Error(`${construct.node.path} has no CloudFormation resource`);
-  return Stack.of(construct).getLogicalId(resource);
+  // Resolved: a function's current version has a logical id derived from the function's hash, a token until then.
+  return Stack.of(resource).resolve(resource.logicalId) as string;
 }
 
 type Json = unknown;

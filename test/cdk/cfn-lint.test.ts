@@ -24,7 +24,7 @@ const VARIANTS: [string, StackOverrides][] = [
 describe('CloudFormation templates', () => {
   const templates: string[] = [];
 
-  it("pass CDK's built-in CloudFormation validation", async () => {
+  it("pass CDK's built-in CloudFormation validation", { timeout: 240_000 }, async () => {
     const tools = await repoTools();
     for (const [, overrides] of VARIANTS) {
       const app = testApp({ cfnValidation: true });
@@ -45,5 +45,6 @@ describe('CloudFormation templates', () => {
   it.skipIf(!cfnLintAvailable)('pass cfn-lint', () => {
     const lint = spawnSync('cfn-lint', ['--ignore-checks', ...IGNORED_CHECKS, '--', ...templates], { encoding: 'utf8' });
     expect(lint.status, `${lint.stdout}${lint.stderr}`).toBe(0);
-  });
+    // About 10 templates per variant now that the tools and workers have nested stacks.
+  }, 240_000);
 });

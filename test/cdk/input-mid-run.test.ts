@@ -62,17 +62,18 @@ const prefixArn = (rest: string) => ({
 const machineRef = (name: string) => JSON.stringify({ Ref: logicalIdOf(stack.server.toolStateMachines.get(name)!.stateMachine) });
 
 describe('the request_input worker', () => {
-  it('is deployed once for all the machines that name ${Worker_request_input}, and each may invoke it by its unqualified ARN', () => {
+  it('is deployed once for all the machines that name ${Worker_request_input}, and each calls its current version and may invoke its versions', () => {
     expect(asking.length).toBeGreaterThanOrEqual(2);
     const worker = stack.server.workerFunctions.get(REQUEST_INPUT_WORKER)!;
     expect(worker).toBeDefined();
-    const workerArn = JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(worker), 'Arn'] });
+    const version = JSON.stringify({ Ref: logicalIdOf(worker.currentVersion) });
+    const versions = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOf(worker), 'Arn'] }, ':*']] });
     const machines = resourcesOf(template, 'AWS::StepFunctions::StateMachine');
     for (const tool of asking) {
       const machine = stack.server.toolStateMachines.get(tool.config.name)!.stateMachine;
-      expect(JSON.stringify(machines[logicalIdOf(machine)]!.Properties.DefinitionSubstitutions.Worker_request_input), tool.config.name).toBe(workerArn);
+      expect(JSON.stringify(machines[logicalIdOf(machine)]!.Properties.DefinitionSubstitutions.Worker_request_input), tool.config.name).toBe(version);
       const invoke = statementsOf(template, machine.role).filter((s) => asArray(s.Action).includes('lambda:InvokeFunction'));
-      expect(invoke.flatMap((s) => asArray(s.Resource)).map((r) => JSON.stringify(r)), tool.config.name).toContain(workerArn);
+      expect(invoke.flatMap((s) => asArray(s.Resource)).map((r) => JSON.stringify(r)), tool.config.name).toContain(versions);
     }
   });
 

@@ -65,6 +65,16 @@ function isPrefixPattern(resource: unknown): boolean {
   return last === `:stateMachine:${prefix}*` || last === `:execution:${prefix}*:*`;
 }
 
+/** `<worker ARN>:*`, every published version of one worker. */
+function isWorkerVersions(resource: unknown): boolean {
+  return [...stack.server.workerFunctions.values()].some((fn) => JSON.stringify(resource) === JSON.stringify(workerVersions(fn)));
+}
+
+/** `arn:…:function:<worker>:*` as the grants write it. */
+function workerVersions(fn: IConstruct) {
+  return { 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOf(fn), 'Arn'] }, ':*']] };
+}
+
 function lastPart(resource: unknown): unknown {
   return (resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join']?.[1].at(-1);
 }
@@ -110,6 +120,9 @@ describe('every policy statement', () => {
         } else if (JSON.stringify(resource) === JSON.stringify(resultObjects())) {
           // Result objects are named per result: scoped to the results prefix of the one bucket.
           expect(actions.every((action) => action === 's3:GetObject' || action === 's3:PutObject'), JSON.stringify(statement)).toBe(true);
+        } else if (isWorkerVersions(resource)) {
+          // A worker's published versions: a running execution calls the one it started with.
+          expect(actions, JSON.stringify(statement)).toEqual(['lambda:InvokeFunction']);
         } else if (JSON.stringify(resource).includes('*')) {
           // Executions are named per call: scoped to one state machine's executions, or to the deployed machines' by their name prefix.
           expect(isExecutionPattern(resource, stateMachineNames) || isPrefixPattern(resource), JSON.stringify(resource)).toBe(true);
@@ -241,11 +254,11 @@ describe('workers', () => {
 });
 
 describe('tool state machines', () => {
-  it('may invoke exactly the workers their definition names, by unqualified ARN', () => {
+  it('may invoke exactly the workers their definition names, each on its published versions only, never unqualified', () => {
     for (const tool of tools) {
       const machine = stack.server.toolStateMachines.get(tool.config.name)!.stateMachine;
       const invoke = statementsOf(template, machine.role).filter((s) => asArray(s.Action).includes('lambda:InvokeFunction'));
-      const expected = tool.workers.map((worker) => ({ 'Fn::GetAtt': [logicalIdOf(stack.server.workerFunctions.get(worker)!), 'Arn'] }));
+      const expected = tool.workers.map((worker) => workerVersions(stack.server.workerFunctions.get(worker)!));
       const actual = invoke.flatMap((s) => asArray(s.Resource));
       expect(actual.map((r) => JSON.stringify(r)).sort(), tool.config.name).toEqual(expected.map((r) => JSON.stringify(r)).sort());
     }
