@@ -43,6 +43,10 @@ export const CONTEXT_KEYS = {
   statusSyncReservedConcurrency: 'statusSyncReservedConcurrency',
   /** Reserved concurrency of each worker Lambda (default none). */
   workerReservedConcurrency: 'workerReservedConcurrency',
+  /** Nested stacks the tools' state machines spread over (default 8; changing it moves tools between stacks). */
+  toolStackCount: 'toolStackCount',
+  /** Nested stacks the worker Lambdas spread over (default 4). */
+  workerStackCount: 'workerStackCount',
   /** An email address told of every alarm (through an SNS topic the stack creates). */
   alarmEmail: 'alarmEmail',
 } as const;
@@ -63,6 +67,9 @@ export interface AppSettings {
   mcpReservedConcurrency?: number;
   statusSyncReservedConcurrency?: number;
   workerReservedConcurrency?: number;
+  /** Absent: the construct's defaults. */
+  toolStackCount?: number;
+  workerStackCount?: number;
   /** Absent: the alarms notify nobody. */
   alarmEmail?: string;
 }
@@ -88,6 +95,8 @@ const Settings = z.object({
   mcpReservedConcurrency: positiveWholeNumber.optional(),
   statusSyncReservedConcurrency: positiveWholeNumber.optional(),
   workerReservedConcurrency: positiveWholeNumber.optional(),
+  toolStackCount: positiveWholeNumber.optional(),
+  workerStackCount: positiveWholeNumber.optional(),
   alarmEmail: z.email('expected an email address').optional(),
 });
 
@@ -117,6 +126,8 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     mcpReservedConcurrency,
     statusSyncReservedConcurrency,
     workerReservedConcurrency,
+    ...(data.toolStackCount === undefined ? {} : { toolStackCount: data.toolStackCount }),
+    ...(data.workerStackCount === undefined ? {} : { workerStackCount: data.workerStackCount }),
     ...(data.alarmEmail === undefined ? {} : { alarmEmail: data.alarmEmail }),
   };
 }

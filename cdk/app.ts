@@ -25,6 +25,8 @@ new AsyncMcpStack(app, settings.stackName, {
   mcpReservedConcurrency: settings.mcpReservedConcurrency,
   statusSyncReservedConcurrency: settings.statusSyncReservedConcurrency,
   workerReservedConcurrency: settings.workerReservedConcurrency,
+  ...(settings.toolStackCount ? { toolStackCount: settings.toolStackCount } : {}),
+  ...(settings.workerStackCount ? { workerStackCount: settings.workerStackCount } : {}),
   ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

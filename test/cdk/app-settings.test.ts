@@ -81,6 +81,12 @@ describe('readAppSettings', () => {
     expect(settingsFrom(limits)).toMatchObject(limits);
   });
 
+  it('takes the nested stack counts of the tools and the workers, leaving the defaults when unset', () => {
+    expect(settingsFrom({ toolStackCount: '16', workerStackCount: 2 })).toMatchObject({ toolStackCount: 16, workerStackCount: 2 });
+    expect(settingsFrom({})).not.toHaveProperty('toolStackCount');
+    expect(() => settingsFrom({ toolStackCount: '0' })).toThrow(/Invalid context "toolStackCount"/);
+  });
+
   it('names the context key it cannot use', () => {
     expect(() => settingsFrom({ functionUrlAuthType: 'none' })).toThrow(/Invalid context "functionUrlAuthType"/);
     expect(() => settingsFrom({ tracing: 'yes' })).toThrow(/Invalid context "tracing"/);

@@ -45,8 +45,8 @@ describe('cdk/app.ts', () => {
     expect(report.pluginReports).toEqual([]);
   });
 
-  it('takes the active-operation limit and the reserved concurrencies from context (-c key=value)', () => {
-    const run = runApp({ maxActiveOperations: '25', mcpReservedConcurrency: '50', statusSyncReservedConcurrency: '5', workerReservedConcurrency: '20' });
+  it('takes the active-operation limit, the reserved concurrencies and the tool stack count from context (-c key=value)', () => {
+    const run = runApp({ maxActiveOperations: '25', mcpReservedConcurrency: '50', statusSyncReservedConcurrency: '5', workerReservedConcurrency: '20', toolStackCount: '1' });
     expect(run.status, run.stderr).toBe(0);
     // The workers are in nested stacks, each a template file of its own.
     const files = ['AsyncMcp.template.json', ...readdirSync(run.outdir).filter((file) => file.endsWith('.nested.template.json'))];
@@ -66,6 +66,8 @@ describe('cdk/app.ts', () => {
     expect(workers.every((reserved) => reserved === 20)).toBe(true);
     const limits = functions.map((fn) => fn.Properties.Environment?.Variables[ENV.maxActiveOperations]).filter((value) => value !== undefined);
     expect(limits).toEqual(['25', '25']);
+    // -c toolStackCount=1: every tool's state machine in one nested stack.
+    expect(files.filter((file) => /^AsyncMcpServerTools/.test(file))).toHaveLength(1);
   });
 
   it('refuses an invalid tools directory before synthesizing anything', () => {
