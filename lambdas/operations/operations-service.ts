@@ -68,7 +68,7 @@ export interface OperationsOptions {
 
 const NON_TERMINAL: readonly OperationStatus[] = ['submitted', 'working', 'input_required'];
 /** Dialects whose operations `notifications/cancelled` may name by request id; task dialects cancel with tasks/cancel. */
-const CANCELABLE_BY_REQUEST_ID: readonly Dialect[] = ['sep-1391', 'sync'];
+const CANCELABLE_BY_REQUEST_ID: readonly Dialect[] = ['sep-1391', 'sync', 'handle'];
 /** A record with no execution this long after its creation lost its starter (a crash between steps). */
 const STALLED_START_MS = 60_000;
 const CANCEL_ERROR = 'Mcp.Canceled';

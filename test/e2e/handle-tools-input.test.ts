@@ -7,11 +7,13 @@
  * operation off; the run is never failed for a capability the call declared.
  */
 import { randomUUID } from 'node:crypto';
+import { parseInputRequestId } from '../../lambdas/mcp/server-requests.ts';
+import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { initialize } from '../support/input-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
-import { modernRequest, type CallOptions } from '../support/raw-mcp.ts';
+import { legacyNotification, modernRequest, type CallOptions } from '../support/raw-mcp.ts';
 import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import { ok } from '../support/rpc-assertions.ts';
 import { openStream, postAnswer } from '../support/sse-reader.ts';
@@ -99,5 +101,19 @@ describe('an initialize-era client that declared elicitation and no async dialec
     expect((await postAnswer(stack.url, { jsonrpc: '2.0', id: question.id, result: { action: 'decline' } }, headers)).status).toBe(202);
     const [response] = await stream.rest();
     expect(response?.result?.structuredContent).toMatchObject({ environment: 'staging', deployed: false, decision: 'decline' });
+  });
+
+  it('notifications/cancelled for the waiting call\'s id stops the operation and ends the call, as for any waited-on call', async () => {
+    const version = '2025-06-18';
+    const session = await initialize(stack.url, ELICITATION, {}, version);
+    const headers: Record<string, string> = { 'mcp-protocol-version': version, ...(session ? { 'mcp-session-id': session } : {}) };
+    const id = `call-${randomUUID()}`;
+    const stream = await openStream(stack.url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'approve_deployment', arguments: { environment: 'dropped', changes: ['x'] } } }, headers);
+    const question = await stream.next();
+    expect((await legacyNotification(stack.url, 'notifications/cancelled', { requestId: id }, headers)).status).toBe(202);
+    const [response] = await stream.rest();
+    expect(response).toMatchObject({ id, result: { isError: true } });
+    const record = await stack.app.operations.read({ ownerId: ownerIdFor('local'), token: parseInputRequestId(question.id)!.token! });
+    expect(record.status).toBe('canceled');
   });
 });

@@ -82,8 +82,11 @@ function startedMessage(tool: ToolSpec, record: OperationRecord): string {
   );
 }
 
-/** Dialects whose operations a `notifications/cancelled` may stop: tasks are cancelled with `tasks/cancel` only. */
-const CANCELLABLE_BY_NOTIFICATION: ReadonlySet<OperationRecord['dialect']> = new Set(['sep-1391', 'sync']);
+/**
+ * Dialects whose operations a `notifications/cancelled` may stop: tasks are cancelled with
+ * `tasks/cancel` only. A handle tool's call is waited on like a synchronous one until it hands off.
+ */
+const CANCELLABLE_BY_NOTIFICATION: ReadonlySet<OperationRecord['dialect']> = new Set(['sep-1391', 'sync', 'handle']);
 
 /**
  * Which operation a `notifications/cancelled` targets. "Modified Base Notification": any
