@@ -126,8 +126,9 @@ describe('conformance fixtures that ask for input, run on the local stack', () =
 
   /** The text of a finished run's CallToolResult. */
   function textOf(outcome: Outcome): string {
-    expect(outcome.kind).toBe('result');
-    return (outcome as { output: { content: Array<{ text: string }> } }).output.content[0]!.text;
+    // Finished results are stored as the CallToolResult the client reads (shaped at completion).
+    expect(outcome.kind).toBe('call-tool-result');
+    return (outcome as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
   }
 
   it('test_input_required_result_elicitation asks "What is your name?" under user_name and answers "Hello, Alice!"', async () => {
@@ -210,9 +211,9 @@ describe('conformance fixtures that ask for input, run on the local stack', () =
     const [key] = Object.keys(confirmed.rounds[0]!.asked);
     expect(key).toMatch(/^input-[A-Za-z0-9_-]{22}$/);
     expect(confirmed.rounds[0]!.asked[key!]!.params).toMatchObject({ message: 'Delete rt.txt? This cannot be undone.' });
-    expect(confirmed.outcome).toEqual({ kind: 'result', output: { filename: 'rt.txt', deleted: true } });
+    expect(confirmed.outcome).toMatchObject({ kind: 'call-tool-result', result: { structuredContent: { filename: 'rt.txt', deleted: true } } });
     const declined = await run('confirm_delete', { filename: 'rt.txt' }, (asked) => Object.fromEntries(Object.keys(asked).map((k) => [k, { result: { action: 'decline' } }])));
-    expect(declined.outcome).toEqual({ kind: 'result', output: { filename: 'rt.txt', deleted: false } });
+    expect(declined.outcome).toMatchObject({ kind: 'call-tool-result', result: { structuredContent: { filename: 'rt.txt', deleted: false } } });
   });
 
   it('multi_input has two questions open at once under minted keys; answering one leaves the other open', async () => {
