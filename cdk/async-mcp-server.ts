@@ -239,6 +239,8 @@ export class AsyncMcpServer extends Construct {
     const longestRun = Math.max(...buildToolCatalog(props.tools, () => '').tools.map((tool) => tool.timing.maxRunSeconds));
     this.results = new ResultsBucket(this, 'Results', {
       maxLifetimeSeconds: props.allowUnlimitedKeepAlive ? undefined : longestRun + maxKeepAliveSeconds,
+      // Spilled at completion, so read only for the keepAlive that follows.
+      spilledLifetimeSeconds: props.allowUnlimitedKeepAlive ? undefined : maxKeepAliveSeconds,
     });
 
     this.serverKey = new ServerKey(this, 'ServerKey');
@@ -298,7 +300,7 @@ export class AsyncMcpServer extends Construct {
       [ENV.maxBlockingSeconds]: String(maxBlockingSeconds),
       [ENV.maxActiveOperations]: String(maxActiveOperations),
     };
-    const access = resolveMcpAuth(props.auth, props.functionUrlAuthType);
+    const access = resolveMcpAuth(props.auth, props.functionUrlAuthType, this);
     this.auth = access.auth;
     const tools = props.tools;
     const mcp = new BundledFunction(this, 'Mcp', {

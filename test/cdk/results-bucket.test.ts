@@ -58,6 +58,8 @@ describe('the results bucket', () => {
     const days = Math.ceil((longestRun + 7 * 24 * 3600) / 86_400) + 1;
     expect(bucketOf(template, stack).Properties.LifecycleConfiguration.Rules).toEqual([
       expect.objectContaining({ Status: 'Enabled', Prefix: 'results/', ExpirationInDays: days }),
+      // Results the server spills at completion are read only for the keepAlive after it.
+      expect.objectContaining({ Status: 'Enabled', Prefix: 'results/spilled/', ExpirationInDays: 8 }),
     ]);
   });
 
