@@ -26,6 +26,8 @@ export interface ExpectedUnusedGrant {
   /** @default any resource */
   resource?: string;
   reason: string;
+  /** A grant some runs use and others do not (a race decides which function makes the call): never reported stale. */
+  sometimesUsed?: boolean;
 }
 
 /**

@@ -24,8 +24,8 @@ const DEPLOY = { environment: 'staging', changes: ['api: v2.3.1', 'web: v1.9.0']
 
 let stack: LocalStack;
 beforeAll(async () => {
-  // A 2-second blocking bound: a question left unanswered is handed off quickly.
-  stack = await startTestStack({ limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 2 } });
+  // An 8-second blocking bound: a question left unanswered is handed off soon, yet a busy machine still answers or cancels within it.
+  stack = await startTestStack({ limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 8 } });
 });
 afterAll(async () => {
   await stack?.close();

@@ -67,6 +67,13 @@ const EXPECTED: ExpectedUnusedGrant[] = [
     action: 'sqs:SendMessage',
     reason: "Lambda sends an asynchronous invocation that failed every retry to the function's OnFailure destination with the function's role; no invocation fails here, and the local runner dead-letters through the rule's own queue",
   },
+  {
+    role: 'ServerMcpRole*',
+    action: 'dynamodb:DeleteItem',
+    resource: 'arn:aws:dynamodb:*:table/*OperationsTable*',
+    reason: "the MCP function deletes a principal's slot item when it frees the last slot; whether it or status sync frees that slot is a race, so some runs never see the MCP function do it",
+    sometimesUsed: true,
+  },
   ...['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
     role: 'ServerStatusSyncHandlerRole*',
     action,
@@ -181,7 +188,7 @@ describe('least privilege', () => {
     const unexplained = unexpectedUnusedGrants(unused, EXPECTED);
     expect(unexplained, `unused grants with no reason in EXPECTED:\n${describeUnusedGrants(unexplained)}`).toEqual([]);
     // An expectation nothing matches any more is stale: the grant went, so its reason goes too.
-    const stale = EXPECTED.filter((e) => unexpectedUnusedGrants(unused, [e]).length === unused.length);
+    const stale = EXPECTED.filter((e) => !e.sometimesUsed && unexpectedUnusedGrants(unused, [e]).length === unused.length);
     expect(stale).toEqual([]);
   });
 });

@@ -86,12 +86,13 @@ describe('the MCP bundle as deployed', () => {
     await client.connect(new StreamableHTTPClientTransport(served!.url, { fetch: (input, init) => signed(String(input), init ?? {}) }));
     try {
       const { tools } = await client.listTools();
-      // A client that declares no long-running support sees every tool but the async-only ones.
-      const visible: string[] = [];
+      // A client that declares no long-running support sees every tool, and the handle tools
+      // (on by default) to collect the long ones with.
+      const visible: string[] = ['operation_cancel', 'operation_list', 'operation_result', 'operation_status'];
       for (const entry of await readdir(DEFAULT_TOOLS_DIR, { withFileTypes: true })) {
         if (!entry.isDirectory()) continue;
-        const tool = JSON.parse(await readFile(join(DEFAULT_TOOLS_DIR, entry.name, 'tool.json'), 'utf8')) as { name: string; invocation?: string };
-        if (tool.invocation !== 'async') visible.push(tool.name);
+        const tool = JSON.parse(await readFile(join(DEFAULT_TOOLS_DIR, entry.name, 'tool.json'), 'utf8')) as { name: string };
+        visible.push(tool.name);
       }
       expect(visible.length).toBeGreaterThan(0);
       expect(tools.map((tool) => tool.name).sort()).toEqual(visible.sort());
