@@ -128,7 +128,7 @@ describe('conformance fixtures that ask for input, run on the local stack', () =
   function textOf(outcome: Outcome): string {
     // Finished results are stored as the CallToolResult the client reads (shaped at completion).
     expect(outcome.kind).toBe('call-tool-result');
-    return (outcome as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
+    return (outcome as unknown as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
   }
 
   it('test_input_required_result_elicitation asks "What is your name?" under user_name and answers "Hello, Alice!"', async () => {
