@@ -157,3 +157,21 @@ describe('progress and large results against the assembly', () => {
     expect(stack.authority.decisions().filter((d) => !d.allowed)).toEqual([]);
   });
 });
+
+describe('a client with no async dialect against the assembly (handle tools, on by default)', () => {
+  const OLD = { version: '2025-06-18' };
+
+  it('sees the async-only tools beside the handle tools', async () => {
+    const { tools } = ok(await legacyRequest(stack.url, 'tools/list', {}, OLD));
+    const names = (tools as Array<{ name: string }>).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['analyze_dataset', 'operation_result', 'operation_status', 'operation_cancel', 'operation_list']));
+  });
+
+  it('a call of analyze_dataset that finishes within its bound answers with the result itself, and operation_list names it', async () => {
+    const result = ok(await legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 50_000, seed: 4 } }, OLD));
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent.count).toBe(50_000);
+    const listed = ok(await legacyRequest(stack.url, 'tools/call', { name: 'operation_list', arguments: {} }, OLD));
+    expect((listed.structuredContent.operations as Array<{ tool: string }>).some((op) => op.tool === 'analyze_dataset')).toBe(true);
+  });
+});
