@@ -1,13 +1,11 @@
 /**
- * The SigV4 check of an AWS_IAM Function URL: the signature is recomputed with
- * @smithy/signature-v4 over the headers the client says it signed, with the secret of the
+ * The SigV4 check of an AWS_IAM Function URL: the signature is recomputed (by the IAM
+ * gateways' verifier, with @smithy/signature-v4) over the headers the client says it signed, with the secret of the
  * access key it names, and must match. Lambda allows requests signed for service `lambda` in the
  * URL's Region only, and no more than 15 minutes away from now.
  */
-import { createHash, createHmac, timingSafeEqual, type Hash, type Hmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { verifySigV4 as verifyResignedSigV4 } from '../iam/sigv4-verifier.ts';
 import type { FunctionUrlCaller } from './function-url-event.ts';
 
 /** Who holds which key (the IAM authority's `localCaller` and `identify`). */
@@ -53,34 +51,22 @@ export async function verifySigV4(
 
   const signedNames = signedHeaderList.split(';');
   if (!signedNames.includes('host')) return { ok: false, reason: 'the host header is not signed' };
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | undefined> = {};
   for (const name of signedNames) {
     const value = request.headers[name];
     if (value === undefined) return { ok: false, reason: `signed header ${name} is missing` };
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
-  const target = new URL(request.url ?? '/', 'http://localhost');
-  const query: Record<string, string | string[]> = {};
-  for (const [key, value] of target.searchParams) {
-    const existing = query[key];
-    query[key] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
-  }
-  const signer = new SignatureV4({
-    service: 'lambda',
-    region,
-    credentials: { accessKeyId, secretAccessKey: caller.secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
-    sha256: NodeSha256,
-    applyChecksum: false,
-  });
-  const rawPath = (request.url ?? '/').split('?', 1)[0]!;
-  const resigned = await signer.sign(
-    new HttpRequest({ method: request.method ?? 'GET', protocol: 'http:', hostname: headers.host!.split(':')[0]!, path: rawPath, query, headers, body }),
-    { signingDate },
+  headers.authorization = authorization;
+  headers['x-amz-date'] = amzDate;
+  if (sessionToken !== undefined) headers['x-amz-security-token'] = sessionToken;
+  const [rawPath, rawQuery = ''] = (request.url ?? '/').split('?', 2) as [string, string?];
+  // The re-signing itself is the IAM gateways' verifier: one SigV4 check for every local endpoint.
+  const resigned = await verifyResignedSigV4(
+    { method: request.method ?? 'GET', host: headers.host!, path: rawPath, query: new URLSearchParams(rawQuery), headers, body },
+    { service: 'lambda', region, lookup: () => ({ secretAccessKey: caller.secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }) },
   );
-  const expected = /Signature=([0-9a-f]{64})/.exec(String(resigned.headers.authorization))?.[1] ?? '';
-  if (expected.length !== signature.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(signature))) {
-    return { ok: false, reason: 'The request signature we calculated does not match the signature you provided' };
-  }
+  if (!resigned.ok) return { ok: false, reason: 'The request signature we calculated does not match the signature you provided' };
   return { ok: true, caller: caller.identity };
 }
 
@@ -111,32 +97,4 @@ function parseAmzDate(value: string): Date | undefined {
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s] = match.map(Number) as [number, number, number, number, number, number, number];
   return new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-}
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-/** SHA-256 and HMAC-SHA-256 from node:crypto, in the shape the signer takes. */
-class NodeSha256 {
-  private hash: Hash | Hmac;
-  constructor(private readonly secret?: SourceData) {
-    this.hash = this.fresh();
-  }
-  update(data: SourceData): void {
-    this.hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset(): void {
-    this.hash = this.fresh();
-  }
-  private fresh(): Hash | Hmac {
-    return this.secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(this.secret));
-  }
-}
-
-function bytes(data: SourceData): Buffer {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (data instanceof ArrayBuffer) return Buffer.from(data);
-  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
