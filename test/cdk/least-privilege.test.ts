@@ -11,6 +11,7 @@ import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS } from '../../lambdas/tools/worker-placeholders.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { logicalIdOf, resourcesOf, synthTemplate, toolsWithInputFixtures } from './cdk-test-app.ts';
+import { STATE_MACHINE_LOG_DELIVERY_ACTIONS } from '../support/log-delivery-actions.ts';
 
 interface Statement {
   Effect: string;
@@ -19,15 +20,8 @@ interface Statement {
 }
 
 /** Actions AWS authorizes only on Resource "*" (CDK adds them for logging and tracing). */
-const WILDCARD_ONLY_ACTIONS = new Set([
-  'logs:CreateLogDelivery',
-  'logs:DeleteLogDelivery',
-  'logs:DescribeLogGroups',
-  'logs:DescribeResourcePolicies',
-  'logs:GetLogDelivery',
-  'logs:ListLogDeliveries',
-  'logs:PutResourcePolicy',
-  'logs:UpdateLogDelivery',
+const WILDCARD_ONLY_ACTIONS = new Set<string>([
+  ...STATE_MACHINE_LOG_DELIVERY_ACTIONS,
   'xray:PutTraceSegments',
   'xray:PutTelemetryRecords',
   'xray:GetSamplingRules',

@@ -14,6 +14,7 @@ import { describeUnusedGrants, unexpectedUnusedGrants, unusedGrants, type Expect
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
 import { legacyNotification, legacyRequest, modernRequest } from '../../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../../support/rpc-assertions.ts';
+import { STATE_MACHINE_LOG_DELIVERY_ACTIONS } from '../../support/log-delivery-actions.ts';
 
 const TASKS = { 'io.modelcontextprotocol/tasks': {} };
 const CAN_ASK = { elicitation: {}, extensions: TASKS };
@@ -28,16 +29,7 @@ const SPILL = 'the server writes a result over 64 KB to the bucket when its oper
 /** Grants the flows below do not use, each with why it stays. Anything else unused fails the test. */
 const EXPECTED: ExpectedUnusedGrant[] = [
   ...['logs:CreateLogStream', 'logs:PutLogEvents'].map((action) => ({ role: '*', action, resource: 'arn:aws:logs:*:log-group:*', reason: LAMBDA_LOGS })),
-  ...[
-    'logs:CreateLogDelivery',
-    'logs:DeleteLogDelivery',
-    'logs:DescribeLogGroups',
-    'logs:DescribeResourcePolicies',
-    'logs:GetLogDelivery',
-    'logs:ListLogDeliveries',
-    'logs:PutResourcePolicy',
-    'logs:UpdateLogDelivery',
-  ].map((action) => ({ role: '*StateMachineRole*', action, resource: '*', reason: MACHINE_LOGS })),
+  ...STATE_MACHINE_LOG_DELIVERY_ACTIONS.map((action) => ({ role: '*StateMachineRole*', action, resource: '*', reason: MACHINE_LOGS })),
   ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'].map((action) => ({
     role: 'ServerMcpRole*',
     action,
