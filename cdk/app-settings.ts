@@ -37,6 +37,8 @@ export const CONTEXT_KEYS = {
   maxActiveOperations: 'maxActiveOperations',
   /** `false` stops serving the handle tools to clients without async support (on by default). */
   handleTools: 'handleTools',
+  /** `false` turns off `subscriptions/listen` (on by default). */
+  listen: 'listen',
   /** Reserved concurrency of the MCP Lambda (default none). */
   mcpReservedConcurrency: 'mcpReservedConcurrency',
   /** Reserved concurrency of the status-sync Lambda (default none). */
@@ -63,6 +65,7 @@ export interface AppSettings {
   /** Absent: the construct's default. */
   maxActiveOperations?: number;
   handleTools: boolean;
+  listen: boolean;
   /** Absent: no reservation. */
   mcpReservedConcurrency?: number;
   statusSyncReservedConcurrency?: number;
@@ -92,6 +95,7 @@ const Settings = z.object({
   tracing: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
   maxActiveOperations: positiveWholeNumber.optional(),
   handleTools: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(true),
+  listen: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(true),
   mcpReservedConcurrency: positiveWholeNumber.optional(),
   statusSyncReservedConcurrency: positiveWholeNumber.optional(),
   workerReservedConcurrency: positiveWholeNumber.optional(),
@@ -123,6 +127,7 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     tracing: parsed.data.tracing,
     maxActiveOperations,
     handleTools: parsed.data.handleTools,
+    listen: parsed.data.listen,
     mcpReservedConcurrency,
     statusSyncReservedConcurrency,
     workerReservedConcurrency,

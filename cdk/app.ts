@@ -22,6 +22,7 @@ new AsyncMcpStack(app, settings.stackName, {
   tracing: settings.tracing,
   maxActiveOperations: settings.maxActiveOperations,
   handleTools: settings.handleTools,
+  listen: settings.listen,
   mcpReservedConcurrency: settings.mcpReservedConcurrency,
   statusSyncReservedConcurrency: settings.statusSyncReservedConcurrency,
   workerReservedConcurrency: settings.workerReservedConcurrency,

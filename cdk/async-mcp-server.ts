@@ -117,6 +117,14 @@ export interface AsyncMcpServerProps {
    */
   readonly handleTools?: boolean;
   /**
+   * Serve `subscriptions/listen`: 2026-07-28 clients with the Tasks extension hold a stream that
+   * carries `notifications/tasks` for the tasks they name. Each open stream keeps an MCP Lambda
+   * invocation running (until shortly before its timeout) and reads the subscribed records at a
+   * bounded interval. Sets `ASYNC_MCP_LISTEN` on the MCP Lambda.
+   * @default true
+   */
+  readonly listen?: boolean;
+  /**
    * Concurrent executions reserved for the MCP Lambda. A reservation also caps it, so
    * blocking calls (synchronous runs, `tasks/result`) cannot take the concurrency the
    * workers and status sync need. Lambda keeps 100 of the account's concurrency
@@ -316,6 +324,7 @@ export class AsyncMcpServer extends Construct {
         [ENV.secretArn]: this.serverKey.secret.secretArn,
         ...limitsEnvironment,
         [ENV.handleTools]: props.handleTools === false ? '0' : '1',
+        [ENV.listen]: props.listen === false ? '0' : '1',
         ...access.environment,
       },
       logRetention,

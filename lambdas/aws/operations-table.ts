@@ -34,6 +34,8 @@ export const ENV = {
   maxActiveOperations: 'ASYNC_MCP_MAX_ACTIVE_OPERATIONS',
   /** "1" turns on handle tools for clients without async support; off when unset. */
   handleTools: 'ASYNC_MCP_HANDLE_TOOLS',
+  /** "0" turns off `subscriptions/listen` (task status notifications); on when unset. */
+  listen: 'ASYNC_MCP_LISTEN',
   /** The results bucket: tool results too large for a record live there. */
   resultsBucket: 'RESULTS_BUCKET_NAME',
   /** The Secrets Manager secret holding the server's key for state handed to clients (`requestState`). */

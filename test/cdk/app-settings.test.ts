@@ -16,6 +16,7 @@ describe('readAppSettings', () => {
       auth: { kind: 'iam' },
       tracing: false,
       handleTools: true,
+      listen: true,
     });
   });
 
@@ -29,6 +30,7 @@ describe('readAppSettings', () => {
       auth: { kind: 'none' },
       tracing: true,
       handleTools: true,
+      listen: true,
     });
   });
 
