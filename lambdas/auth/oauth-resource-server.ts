@@ -3,7 +3,7 @@
  * HTTP edge makes before anything else: serve RFC 9728 metadata, and authenticate the
  * bearer token of every other request. Answers follow RFC 6750 §3 and RFC 9728 §5.1.
  */
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '../operations/ports.ts';
 import type { FetchLike } from './issuer-metadata.ts';
 import { resolveOAuthConfig, type OAuthConfig, type ResolvedOAuthConfig } from './oauth-config.ts';
 import { oauthPrincipal } from './principals.ts';

@@ -5,7 +5,7 @@
  * passes wins over the context's.
  */
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '../operations/ports.ts';
 import { requestLogFields } from './request-context.ts';
 
 /** The service name on every log line and metric (`POWERTOOLS_SERVICE_NAME` overrides it). */

@@ -11,7 +11,7 @@
  * per repair) is given back, and the claim is tried once more. A slot is claimed
  * only after its record exists, so a missing record is never a start on its way.
  */
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from './ports.ts';
 import type { OperationKey } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import { RecordTooLargeError, type RecordStore, type SlotAlias, type SlotClaim } from './ports.ts';

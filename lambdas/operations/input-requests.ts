@@ -14,7 +14,7 @@
  * again, and one of the two states runs alone) or whose token is gone is withdrawn.
  * Closed keys are remembered, so a late answer is told that it came too late.
  */
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from './ports.ts';
 import { isObject } from '../shared/json-values.ts';
 import { mintId } from './fingerprint.ts';
 import {

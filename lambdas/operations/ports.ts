@@ -227,3 +227,15 @@ export interface ShapedTool extends ResultContract {
  * contract; other outcomes come back unchanged.
  */
 export type ResultShaper = (outcome: Outcome, tool: ShapedTool) => Outcome;
+
+/**
+ * The logger every layer writes through. Callers pass ids and error names, never tool
+ * arguments, results or secrets. The implementation (Powertools JSON lines with the request
+ * context) is in observability/structured-logger.ts.
+ */
+export interface Logger {
+  error(message: string, fields: Record<string, unknown>): void;
+  warn(message: string, fields: Record<string, unknown>): void;
+  info?(message: string, fields: Record<string, unknown>): void;
+  debug?(message: string, fields: Record<string, unknown>): void;
+}

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { InMemoryRecordStore, type InMemoryRecordStoreOptions } from '../../lambdas/operations/in-memory-record-store.ts';
 import { OperationError } from '../../lambdas/operations/operation-error.ts';
 import { DEFAULT_LIMITS, OperationsService, type OperationsLimits } from '../../lambdas/operations/operations-service.ts';
-import type { Logger } from '../../lambdas/logging/logger.ts';
+import type { Logger } from '../../lambdas/operations/ports.ts';
 import { FakeWorkflowEngine } from './fake-workflow-engine.ts';
 
 export class ManualClock {

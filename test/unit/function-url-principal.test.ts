@@ -14,7 +14,7 @@ import {
   type FunctionUrlAuth,
 } from '../../lambdas/aws/function-url-principal.ts';
 import { OAuthConfigError } from '../../lambdas/auth/oauth-config.ts';
-import type { Logger } from '../../lambdas/logging/logger.ts';
+import type { Logger } from '../../lambdas/operations/ports.ts';
 import { startDevIssuer, type DevIssuer } from '../../local/dev-issuer.ts';
 
 const DOMAIN = 'abc123.lambda-url.eu-west-1.on.aws';

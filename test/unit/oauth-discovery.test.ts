@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Logger } from '../../lambdas/logging/logger.ts';
+import type { Logger } from '../../lambdas/operations/ports.ts';
 import { fetchIssuerMetadata, metadataUrls } from '../../lambdas/auth/issuer-metadata.ts';
 import { createOAuthResourceServer } from '../../lambdas/auth/oauth-resource-server.ts';
 import { DISCOVERY_RETRY_MS } from '../../lambdas/auth/token-verifier.ts';

@@ -1,6 +1,6 @@
 import { exportSPKI, importJWK, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Logger } from '../../lambdas/logging/logger.ts';
+import type { Logger } from '../../lambdas/operations/ports.ts';
 import { bearerToken, createOAuthResourceServer, type OAuthResourceServer } from '../../lambdas/auth/oauth-resource-server.ts';
 import { OAuthConfigError } from '../../lambdas/auth/oauth-config.ts';
 import { iamPrincipal, oauthPrincipal } from '../../lambdas/auth/principals.ts';
