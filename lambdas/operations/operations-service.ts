@@ -20,6 +20,7 @@ import {
   systemClock,
   type Clock,
   type ExecutionSnapshot,
+  type Logger,
   type Page,
   type RecordStore,
   type ResultShaper,
@@ -37,26 +38,14 @@ import { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
 import { InputRequests, inputCapabilitiesOf, inputKindsOf } from './input-requests.ts';
 import { RunReports } from './run-reports.ts';
 import { needsReconcile } from './reconcile-cadence.ts';
+import type { StartOperationInput } from './start-operation-input.ts';
 
 export { MAX_EXECUTION_INPUT_BYTES } from './execution-input.ts';
 export type { SyncOrHandOff, SyncRunInput, SyncStep, SyncStepInput } from './sync-runs.ts';
 export { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
 export type { ResultSpill } from './result-store.ts';
-import { consoleLogger, type Logger } from '../logging/logger.ts';
-
-export interface StartOperationInput {
-  ownerId: string;
-  tool: ToolSpec;
-  arguments: Record<string, unknown>;
-  token: string;
-  dialect: Dialect;
-  /** Requested keepAlive in seconds; `null` asks for unlimited; absent takes the tool's default. */
-  keepAliveSeconds?: number | null;
-  /** Typed JSON-RPC id of the `tools/call` (the edge encodes its type: 7 and "7" differ). */
-  requestId?: string;
-  /** The capabilities the calling client declared: which questions the execution may ask it. */
-  clientCapabilities?: Record<string, unknown>;
-}
+export type { StartOperationInput } from './start-operation-input.ts';
+import { consoleLogger } from '../logging/logger.ts';
 
 /** What the app wires into the core beside its ports. */
 export interface OperationsOptions {

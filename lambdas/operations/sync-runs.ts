@@ -3,16 +3,15 @@
  * as a tracked operation the caller waits for within its sync bound (stopped past it, or
  * handed off to a client that can come back later).
  */
-import type { Logger } from '../logging/logger.ts';
 import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
 import { outcomeOf, runningExpiry } from './execution-outcome.ts';
 import { mintId } from './fingerprint.ts';
 import { inputCapabilitiesOf } from './input-requests.ts';
 import { isTerminal, type Dialect, type OperationKey, type OperationRecord, type Outcome } from './operation.ts';
 import { OperationError } from './operation-error.ts';
-import type { OperationsLimits, StartOperationInput } from './operations-service.ts';
-import { REQUEST_MARGIN_SECONDS } from './operations-limits.ts';
-import type { RecordStore, WorkflowEngine } from './ports.ts';
+import { REQUEST_MARGIN_SECONDS, type OperationsLimits } from './operations-limits.ts';
+import type { Logger, RecordStore, WorkflowEngine } from './ports.ts';
+import type { StartOperationInput } from './start-operation-input.ts';
 import type { ToolSpec } from './tool-spec.ts';
 
 export interface SyncRunInput {
