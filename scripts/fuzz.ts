@@ -4,15 +4,16 @@
  * case with its minimal body. Exit code 0 when every case passed, 1 when any failed, 2 on a
  * usage error.
  */
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { formatFuzzReport, runEdgeFuzz } from '../test/fuzz/edge-fuzzer.ts';
 
 const USAGE = 'usage: npm run fuzz -- [--cases N] [--seed S]   (defaults: 10000 cases, a random seed)';
+const ARGS = { options: { cases: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } } } satisfies ParseArgsConfig;
 
 async function main(): Promise<number> {
-  let values;
+  let values: ReturnType<typeof parseArgs<typeof ARGS>>['values'];
   try {
-    ({ values } = parseArgs({ options: { cases: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs(ARGS));
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;

@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { DEFINITION_FILE, TOOL_FILE } from '../lambdas/tools/tool-config.ts';
 import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
 import { placeholderFor, workerModuleFile, workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
@@ -158,21 +158,22 @@ function json(value: unknown): string {
 }
 
 function main(): number {
-  let parsed;
+  const args = {
+    allowPositionals: true,
+    options: {
+      sync: { type: 'boolean' },
+      async: { type: 'boolean' },
+      both: { type: 'boolean' },
+      jsonata: { type: 'boolean' },
+      worker: { type: 'boolean' },
+      input: { type: 'boolean' },
+      'tools-dir': { type: 'string' },
+      'workers-dir': { type: 'string' },
+    },
+  } satisfies ParseArgsConfig;
+  let parsed: ReturnType<typeof parseArgs<typeof args>>;
   try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: {
-        sync: { type: 'boolean' },
-        async: { type: 'boolean' },
-        both: { type: 'boolean' },
-        jsonata: { type: 'boolean' },
-        worker: { type: 'boolean' },
-        input: { type: 'boolean' },
-        'tools-dir': { type: 'string' },
-        'workers-dir': { type: 'string' },
-      },
-    });
+    parsed = parseArgs(args);
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;

@@ -6,15 +6,16 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ASSEMBLY_RECORD, startDeployedStack } from '../local/as-deployed/start-deployed-stack.ts';
 
 const USAGE = 'Usage: npm run replay-dead-letters -- --data DIR [--cdk-out DIR]';
+const ARGS = { options: { data: { type: 'string' }, 'cdk-out': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true } satisfies ParseArgsConfig;
 
 async function main(): Promise<void> {
-  let values;
+  let values: ReturnType<typeof parseArgs<typeof ARGS>>['values'];
   try {
-    ({ values } = parseArgs({ options: { data: { type: 'string' }, 'cdk-out': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+    ({ values } = parseArgs(ARGS));
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     process.exit(2);
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
     console.error(`No assembly to replay through: ${cdkOut ? `${cdkOut} is gone` : `${record} is missing`}; pass --cdk-out DIR (an assembly of the same app).`);
     process.exit(1);
   }
-  let stack;
+  let stack: Awaited<ReturnType<typeof startDeployedStack>>;
   try {
     stack = await startDeployedStack({ cdkOut, dataDir: values.data, port: 0, log: () => undefined });
   } catch (error) {

@@ -6,7 +6,7 @@
  * `--endpoint` points at the local stack's DynamoDB (placeholder credentials).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { listRunningOperations, type RunningOperation } from '../lambdas/aws/running-operations.ts';
 import { ENV } from '../lambdas/aws/operations-table.ts';
 
@@ -22,13 +22,15 @@ const USAGE = `Usage: npm run running-operations -- --tool NAME [--table TABLE] 
   --json           one JSON array instead of a table`;
 const TABLE_FROM_STACK = `aws cloudformation describe-stacks --stack-name AsyncMcp --query "Stacks[0].Outputs[?OutputKey=='OperationsTableName'].OutputValue" --output text`;
 
+const ARGS = {
+  options: { tool: { type: 'string' }, table: { type: 'string' }, endpoint: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+  strict: true,
+} satisfies ParseArgsConfig;
+
 async function main(): Promise<number> {
-  let values;
+  let values: ReturnType<typeof parseArgs<typeof ARGS>>['values'];
   try {
-    ({ values } = parseArgs({
-      options: { tool: { type: 'string' }, table: { type: 'string' }, endpoint: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-    }));
+    ({ values } = parseArgs(ARGS));
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
     return 2;
@@ -68,8 +70,8 @@ function asOutput(op: RunningOperation) {
 function table(tool: string, running: RunningOperation[]): string {
   if (running.length === 0) return `No running operations of ${tool}.`;
   const rows = [['TOKEN', 'DIALECT', 'STATUS', 'CREATED', 'EXECUTION ARN'], ...running.map((op) => Object.values(asOutput(op)).map((v) => v ?? '-'))];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const lines = rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+  const widths = rows.reduce<number[]>((max, row) => row.map((cell, i) => Math.max(max[i] ?? 0, cell.length)), []);
+  const lines = rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '));
   return `${lines.join('\n')}\n${running.length} running operation${running.length === 1 ? '' : 's'} of ${tool}.`;
 }
 

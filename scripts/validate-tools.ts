@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { inspectToolFolders, ToolFolderError, DEFINITION_FILE } from '../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 
@@ -29,9 +29,10 @@ async function validateTools(toolsDir: string, workersDir: string): Promise<{ to
 }
 
 async function main(): Promise<number> {
-  let parsed;
+  const args = { allowPositionals: true, options: { workers: { type: 'string' }, help: { type: 'boolean', short: 'h' } } } satisfies ParseArgsConfig;
+  let parsed: ReturnType<typeof parseArgs<typeof args>>;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { workers: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs(args);
   } catch (error) {
     console.error(`${(error as Error).message}\nusage: npm run validate-tools [-- DIR] [--workers DIR]`);
     return 2;
