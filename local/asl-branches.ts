@@ -4,17 +4,37 @@
  * stays inside, so data leaves only through its output. The first branch or iteration that
  * fails fails the state, and the others are stopped.
  */
-import type { AslExecution, StateGraph } from './asl-interpreter.ts';
-import { numberField } from './asl-interpreter.ts';
+import type { StateGraph } from './asl-definition.ts';
 import { evaluateJsonataTemplate } from './asl-jsonata.ts';
 import { applyTemplate, readPath } from './asl-jsonpath.ts';
-import { failureOf, RunStop, type StopSignal } from './asl-run-support.ts';
-import { effectiveInput, finishState, jsonataBindings, pathSources, workArguments, type StateFrame, type StateResult } from './asl-state-io.ts';
+import { failureOf, RunStop, type EventSink, type StopSignal } from './asl-run-support.ts';
+import {
+  effectiveInput,
+  finishState,
+  jsonataBindings,
+  numberField,
+  pathSources,
+  workArguments,
+  type StateFrame,
+  type StateResult,
+  type VariableScope,
+} from './asl-state-io.ts';
+import type { InterpreterEvent } from './local-interpreter.ts';
 import { TaskError } from './sfn-facade-errors.ts';
+
+/**
+ * What a Parallel or Map state needs from the execution it runs in (asl-interpreter.ts
+ * passes itself): running a branch or an iteration, and the run's event log.
+ */
+export interface BranchHost {
+  runGraph(graph: StateGraph, input: unknown, scope: VariableScope, signal: StopSignal): Promise<unknown>;
+  readonly events: EventSink<InterpreterEvent>;
+}
 
 type Job<T> = (signal: StopSignal) => Promise<T>;
 
-export async function runParallel(execution: AslExecution, frame: StateFrame, signal: StopSignal): Promise<StateResult> {
+/** Runs every branch of a Parallel state on a copy of its input; the output lists their outputs in order. */
+export async function runParallel(execution: BranchHost, frame: StateFrame, signal: StopSignal): Promise<StateResult> {
   const effective = effectiveInput(frame);
   const branchInput = await workArguments(frame, effective);
   const branches = (frame.state.Branches as StateGraph[] | undefined) ?? [];
@@ -23,7 +43,8 @@ export async function runParallel(execution: AslExecution, frame: StateFrame, si
   return finishState(frame, effective, { result, hasResult: true });
 }
 
-export async function runMap(execution: AslExecution, frame: StateFrame, signal: StopSignal): Promise<StateResult> {
+/** Runs a Map state's processor over each item, at most MaxConcurrency at a time; the output lists their outputs in order. */
+export async function runMap(execution: BranchHost, frame: StateFrame, signal: StopSignal): Promise<StateResult> {
   const { state } = frame;
   const effective = effectiveInput(frame);
   const items = frame.jsonata

@@ -9,6 +9,12 @@ import { checkJsonataTemplate, hasJsonata } from './asl-jsonata.ts';
 export type QueryLanguage = 'JSONPath' | 'JSONata';
 
 type State = Record<string, unknown>;
+
+/** The States and StartAt of a machine, a Parallel branch or a Map processor. */
+export interface StateGraph {
+  StartAt: string;
+  States: Record<string, State>;
+}
 type Visit = (name: string, state: State, path: string) => void;
 
 const JSONPATH_ONLY = [

@@ -6,7 +6,7 @@
  * and mocks behave as they do for JSONPath machines.
  */
 import { runMap, runParallel } from './asl-branches.ts';
-import { checkDefinition, machineLanguage, stateLanguage, type QueryLanguage } from './asl-definition.ts';
+import { checkDefinition, machineLanguage, stateLanguage, type QueryLanguage, type StateGraph } from './asl-definition.ts';
 import { evaluateJsonataTemplate } from './asl-jsonata.ts';
 import { readPath } from './asl-jsonpath.ts';
 import { matchesJsonPathRule } from './asl-choice-rules.ts';
@@ -16,6 +16,7 @@ import {
   effectiveInput,
   finishState,
   jsonataBindings,
+  numberField,
   pathSources,
   VariableScope,
   workArguments,
@@ -24,14 +25,9 @@ import {
 } from './asl-state-io.ts';
 import { timers, type TimerEntry } from './asl-timer-queue.ts';
 import { TaskError } from './sfn-facade-errors.ts';
-import type { InterpreterEvent, InterpreterRun, RunContext, RunOutcome } from './sfn-facade-interpreter.ts';
+import type { InterpreterEvent, InterpreterRun, RunContext, RunOutcome } from './local-interpreter.ts';
 
 type State = Record<string, unknown>;
-/** The States and StartAt of a machine, a Parallel branch or a Map processor. */
-export interface StateGraph {
-  StartAt: string;
-  States: Record<string, State>;
-}
 
 /** One call of a Task's resource. */
 export interface AslTaskCall {
@@ -293,22 +289,6 @@ export class AslExecution {
     const [error, cause] = await Promise.all([field('Error'), field('Cause')]);
     throw new TaskError(error === undefined ? '' : String(error), cause === undefined ? '' : String(cause));
   }
-}
-
-/** A numeric field: a number, a JSONata expression, or (JSONPath) its `…Path` form. */
-export async function numberField(frame: StateFrame, name: string): Promise<number | undefined> {
-  const value = frame.state[name];
-  if (typeof value === 'number') return value;
-  if (frame.jsonata && value !== undefined) {
-    const evaluated = await evaluateJsonataTemplate(value, jsonataBindings(frame), name);
-    if (typeof evaluated !== 'number') throw new TaskError('States.QueryEvaluationError', `The field '${name}' must evaluate to a number, not ${JSON.stringify(evaluated)}`);
-    return evaluated;
-  }
-  const path = frame.state[`${name}Path`];
-  if (typeof path !== 'string') return undefined;
-  const read = readPath(path, effectiveInput(frame), pathSources(frame), `${name}Path`);
-  if (typeof read !== 'number') throw new TaskError('States.Runtime', `The value of ${name}Path must be a number`);
-  return read;
 }
 
 /** States.ALL matches any error; States.TaskFailed any but States.Timeout. */

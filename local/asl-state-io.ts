@@ -6,7 +6,8 @@
  * visible from the next state on.
  */
 import { evaluateJsonataTemplate } from './asl-jsonata.ts';
-import { applyPath, applyResultPath, applyTemplate, type PathSources } from './asl-jsonpath.ts';
+import { applyPath, applyResultPath, applyTemplate, readPath, type PathSources } from './asl-jsonpath.ts';
+import { TaskError } from './sfn-facade-errors.ts';
 
 /** Workflow variables: a Parallel branch or Map iteration reads its outer scopes and writes its own. */
 export class VariableScope {
@@ -135,4 +136,20 @@ export async function catcherResult(frame: StateFrame, catcher: Record<string, u
   const assigned = catcher.Assign === undefined ? undefined : (applyTemplate(catcher.Assign, errorOutput, sources) as Record<string, unknown>);
   const resultPath = 'ResultPath' in catcher ? catcher.ResultPath : '$';
   return { output: applyResultPath(resultPath, frame.input, errorOutput), assigned, next };
+}
+
+/** A numeric field: a number, a JSONata expression, or (JSONPath) its `…Path` form. */
+export async function numberField(frame: StateFrame, name: string): Promise<number | undefined> {
+  const value = frame.state[name];
+  if (typeof value === 'number') return value;
+  if (frame.jsonata && value !== undefined) {
+    const evaluated = await evaluateJsonataTemplate(value, jsonataBindings(frame), name);
+    if (typeof evaluated !== 'number') throw new TaskError('States.QueryEvaluationError', `The field '${name}' must evaluate to a number, not ${JSON.stringify(evaluated)}`);
+    return evaluated;
+  }
+  const path = frame.state[`${name}Path`];
+  if (typeof path !== 'string') return undefined;
+  const read = readPath(path, effectiveInput(frame), pathSources(frame), `${name}Path`);
+  if (typeof read !== 'number') throw new TaskError('States.Runtime', `The value of ${name}Path must be a number`);
+  return read;
 }

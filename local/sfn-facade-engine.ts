@@ -17,7 +17,7 @@ import {
 } from './sfn-facade-arns.ts';
 import { SfnApiError } from './sfn-facade-errors.ts';
 import { ExecutionHistory, type HistoryEvent } from './sfn-facade-history.ts';
-import type { InterpreterRun, LocalInterpreter, RunOutcome } from './sfn-facade-interpreter.ts';
+import type { InterpreterRun, LocalInterpreter, RunOutcome } from './local-interpreter.ts';
 import { buildStatusChangeEvent, type ExecutionStatusChangeEvent } from './sfn-facade-status-event.ts';
 import type { ExecutionFile, ExecutionRecord, ExecutionStatus } from './sfn-facade-store.ts';
 import type { TaskTokens } from './sfn-facade-task-tokens.ts';

@@ -4,7 +4,7 @@
  * failures, map iterations). Kept in memory only; after a restart a persisted
  * execution's history is just its start and close.
  */
-import type { InterpreterEvent } from './sfn-facade-interpreter.ts';
+import type { InterpreterEvent } from './local-interpreter.ts';
 import type { ExecutionRecord } from './sfn-facade-store.ts';
 
 export interface HistoryEvent {

@@ -8,9 +8,10 @@
 import './promise-with-resolvers.ts';
 import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
 import type { RunOptions, StateMachineDefinition } from 'aws-local-stepfunctions';
-import { walkDefinition, needsJsonataOrVariables } from './asl-definition.ts';
-import { AslMachine, type StateGraph } from './asl-interpreter.ts';
+import { walkDefinition, needsJsonataOrVariables, type StateGraph } from './asl-definition.ts';
+import { AslMachine } from './asl-interpreter.ts';
 import { classifyTask, runTask, type TaskKind, type TaskMockHandler, type TaskMocks, type WorkerHandler } from './asl-tasks.ts';
+import type { LocalInterpreter, RunOutcome } from './local-interpreter.ts';
 import type { TaskTokens } from './sfn-facade-task-tokens.ts';
 import { WaitScaler } from './sfn-facade-wait-scaling.ts';
 
@@ -18,36 +19,6 @@ type Run = ReturnType<StateMachine['run']>;
 type JsonValue = Parameters<StateMachine['run']>[0];
 type LocalHandler = (input: JsonValue) => Promise<JsonValue>;
 type Overrides = NonNullable<RunOptions['overrides']>;
-
-/** One event of the interpreter's log, before the facade maps it to a history event. */
-export type InterpreterEvent = Run['eventLogs'] extends AsyncGenerator<infer E> ? E : never;
-
-export type RunOutcome =
-  | { status: 'SUCCEEDED'; output: unknown }
-  | { status: 'FAILED'; error?: string; cause?: string }
-  | { status: 'TIMED_OUT' }
-  | { status: 'ABORTED' };
-
-export interface RunContext {
-  executionArn: string;
-  executionName: string;
-  stateMachineArn: string;
-  stateMachineName: string;
-}
-
-export interface InterpreterRun {
-  /** Stops the run: pending Wait states and retries end at once. */
-  abort(): void;
-  /** Never rejects. */
-  outcome: Promise<RunOutcome>;
-  /** Settles once the run's events have all gone to `onEvent` (they may trail the outcome a little). */
-  logged: Promise<unknown>;
-}
-
-export interface LocalInterpreter {
-  /** Starts a run; `onEvent` receives its event log as it happens. */
-  run(input: unknown, context: RunContext, onEvent: (event: InterpreterEvent) => void): InterpreterRun;
-}
 
 export interface LocalInterpreterOptions {
   resolveWorker: (worker: string) => WorkerHandler;

@@ -1,5 +1,6 @@
 /** Runs one definition on the local interpreter directly and collects its outcome and event log. */
-import { createLocalInterpreter, type InterpreterEvent, type LocalInterpreterOptions } from '../../local/sfn-facade-interpreter.ts';
+import type { InterpreterEvent } from '../../local/local-interpreter.ts';
+import { createLocalInterpreter, type LocalInterpreterOptions } from '../../local/sfn-facade-interpreter.ts';
 import { TaskTokens } from '../../local/sfn-facade-task-tokens.ts';
 
 export const RUN_CONTEXT = {
