@@ -26,7 +26,7 @@ export interface DialectSteps {
   poll(id: string): Promise<RawResponse>;
   /** Fetches the result of a finished run; absent where the dialect has none apart from the poll. */
   result?(id: string): Promise<RawResponse>;
-  cancel(id: string): Promise<RawResponse | void>;
+  cancel(id: string): Promise<RawResponse>;
   /** The status a poll answers once the run is done. */
   isDone(poll: RawResponse): boolean;
 }

@@ -70,5 +70,5 @@ function post(agent: Agent, target: LoadTarget, headers: Record<string, string>)
 /** The value at quantile `q` (0..1) of `sorted` (ascending). */
 export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }

@@ -72,7 +72,8 @@ export async function lambdaBundles(runs = Number(process.env.BENCH_IMPORT_RUNS 
       for (const name of lazyModules) {
         const options = lazyModuleOptions(name, assetDir, REPO_ROOT);
         await build(options);
-        lazyBytes.push([name, (await stat(options.outfile!)).size]);
+        if (options.outfile === undefined) throw new Error(`the lazy module ${name} has no outfile`);
+        lazyBytes.push([name, (await stat(options.outfile)).size]);
       }
       const { size } = await stat(outfile);
       const measured = { name: spec.name, bytes: size, byPackage: byPackage(result.metafile, outfile), lazyBytes, ...coldImports(outfile, spec, runs) };
@@ -86,11 +87,12 @@ export async function lambdaBundles(runs = Number(process.env.BENCH_IMPORT_RUNS 
 }
 
 function byPackage(metafile: Metafile, outfile: string): [string, number][] {
-  const output = Object.entries(metafile.outputs).find(([path]) => resolve(REPO_ROOT, path) === outfile)![1];
+  const output = Object.entries(metafile.outputs).find(([path]) => resolve(REPO_ROOT, path) === outfile)?.[1];
+  if (!output) throw new Error(`esbuild's metafile has no output ${outfile}`);
   const sizes = new Map<string, number>();
   for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
     const inPackage = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
-    const key = inPackage ? inPackage[1]! : input.split('/').slice(0, 2).join('/');
+    const key = inPackage?.[1] ?? input.split('/').slice(0, 2).join('/');
     sizes.set(key, (sizes.get(key) ?? 0) + bytesInOutput);
   }
   return [...sizes].sort((a, b) => b[1] - a[1]);
@@ -106,16 +108,16 @@ function coldImports(outfile: string, spec: BundleSpec, runs: number): { importM
   for (let i = 0; i < runs; i++) {
     // A fresh process each time: what a Lambda cold start pays for module init.
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    const [wall, cpu] = out.toString().trim().split(' ').map(Number);
-    importMs.push(wall!);
-    importCpuMs.push(cpu!);
+    const [wall = Number.NaN, cpu = Number.NaN] = out.toString().trim().split(' ').map(Number);
+    importMs.push(wall);
+    importCpuMs.push(cpu);
   }
   return { importMs: importMs.sort((a, b) => a - b), importCpuMs: importCpuMs.sort((a, b) => a - b) };
 }
 
 function print({ name, bytes, byPackage: packages, lazyBytes, importMs, importCpuMs }: BundleFigures): void {
   const kb = (n: number) => `${(n / 1000).toFixed(0)} KB`;
-  const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(0);
+  const at = (sorted: number[], q: number) => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN).toFixed(0);
   const lazy = lazyBytes.map(([module, size]) => `${module} ${kb(size)}`).join(', ');
   console.log(`${`${name} bundle (AWS SDK external)`.padEnd(44)} ${kb(bytes)} (${bytes} bytes)${lazy ? `; loaded when needed: ${lazy}` : ''}`);
   console.log(`${`${name} bundle, largest parts`.padEnd(44)} ${packages.slice(0, 6).map(([key, size]) => `${key} ${kb(size)}`).join(', ')}`);

@@ -104,7 +104,7 @@ export async function startMeasuredStack(): Promise<MeasuredStack> {
     return out;
   };
   const reset = () => {
-    Object.values(counters).flat().forEach((c) => c.reset());
+    for (const c of Object.values(counters).flat()) c.reset();
     meter.reset();
     requestMs = [];
     statusSyncMs = [];

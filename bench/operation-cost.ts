@@ -126,7 +126,7 @@ function sfnCalls(run: Measured): number {
  * paired in order. Every Task state of analyze_dataset invokes a worker Lambda.
  */
 function taskTimes(history: HistoryEvent[]): number[] {
-  const at = (type: string) => history.filter((event) => event.type === type).map((event) => new Date(event.timestamp!).getTime());
+  const at = (type: string) => history.filter((event) => event.type === type).map((event) => new Date(event.timestamp ?? Number.NaN).getTime());
   const entered = at('TaskStateEntered');
   const exited = at('TaskStateExited');
   return entered.map((start, index) => Math.max(0, (exited[index] ?? start) - start));

@@ -59,13 +59,13 @@ export async function pollThroughput(options: PollThroughputOptions = {}): Promi
       const referenceResults = lines.map(() => [] as LoadResult[]);
       for (let round = 0; round < rounds; round++) {
         for (const [index, line] of lines.entries()) {
-          ourResults[index]!.push(await runLoad(line.target, { concurrency, seconds }));
-          referenceResults[index]!.push(await runLoad(referenceTarget, { concurrency, seconds }));
+          ourResults[index]?.push(await runLoad(line.target, { concurrency, seconds }));
+          referenceResults[index]?.push(await runLoad(referenceTarget, { concurrency, seconds }));
         }
       }
       for (const [index, line] of lines.entries()) {
-        const a = merge(ourResults[index]!);
-        const b = merge(referenceResults[index]!);
+        const a = merge(ourResults[index] ?? []);
+        const b = merge(referenceResults[index] ?? []);
         const errors = a.errors + b.errors > 0 ? `  errors: ours ${a.errors}, ref ${b.errors}` : '';
         console.log(
           `  ${String(concurrency).padStart(3)}  ${line.label.padEnd(44)} ${a.rps.toFixed(0).padStart(8)} ${a.percentiles.padStart(17)}  ${b.rps.toFixed(0).padStart(8)} ${b.percentiles.padStart(17)}  ${(a.rps / b.rps).toFixed(2).padStart(8)}${errors}`,

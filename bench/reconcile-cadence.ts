@@ -30,7 +30,8 @@ export function simulateReconcileCadence(options: { operations?: number; hours?:
   for (let now = 0; now < runMs; now += pollSeconds * 1000) {
     if (!needsReconcile(record, now, limits)) continue;
     record.updatedAt = now;
-    perHour[Math.floor(now / 3_600_000)]! += operations;
+    const hour = Math.floor(now / 3_600_000);
+    perHour[hour] = (perHour[hour] ?? 0) + operations;
   }
   const fixedIntervalMs = Math.max(pollSeconds, limits.reconcileAfterSeconds) * 1000;
   let fixedTotal = 0;
@@ -49,7 +50,7 @@ export function printReconcileCadence(run: CadenceRun = simulateReconcileCadence
   const mean = total / run.hours;
   const later = run.perHour.slice(1);
   console.log(`reconcile cadence: DescribeExecution for ${run.operations} day-long operations, each polled every ${run.pollSeconds} s, no status events`);
-  console.log(`  ${'first hour'.padEnd(44)} ${String(run.perHour[0]).padStart(8)} calls/h (${(run.perHour[0]! / 3600).toFixed(2)}/s)`);
+  console.log(`  ${'first hour'.padEnd(44)} ${String(run.perHour[0]).padStart(8)} calls/h (${((run.perHour[0] ?? 0) / 3600).toFixed(2)}/s)`);
   console.log(`  ${'each later hour'.padEnd(44)} ${String(Math.max(...later)).padStart(8)} calls/h (${(Math.max(...later) / 3600).toFixed(2)}/s)`);
   console.log(`  ${`mean over ${run.hours} h`.padEnd(44)} ${mean.toFixed(0).padStart(8)} calls/h (${(mean / 3600).toFixed(2)}/s of the account's ~15/s)`);
   console.log(`  ${'mean with a fixed one-minute cadence'.padEnd(44)} ${String(run.fixedPerHour).padStart(8)} calls/h (${(run.fixedPerHour / 3600).toFixed(2)}/s)`);

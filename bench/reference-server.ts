@@ -45,7 +45,11 @@ export async function startReferenceServer(options: { port?: number } = {}): Pro
       { description: 'Analyses a synthetic dataset', inputSchema: { rows: z.number().int().min(1) } },
       {
         createTask: async (_args, extra) => ({ task: await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 3_600_000 }) }),
-        getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+        getTask: async (_args, extra) => {
+          const task = await extra.taskStore.getTask(extra.taskId);
+          if (!task) throw new Error(`no task ${extra.taskId}`);
+          return task;
+        },
         getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
       },
     );

@@ -30,7 +30,7 @@ type Section = (typeof SECTIONS)[number];
 
 function summarize(name: string, samples: number[]): void {
   const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2);
+  const at = (q: number) => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN).toFixed(2);
   const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
   console.log(`${name.padEnd(44)} n=${String(samples.length).padEnd(5)} mean=${mean.toFixed(2)}ms p50=${at(0.5)}ms p95=${at(0.95)}ms p99=${at(0.99)}ms`);
 }
@@ -117,7 +117,9 @@ async function callsAndCost(sections: ReadonlySet<Section>): Promise<void> {
     if (sections.has('cost')) {
       const wait = (dialect: (typeof steps)[number]) => (id: string) => untilDone(measured, dialect, id);
       // The current revision's dialect in full; the others as totals.
-      const [modern, ...others] = [steps.find((d) => d.name.startsWith('tasks 2026'))!, ...steps.filter((d) => !d.name.startsWith('tasks 2026'))];
+      const modern = steps.find((d) => d.name.startsWith('tasks 2026'));
+      if (!modern) throw new Error('no tasks 2026 dialect to cost');
+      const others = steps.filter((d) => d !== modern);
       printCost(modern.name, modern.result !== undefined, await costOfOperation(measured, modern, wait(modern)));
       for (const dialect of others) {
         const total = perThousand(await costOfOperation(measured, dialect, wait(dialect)));

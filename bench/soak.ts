@@ -174,7 +174,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
           } catch {
             minute.errors++;
           }
-          if (!TERMINAL.has(status.get(due.token) ?? '')) schedule.add(due.token, performance.now() + interval.get(due.token)!);
+          if (!TERMINAL.has(status.get(due.token) ?? '')) schedule.add(due.token, performance.now() + (interval.get(due.token) ?? 2000));
           if (performance.now() >= minuteEnd) {
             minuteEnd += 60_000;
             closeMinute();
@@ -307,8 +307,8 @@ class DueQueue {
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (heap[parent]!.at <= heap[i]!.at) break;
-      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+      if (this.dueAt(parent) <= this.dueAt(i)) break;
+      this.swap(parent, i);
       i = parent;
     }
   }
@@ -328,14 +328,26 @@ class DueQueue {
         const left = 2 * i + 1;
         const right = left + 1;
         let least = i;
-        if (left < heap.length && heap[left]!.at < heap[least]!.at) least = left;
-        if (right < heap.length && heap[right]!.at < heap[least]!.at) least = right;
+        if (left < heap.length && this.dueAt(left) < this.dueAt(least)) least = left;
+        if (right < heap.length && this.dueAt(right) < this.dueAt(least)) least = right;
         if (least === i) break;
-        [heap[least], heap[i]] = [heap[i]!, heap[least]!];
+        this.swap(least, i);
         i = least;
       }
     }
     return first;
+  }
+
+  private dueAt(i: number): number {
+    return this.heap[i]?.at ?? Number.POSITIVE_INFINITY;
+  }
+
+  private swap(i: number, j: number): void {
+    const a = this.heap[i];
+    const b = this.heap[j];
+    if (a === undefined || b === undefined) return;
+    this.heap[i] = b;
+    this.heap[j] = a;
   }
 }
 

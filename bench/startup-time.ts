@@ -29,7 +29,7 @@ async function untilServing(start: () => Promise<{ url: URL; close(): Promise<vo
 
 function median(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
