@@ -17,6 +17,9 @@ import { consoleLogger, type Logger } from '../logging/logger.ts';
 import { noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
 import { cachedServerKey } from '../shared/server-key.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
+import { LISTEN_DEFAULTS, type ListenOptions } from '../mcp/listen/listen-handler.ts';
+import { ListenLeases } from '../operations/listen-leases.ts';
+import { signallingRecordStore } from '../operations/status-signal.ts';
 
 export interface AsyncMcpAppOptions {
   store: RecordStore;
@@ -36,7 +39,7 @@ export interface AsyncMcpAppOptions {
    * Handle tools for clients that declare no async support: every tool is listed, a
    * long-running call answers with an operation id, and `operation_status`,
    * `operation_result`, `operation_cancel` and `operation_list` follow it up.
-   * @default false
+   * @default true
    */
   handleTools?: boolean;
   /** Where outputs too large for a record go; without it they stay in the record (up to its size limit). */
@@ -46,6 +49,8 @@ export interface AsyncMcpAppOptions {
    * AWS, a file in the data directory locally. Called on first use only.
    */
   secretKey: () => Promise<Uint8Array>;
+  /** `subscriptions/listen` with task notifications: on unless `enabled: false`; `wake` is the local stack's. */
+  listen?: ListenOptions;
 }
 
 export interface AsyncMcpApp {
@@ -64,7 +69,9 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const logger = options.logger ?? consoleLogger;
   const metrics = options.metrics ?? noMetrics;
   // Starts and ends are counted where the conditional writes decide them.
-  const store = new ObservedRecordStore(options.store, metrics);
+  const observed = new ObservedRecordStore(options.store, metrics);
+  // Where status writes happen beside the listen streams (locally), each wakes them.
+  const store = options.listen?.wake ? signallingRecordStore(observed, options.listen.wake) : observed;
   // A result is checked and shaped once, when its operation ends, then served as stored; the catalog
   // tells a running operation whose tool this deploy no longer serves.
   const operations = new OperationsService(store, options.engine, options.limits, undefined, logger, options.results, {
@@ -76,7 +83,7 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     deps,
     dialects: DIALECTS,
     ...(options.allowedHostnames ? { allowedHostnames: options.allowedHostnames } : {}),
-    ...(options.handleTools ? { handleTools: true } : {}),
+    handleTools: options.handleTools !== false,
     metrics,
   });
   return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics), operations };

@@ -19,7 +19,9 @@ import { acceptClientResponses, parseClientResponses, refuse } from './client-re
 import { customHeaderRefusal } from './custom-headers.ts';
 import { JSONRPC } from './json-rpc-errors.ts';
 import { checkSession, initializeCapabilities, withSessionId, type SessionCheck } from './legacy-session.ts';
-import { createServerFactory, type ServerFactoryOptions } from './mcp-server-factory.ts';
+import { createServerFactory, handleToolsOn, type ServerFactoryOptions } from './mcp-server-factory.ts';
+import { createListenHandler, isListenRequest, type ListenOptions } from './listen/listen-handler.ts';
+import type { ListenLeases } from '../operations/listen-leases.ts';
 import { OPERATION_STATUS } from './handle-tool-schemas.ts';
 import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
@@ -44,6 +46,8 @@ export interface HttpHandlerOptions extends ServerFactoryOptions {
   allowedHostnames?: string[];
   /** Where polls are counted. @default noMetrics */
   metrics?: MetricsRecorder;
+  /** `subscriptions/listen` with task notifications; without it, the SDK's own empty acknowledgement. */
+  listen?: ListenOptions & { leases: ListenLeases };
 }
 
 export type McpFetch = (request: Request, principal: string) => Promise<Response>;
@@ -86,10 +90,11 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     }
   };
   const metrics = options.metrics ?? noMetrics;
+  const listen = options.listen ? createListenHandler(options.deps, options.listen.leases, options.listen) : undefined;
   const answeredAtOnce = new Set([...CORE_ANSWERED_AT_ONCE, ...options.dialects.flatMap((d) => d.answeredAtOnce)]);
   const polls = {
     statusMethods: new Set(options.dialects.flatMap((d) => d.statusMethods)),
-    ...(options.handleTools ? { statusTool: OPERATION_STATUS } : {}),
+    ...(handleToolsOn(options) ? { statusTool: OPERATION_STATUS } : {}),
   };
   const serve: McpFetch = async (request, principal) => {
     if (options.allowedHostnames) {
@@ -121,6 +126,11 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       // The client's mistake, answered; the header values are tool arguments and stay out of logs.
       deps.logger.warn('request rejected', { error: 'Mcp-Param header does not match the arguments' });
       return headerRefusal;
+    }
+    if (listen && isListenRequest(guarded.parsedBody)) {
+      // A long-lived stream of its own: served here, as the SDK's would acknowledge nothing of the extension's.
+      const listening = await listen(request, guarded.parsedBody, ownerId);
+      if (listening) return listening;
     }
     const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId } };
     const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };

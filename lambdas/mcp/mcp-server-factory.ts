@@ -39,14 +39,19 @@ export interface ServerFactoryOptions {
   /**
    * Handle tools for clients that declare no async support: they see every tool plus the
    * built-in operation tools, and a long-running call answers with an operation id.
-   * @default false
+   * @default true
    */
   handleTools?: boolean;
 }
 
+/** Whether handle tools are served: on unless turned off, as in the Lambda and the local stack. */
+export function handleToolsOn(options: { handleTools?: boolean }): boolean {
+  return options.handleTools !== false;
+}
+
 export function createServerFactory(options: ServerFactoryOptions) {
   const { deps, dialects } = options;
-  const handleTools = options.handleTools === true;
+  const handleTools = handleToolsOn(options);
   if (handleTools) {
     const clash = deps.catalog.tools.find((tool) => BUILT_IN_TOOL_NAMES.includes(tool.name));
     if (clash) throw new Error(`Tool ${clash.name} has the name of a built-in handle tool: rename it, or leave handle tools off`);

@@ -80,8 +80,17 @@ async function finish(operationId: string, principal: string, result: Partial<Ex
 }
 
 describe('who sees handle tools', () => {
-  it('is off by default: a client without async support sees neither the built-ins nor async-only tools', async () => {
-    const off = await serve();
+  it('is on by default for the library too, as in the Lambda and the local stack', async () => {
+    const byDefault = await serve();
+    try {
+      expect(await listNames(legacyRequest(byDefault.server.url, 'tools/list', {}, { version: OLD }))).toEqual(['calc', 'job', ...BUILT_INS, 'quick', 'suite']);
+    } finally {
+      await byDefault.server.close();
+    }
+  });
+
+  it('handleTools: false turns it off: a client without async support sees neither the built-ins nor async-only tools', async () => {
+    const off = await serve({ handleTools: false });
     try {
       expect(await listNames(legacyRequest(off.server.url, 'tools/list', {}, { version: OLD }))).toEqual(['calc', 'quick', 'suite']);
       expect(rpcError(await legacyRequest(off.server.url, 'tools/call', { name: 'operation_list', arguments: {} }, { version: OLD })).message).toMatch(/Unknown tool/);
