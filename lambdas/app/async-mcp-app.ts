@@ -85,6 +85,7 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     ...(options.allowedHostnames ? { allowedHostnames: options.allowedHostnames } : {}),
     handleTools: options.handleTools !== false,
     metrics,
+    listen: { ...options.listen, leases: new ListenLeases(store, options.listen?.maxStreamsPerPrincipal ?? LISTEN_DEFAULTS.maxStreamsPerPrincipal, logger) },
   });
   return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics), operations };
 }

@@ -42,14 +42,30 @@ export interface ResponseStream {
   off(event: 'drain' | 'close' | 'error', listener: (...args: never[]) => void): unknown;
 }
 
+/** The Lambda context, as far as this adapter's callers use it. */
+export interface InvocationContext {
+  awsRequestId?: string;
+  /** Milliseconds left before the function's timeout ends the invocation. */
+  getRemainingTimeInMillis?(): number;
+}
+
 /** A handler the runtime calls with the event, the response stream to write to, and the invocation's context. */
-export type StreamingHandler<TEvent> = (event: TEvent, responseStream: ResponseStream, context?: { awsRequestId?: string }) => Promise<void>;
+export type StreamingHandler<TEvent> = (event: TEvent, responseStream: ResponseStream, context?: InvocationContext) => Promise<void>;
+
+/**
+ * When the invocation's time runs out (epoch ms), from the context's remaining time;
+ * `undefined` without one. A long-lived response (a listen stream) ends before it.
+ */
+export function invocationDeadlineOf(context: InvocationContext | undefined): number | undefined {
+  const remaining = context?.getRemainingTimeInMillis?.();
+  return typeof remaining === 'number' && Number.isFinite(remaining) ? Date.now() + remaining : undefined;
+}
 
 /**
  * Runs one whole invocation (the fetch and the body's last byte) inside `around`: a
  * per-request log context, and a metrics flush once the response stream has ended.
  */
-export type InvocationWrapper = (context: { awsRequestId?: string } | undefined, invocation: () => Promise<void>) => Promise<void>;
+export type InvocationWrapper = (context: InvocationContext | undefined, invocation: () => Promise<void>) => Promise<void>;
 
 /** Status, headers and cookies: what Lambda sends the client before the body of a streamed response. */
 export interface HttpPrelude {

@@ -30,6 +30,14 @@ export function handleToolsFromEnv(): boolean {
   throw new Error(`Environment variable ${ENV.handleTools} must be 1 or 0`);
 }
 
+/** Whether `subscriptions/listen` serves task notifications: unset, "", "1" or "true" leaves it on; "0" or "false" turns it off. */
+export function listenFromEnv(): boolean {
+  const raw = process.env[ENV.listen];
+  if (raw === undefined || raw === '' || raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  throw new Error(`Environment variable ${ENV.listen} must be 1 or 0`);
+}
+
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;

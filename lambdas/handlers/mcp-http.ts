@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
-import { lambdaStreamingRuntime, streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
+import { invocationDeadlineOf, lambdaStreamingRuntime, streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
 import { authenticatedFunctionUrlFetch, functionUrlAuthFromEnv } from '../aws/function-url-principal.ts';
 import { AWS_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { ENV } from '../aws/operations-table.ts';
@@ -21,7 +21,8 @@ import { observeInvocation } from '../observability/request-observer.ts';
 import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../tools/state-machine-names.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { loadDeployedToolFolders } from '../tools/deployed-tool-folders.ts';
-import { handleToolsFromEnv, limitsFromEnv, requiredEnv } from './environment.ts';
+import { withInvocationDeadline } from '../mcp/listen/listen-deadline.ts';
+import { handleToolsFromEnv, limitsFromEnv, listenFromEnv, requiredEnv } from './environment.ts';
 
 const folders = await loadDeployedToolFolders(process.env[ENV.toolsDir] ?? 'state-machines');
 // Deployed machines have fixed names: one ARN prefix locates them all, however many tools there are.
@@ -36,6 +37,8 @@ const app = createAsyncMcpApp({
   results: { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
   secretKey: secretsManagerKey(requiredEnv(ENV.secretArn)),
   metrics,
+  // No wake-up signal: status-sync is another function, so listen streams read at their interval.
+  listen: { enabled: listenFromEnv() },
 });
 
 // Who may call (IAM, OAuth or nobody in particular) is the construct's `auth` prop; a bad setting fails the cold start.
@@ -43,8 +46,13 @@ const serve = authenticatedFunctionUrlFetch((request, principal) => app.fetch(re
   logger: consoleLogger,
 });
 
+const observe = observeInvocation(metrics);
+
 /**
  * Lambda entry point, wrapped by `awslambda.streamifyResponse`. Log lines carry the request
- * id; metrics are flushed once the response stream has ended.
+ * id; metrics are flushed once the response stream has ended; a listen stream ends before
+ * the function's timeout.
  */
-export const handler = streamingFunctionUrlHandler(serve, lambdaStreamingRuntime(), observeInvocation(metrics));
+export const handler = streamingFunctionUrlHandler(serve, lambdaStreamingRuntime(), (context, invocation) =>
+  observe(context, () => withInvocationDeadline(invocationDeadlineOf(context), invocation)),
+);

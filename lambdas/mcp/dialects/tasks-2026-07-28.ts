@@ -10,6 +10,7 @@ import { ProtocolError, type Server, type ServerContext } from '@modelcontextpro
 import * as z from 'zod';
 import { statusMessageFor } from '../../operations/execution-outcome.ts';
 import type { OperationRecord } from '../../operations/operation.ts';
+import { OperationError } from '../../operations/operation-error.ts';
 import type { SyncStepInput } from '../../operations/operations-service.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, type RoundCall } from '../input-responses.ts';
@@ -31,8 +32,7 @@ const TaskIdParams = z.looseObject({ taskId: TaskId });
 const TASK_ID_SCHEMAS = { params: TaskIdParams, result: ANY_RESULT };
 
 function declares(view: RequestView): boolean {
-  const extensions = view.clientCapabilities.extensions;
-  return typeof extensions === 'object' && extensions !== null && EXTENSION in extensions;
+  return declaresTasksExtension(view.clientCapabilities);
 }
 
 /** "the server MUST return an error with the code -32021 (Missing Required Client Capability), indicating the required extension" */
@@ -79,6 +79,57 @@ function detailedTask(record: OperationRecord, deps: McpDeps): Record<string, un
   // "completed ... This includes tool calls that returned results with isError: true."
   // The inlined result is the tool call's own answer, so it carries its own resultType.
   return { ...taskFields(record, 'completed'), result: { ...response.result, resultType: 'complete' } };
+}
+
+/** The `tasks/get` result for a record: its DetailedTask, and the latest progress in `_meta`. */
+function getTaskResult(record: OperationRecord, deps: McpDeps): Record<string, unknown> {
+  // "The resultType field MUST be set to "complete" on this object". A Task has no progress
+  // field: the latest progress the run reported goes in the result's `_meta`.
+  const progress = progressOf(record);
+  return { resultType: 'complete', ...detailedTask(record, deps), ...(progress === undefined ? {} : { _meta: { [PROGRESS_META_KEY]: progress } }) };
+}
+
+/** Whether per-request client capabilities declare the extension. */
+export function declaresTasksExtension(clientCapabilities: unknown): boolean {
+  if (typeof clientCapabilities !== 'object' || clientCapabilities === null) return false;
+  const extensions = (clientCapabilities as { extensions?: unknown }).extensions;
+  return typeof extensions === 'object' && extensions !== null && EXTENSION in extensions;
+}
+
+/** The -32021 a listen request for task notifications gets from a client that did not declare the extension. */
+export function taskNotificationsNeedExtension(): ProtocolError {
+  // "Servers MUST return this error for non-declaring clients requesting task notifications on subscriptions/listen."
+  return missingCapability('requesting task notifications on subscriptions/listen');
+}
+
+/** The method of a task status notification on a `subscriptions/listen` stream. */
+export const TASK_NOTIFICATION = 'notifications/tasks';
+
+/** A task as a listen stream reports it: the notification's params, and whether it can change again. */
+export interface ListenedTask {
+  params: Record<string, unknown>;
+  terminal: boolean;
+  pollIntervalMs: number;
+}
+
+/**
+ * The caller's task for a `notifications/tasks`, read the way `tasks/get` reads it: "Each
+ * notification carries a complete DetailedTask for the current status, identical to what
+ * tasks/get would have returned at that moment" (`resultType` is the result's, not the task's).
+ * `undefined` when the id names none of the caller's tasks (unknown, expired, another
+ * principal's or another dialect's): such ids are left out, alike.
+ */
+export async function readListenedTask(deps: McpDeps, ownerId: string, taskId: string): Promise<ListenedTask | undefined> {
+  let record: OperationRecord;
+  try {
+    record = await readOwnRecord(deps, { ownerId, token: taskId }, DIALECT, 'Task');
+  } catch (error) {
+    if (error instanceof OperationError && (error.code === 'NOT_FOUND' || error.code === 'EXPIRED')) return undefined;
+    throw error;
+  }
+  const { resultType: _resultType, ...params } = getTaskResult(record, deps);
+  const status = params.status as WireStatus;
+  return { params, terminal: status === 'completed' || status === 'failed' || status === 'cancelled', pollIntervalMs: record.pollIntervalSeconds * 1000 };
 }
 
 /**
@@ -190,11 +241,7 @@ export const tasks20260728Dialect: AsyncDialect = {
     server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
       handle('tasks/get', ctx, params, async (view) => {
         const { taskId } = parseParams(TaskIdParams, params, 'params');
-        const record = await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task');
-        // "The resultType field MUST be set to "complete" on this object". A Task has no progress
-        // field: the latest progress the run reported goes in the result's `_meta`.
-        const progress = progressOf(record);
-        return { resultType: 'complete', ...detailedTask(record, deps), ...(progress === undefined ? {} : { _meta: { [PROGRESS_META_KEY]: progress } }) };
+        return getTaskResult(await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task'), deps);
       }),
     );
 
