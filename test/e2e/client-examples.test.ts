@@ -1,4 +1,4 @@
-/** The client examples the README shows, run as a user would against the local stack. */
+/** The client programs in examples/, which README.md and docs/clients.md show, run as a user would against the local stack. */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
