@@ -19,7 +19,7 @@ import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import { DEV_MCP_SCOPE } from '../../local/oauth/dev-authorization-server.ts';
 import { startLocalStackWithDevAuthorization, type LocalStackWithDevAuthorization } from '../../local/oauth/local-stack-with-dev-authorization.ts';
 import { expectedStats } from '../support/expected-stats.ts';
-import { freeLoopbackPort, MCP_REMOTE_CALLBACK_PATH, startMcpRemote, storedTokens, type McpRemoteBridge } from '../support/mcp-remote-bridge.ts';
+import { freeLoopbackPort, MCP_REMOTE_CALLBACK_PATH, startMcpRemote, storedTokens, type McpRemoteBridge, type McpRemoteOptions } from '../support/mcp-remote-bridge.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // The flags Chromium needs on a CI network with no GPU, no sandbox and no Google services.
@@ -34,6 +34,9 @@ const inCi = process.env.CI === 'true';
 it.runIf(inCi && !hasChromium)(`${CHROMIUM} is installed in CI (apt-get install -y chromium)`, () => {
   expect(existsSync(CHROMIUM)).toBe(true);
 });
+
+/** The host's revision and the bridge's extra flags. */
+type HostSettings = Pick<McpRemoteOptions, 'protocolVersion' | 'extraArgs'>;
 
 interface ToolResult {
   isError?: boolean;
@@ -66,8 +69,8 @@ describe.skipIf(!hasChromium)(`signing in through mcp-remote with Chromium${hasC
   }
 
   /** A bridge for `user` with the given credential store, stopped after the suite if the test does not stop it. */
-  function bridge(user: string, configDir: string, callbackPort: number): McpRemoteBridge {
-    const started = startMcpRemote({ serverUrl: stack.url, callbackPort, configDir, clientName: `mcp-remote-host-${user}` });
+  function bridge(user: string, configDir: string, callbackPort: number, host: HostSettings = {}): McpRemoteBridge {
+    const started = startMcpRemote({ serverUrl: stack.url, callbackPort, configDir, clientName: `mcp-remote-host-${user}`, ...host });
     cleanups.push(() => started.close());
     return started;
   }
@@ -97,10 +100,10 @@ describe.skipIf(!hasChromium)(`signing in through mcp-remote with Chromium${hasC
   }
 
   /** Starts the bridge with an empty store, expects it to ask for a sign-in, and completes it in the browser. */
-  async function signIn(user: string) {
+  async function signIn(user: string, host: HostSettings = {}) {
     const configDir = await tempDir(`async-mcp-mcp-remote-${user}-`);
     const callbackPort = await freeLoopbackPort();
-    const started = bridge(user, configDir, callbackPort);
+    const started = bridge(user, configDir, callbackPort, host);
     const authorizationUrl = await started.authorizationUrl;
     expect(authorizationUrl, started.stderr()).toBeInstanceOf(URL);
     expect(authorizationUrl!.searchParams.get('redirect_uri')).toBe(`http://127.0.0.1:${callbackPort}${MCP_REMOTE_CALLBACK_PATH}`);
@@ -139,8 +142,15 @@ describe.skipIf(!hasChromium)(`signing in through mcp-remote with Chromium${hasC
     expect(result.structuredContent).toMatchObject({ count: 2000, min: expectedStats(2000, 11).min, max: expectedStats(2000, 11).max });
   });
 
-  it('bob signs in through his own mcp-remote and cannot see or fetch alice’s operation', async () => {
-    const bob = await signIn('bob');
+  it('bob, on a 2025-11-25 host behind mcp-remote --protocol auto, signs in, gets analyze_dataset’s result within its bound, and cannot see or fetch alice’s operation', async () => {
+    // The bridge finds the 2026-07-28 server with server/discover and carries the host's requests into that era.
+    const bob = await signIn('bob', { protocolVersion: '2025-11-25', extraArgs: ['--protocol', 'auto'] });
+    expect(bob.client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    expect((await bob.client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['analyze_dataset', ...HANDLE_TOOLS]));
+    const quick = await call(bob.client, 'analyze_dataset', { rows: 50, seed: 5 });
+    expect(quick.isError).toBeFalsy();
+    expect(quick.structuredContent).toMatchObject({ count: 50, min: expectedStats(50, 5).min });
+
     const notFound = await call(bob.client, 'operation_status', { operationId: 'never-issued' });
     expect(notFound.isError).toBe(true);
     expect(await call(bob.client, 'operation_status', { operationId: aliceOperationId })).toEqual(notFound);

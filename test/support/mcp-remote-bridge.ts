@@ -60,6 +60,8 @@ export interface McpRemoteOptions {
    * unchanged. @default '2025-06-18' (a host from before tasks, as most desktop hosts are)
    */
   protocolVersion?: string;
+  /** Flags after the standard ones, e.g. `['--protocol', 'auto']`. */
+  extraArgs?: readonly string[];
 }
 
 export interface McpRemoteBridge {
@@ -81,7 +83,7 @@ export function startMcpRemote(options: McpRemoteOptions): McpRemoteBridge {
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !DESKTOP_VARIABLES.includes(name)) env[name] = value;
   // xdg-open runs $BROWSER with the URL; `true` opens nothing and reports success, so no desktop browser starts.
   Object.assign(env, { MCP_REMOTE_CONFIG_DIR: options.configDir, BROWSER: 'true', NODE_NO_WARNINGS: '1' });
-  const transport = new StdioClientTransport({ command: MCP_REMOTE, args: mcpRemoteArgs(options.serverUrl, options.callbackPort), env, stderr: 'pipe', cwd: ROOT });
+  const transport = new StdioClientTransport({ command: MCP_REMOTE, args: [...mcpRemoteArgs(options.serverUrl, options.callbackPort), ...(options.extraArgs ?? [])], env, stderr: 'pipe', cwd: ROOT });
 
   let text = '';
   let settleUrl: (url: URL | undefined) => void = () => undefined;
