@@ -10,11 +10,14 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { AWS_CLIENT_CONFIG } from '../lambdas/aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
+import { createOperationEventsPublisher } from '../lambdas/aws/operation-events-publisher.ts';
 import { statusChangePattern } from '../lambdas/aws/status-events.ts';
+import { createStatusSyncHandler, type StatusSyncHandler } from '../lambdas/aws/status-sync.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../lambdas/app/async-mcp-app.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
@@ -37,8 +40,12 @@ import type { MetricsRecorder } from '../lambdas/observability/metrics-recorder.
 import { withRequestContext } from '../lambdas/observability/request-context.ts';
 import type { OAuthConfig } from '../lambdas/auth/oauth-config.ts';
 import { createOAuthResourceServer } from '../lambdas/auth/oauth-resource-server.ts';
+import type { ListenOptions } from '../lambdas/mcp/listen/listen-handler.ts';
+import { createStatusSignal } from '../lambdas/operations/status-signal.ts';
 import { createTaskMocks } from './sfn-facade-mocks.ts';
 import { stateMachineArn } from './sfn-facade-arns.ts';
+import { startPutEventsEndpoint } from './events/put-events-endpoint.ts';
+import { createWebhookDelivery, type WebhookDeliveryOptions } from './events/webhook-delivery.ts';
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -72,6 +79,13 @@ export interface LocalStackOptions {
   oauth?: Omit<OAuthConfig, 'resourceUrl'>;
   /** Where operation, poll, lag and input metrics go; none by default, so a local run prints no EMF lines. */
   metrics?: MetricsRecorder;
+  /** `subscriptions/listen` settings (tests shorten streams); status writes wake open streams at once. */
+  listen?: ListenOptions;
+  /**
+   * POST each `Operation Status Changed` event, signed (Standard Webhooks), to this loopback URL
+   * (`parseLoopbackWebhookUrl`). The events go through the local PutEvents endpoint either way.
+   */
+  eventsWebhook?: Pick<WebhookDeliveryOptions, 'url' | 'secret' | 'maxAttempts' | 'backoffMs'>;
 }
 
 export interface LocalStack {
@@ -85,8 +99,10 @@ export interface LocalStack {
   /** The results bucket (s3rver), for inspecting stored results with an S3Client. */
   results: { endpoint: string; bucketName: string };
   /** The SDK clients the server itself uses (tests add middleware to count its AWS calls). */
-  awsClients: { dynamodb: DynamoDBClient; sfn: SFNClient };
-  /** Resolves when every status event published so far has been delivered. */
+  awsClients: { dynamodb: DynamoDBClient; sfn: SFNClient; eventBridge: EventBridgeClient };
+  /** The local EventBridge endpoint status sync puts operation events on (PutEvents only). */
+  eventsEndpoint: string;
+  /** Resolves when every status event published so far has been delivered (and its operation event posted to the webhook). */
   drainEvents(): Promise<void>;
   close(): Promise<void>;
 }
@@ -114,14 +130,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       .map((folder) => stateMachineArn({ region: REGION, accountId: ACCOUNT_ID }, folder.config.name));
     // The app is built after the facade (it needs the ARNs), but events may only flow once it exists.
     let app: AsyncMcpApp | undefined;
+    let statusSync: StatusSyncHandler | undefined;
     const bus = createLocalEventBus(
       async (event) => {
-        if (!app) throw new Error('status-sync is not ready yet');
-        await app.statusSync(event);
+        if (!app || !statusSync) throw new Error('status-sync is not ready yet');
+        await statusSync(event);
       },
       standardArns.length > 0 ? { pattern: statusChangePattern(standardArns) } : {},
     );
     closers.push(async () => bus.close());
+
+    // Operation events go the AWS way (PutEvents on the default bus), then on to the webhook.
+    const webhook = options.eventsWebhook ? createWebhookDelivery(options.eventsWebhook) : undefined;
+    if (webhook) closers.push(() => webhook.close());
+    const events = await startPutEventsEndpoint({ region: REGION, accountId: ACCOUNT_ID, host, onEvent: (event) => webhook?.deliver(event.id, event) });
+    closers.push(() => events.close());
+    const eventBridge = new EventBridgeClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: events.endpoint, credentials: LOCAL_CREDENTIALS });
+    closers.push(async () => eventBridge.destroy());
 
     const facade = await startSfnFacade({
       // An existing machine (stateMachineArn) runs as its stand-in: definition.asl.json, mocks.json, or a Fail naming the ARN.
@@ -149,9 +174,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // StartSyncExecution normally goes to a `sync-` host prefix; the facade serves every action on one host.
     const sfn = new SFNClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: facade.endpoint, credentials: LOCAL_CREDENTIALS, disableHostPrefix: true });
     closers.push(async () => sfn.destroy());
+    const engine = new StepFunctionsEngine(sfn);
     app = createAsyncMcpApp({
       store: new DynamoDbRecordStore({ client: dynamo.client, tableName: dynamo.tableName }),
-      engine: new StepFunctionsEngine(sfn),
+      engine,
       catalog,
       ...(options.limits ? { limits: options.limits } : {}),
       handleTools: options.handleTools !== false,
@@ -159,8 +185,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       secretKey: localSecretKey(options.dataDir ? resolve(options.dataDir, 'secret.key') : undefined),
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
       ...(options.metrics ? { metrics: options.metrics } : {}),
+      listen: { ...options.listen, wake: createStatusSignal() },
     });
     const mcpApp = app;
+    // The app's status sync, plus the events status sync emits in AWS (lambdas/handlers/status-sync.ts).
+    statusSync = createStatusSyncHandler(
+      app.operations,
+      engine,
+      consoleLogger,
+      options.metrics,
+      createOperationEventsPublisher({ client: eventBridge, eventBusName: 'default', logger: consoleLogger, ...(options.metrics ? { metrics: options.metrics } : {}) }),
+    );
     // The resource URL is known once the server listens; requests only arrive after that.
     let serve: (request: Request) => Promise<Response> = (request) => mcpApp.fetch(request, principalOf(request));
     // As in Lambda: each request has a log context named by a request id, and its metrics are flushed once answered.
@@ -185,8 +220,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       sfnEndpoint: facade.endpoint,
       dynamo: { endpoint: dynamo.endpoint, tableName: dynamo.tableName, pid: dynamo.pid },
       results: { endpoint: results.endpoint, bucketName: results.bucketName },
-      awsClients: { dynamodb: dynamo.client, sfn },
-      drainEvents: () => bus.drain(),
+      awsClients: { dynamodb: dynamo.client, sfn, eventBridge },
+      eventsEndpoint: events.endpoint,
+      drainEvents: async () => {
+        await bus.drain();
+        await webhook?.drain();
+      },
       close: () => closeAll(closers),
     };
   } catch (error) {

@@ -40,4 +40,6 @@ export const ENV = {
   resultsBucket: 'RESULTS_BUCKET_NAME',
   /** The Secrets Manager secret holding the server's key for state handed to clients (`requestState`). */
   secretArn: 'ASYNC_MCP_SECRET_ARN',
+  /** The EventBridge bus status sync puts `Operation Status Changed` events on (name or ARN); none when unset. */
+  eventBusName: 'ASYNC_MCP_EVENT_BUS_NAME',
 } as const;

@@ -5,6 +5,7 @@
  * overwrite a terminal state, and an event of another execution than the record's
  * (say, of a token reused after expiry) never writes into it.
  */
+import { isTerminal } from '../operations/operation.ts';
 import type { OperationsService } from '../operations/operations-service.ts';
 import type { ExecutionSnapshot, ExecutionStatus, WorkflowEngine } from '../operations/ports.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -12,6 +13,7 @@ import { parseJsonOrText } from '../shared/json-values.ts';
 import { METRIC, noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
 import { withRequestContext } from '../observability/request-context.ts';
 import type { InvocationContext } from '../observability/request-observer.ts';
+import type { OperationEventSink } from './operation-events.ts';
 
 export interface ExecutionStatusChangeEvent {
   id?: string;
@@ -40,13 +42,15 @@ export type StatusSyncHandler = (event: ExecutionStatusChangeEvent, context?: In
 /**
  * The handler over the core. Each event is one invocation: its log lines carry the Lambda
  * request id, and its metrics (the lag, and the ends the record store counts) are flushed
- * when it is handled.
+ * when it is handled. With `events`, each record it writes is then reported as an
+ * `Operation Status Changed` event (operation-events.ts), after the write and best-effort.
  */
 export function createStatusSyncHandler(
   operations: OperationsService,
   engine: WorkflowEngine,
   logger: Logger,
   metrics: MetricsRecorder = noMetrics,
+  events?: OperationEventSink,
 ): StatusSyncHandler {
   const sync = async (event: ExecutionStatusChangeEvent) => {
     const { detail } = event;
@@ -76,6 +80,16 @@ export function createStatusSyncHandler(
     }
     const changedAt = changeTimeOf(event);
     if (changedAt !== undefined) metrics.milliseconds(METRIC.statusSyncLag, Math.max(0, Date.now() - changedAt), {});
+    // A RUNNING event that comes after the end (EventBridge does not keep order) reports
+    // nothing: the terminal event reported the end, and a stale "working" must not follow it.
+    if (events && !(detail.status === 'RUNNING' && isTerminal(applied.status))) {
+      try {
+        await events(applied);
+      } catch (error) {
+        // The sink is best-effort already; an error here must still not fail a written status.
+        logger.error('operation status event failed', { eventId: event.id, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
   };
   return async (event, context) => {
     try {

@@ -3,11 +3,13 @@
  * Wiring only. A thrown error makes EventBridge retry (then the DLQ).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { AWS_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
+import { createOperationEventsPublisher } from '../aws/operation-events-publisher.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { createStatusSyncHandler, type ExecutionStatusChangeEvent } from '../aws/status-sync.ts';
 import { consoleLogger } from '../logging/logger.ts';
@@ -32,10 +34,17 @@ const operations = new OperationsService(
   { shapeResult: shapeFinishedResult },
 );
 
+// The stack names the bus; without one (an older stack), no events are emitted.
+const eventBusName = process.env[ENV.eventBusName];
+const events = eventBusName
+  ? createOperationEventsPublisher({ client: new EventBridgeClient(AWS_CLIENT_CONFIG), eventBusName, logger: consoleLogger, metrics })
+  : undefined;
+
 /** Lambda entry point: one event per invocation, its metrics flushed when it is handled. */
 export const handler: (event: ExecutionStatusChangeEvent, context?: InvocationContext) => Promise<void> = createStatusSyncHandler(
   operations,
   engine,
   consoleLogger,
   metrics,
+  events,
 );

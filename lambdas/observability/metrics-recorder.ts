@@ -20,6 +20,8 @@ export const METRIC = {
   statusSyncLag: 'StatusSyncLag',
   /** A question an execution asked the client (the operation waits in `input_required`); dimension tool. */
   inputRequired: 'InputRequired',
+  /** An operation status event EventBridge did not take after every attempt; dimension tool. */
+  operationEventsFailed: 'OperationEventsFailed',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
