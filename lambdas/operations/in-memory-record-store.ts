@@ -191,13 +191,13 @@ export class InMemoryRecordStore implements RecordStore {
     return held ? 'already-held' : 'claimed';
   }
 
-  async releaseActiveSlot(ownerId: string, token: string, requestId?: string): Promise<void> {
+  async releaseActiveSlot(ownerId: string, token: string, _requestId?: string): Promise<void> {
     const key = slotKey(ownerId);
     const tokens = this.#slots.get(key);
     tokens?.delete(token);
     const aliases = this.#aliases.get(key);
-    // Every alias still naming the token goes with its slot (`requestId`'s among them).
-    for (const [id, alias] of aliases ?? []) if (alias.token === token) aliases!.delete(id);
+    // Every alias still naming the token goes with its slot (the request id's among them).
+    for (const [id, alias] of aliases ?? []) if (alias.token === token) aliases?.delete(id);
     if (tokens?.size === 0) {
       // The slot item goes, and the aliases kept on it with it.
       this.#slots.delete(key);
@@ -218,7 +218,10 @@ export class InMemoryRecordStore implements RecordStore {
     checkOwnerId(ownerId);
     const key = slotKey(ownerId);
     let aliases = this.#aliases.get(key);
-    if (!aliases) this.#aliases.set(key, (aliases = new Map()));
+    if (!aliases) {
+      aliases = new Map();
+      this.#aliases.set(key, aliases);
+    }
     return aliases;
   }
 

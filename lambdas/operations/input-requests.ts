@@ -322,8 +322,12 @@ function closeWhere(record: OperationRecord, now: number, closes: (entry: Pendin
   const open: Record<string, PendingInput> = {};
   let closed: Record<string, ClosedInput> | undefined;
   for (const [key, entry] of Object.entries(record.pendingInputs ?? {})) {
-    if (!closes(entry)) open[key] = entry;
-    else (closed ??= { ...record.closedInputs })[key] = { reason: timedOut(entry, now) ? 'timed-out' : 'ended', at: now };
+    if (!closes(entry)) {
+      open[key] = entry;
+      continue;
+    }
+    closed ??= { ...record.closedInputs };
+    closed[key] = { reason: timedOut(entry, now) ? 'timed-out' : 'ended', at: now };
   }
   return { open, closed };
 }

@@ -76,9 +76,9 @@ export function resultUriFor(resultId: string): string {
 export function parseResultUri(uri: string): { resultId: string; token: string } | undefined {
   if (!uri.startsWith(RESULT_URI_PREFIX)) return undefined;
   const resultId = uri.slice(RESULT_URI_PREFIX.length);
-  const match = RESULT_ID.exec(resultId);
-  if (!match) return undefined;
-  return { resultId, token: Buffer.from(match[1]!, 'base64url').toString('utf8') };
+  const encoded = RESULT_ID.exec(resultId)?.[1];
+  if (encoded === undefined) return undefined;
+  return { resultId, token: Buffer.from(encoded, 'base64url').toString('utf8') };
 }
 
 /** Where outputs too large for a record go, and from what size. */

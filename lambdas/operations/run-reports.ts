@@ -103,15 +103,16 @@ function parseReport(value: unknown): ParsedReport {
 }
 
 function describe(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  return `${issue.path.join('.') || 'report'} ${issue.message}`;
+  const issue = error.issues[0];
+  return `${issue?.path.join('.') || 'report'} ${issue?.message ?? 'is invalid'}`;
 }
 
 /** The latest progress report, for status answers. */
 export function latestProgress(record: OperationRecord): Extract<RunReport, { kind: 'progress' }> | undefined {
-  for (let i = (record.reports ?? []).length - 1; i >= 0; i--) {
-    const report = record.reports![i]!;
-    if (report.kind === 'progress') return report;
+  const reports = record.reports ?? [];
+  for (let i = reports.length - 1; i >= 0; i--) {
+    const report = reports[i];
+    if (report?.kind === 'progress') return report;
   }
   return undefined;
 }

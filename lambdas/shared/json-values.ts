@@ -36,8 +36,8 @@ export function decodeBase64UrlJson(token: string): Record<string, unknown> | un
  */
 export function jsonDepthExceeds(value: unknown, maxDepth: number): boolean {
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const { value: current, depth } = stack.pop()!;
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value: current, depth } = next;
     if (typeof current !== 'object' || current === null) continue;
     if (depth + 1 > maxDepth) return true;
     for (const child of Array.isArray(current) ? current : Object.values(current)) stack.push({ value: child, depth: depth + 1 });

@@ -330,7 +330,7 @@ function ajvOrder(leaves: Leaf[]): SchemaError[] {
     leaf.keywordPath.forEach((segment, depth) => {
       const next = leaf.keywordPath[depth + 1];
       if (named) {
-        key.push(firstSeen.get(leaf.keywordPath.slice(0, depth + 1).join('/'))!);
+        key.push(firstSeen.get(leaf.keywordPath.slice(0, depth + 1).join('/')) ?? 0);
         named = false;
         return;
       }
@@ -347,7 +347,7 @@ function ajvOrder(leaves: Leaf[]): SchemaError[] {
 }
 
 function compareKeys(a: number[], b: number[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return (a[i] ?? 0) - (b[i] ?? 0);
   return a.length - b.length;
 }
 

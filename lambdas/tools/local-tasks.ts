@@ -75,7 +75,8 @@ export function localRunProblems(definition: unknown, mocks: ToolMocks | undefin
  */
 export function mockOnlyDefinition(mocks: ToolMocks): { definitionText?: string; problem?: string } {
   const states = [...mocks.states.keys()];
-  if (states.length !== 1) {
+  const [state] = states;
+  if (state === undefined || states.length !== 1) {
     return {
       problem:
         `without a definition.asl.json, ${MOCKS_FILE} stands in for the whole execution: its test case "${mocks.testCase}" ` +
@@ -84,8 +85,8 @@ export function mockOnlyDefinition(mocks: ToolMocks): { definitionText?: string;
   }
   const definition = {
     Comment: `Local stand-in: ${MOCKS_FILE} answers for the existing state machine.`,
-    StartAt: states[0],
-    States: { [states[0]!]: { Type: 'Task', Resource: 'arn:aws:states:::aws-sdk:sfn:startExecution', End: true } },
+    StartAt: state,
+    States: { [state]: { Type: 'Task', Resource: 'arn:aws:states:::aws-sdk:sfn:startExecution', End: true } },
   };
   return { definitionText: JSON.stringify(definition) };
 }

@@ -34,6 +34,6 @@ export function toolStateMachineName(prefix: string, tool: string): string {
 export function deployedStateMachineArns(arnPrefix: string): (tool: string, folder: ToolFolder) => string {
   const match = /^(arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:)([^:]*)$/.exec(arnPrefix);
   if (!match) throw new Error(`${STATE_MACHINE_ARN_PREFIX_ENV} must be "arn:<partition>:states:<region>:<account>:stateMachine:<name prefix>", got "${arnPrefix}"`);
-  const [, arnBase, namePrefix] = match;
-  return (tool, folder) => folder.config.stateMachineArn ?? `${arnBase}${toolStateMachineName(namePrefix!, tool)}`;
+  const [, arnBase = '', namePrefix = ''] = match;
+  return (tool, folder) => folder.config.stateMachineArn ?? `${arnBase}${toolStateMachineName(namePrefix, tool)}`;
 }

@@ -6,6 +6,7 @@
  * folder that would not deploy does not start locally either. Nothing is skipped silently:
  * `inspectToolFolders` returns every problem with its file; `loadToolFolders` throws the first.
  */
+import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -81,7 +82,7 @@ export async function loadToolFolders(toolsDir: string, options: LoadOptions = {
 
 /** Checks every tool folder under `toolsDir` and reports all problems instead of stopping at the first. */
 export async function inspectToolFolders(toolsDir: string, options: LoadOptions = {}): Promise<ToolFolderInspection> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(toolsDir, { withFileTypes: true });
   } catch (error) {

@@ -47,7 +47,8 @@ export function parseToolMocks(json: unknown, machineNames: readonly string[]): 
   const file = parsed.data;
   const problems: string[] = [];
   const machineName = machineNames.find((name) => file.StateMachines[name] !== undefined);
-  if (!machineName) {
+  const machine = machineName === undefined ? undefined : file.StateMachines[machineName];
+  if (!machineName || !machine) {
     const found = Object.keys(file.StateMachines);
     return {
       problems: [
@@ -55,10 +56,11 @@ export function parseToolMocks(json: unknown, machineNames: readonly string[]): 
       ],
     };
   }
-  const testCases = file.StateMachines[machineName]!.TestCases;
+  const testCases = machine.TestCases;
   const caseNames = Object.keys(testCases);
   const testCase = testCases[DEFAULT_TEST_CASE] ? DEFAULT_TEST_CASE : caseNames.length === 1 ? caseNames[0] : undefined;
-  if (testCase === undefined) {
+  const mockedStates = testCase === undefined ? undefined : testCases[testCase];
+  if (testCase === undefined || mockedStates === undefined) {
     return {
       problems: [
         `StateMachines.${machineName}.TestCases has ${caseNames.length ? caseNames.map((n) => `"${n}"`).join(', ') : 'no test case'}: name the one to use "${DEFAULT_TEST_CASE}"`,
@@ -73,7 +75,7 @@ export function parseToolMocks(json: unknown, machineNames: readonly string[]): 
     if (result.problems.length === 0) resolved.set(name, result.byInvocation);
   }
   const states = new Map<string, { response: string; byInvocation: MockedResponse[] }>();
-  for (const [state, response] of Object.entries(testCases[testCase]!)) {
+  for (const [state, response] of Object.entries(mockedStates)) {
     const byInvocation = resolved.get(response);
     if (!file.MockedResponses[response]) {
       problems.push(`StateMachines.${machineName}.TestCases.${testCase}.${state} names "${response}", which MockedResponses does not define`);

@@ -20,7 +20,7 @@ const resource = z
   .min(1)
   .refine((value) => value === '*' || value.startsWith('arn:'), 'a resource is an ARN or "*"')
   .refine(
-    (value) => [...value.matchAll(PLACEHOLDER)].every((m) => (RESOURCE_PSEUDO_PARAMETERS as readonly string[]).includes(m[1]!)),
+    (value) => [...value.matchAll(PLACEHOLDER)].every((m) => (RESOURCE_PSEUDO_PARAMETERS as readonly string[]).includes(m[1] ?? '')),
     `a resource may substitute only \${${RESOURCE_PSEUDO_PARAMETERS.join('}, ${')}}`,
   );
 const conditionValue = z.union([z.string(), z.number(), z.boolean()]);

@@ -9,7 +9,7 @@ const PLACEHOLDER = /\$\{Worker_([a-z][a-z0-9_]*)\}/g;
 
 /** Distinct worker names used by a definition, sorted. */
 export function findWorkerPlaceholders(definitionText: string): string[] {
-  return [...new Set([...definitionText.matchAll(PLACEHOLDER)].map((m) => m[1]!))].sort();
+  return [...new Set([...definitionText.matchAll(PLACEHOLDER)].flatMap((m) => (m[1] === undefined ? [] : [m[1]])))].sort();
 }
 
 /** The substitution key (without `${}`) for a worker, as CloudFormation DefinitionSubstitutions take it. */

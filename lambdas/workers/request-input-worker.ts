@@ -55,8 +55,8 @@ export function createRequestInputHandler(fallback: () => OperationsService) {
   return async (event: unknown): Promise<{ key: string }> => {
     const parsed = RequestInputEvent.safeParse(event);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new WorkerError(INPUT_ERRORS.invalidRequest, `Invalid request-input payload: ${issue.path.join('.') || 'payload'} ${issue.message}`);
+      const issue = parsed.error.issues[0];
+      throw new WorkerError(INPUT_ERRORS.invalidRequest, `Invalid request-input payload: ${issue?.path.join('.') || 'payload'} ${issue?.message ?? 'is invalid'}`);
     }
     const { taskToken, request, key, executionName, operation, asking } = parsed.data;
     const { inputs } = operationsInScope(fallback);
