@@ -119,7 +119,8 @@ export class McpConnection {
   async initialize(signal?: AbortSignal): Promise<Record<string, unknown>> {
     const result = await this.post(
       'initialize',
-      { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: this.clientInfo },
+      // `tasks` is "Present if the client supports task-augmented requests" (2025-11-25): it does.
+      { protocolVersion: LEGACY_VERSION, capabilities: { tasks: {} }, clientInfo: this.clientInfo },
       { 'mcp-protocol-version': LEGACY_VERSION },
       signal ? { signal } : {},
     );
@@ -159,8 +160,8 @@ async function readResponse(response: Response, id: string | number, onNotificat
     const text = await response.text();
     try {
       const parsed: unknown = JSON.parse(text);
-      // Only a JSON-RPC answer counts: a Function URL's own 403 {"Message":"Forbidden"} is JSON too.
-      return isObject(parsed) && ('result' in parsed || 'error' in parsed) ? parsed : undefined;
+      // Only a JSON-RPC answer counts: a Function URL's own 403 {"Message":"Forbidden"} is JSON too, and so is an OAuth 401 {"error":…}.
+      return isObject(parsed) && parsed.jsonrpc === '2.0' && ('result' in parsed || 'error' in parsed) ? parsed : undefined;
     } catch {
       return undefined;
     }
