@@ -1,7 +1,12 @@
-/** How the client authenticates: a bearer token, AWS SigV4, or nothing. Secrets never go into handles or logs. */
+/**
+ * How the client authenticates: a bearer token, AWS SigV4, the login `async-mcp login` kept
+ * for the server, or nothing. Secrets never go into handles or logs.
+ */
 import type { CallHandle } from './call-handle.ts';
+import { loginFetch } from './login/login-fetch.ts';
 import type { FetchLike } from './mcp-connection.ts';
 import { sigV4Fetch, type SigV4Options } from './sigv4-signer.ts';
+import type { FileLoginStore } from './stores/login-store.ts';
 
 /** The environment variable a bearer token is read from when no token is passed. */
 export const TOKEN_ENV = 'ASYNC_MCP_TOKEN';
@@ -11,6 +16,8 @@ export interface AuthOptions {
   token?: string;
   /** Sign every request with SigV4 (IAM-authenticated Function URLs); `true` for the defaults. */
   sigv4?: boolean | SigV4Options;
+  /** Logins kept by `async-mcp login`, used when neither a token nor SigV4 is given. @default none */
+  logins?: FileLoginStore;
 }
 
 export interface Authenticated {
@@ -28,8 +35,11 @@ export function authenticate(auth: AuthOptions = {}, base: FetchLike = (input, i
   if (sigv4) return { fetch: sigV4Fetch(sigv4 === true ? {} : sigv4, base), kind: 'sigv4' };
   const token = auth.token ?? process.env[TOKEN_ENV];
   if (!token) {
-    if (handle?.auth === 'bearer') throw new Error(`Call ${handle.id} was started with a bearer token: pass the same token (or set ${TOKEN_ENV}) to reach it`);
-    return { fetch: base, kind: undefined };
+    if (handle?.auth === 'bearer' && !auth.logins?.has(handle.url)) {
+      throw new Error(`Call ${handle.id} was started with a bearer token: pass the same token (or set ${TOKEN_ENV}), or run async-mcp login ${handle.url}, to reach it`);
+    }
+    // A login is found per request URL, so one fetch serves whichever server it is sent to.
+    return { fetch: auth.logins ? loginFetch(auth.logins, base) : base, kind: undefined };
   }
   const fetchWithToken: FetchLike = (input, init) => {
     const headers = new Headers(init.headers);

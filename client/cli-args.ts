@@ -15,13 +15,21 @@ export const USAGE = `Usage:
   async-mcp cancel <id>
   async-mcp list
   async-mcp tools <url>
+  async-mcp login <url> [--no-browser] [--timeout 5m]
+  async-mcp logout <url>
+
+login signs in to an OAuth-protected server in the browser (it prints the URL, and opens a
+browser unless --no-browser or none is available; $BROWSER picks the command) and keeps the
+login; call, join, status, cancel and tools then use it for that server, renewing it when it
+expires. logout removes it.
 
 Options for every command:
   --json            one JSON document on stdout, as the last line
-  --token TOKEN     bearer token (default: $ASYNC_MCP_TOKEN)
+  --token TOKEN     bearer token (default: $ASYNC_MCP_TOKEN, else the server's login)
   --sigv4           sign requests with AWS SigV4 (IAM Function URLs; credentials from the default chain)
   --region REGION   Region to sign for (default: from the Function URL, else $AWS_REGION)
-Handles are kept in $ASYNC_MCP_STATE_DIR (default: the user's state directory).
+Handles and logins are kept in $ASYNC_MCP_STATE_DIR (default: the user's state directory),
+readable only by the user.
 Exit codes: 0 success, 1 tool error or failed/cancelled call or server error, 2 usage, 3 timed out (still running).`;
 
 export class UsageError extends Error {
@@ -37,6 +45,8 @@ export type Command =
   | { name: 'status' | 'cancel'; id: string }
   | { name: 'list' }
   | { name: 'tools'; url: string }
+  | { name: 'login'; url: string; openBrowser: boolean; timeoutMs?: number }
+  | { name: 'logout'; url: string }
   | { name: 'help' };
 
 export interface ParsedCli {
@@ -108,6 +118,7 @@ export function parseCli(argv: string[]): ParsedCli {
         token: { type: 'string' },
         sigv4: { type: 'boolean' },
         region: { type: 'string' },
+        'no-browser': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -129,7 +140,9 @@ export function parseCli(argv: string[]): ParsedCli {
   };
   onlyFor(name === 'call' || (values.args === undefined && values.arg === undefined), '--args / -a');
   onlyFor(name === 'call' || (values.detach === undefined && values.dialect === undefined), '--detach / --dialect');
-  onlyFor(name === 'call' || name === 'join' || values.timeout === undefined, '--timeout');
+  onlyFor(name === 'call' || name === 'join' || name === 'login' || values.timeout === undefined, '--timeout');
+  onlyFor(name === 'login' || values['no-browser'] === undefined, '--no-browser');
+  onlyFor((name !== 'login' && name !== 'logout') || (values.token === undefined && !values.sigv4 && values.region === undefined), '--token / --sigv4 / --region');
   switch (name) {
     case 'call': {
       const [url, tool] = positionals(name, operands, ['url', 'tool']) as [string, string];
@@ -158,6 +171,13 @@ export function parseCli(argv: string[]): ParsedCli {
       positionals(name, operands, []);
       return { ...common, command: { name } };
     case 'tools':
+      return { ...common, command: { name, url: checkUrl(positionals(name, operands, ['url'])[0]!) } };
+    case 'login':
+      return {
+        ...common,
+        command: { name, url: checkUrl(positionals(name, operands, ['url'])[0]!), openBrowser: !(values['no-browser'] ?? false), ...timeout },
+      };
+    case 'logout':
       return { ...common, command: { name, url: checkUrl(positionals(name, operands, ['url'])[0]!) } };
     default:
       throw new UsageError(`Unknown command: ${name}`);

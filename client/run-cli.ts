@@ -3,9 +3,13 @@ import type { AuthOptions } from './auth.ts';
 import { cancel, join, list, listTools, startToolCall, status } from './async-client.ts';
 import { CallCancelledError, CallFailedError, type CallHandle, type CallStatus, type CallToolResult } from './call-handle.ts';
 import { EXIT, parseCli, USAGE, UsageError, type Command, type ParsedCli } from './cli-args.ts';
+import { LoginRequiredError } from './login/login-fetch.ts';
+import { login, logout } from './login/login-flow.ts';
+import { openBrowser } from './login/open-browser.ts';
 import { McpRpcError } from './mcp-connection.ts';
 import { startProgressLine, type ProgressLine } from './progress-line.ts';
 import { FileRequestStateStore } from './stores/file-request-state-store.ts';
+import { FileLoginStore } from './stores/login-store.ts';
 
 export interface CliIo {
   stdout: NodeJS.WriteStream;
@@ -16,6 +20,7 @@ interface Context {
   cli: ParsedCli;
   io: CliIo;
   store: FileRequestStateStore;
+  logins: FileLoginStore;
   auth: AuthOptions;
   /** The call in flight, for the Ctrl-C hint. */
   current?: CallHandle;
@@ -35,11 +40,14 @@ export async function runCli(argv: string[], io: CliIo = { stdout: process.stdou
     io.stdout.write(`${USAGE}\n`);
     return EXIT.OK;
   }
+  const store = new FileRequestStateStore();
+  const logins = new FileLoginStore(store.dir);
   const auth: AuthOptions = {
     ...(cli.token === undefined ? {} : { token: cli.token }),
     ...(cli.sigv4 || cli.region ? { sigv4: cli.region ? { region: cli.region } : true } : {}),
+    logins,
   };
-  const context: Context = { cli, io, store: new FileRequestStateStore(), auth };
+  const context: Context = { cli, io, store, logins, auth };
   const onInterrupt = () => {
     io.stderr.write('\r\x1b[2K');
     if (context.current) io.stderr.write(`Interrupted; the call keeps running. Join it with: async-mcp join ${context.current.id}\n`);
@@ -86,9 +94,41 @@ async function run(command: Command, context: Context): Promise<number> {
       else for (const tool of tools) context.io.stdout.write(`${tool.name.padEnd(24)} ${tool.mode.padEnd(7)} ${tool.title ?? tool.description ?? ''}\n`);
       return EXIT.OK;
     }
+    case 'login':
+      return signIn(command, context);
+    case 'logout': {
+      const outcome = await logout(command.url, context.logins);
+      if (context.cli.json) printJson({ url: command.url, ...outcome }, context);
+      else if (!outcome.loggedOut) context.io.stdout.write(`Not logged in to ${command.url}; nothing to do.\n`);
+      else context.io.stdout.write(`Logged out of ${command.url}${outcome.revoked === false ? ' (the authorization server did not confirm the refresh token revoked)' : ''}.\n`);
+      return EXIT.OK;
+    }
     case 'help':
       return EXIT.OK;
   }
+}
+
+async function signIn(command: Extract<Command, { name: 'login' }>, context: Context): Promise<number> {
+  const { io } = context;
+  const outcome = await login(command.url, {
+    store: context.logins,
+    ...(command.timeoutMs === undefined ? {} : { timeoutMs: command.timeoutMs }),
+    // The URL goes to stderr: stdout carries only the outcome (one JSON document with --json).
+    onAuthorizationUrl: async (url, redirectUri) => {
+      io.stderr.write(`To sign in to ${command.url}, open this URL in a browser:\n\n  ${url.href}\n\n`);
+      const opened = command.openBrowser && (await openBrowser(url.href));
+      io.stderr.write(`${opened ? 'Opened a browser. ' : ''}Waiting for the sign-in to come back to ${redirectUri} ...\n`);
+    },
+  });
+  if (!outcome.loggedIn) {
+    const message = `${command.url} answered HTTP ${outcome.httpStatus} without asking for a login; there is nothing to log in to`;
+    if (context.cli.json) printJson({ url: command.url, loggedIn: false, error: { message } }, context);
+    else io.stderr.write(`async-mcp: ${message}\n`);
+    return EXIT.FAILED;
+  }
+  if (context.cli.json) printJson(outcome, context);
+  else io.stdout.write(`Logged in to ${outcome.url}${outcome.scope ? ` (scope: ${outcome.scope})` : ''}.\n`);
+  return EXIT.OK;
 }
 
 async function call(command: Extract<Command, { name: 'call' }>, context: Context): Promise<number> {
@@ -173,7 +213,9 @@ function printResult(result: CallToolResult, context: Context): void {
 function failure(error: unknown, context: Context): number {
   const message = error instanceof Error ? error.message : String(error);
   const details =
-    error instanceof CallFailedError || error instanceof McpRpcError
+    error instanceof LoginRequiredError
+      ? { loginRequired: error.url }
+      : error instanceof CallFailedError || error instanceof McpRpcError
       ? { code: error.code, ...(error.data === undefined ? {} : { data: error.data }) }
       : {};
   const state = error instanceof CallCancelledError ? { state: 'cancelled' } : error instanceof CallFailedError ? { state: 'failed' } : {};
