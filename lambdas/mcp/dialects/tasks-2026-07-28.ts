@@ -108,6 +108,12 @@ export const TASK_NOTIFICATION = 'notifications/tasks';
 /** A task as a listen stream reports it: the notification's params, and whether it can change again. */
 export interface ListenedTask {
   params: Record<string, unknown>;
+  /**
+   * What a status change changes (status, open questions, outcome): a new value is worth a
+   * notification. A new time or status message alone (the run's progress) is not: the stream
+   * carries status changes, and progress stays on tasks/get.
+   */
+  change: string;
   terminal: boolean;
   pollIntervalMs: number;
 }
@@ -129,7 +135,8 @@ export async function readListenedTask(deps: McpDeps, ownerId: string, taskId: s
   }
   const { resultType: _resultType, ...params } = getTaskResult(record, deps);
   const status = params.status as WireStatus;
-  return { params, terminal: status === 'completed' || status === 'failed' || status === 'cancelled', pollIntervalMs: record.pollIntervalSeconds * 1000 };
+  const change = JSON.stringify([status, params.inputRequests, params.result, params.error]);
+  return { params, change, terminal: status === 'completed' || status === 'failed' || status === 'cancelled', pollIntervalMs: record.pollIntervalSeconds * 1000 };
 }
 
 /**

@@ -117,7 +117,7 @@ export function createListenHandler(deps: McpDeps, leases: ListenLeases, options
     }
     const agreed = found.flatMap(({ id: taskId, task }) => (task ? [{ id: taskId, task }] : []));
     const acknowledged = { taskIds: agreed.map((entry) => entry.id) };
-    const initial = agreed.map(({ id: taskId, task }) => ({ id: taskId, state: { params: task.params, terminal: task.terminal } }));
+    const initial = agreed.map(({ id: taskId, task }) => ({ id: taskId, state: { params: task.params, change: task.change, terminal: task.terminal } }));
     const watching = agreed.filter((entry) => !entry.task.terminal);
     if (watching.length === 0) return listenStream({ ...emptyPlan(id, acknowledged, deps), initial });
 
@@ -143,7 +143,7 @@ export function createListenHandler(deps: McpDeps, leases: ListenLeases, options
       initial,
       read: async (taskId) => {
         const task = await read(taskId);
-        return task && { params: task.params, terminal: task.terminal };
+        return task && { params: task.params, change: task.change, terminal: task.terminal };
       },
       endAtMs,
       pollIntervalMs,

@@ -9,9 +9,11 @@ import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import type { Logger } from '../../logging/logger.ts';
 import type { StatusSignal } from '../../operations/status-signal.ts';
 
-/** An item as one read found it: the notification's params, and whether it can still change. */
+/** An item as one read found it: the notification's params, what marks a change, and whether it can still change. */
 export interface WatchedState {
   params: Record<string, unknown>;
+  /** A new value is a change worth a notification. */
+  change: string;
   terminal: boolean;
 }
 
@@ -99,7 +101,7 @@ export function listenStream(plan: ListenStreamPlan): Response {
       const last = new Map<string, string>();
       for (const { id, state } of plan.initial) {
         notify(plan.method, state.params);
-        if (!state.terminal) last.set(id, JSON.stringify(state.params));
+        if (!state.terminal) last.set(id, state.change);
       }
       while (last.size > 0 && !closed) {
         const wait = Math.min(plan.pollIntervalMs, plan.endAtMs - Date.now());
@@ -133,10 +135,9 @@ export function listenStream(plan: ListenStreamPlan): Response {
             last.delete(id);
             continue;
           }
-          const text = JSON.stringify(state.params);
-          if (text !== seen) notify(plan.method, state.params);
+          if (state.change !== seen) notify(plan.method, state.params);
           if (state.terminal) last.delete(id);
-          else last.set(id, text);
+          else last.set(id, state.change);
         }
       }
       finish(true);
