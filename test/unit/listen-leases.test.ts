@@ -1,0 +1,37 @@
+/** The per-principal cap on open listen streams (lambdas/operations/listen-leases.ts) over the in-memory store. */
+import { describe, expect, it } from 'vitest';
+import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { ListenLeases } from '../../lambdas/operations/listen-leases.ts';
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+describe('listen leases', () => {
+  it('a principal holds at most `limit` leases; a released one is free again; principals do not share', async () => {
+    const leases = new ListenLeases(new InMemoryRecordStore(), 2, quiet);
+    const until = Date.now() + 60_000;
+    const first = await leases.acquire('alice', until);
+    expect(first).toBeDefined();
+    expect(await leases.acquire('alice', until)).toBeDefined();
+    expect(await leases.acquire('alice', until)).toBeUndefined();
+    expect(await leases.acquire('bob', until)).toBeDefined();
+    await leases.release(first!);
+    expect(await leases.acquire('alice', until)).toBeDefined();
+  });
+
+  it('a lease whose stream died without releasing it frees itself once past its end', async () => {
+    let now = Date.now();
+    const leases = new ListenLeases(new InMemoryRecordStore(), 1, quiet, { now: () => now });
+    expect(await leases.acquire('alice', now + 1_000)).toBeDefined();
+    expect(await leases.acquire('alice', now + 1_000)).toBeUndefined();
+    now += 5 * 60_000;
+    expect(await leases.acquire('alice', now + 1_000)).toBeDefined();
+  });
+
+  it('leases never take an active-operation slot of the same principal', async () => {
+    const store = new InMemoryRecordStore();
+    const leases = new ListenLeases(store, 1, quiet);
+    await leases.acquire('alice', Date.now() + 60_000);
+    expect(await store.listActiveSlots('alice')).toEqual([]);
+    expect(await store.claimActiveSlot('alice', 'op-1', 1)).toBe('claimed');
+  });
+});
