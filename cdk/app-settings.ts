@@ -51,6 +51,8 @@ export const CONTEXT_KEYS = {
   workerStackCount: 'workerStackCount',
   /** An email address told of every alarm (through an SNS topic the stack creates). */
   alarmEmail: 'alarmEmail',
+  /** The EventBridge bus operation events go on, by name or ARN (default: the account's default bus). */
+  eventBus: 'eventBus',
 } as const;
 
 export interface AppSettings {
@@ -75,6 +77,8 @@ export interface AppSettings {
   workerStackCount?: number;
   /** Absent: the alarms notify nobody. */
   alarmEmail?: string;
+  /** A bus name or ARN; absent: the default bus. */
+  eventBus?: string;
 }
 
 // Context from the command line arrives as strings; from cdk.json it may be typed.
@@ -102,6 +106,10 @@ const Settings = z.object({
   toolStackCount: positiveWholeNumber.optional(),
   workerStackCount: positiveWholeNumber.optional(),
   alarmEmail: z.email('expected an email address').optional(),
+  eventBus: z
+    .string()
+    .regex(/^(arn:[a-z-]+:events:[a-z0-9-]+:\d{12}:event-bus\/[A-Za-z0-9._\-/]{1,256}|[A-Za-z0-9._\-/]{1,256})$/, 'expected an event bus name or ARN')
+    .optional(),
 });
 
 /** Reads and validates the settings; throws naming the bad context key. */
@@ -134,6 +142,7 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     ...(data.toolStackCount === undefined ? {} : { toolStackCount: data.toolStackCount }),
     ...(data.workerStackCount === undefined ? {} : { workerStackCount: data.workerStackCount }),
     ...(data.alarmEmail === undefined ? {} : { alarmEmail: data.alarmEmail }),
+    ...(data.eventBus === undefined ? {} : { eventBus: data.eventBus }),
   };
 }
 

@@ -29,6 +29,7 @@ new AsyncMcpStack(app, settings.stackName, {
   ...(settings.toolStackCount ? { toolStackCount: settings.toolStackCount } : {}),
   ...(settings.workerStackCount ? { workerStackCount: settings.workerStackCount } : {}),
   ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
+  ...(settings.eventBus ? { eventBusName: settings.eventBus } : {}),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 

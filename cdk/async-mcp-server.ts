@@ -7,6 +7,7 @@
  */
 import { Annotations, Aws, Duration, Names, type NestedStack, RemovalPolicy } from 'aws-cdk-lib';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
+import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { FunctionUrlAuthType, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -189,6 +190,14 @@ export interface AsyncMcpServerProps {
    * @default 4
    */
   readonly workerStackCount?: number;
+  /**
+   * The EventBridge bus status sync puts `Operation Status Changed` events on (source
+   * `async-mcp`; schemas/operation-status-changed.schema.json), for rules of your own: a
+   * message when a job ends, the next step of a pipeline. The status-sync role may put on
+   * this bus only. A stack with EXPRESS tools only has no status sync, and so no events.
+   * @default - the account's default bus
+   */
+  readonly eventBus?: IEventBus;
 }
 
 export class AsyncMcpServer extends Construct {
@@ -215,6 +224,8 @@ export class AsyncMcpServer extends Construct {
   public readonly statusSync?: StatusSync;
   /** Who may call the MCP endpoint (an IAM server's `principalScope` filled in). */
   public readonly auth: McpAuth;
+  /** Where `Operation Status Changed` events go (the `eventBus` prop, or the default bus). */
+  public readonly eventBus: IEventBus;
   /** The alarms (dead-letter queue, status-sync errors, execution failure rates, throttles). */
   public readonly alarms: OperationsAlarms;
   /** The server's CloudWatch dashboard. */
@@ -361,8 +372,10 @@ export class AsyncMcpServer extends Construct {
       );
     }
 
+    this.eventBus = props.eventBus ?? EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
     if (anyStandard) {
       this.statusSync = new StatusSync(this, 'StatusSync', {
+        eventBus: this.eventBus,
         entry: STATUS_SYNC_ENTRY,
         operations: this.operations,
         limitsEnvironment,

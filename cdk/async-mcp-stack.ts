@@ -1,5 +1,6 @@
 /** The stack this repository deploys: one AsyncMcpServer, its alarm topic when asked, and its outputs. */
 import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { EventBus } from 'aws-cdk-lib/aws-events';
 import type { Construct } from 'constructs';
 import { AlarmTopic } from './alarm-topic.ts';
 import { AsyncMcpServer, type AsyncMcpServerProps } from './async-mcp-server.ts';
@@ -11,6 +12,12 @@ export interface AsyncMcpStackProps extends StackProps, AsyncMcpServerProps {
    * @default - no topic: the alarms show in CloudWatch only
    */
   readonly alarmEmail?: string;
+  /**
+   * The bus operation events go on, by name or ARN (the app's `eventBus` context value).
+   * Ignored when `eventBus` is given.
+   * @default - the account's default bus
+   */
+  readonly eventBusName?: string;
 }
 
 export class AsyncMcpStack extends Stack {
@@ -19,7 +26,10 @@ export class AsyncMcpStack extends Stack {
   constructor(scope: Construct, id: string, props: AsyncMcpStackProps) {
     super(scope, id, props);
     const alarmTopic = props.alarmTopic ?? (props.alarmEmail ? new AlarmTopic(this, 'AlarmTopic', { email: props.alarmEmail }).topic : undefined);
-    this.server = new AsyncMcpServer(this, 'Server', { ...props, ...(alarmTopic ? { alarmTopic } : {}) });
+    const named = props.eventBusName;
+    const eventBus =
+      props.eventBus ?? (named === undefined ? undefined : named.startsWith('arn:') ? EventBus.fromEventBusArn(this, 'EventBus', named) : EventBus.fromEventBusName(this, 'EventBus', named));
+    this.server = new AsyncMcpServer(this, 'Server', { ...props, ...(alarmTopic ? { alarmTopic } : {}), ...(eventBus ? { eventBus } : {}) });
 
     new CfnOutput(this, 'McpUrl', {
       description: 'The MCP endpoint: the Function URL with the path the local server uses',
@@ -58,6 +68,10 @@ export class AsyncMcpStack extends Stack {
       new CfnOutput(this, 'AlarmTopicArn', { description: 'The SNS topic every alarm notifies (ALARM and OK)', value: alarmTopic.topicArn });
     }
     if (this.server.statusSync) {
+      new CfnOutput(this, 'OperationEventBusArn', {
+        description: 'The EventBridge bus status sync puts Operation Status Changed events on (source async-mcp)',
+        value: this.server.eventBus.eventBusArn,
+      });
       new CfnOutput(this, 'StatusSyncDeadLetterQueueUrl', {
         description: 'Status changes that could not be written; empty in normal operation',
         value: this.server.statusSync.deadLetterQueue.queueUrl,

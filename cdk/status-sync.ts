@@ -10,7 +10,7 @@
  * inputs and outputs), so they are kept only as long as asked.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Rule, type EventPattern } from 'aws-cdk-lib/aws-events';
+import { Rule, type EventPattern, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -57,6 +57,8 @@ export interface StatusSyncProps {
   readonly reservedConcurrentExecutions?: number;
   /** How long the dead-letter queue keeps a message: from 1 minute to 14 days (SQS's bounds). */
   readonly deadLetterRetention: Duration;
+  /** The bus the function puts `Operation Status Changed` events on (lambdas/aws/operation-events.ts); it may put on no other. */
+  readonly eventBus: IEventBus;
 }
 
 export class StatusSync extends Construct {
@@ -87,13 +89,15 @@ export class StatusSync extends Construct {
       description: 'async-mcp status sync: writes RUNNING and terminal execution states to the operations table',
       memorySize: 256,
       timeout: Duration.seconds(30),
-      environment: { [ENV.tableName]: props.operations.tableName, ...props.limitsEnvironment },
+      environment: { [ENV.tableName]: props.operations.tableName, [ENV.eventBusName]: props.eventBus.eventBusArn, ...props.limitsEnvironment },
       logRetention: props.logRetention,
       tracing: props.tracing,
       onFailure: new SqsDestination(this.deadLetterQueue),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
     });
     props.operations.grantStatusUpdates(this.function.function);
+    // events:PutEvents on this bus's ARN only.
+    props.eventBus.grantPutEventsTo(this.function.function);
     // Stop as well as describe: a RUNNING event for an operation canceled while it was
     // starting stops that execution, so the cancel leaves no orphan.
     props.grantDeployedExecutionControl(this.function.function);

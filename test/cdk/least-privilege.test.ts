@@ -191,13 +191,14 @@ describe('the MCP Lambda', () => {
 });
 
 describe('the status-sync Lambda', () => {
-  it('may update records, release their active slots, describe executions and stop those canceled while starting, spill large results, write its logs and dead-letter failures, nothing more', () => {
+  it('may update records, release their active slots, describe executions and stop those canceled while starting, spill large results, put operation events, write its logs and dead-letter failures, nothing more', () => {
     const statusSync = stack.server.statusSync!;
     const statements = statementsOf(template, statusSync.function.role);
     expect(actionsOf(statements)).toEqual([
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:UpdateItem',
+      'events:PutEvents',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       's3:PutObject',
