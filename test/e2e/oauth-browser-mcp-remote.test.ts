@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { decodeJwt } from 'jose';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -19,7 +20,7 @@ import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import { DEV_MCP_SCOPE } from '../../local/oauth/dev-authorization-server.ts';
 import { startLocalStackWithDevAuthorization, type LocalStackWithDevAuthorization } from '../../local/oauth/local-stack-with-dev-authorization.ts';
 import { expectedStats } from '../support/expected-stats.ts';
-import { freeLoopbackPort, MCP_REMOTE_CALLBACK_PATH, startMcpRemote, storedTokens, type McpRemoteBridge, type McpRemoteOptions } from '../support/mcp-remote-bridge.ts';
+import { freeLoopbackPort, MCP_REMOTE_CALLBACK_PATH, startMcpRemote, storedTokens, type HostClient, type McpRemoteBridge, type McpRemoteOptions } from '../support/mcp-remote-bridge.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // The flags Chromium needs on a CI network with no GPU, no sandbox and no Google services.
@@ -36,7 +37,7 @@ it.runIf(inCi && !hasChromium)(`${CHROMIUM} is installed in CI (apt-get install 
 });
 
 /** The host's revision and the bridge's extra flags. */
-type HostSettings = Pick<McpRemoteOptions, 'protocolVersion' | 'extraArgs'>;
+type HostSettings<C extends HostClient = Client> = Pick<McpRemoteOptions, 'protocolVersion' | 'extraArgs'> & { client?: C };
 
 interface ToolResult {
   isError?: boolean;
@@ -69,8 +70,8 @@ describe.skipIf(!hasChromium)(`signing in through mcp-remote with Chromium${hasC
   }
 
   /** A bridge for `user` with the given credential store, stopped after the suite if the test does not stop it. */
-  function bridge(user: string, configDir: string, callbackPort: number, host: HostSettings = {}): McpRemoteBridge {
-    const started = startMcpRemote({ serverUrl: stack.url, callbackPort, configDir, clientName: `mcp-remote-host-${user}`, ...host });
+  function bridge<C extends HostClient = Client>(user: string, configDir: string, callbackPort: number, host: HostSettings<C> = {}): McpRemoteBridge<C> {
+    const started = startMcpRemote<C>({ serverUrl: stack.url, callbackPort, configDir, clientName: `mcp-remote-host-${user}`, ...host });
     cleanups.push(() => started.close());
     return started;
   }
@@ -159,15 +160,27 @@ describe.skipIf(!hasChromium)(`signing in through mcp-remote with Chromium${hasC
     expect(listed.map((operation) => operation.operationId)).not.toContain(aliceOperationId);
   });
 
-  it('mcp-remote restarted with alice’s store reuses her tokens without a new sign-in', async () => {
+  it('mcp-remote restarted with alice’s store reuses her tokens without a new sign-in, and a host with 2025-11-25 tasks runs analyze_dataset as a task through it', async () => {
     await alice.bridge.close();
-    const restarted = bridge('alice', alice.configDir, alice.callbackPort);
+    // The v1 SDK's Client at 2025-11-25, declaring tasks at initialize as such a host does.
+    const host = new V1Client({ name: 'mcp-remote-host-alice-tasks', version: '1.0.0' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } } });
+    const restarted = bridge('alice', alice.configDir, alice.callbackPort, { client: host });
     // Settles with the URL if the bridge asks for a sign-in, or with undefined once it connected without one.
     expect(await restarted.authorizationUrl, restarted.stderr()).toBeUndefined();
     const client = await restarted.connected;
     expect(restarted.stderr()).not.toContain('Please authorize');
     expect((await storedTokens(alice.configDir))!.access_token).toBe(alice.tokens.access_token);
-    const status = await call(client, 'operation_status', { operationId: aliceOperationId });
-    expect(status.structuredContent).toMatchObject({ operationId: aliceOperationId, status: 'completed' });
+    expect(client.getServerVersion()?.name).toBe('async-mcp');
+
+    // "To create a task, requestors send a request with the task field included in the request params" (2025-11-25).
+    const kinds: string[] = [];
+    let result: ToolResult | undefined;
+    for await (const message of client.experimental.tasks.callToolStream({ name: 'analyze_dataset', arguments: { rows: 300, seed: 7, delaySeconds: 5 } }, undefined, { task: { ttl: 600_000 } })) {
+      kinds.push(message.type);
+      if (message.type === 'error') throw message.error;
+      if (message.type === 'result') result = message.result as ToolResult;
+    }
+    expect(kinds[0]).toBe('taskCreated');
+    expect(result?.structuredContent).toMatchObject({ count: 300, min: expectedStats(300, 7).min });
   });
 });

@@ -53,20 +53,27 @@ export interface McpRemoteOptions {
   callbackPort: number;
   /** Where the bridge keeps its client registrations and tokens (MCP_REMOTE_CONFIG_DIR). */
   configDir: string;
-  /** The MCP client's name in `initialize`. */
+  /** The MCP client's name in `initialize` (unless `client` is given). */
   clientName: string;
   /**
-   * The revision the host offers at `initialize`; the bridge passes the handshake through
-   * unchanged. @default '2025-06-18' (a host from before tasks, as most desktop hosts are)
+   * The revision the host offers at `initialize` (unless `client` is given); the bridge passes the
+   * handshake through unchanged. @default '2025-06-18' (a host from before tasks)
    */
   protocolVersion?: string;
   /** Flags after the standard ones, e.g. `['--protocol', 'auto']`. */
   extraArgs?: readonly string[];
 }
 
-export interface McpRemoteBridge {
+/** The host's side: any MCP client that connects over a transport and closes (the SDK's v1 or v2 `Client`). */
+export interface HostClient {
+  // `never`: method parameters are bivariant, so either SDK's Client fits with its own Transport type.
+  connect(transport: never, options?: { timeout?: number }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface McpRemoteBridge<C extends HostClient = Client> {
   /** Settles once `initialize` went through the bridge: after sign-in, or at once with stored tokens. */
-  readonly connected: Promise<Client>;
+  readonly connected: Promise<C>;
   /** The first authorization URL the bridge printed, or undefined if it connected (or exited) without one. */
   readonly authorizationUrl: Promise<URL | undefined>;
   /** Everything the bridge wrote to stderr so far. */
@@ -78,7 +85,7 @@ export interface McpRemoteBridge {
  * Spawns the bridge through `StdioClientTransport` and sends `initialize` at once: the bridge
  * signs in first and reads stdin afterwards, as it does under a host.
  */
-export function startMcpRemote(options: McpRemoteOptions): McpRemoteBridge {
+export function startMcpRemote<C extends HostClient = Client>(options: McpRemoteOptions & { client?: C }): McpRemoteBridge<C> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !DESKTOP_VARIABLES.includes(name)) env[name] = value;
   // xdg-open runs $BROWSER with the URL; `true` opens nothing and reports success, so no desktop browser starts.
@@ -96,8 +103,8 @@ export function startMcpRemote(options: McpRemoteOptions): McpRemoteBridge {
   });
 
   // The default negotiation is the plain initialize handshake: no server/discover probe, no second process.
-  const client = new Client({ name: options.clientName, version: '1.0.0' }, { supportedProtocolVersions: [options.protocolVersion ?? '2025-06-18'] });
-  const connected = client.connect(transport, { timeout: 60_000 }).then(() => client);
+  const client = options.client ?? (new Client({ name: options.clientName, version: '1.0.0' }, { supportedProtocolVersions: [options.protocolVersion ?? '2025-06-18'] }) as unknown as C);
+  const connected = client.connect(transport as never, { timeout: 60_000 }).then(() => client);
   connected.then(
     () => settleUrl(undefined),
     () => settleUrl(undefined),
