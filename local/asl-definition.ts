@@ -61,6 +61,16 @@ export function needsJsonataOrVariables(definition: unknown): boolean {
   return needed;
 }
 
+/**
+ * Whether a JSONPath definition reads the context object's `$$.State` (or the whole `$$`),
+ * whose Name, EnteredTime and RetryCount aws-local-stepfunctions cannot give: such a machine
+ * runs on asl-interpreter.ts.
+ */
+export function readsStateContext(definition: unknown): boolean {
+  // `\b` keeps `$$.StateMachine` out; a literal string that merely mentions `$$.State` runs correctly on either engine.
+  return /\$\$(?:\.State\b|(?![.\w]))/.test(JSON.stringify(definition));
+}
+
 /** Throws naming the state and field of the first problem. */
 export function checkDefinition(definition: unknown): void {
   const top = machineLanguage(definition);

@@ -2,13 +2,13 @@
  * Runs one state machine definition locally, calling worker handlers in-process wherever the
  * deployed machine would invoke a worker Lambda, and mocks for other Task resources (see
  * asl-tasks.ts). JSONPath definitions run on `aws-local-stepfunctions`; a definition that uses
- * JSONata or workflow variables anywhere, which that interpreter would silently run
- * differently, runs on the interpreter in asl-interpreter.ts instead.
+ * JSONata or workflow variables anywhere, or reads `$$.State`, which that interpreter would
+ * silently run differently, runs on the interpreter in asl-interpreter.ts instead.
  */
 import './promise-with-resolvers.ts';
 import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
 import type { RunOptions, StateMachineDefinition } from 'aws-local-stepfunctions';
-import { walkDefinition, needsJsonataOrVariables, type StateGraph } from './asl-definition.ts';
+import { walkDefinition, needsJsonataOrVariables, readsStateContext, type StateGraph } from './asl-definition.ts';
 import { AslMachine } from './asl-interpreter.ts';
 import { classifyTask, runTask, type TaskKind, type TaskMockHandler, type TaskMocks, type WorkerHandler } from './asl-tasks.ts';
 import type { LocalInterpreter, RunOutcome } from './local-interpreter.ts';
@@ -29,7 +29,15 @@ export interface LocalInterpreterOptions {
   taskMocks?: TaskMocks;
   /** The handler for a function a deployed definition names by ARN or name (see classifyTask). */
   resolveFunction?: (functionArnOrName: string) => WorkerHandler | undefined;
+  /**
+   * Which engine runs the machine: by default the one its definition needs (see the top of
+   * this file). Named only to run one JSONPath definition through both and compare.
+   */
+  engine?: LocalEngine;
 }
+
+/** The two engines: asl-interpreter.ts, or aws-local-stepfunctions (JSONPath only). */
+export type LocalEngine = 'asl-interpreter' | 'aws-local-stepfunctions';
 
 /**
  * ASL leaves Task states without a timeout, but aws-local-stepfunctions defaults to 60 s; this
@@ -53,7 +61,9 @@ export function createLocalInterpreter(machineName: string, definitionText: stri
   }
   try {
     const bind = taskBinder(options);
-    if (needsJsonataOrVariables(definition)) return createJsonataInterpreter(definition, bind, options);
+    const needed = needsJsonataOrVariables(definition) || readsStateContext(definition);
+    if (needed && options.engine === 'aws-local-stepfunctions') throw new Error('aws-local-stepfunctions cannot run JSONata, workflow variables or $$.State');
+    if (needed || options.engine === 'asl-interpreter') return createJsonataInterpreter(definition, bind, options);
     return createJsonPathInterpreter(definition, bind, options);
   } catch (error) {
     throw new Error(`state machine ${machineName}: ${(error as Error).message}`);
@@ -101,7 +111,7 @@ function mocksForRun(tasks: Map<string, BoundTask>, mocks: TaskMocks | undefined
   return handlers;
 }
 
-/** JSONata or variables anywhere: the whole machine runs on asl-interpreter.ts. */
+/** JSONata, variables or `$$.State` anywhere (or asked for): the whole machine runs on asl-interpreter.ts. */
 function createJsonataInterpreter(definition: unknown, bind: Binder, options: LocalInterpreterOptions): LocalInterpreter {
   const machine = new AslMachine(definition as StateGraph);
   const tasks = bind(definition);
@@ -176,14 +186,8 @@ function createJsonPathInterpreter(definition: StateMachineDefinition, bind: Bin
           context: {
             Execution: { Id: context.executionArn, Input: input as JsonValue, Name: context.executionName, RedriveCount: 0 },
             StateMachine: { Id: context.stateMachineArn, Name: context.stateMachineName },
-            // aws-local-stepfunctions has no `$$.State`; a state reads its entry time while its Parameters are built.
-            State: {
-              get EnteredTime() {
-                return new Date().toISOString();
-              },
-              // The interpreter does not say which attempt runs; each reads its own EnteredTime above.
-              RetryCount: 0,
-            } as unknown as JsonValue,
+            // No `$$.State`: aws-local-stepfunctions cannot say which state or attempt runs, so a
+            // definition that reads it runs on asl-interpreter.ts (see readsStateContext).
             Task: task,
           },
         });

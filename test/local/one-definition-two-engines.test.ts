@@ -1,0 +1,270 @@
+/**
+ * The local runtime has two ASL engines: aws-local-stepfunctions runs JSONPath machines, and
+ * asl-interpreter.ts runs anything with JSONata or workflow variables (and JSONPath too).
+ * Each JSONPath definition here runs through both, with the same worker handlers and the
+ * same mocks.json answers, and both must end the same way: the same output, or the same
+ * Error and Cause, with the same calls made to the Task resources.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseToolMocks } from '../../lambdas/tools/tool-mocks.ts';
+import type { LocalEngine } from '../../local/sfn-facade-interpreter.ts';
+import { createTaskMocks } from '../../local/sfn-facade-mocks.ts';
+import { runDefinition } from './jsonata-harness.ts';
+
+const ENGINES: readonly LocalEngine[] = ['aws-local-stepfunctions', 'asl-interpreter'];
+const GET_ITEM = 'arn:aws:states:::dynamodb:getItem';
+const PUT_ITEM = 'arn:aws:states:::dynamodb:putItem';
+
+interface Case {
+  definition: object;
+  input: unknown;
+  /** mocks.json's MockedResponses, by state name (each state's response is named after it). */
+  mocked?: Record<string, Record<string, unknown>>;
+}
+
+/** Runs `c` on one engine; the Task calls are recorded in the order the workers and mocks saw them. */
+async function runOn(engine: LocalEngine, c: Case) {
+  const calls: Array<{ task: string; input: unknown }> = [];
+  const mocksFile = {
+    StateMachines: { m: { TestCases: { Default: Object.fromEntries(Object.keys(c.mocked ?? {}).map((state) => [state, `${state}Response`])) } } },
+    MockedResponses: Object.fromEntries(Object.entries(c.mocked ?? {}).map(([state, responses]) => [`${state}Response`, responses])),
+  };
+  const { mocks, problems } = parseToolMocks(mocksFile, ['m']);
+  expect(problems).toEqual([]);
+  const facadeMocks = createTaskMocks(mocks!);
+  const { outcome, events } = await runDefinition(c.definition, c.input, {
+    engine,
+    taskMocks: {
+      handlerFor(state) {
+        const handler = facadeMocks.handlerFor(state);
+        return handler && (async (input) => (calls.push({ task: state, input }), handler(input)));
+      },
+    },
+    workers: {
+      double: async (event) => {
+        calls.push({ task: 'double', input: event });
+        return { doubled: 2 * (event as { value: number }).value };
+      },
+    },
+  });
+  const entered = events.flatMap((event) => (event.type === 'StateEntered' ? [event.state.name] : []));
+  return { outcome, calls, entered };
+}
+
+/** Runs `c` through both engines and expects them to agree; returns the common result. */
+async function agree(c: Case) {
+  const [library, ours] = await Promise.all(ENGINES.map((engine) => runOn(engine, c)));
+  expect(ours!.outcome, 'outcome').toEqual(library!.outcome);
+  // Map iterations and Parallel branches interleave differently; each engine keeps one order.
+  expect([...ours!.calls].sort(byJson), 'task calls').toEqual([...library!.calls].sort(byJson));
+  expect([...ours!.entered].sort(), 'states entered').toEqual([...library!.entered].sort());
+  return library!;
+}
+
+const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
+
+describe('one JSONPath definition, two engines', () => {
+  it('Pass and Choice with InputPath, Parameters, intrinsic functions, ResultSelector, ResultPath and OutputPath end alike', async () => {
+    const { outcome } = await agree({
+      input: { order: { id: 'o-7', items: [3, 1, 3, 2], note: '{"rush":true}' }, limit: 5 },
+      definition: {
+        StartAt: 'Shape',
+        States: {
+          Shape: {
+            Type: 'Pass',
+            InputPath: '$.order',
+            Parameters: {
+              'label.$': "States.Format('order {} has {} items', $.id, States.ArrayLength($.items))",
+              'unique.$': 'States.ArrayUnique($.items)',
+              'pairs.$': 'States.ArrayPartition($.items, 2)',
+              'hasThree.$': 'States.ArrayContains($.items, 3)',
+              'note.$': 'States.StringToJson($.note)',
+              'sum.$': 'States.MathAdd(States.ArrayGetItem($.items, 0), 4)',
+              'range.$': 'States.ArrayRange(1, 9, 4)',
+              'encoded.$': "States.Base64Encode('async-mcp')",
+              'hash.$': "States.Hash('async-mcp', 'SHA-256')",
+              'json.$': 'States.JsonToString($.items)',
+              'name.$': '$$.Execution.Name',
+              constant: 'kept',
+            },
+            ResultPath: '$.shaped',
+            Next: 'Route',
+          },
+          Route: {
+            Type: 'Choice',
+            Choices: [
+              {
+                And: [{ Variable: '$.shaped.hasThree', BooleanEquals: true }, { Not: { Variable: '$.shaped.sum', NumericGreaterThanPath: '$.limit' } }],
+                Next: 'Small',
+              },
+              { Or: [{ Variable: '$.shaped.label', StringMatches: 'order * has 4 items' }, { Variable: '$.missing', IsPresent: true }], Next: 'Large' },
+            ],
+            Default: 'Small',
+          },
+          Small: { Type: 'Pass', Result: 'small', ResultPath: '$.size', End: true },
+          Large: {
+            Type: 'Pass',
+            Parameters: { 'label.$': '$.shaped.label', 'unique.$': '$.shaped.unique', 'rest.$': '$.shaped' },
+            OutputPath: '$.rest',
+            End: true,
+          },
+        },
+      },
+    });
+    expect(outcome).toMatchObject({ status: 'SUCCEEDED', output: { label: 'order o-7 has 4 items', unique: [3, 1, 2], sum: 7, range: [1, 5, 9] } });
+  });
+
+  it('an inline Map over ItemsPath with ItemSelector and $$.Map.Item, beside a Parallel, ends alike', async () => {
+    const { outcome } = await agree({
+      input: { batch: 'b1', values: [1, 2, 3] },
+      definition: {
+        StartAt: 'Both',
+        States: {
+          Both: {
+            Type: 'Parallel',
+            Branches: [
+              {
+                StartAt: 'Each',
+                States: {
+                  Each: {
+                    Type: 'Map',
+                    ItemsPath: '$.values',
+                    MaxConcurrency: 2,
+                    ItemSelector: { 'value.$': '$$.Map.Item.Value', 'index.$': '$$.Map.Item.Index', 'batch.$': '$.batch' },
+                    ItemProcessor: {
+                      ProcessorConfig: { Mode: 'INLINE' },
+                      StartAt: 'Double',
+                      States: {
+                        Double: {
+                          Type: 'Task',
+                          Resource: 'arn:aws:states:::lambda:invoke',
+                          Parameters: { FunctionName: '${Worker_double}', 'Payload.$': '$' },
+                          ResultSelector: { 'doubled.$': '$.Payload.doubled' },
+                          ResultPath: '$.result',
+                          End: true,
+                        },
+                      },
+                    },
+                    End: true,
+                  },
+                },
+              },
+              { StartAt: 'Count', States: { Count: { Type: 'Pass', Parameters: { 'count.$': 'States.ArrayLength($.values)' }, End: true } } },
+            ],
+            ResultSelector: { 'items.$': '$[0]', 'count.$': '$[1].count' },
+            ResultPath: '$.summary',
+            End: true,
+          },
+        },
+      },
+    });
+    expect(outcome).toMatchObject({ status: 'SUCCEEDED', output: { summary: { count: 3, items: [{ index: 0, value: 1, result: { doubled: 2 } }, {}, {}] } } });
+  });
+
+  it('a mocked Task that fails, is retried, then caught by a Catch that keeps the error in ResultPath ends alike', async () => {
+    const { outcome, calls } = await agree({
+      input: { id: '42' },
+      mocked: {
+        Get: { '0': { Throw: { Error: 'DynamoDB.ProvisionedThroughputExceededException', Cause: 'slow down' } }, '1': { Return: { Item: { id: { S: '42' } } } } },
+        Put: { '0': { Throw: { Error: 'DynamoDB.ConditionalCheckFailedException', Cause: 'already there' } } },
+      },
+      definition: {
+        StartAt: 'Get',
+        States: {
+          Get: {
+            Type: 'Task',
+            Resource: GET_ITEM,
+            Parameters: { TableName: 'items', Key: { id: { 'S.$': '$.id' } } },
+            Retry: [{ ErrorEquals: ['DynamoDB.ProvisionedThroughputExceededException'], IntervalSeconds: 1, MaxAttempts: 1 }],
+            ResultSelector: { 'found.$': '$.Item.id.S' },
+            ResultPath: '$.get',
+            Next: 'Put',
+          },
+          Put: {
+            Type: 'Task',
+            Resource: PUT_ITEM,
+            Parameters: { TableName: 'items', Item: { 'id.$': '$.get.found' } },
+            Retry: [{ ErrorEquals: ['States.Timeout'], MaxAttempts: 3 }],
+            Catch: [
+              { ErrorEquals: ['DynamoDB.ResourceNotFoundException'], Next: 'Unreachable' },
+              { ErrorEquals: ['States.TaskFailed'], ResultPath: '$.putError', Next: 'Done' },
+            ],
+            End: true,
+          },
+          Unreachable: { Type: 'Fail', Error: 'Wrong.Catcher' },
+          Done: { Type: 'Succeed' },
+        },
+      },
+    });
+    expect(outcome).toEqual({
+      status: 'SUCCEEDED',
+      output: { id: '42', get: { found: '42' }, putError: { Error: 'DynamoDB.ConditionalCheckFailedException', Cause: 'already there' } },
+    });
+    expect(calls.map((call) => call.task)).toEqual(['Get', 'Get', 'Put']);
+  });
+
+  it('a task error no Retry or Catch matches, and a Fail state, fail the execution alike', async () => {
+    const failing = await agree({
+      input: {},
+      mocked: { Get: { '0': { Throw: { Error: 'Custom.Broken', Cause: 'the mock says no' } } } },
+      definition: {
+        StartAt: 'Get',
+        States: {
+          Get: { Type: 'Task', Resource: GET_ITEM, Parameters: { TableName: 't' }, Catch: [{ ErrorEquals: ['Other.Error'], Next: 'Never' }], End: true },
+          Never: { Type: 'Succeed' },
+        },
+      },
+    });
+    expect(failing.outcome).toEqual({ status: 'FAILED', error: 'Custom.Broken', cause: 'the mock says no' });
+
+    const refused = await agree({
+      input: { reason: 'no such dataset' },
+      definition: {
+        StartAt: 'Check',
+        States: {
+          Check: { Type: 'Choice', Choices: [{ Variable: '$.reason', IsPresent: true, Next: 'Refuse' }], Default: 'Fine' },
+          Refuse: { Type: 'Fail', Error: 'Mcp.ProtocolError', Cause: '{"code":-32602,"message":"no such dataset"}' },
+          Fine: { Type: 'Succeed' },
+        },
+      },
+    });
+    expect(refused.outcome).toEqual({ status: 'FAILED', error: 'Mcp.ProtocolError', cause: '{"code":-32602,"message":"no such dataset"}' });
+  });
+});
+
+describe('the engine a JSONPath definition runs on', () => {
+  it('a JSONPath state reads $$.State.Name and $$.State.RetryCount as Step Functions gives them: the state\'s name and its retry count', async () => {
+    // The context object's State is { EnteredTime, Name, RetryCount } (Step Functions developer guide, "Context object").
+    const calls: unknown[] = [];
+    let call = 0;
+    const { outcome } = await runDefinition(
+      {
+        StartAt: 'Get',
+        States: {
+          Get: {
+            Type: 'Task',
+            Resource: GET_ITEM,
+            Parameters: { TableName: 't', 'state.$': '$$.State.Name', 'attempt.$': '$$.State.RetryCount' },
+            Retry: [{ ErrorEquals: ['Busy'], IntervalSeconds: 1, MaxAttempts: 1 }],
+            End: true,
+          },
+        },
+      },
+      {},
+      {
+        taskMocks: {
+          handlerFor: () => async (input) => {
+            calls.push(input);
+            if (call++ === 0) throw Object.assign(new Error('try again'), { name: 'Busy' });
+            return { ok: true };
+          },
+        },
+      },
+    );
+    expect(outcome).toEqual({ status: 'SUCCEEDED', output: { ok: true } });
+    expect(calls).toEqual([
+      { TableName: 't', state: 'Get', attempt: 0 },
+      { TableName: 't', state: 'Get', attempt: 1 },
+    ]);
+  });
+});
