@@ -3,18 +3,22 @@
  * assembly as deployed instead, and `--as-deployed [-c key=value ...]` synthesizes one first
  * (see as-deployed/start-deployed-stack.ts).
  * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR, --workers DIR,
- * --oauth-issuer URL, --oauth-audience AUD, --oauth-scopes "a b" (an OAuth 2.1 resource server).
+ * --oauth-issuer URL, --oauth-audience AUD, --oauth-scopes "a b" (an OAuth 2.1 resource server),
+ * --events-webhook URL [--events-webhook-secret whsec_...] (operation events, signed, to a loopback URL).
  */
 import { parseArgs } from 'node:util';
 import { OAuthConfigError } from '../lambdas/auth/oauth-config.ts';
 import { handleToolsFromEnv, limitsFromEnv } from '../lambdas/handlers/environment.ts';
 import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { runDeployedFromCli } from './as-deployed/run-deployed-cli.ts';
+import { eventsWebhookFrom } from './events/events-webhook-options.ts';
+import { WebhookConfigError } from './events/webhook-delivery.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
 import { oauthOptionsFrom } from './oauth-options.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
                     [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
+                    [--events-webhook http://127.0.0.1:PORT/PATH [--events-webhook-secret whsec_...]]
        npm start -- --cdk-out DIR [--port N] [--host HOST] [--data DIR]
        npm start -- --as-deployed [-c key=value ...] [--port N] [--host HOST] [--data DIR]
 
@@ -34,6 +38,10 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
   --oauth-scopes "a b"  scopes every token must hold (default: $ASYNC_MCP_OAUTH_SCOPES; none)
   --oauth-dev           also start a development authorization server (any user name, no password) on
                         127.0.0.1, port + 1, and require its tokens (scope mcp:tools)
+  --events-webhook URL  POST each operation status event (docs/events.md) as JSON to this loopback URL
+                        (127.0.0.1, ::1 or localhost only), signed as Standard Webhooks specifies
+  --events-webhook-secret whsec_...  the signing secret (default: $ASYNC_MCP_EVENTS_WEBHOOK_SECRET, else a
+                        new one for each run, printed at startup)
 
 Environment: ASYNC_MCP_MAX_ACTIVE_OPERATIONS (active operations per principal, default 100),
 ASYNC_MCP_HANDLE_TOOLS=0 (no handle tools for clients without async support; on by default),
@@ -53,6 +61,8 @@ async function main(): Promise<void> {
         'oauth-audience': { type: 'string' },
         'oauth-scopes': { type: 'string' },
         'oauth-dev': { type: 'boolean' },
+        'events-webhook': { type: 'string' },
+        'events-webhook-secret': { type: 'string' },
         'cdk-out': { type: 'string' },
         'as-deployed': { type: 'boolean' },
         context: { type: 'string', short: 'c', multiple: true },
@@ -71,6 +81,10 @@ async function main(): Promise<void> {
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`--port must be a port number, got "${values.port}"\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if ((values['cdk-out'] !== undefined || values['as-deployed']) && values['events-webhook'] !== undefined) {
+    console.error(`--events-webhook works with the source stack only, not with --cdk-out or --as-deployed\n\n${USAGE}`);
     process.exit(2);
   }
   if (values['cdk-out'] !== undefined || values['as-deployed']) {
@@ -102,10 +116,12 @@ async function main(): Promise<void> {
   let limits;
   let handleTools;
   let oauth;
+  let webhook;
   try {
     limits = limitsFromEnv();
     handleTools = handleToolsFromEnv();
     oauth = oauthOptionsFrom(values, process.env);
+    webhook = eventsWebhookFrom(values, process.env);
   } catch (error) {
     console.error(`Cannot start: ${(error as Error).message}`);
     process.exit(2);
@@ -126,9 +142,10 @@ async function main(): Promise<void> {
       ...(values.host ? { host: values.host } : {}),
       ...(values.data ? { dataDir: values.data } : {}),
       ...(oauth ? { oauth } : {}),
+      ...(webhook ? { eventsWebhook: { url: webhook.url, secret: webhook.secret } } : {}),
     });
   } catch (error) {
-    if (error instanceof ToolFolderError || error instanceof OAuthConfigError) {
+    if (error instanceof ToolFolderError || error instanceof OAuthConfigError || error instanceof WebhookConfigError) {
       console.error(`Cannot start: ${error.message}`);
       process.exit(1);
     }
@@ -139,6 +156,11 @@ async function main(): Promise<void> {
   console.log(`Data: ${values.data ? `kept in ${values.data}` : 'in memory (use --data DIR to keep it)'}`);
   if (oauth) {
     console.log(`OAuth: bearer tokens from ${oauth.issuer}, audience ${oauth.audience ?? stack.url.href}${oauth.requiredScopes?.length ? `, scopes ${oauth.requiredScopes.join(' ')}` : ''}`);
+  }
+  if (webhook) {
+    // Shown once: a generated secret exists nowhere else.
+    const signing = webhook.generated ? `signed with ${webhook.secret} (new for this run)` : 'signed with the given secret';
+    console.log(`Events: each operation status change is POSTed to ${webhook.url.href}, ${signing} (Standard Webhooks)`);
   }
   console.log('Tools:');
   for (const tool of stack.catalog.tools) {
