@@ -4,8 +4,11 @@
  * a host does, the bridge meets the server's 401, discovers the development authorization
  * server, registers, and prints its authorization URL; headless Chromium (playwright-core)
  * opens it, signs the user in, allows access and lands on the bridge's loopback callback,
- * and the bridge exchanges the code and connects. Screenshots of the sign-in and consent pages
- * go to test-results/oauth-browser/ (prefixed mcp-remote-).
+ * and the bridge exchanges the code and connects. Three hosts stand behind it: one from before
+ * tasks (2025-06-18), which gets the handle tools; a 2025-11-25 one carried into the 2026-07-28
+ * era by `--protocol auto`, which gets them too; and a 2025-11-25 one that declares tasks and
+ * runs a task. Screenshots of the sign-in, consent and callback pages go to
+ * test-results/oauth-browser/ (prefixed mcp-remote-).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
