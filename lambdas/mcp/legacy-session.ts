@@ -10,6 +10,12 @@
  * MAY terminate the session at any time, after which it MUST respond to requests containing
  * that session ID with HTTP 404 Not Found", so an id that does not verify gets 404 and the
  * client initializes again.
+ *
+ * Every `initialize` gets a session, so that what a client did *not* declare is known too:
+ * 2025-11-25 `ClientCapabilities.tasks` is "Present if the client supports task-augmented
+ * requests", and a client of that revision without it is a host with no task support, which
+ * is served the handle tools. Ids minted before tasks were recorded (`s1`) read as declaring
+ * tasks, so their clients keep the listing they had.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { inputCapabilitiesOf } from '../operations/input-requests.ts';
@@ -18,19 +24,18 @@ import { verifyWithKeys, type ServerKey } from '../shared/server-key.ts';
 
 /** The header, lower case as `Headers` gives it. */
 export const SESSION_HEADER = 'mcp-session-id';
-const VERSION = 's1';
+const VERSION = 's2';
+/** Ids minted before tasks were recorded: they declared only input capabilities. */
+const INPUT_ONLY_VERSION = 's1';
 /** Capabilities larger than this (JSON) keep only their names, so the header stays small. */
 const MAX_CAPABILITIES_JSON = 1024;
 /** No id we mint is longer; a longer header names no session. */
 const MAX_SESSION_ID_LENGTH = 2048;
 
-/**
- * The session id for an `initialize` that declared `capabilities`: `undefined` when it
- * declared none of elicitation, sampling and roots (such clients get no session at all).
- */
-export async function mintSessionId(capabilities: unknown, ownerId: string, secretKey: () => Promise<Uint8Array>): Promise<string | undefined> {
-  const declared = inputCapabilitiesOf(isObject(capabilities) ? capabilities : {});
-  if (Object.keys(declared).length === 0) return undefined;
+/** The session id for an `initialize` that declared `capabilities`: what later requests need of them (input and tasks). */
+export async function mintSessionId(capabilities: unknown, ownerId: string, secretKey: () => Promise<Uint8Array>): Promise<string> {
+  const all = isObject(capabilities) ? capabilities : {};
+  const declared = { ...inputCapabilitiesOf(all), ...(isObject(all.tasks) ? { tasks: all.tasks } : {}) };
   // A random part keeps ids of equal capabilities apart ("globally unique").
   const payload = encodeBase64UrlJson({ c: bounded(declared), n: randomBytes(9).toString('base64url') });
   return `${VERSION}.${payload}.${await sign(payload, ownerId, secretKey)}`;
@@ -40,7 +45,7 @@ export async function mintSessionId(capabilities: unknown, ownerId: string, secr
 export async function readSessionId(id: string, ownerId: string, secretKey: ServerKey): Promise<Record<string, unknown> | undefined> {
   if (id.length > MAX_SESSION_ID_LENGTH) return undefined;
   const [version, payload, mac, ...rest] = id.split('.');
-  if (version !== VERSION || !payload || !mac || rest.length > 0) return undefined;
+  if ((version !== VERSION && version !== INPUT_ONLY_VERSION) || !payload || !mac || rest.length > 0) return undefined;
   const given = Buffer.from(mac);
   // Signed with the current key or, across a rotation, the previous one.
   const signedBy = (key: Uint8Array) => {
@@ -54,7 +59,8 @@ export async function readSessionId(id: string, ownerId: string, secretKey: Serv
     throw error;
   }
   const decoded = decodeBase64UrlJson(payload);
-  return decoded && isObject(decoded.c) ? decoded.c : undefined;
+  if (!decoded || !isObject(decoded.c)) return undefined;
+  return version === INPUT_ONLY_VERSION ? { tasks: {}, ...decoded.c } : decoded.c;
 }
 
 /** A request's session, checked: the request to serve (without the header) and the capabilities it carries, or the refusal. */
@@ -88,11 +94,10 @@ export function initializeCapabilities(body: unknown): Record<string, unknown> |
   return isObject(params.capabilities) ? params.capabilities : {};
 }
 
-/** `response` with the session id for what `capabilities` declared, when they declared any input capability. */
+/** `response` with the session id for what `capabilities` declared, when it succeeded. */
 export async function withSessionId(response: Response, capabilities: Record<string, unknown>, ownerId: string, secretKey: () => Promise<Uint8Array>): Promise<Response> {
   if (response.status !== 200) return response;
   const id = await mintSessionId(capabilities, ownerId, secretKey);
-  if (id === undefined) return response;
   const headers = new Headers(response.headers);
   headers.set(SESSION_HEADER, id);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });

@@ -73,7 +73,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     server.setRequestHandler('tools/list', TOOLS_LIST_SCHEMAS, async (params, ctx) => {
       const view = requestViewOf(era, ownerId, params as never, ctx);
       // A dialect the request declares wins over one its protocol revision merely implies.
-      const dialect = dialects.find((d) => d.claimsListing(view)) ?? dialects.find((d) => d.impliedBy?.(view));
+      const dialect = dialects.find((d) => d.claimsListing(view)) ?? dialects.find((d) => implies(d, view));
       if (!dialect && handleTools) {
         const { maxBlockingSeconds } = deps.operations.limits;
         return { tools: [...deps.catalog.tools.map((tool) => handleListing(tool, baseListing(tool), maxBlockingSeconds)), ...BUILT_IN_LISTINGS] } as never;
@@ -116,7 +116,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
       throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: name must be a non-empty string');
     }
     // Only a request that declares, or whose revision implies, no async dialect gets handles.
-    const handles = handleTools && !dialects.some((d) => d.claimsListing(view) || d.impliedBy?.(view));
+    const handles = handleTools && !dialects.some((d) => d.claimsListing(view) || implies(d, view));
     if (handles && BUILT_IN_TOOL_NAMES.includes(name)) return callBuiltInTool(name, params.arguments, view, deps, ctx, server);
     const tool = deps.catalog.get(name);
     if (!tool) throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Unknown tool: ${name}`);
@@ -140,6 +140,11 @@ export function createServerFactory(options: ServerFactoryOptions) {
     // A waited-on call: a STANDARD run can be cancelled by its typed request id while it runs,
     // and either way this call supersedes an older call's alias for the same id.
     return view.era === 'modern' ? modernSyncCall(tool, validation.value, view, ctx, deps) : legacySyncCall(tool, validation.value, view, ctx, deps, server);
+  }
+
+  /** Whether `view`'s revision implies `dialect`, unless its client declined it and handle tools can serve it. */
+  function implies(dialect: AsyncDialect, view: RequestView): boolean {
+    return dialect.impliedBy?.(view) === true && !(handleTools && dialect.declinedBy?.(view) === true);
   }
 
   /** Declared dialects word the refusal first, then implied ones, then the rest. */

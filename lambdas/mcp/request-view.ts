@@ -27,6 +27,8 @@ export interface RequestView {
    * `initialize` (carried by its session id); the request's own win.
    */
   clientCapabilities: Record<string, unknown>;
+  /** Legacy era: what the client declared at `initialize`, read from its session id; absent without one. */
+  initializeCapabilities?: Record<string, unknown>;
   /** The JSON-RPC id as text, for logs only: 7 and "7" read the same here. */
   requestId: string;
   /** The JSON-RPC id with its type (`n:7`, `s:7`): what request aliases are keyed by. */
@@ -52,6 +54,7 @@ export function requestViewOf(
     era,
     ...(typeof version === 'string' ? { protocolVersion: version } : {}),
     clientCapabilities: { ...session, ...(isObject(capabilities) ? capabilities : {}) },
+    ...(session ? { initializeCapabilities: session } : {}),
     requestId: String(ctx.mcpReq.id),
     requestKey: requestKeyOf(ctx.mcpReq.id) ?? `s:${String(ctx.mcpReq.id)}`,
     ownerId,

@@ -167,7 +167,7 @@ describe('clients that speak an async dialect', () => {
 
 describe('the v1 SDK Client', () => {
   /** The v1 Client offers 2025-11-25; this one offers 2025-06-18, like a client released before tasks. */
-  async function v1Client(revision?: string): Promise<Client> {
+  async function v1Client(revision?: string, capabilities?: Record<string, unknown>): Promise<Client> {
     const rewrite: typeof fetch = async (url, init) => {
       if (revision && typeof init?.body === 'string' && init.body.includes('"initialize"')) {
         const message = JSON.parse(init.body);
@@ -176,7 +176,7 @@ describe('the v1 SDK Client', () => {
       }
       return fetch(url, init);
     };
-    const client = new Client({ name: 'e2e-handles-v1', version: '1.0.0' });
+    const client = new Client({ name: 'e2e-handles-v1', version: '1.0.0' }, capabilities ? { capabilities } : {});
     await client.connect(new StreamableHTTPClientTransport(server.url, { fetch: rewrite }));
     return client;
   }
@@ -218,8 +218,27 @@ describe('the v1 SDK Client', () => {
     }
   });
 
-  it('on 2025-11-25, where tasks are implied, sees no built-in tool', async () => {
+  it('on 2025-11-25 without the tasks capability ("Present if the client supports task-augmented requests"): the handle tools, and a result through them', async () => {
     const client = await v1Client();
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining([...BUILT_INS, 'analyze_dataset']));
+      const started = await client.callTool({ name: 'analyze_dataset', arguments: { rows: 50, seed: 4, delaySeconds: 20 } });
+      const { operationId } = started.structuredContent as { operationId: string };
+      await vi.waitFor(
+        async () => {
+          const r = await client.callTool({ name: 'operation_result', arguments: { operationId, waitSeconds: 1 } });
+          expect((r.structuredContent as Record<string, unknown>).count).toBe(50);
+        },
+        { timeout: 30_000 },
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('on 2025-11-25 declaring the tasks capability, sees no built-in tool', async () => {
+    const client = await v1Client(undefined, { tasks: { list: {}, cancel: {} } });
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain('analyze_dataset');

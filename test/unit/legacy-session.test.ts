@@ -2,6 +2,7 @@
  * Initialize-era session ids that carry the client's declared capabilities, signed and
  * bound to the principal, so any instance reads them back and nothing is stored.
  */
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkSession, initializeCapabilities, mintSessionId, readSessionId, withSessionId } from '../../lambdas/mcp/legacy-session.ts';
 import { TEST_SECRET_KEY } from '../support/core-harness.ts';
@@ -13,16 +14,23 @@ function post(headers: Record<string, string>, body: unknown = { jsonrpc: '2.0',
 }
 
 describe('session ids', () => {
-  it('carry exactly the input capabilities declared, readable by any instance with the same secret', async () => {
-    const id = await mintSessionId({ elicitation: { form: {} }, sampling: {}, roots: { listChanged: true }, experimental: { x: {} } }, 'owner', TEST_SECRET_KEY);
+  it('carry exactly the input capabilities and tasks declared, readable by any instance with the same secret', async () => {
+    const declared = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true }, tasks: { list: {}, cancel: {} }, experimental: { x: {} } };
+    const id = await mintSessionId(declared, 'owner', TEST_SECRET_KEY);
     expect(id).toMatch(/^[\x21-\x7e]+$/);
-    expect(await readSessionId(id!, 'owner', TEST_SECRET_KEY)).toEqual({ elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } });
+    expect(await readSessionId(id, 'owner', TEST_SECRET_KEY)).toEqual({ elicitation: { form: {} }, sampling: {}, roots: { listChanged: true }, tasks: { list: {}, cancel: {} } });
   });
 
-  it('are minted only for clients that declare elicitation, sampling or roots', async () => {
-    expect(await mintSessionId({}, 'owner', TEST_SECRET_KEY)).toBeUndefined();
-    expect(await mintSessionId({ experimental: {} }, 'owner', TEST_SECRET_KEY)).toBeUndefined();
-    expect(await mintSessionId(undefined, 'owner', TEST_SECRET_KEY)).toBeUndefined();
+  it('are minted for every client, so that a capability it did not declare (tasks) is known as undeclared', async () => {
+    for (const declared of [{}, { experimental: {} }, undefined]) {
+      expect(await readSessionId(await mintSessionId(declared, 'owner', TEST_SECRET_KEY), 'owner', TEST_SECRET_KEY)).toEqual({});
+    }
+  });
+
+  it('minted before tasks were recorded (s1) still verify, and read as declaring tasks, so their clients keep their listing', async () => {
+    const payload = Buffer.from(JSON.stringify({ c: { sampling: {} }, n: 'x' })).toString('base64url');
+    const mac = createHmac('sha256', await TEST_SECRET_KEY()).update(`async-mcp session\nowner\n${payload}`).digest('base64url');
+    expect(await readSessionId(`s1.${payload}.${mac}`, 'owner', TEST_SECRET_KEY)).toEqual({ tasks: {}, sampling: {} });
   });
 
   it('differ for equal capabilities ("globally unique")', async () => {
@@ -78,12 +86,13 @@ describe('checking a request\'s session', () => {
     expect(initializeCapabilities({ jsonrpc: '2.0', method: 'initialize' })).toBeUndefined();
   });
 
-  it('the initialize answer carries the id only when it succeeded and declared an input capability', async () => {
+  it('the initialize answer carries the id only when it succeeded, so that undeclared capabilities are known too', async () => {
     const ok = new Response('x', { status: 200, headers: { 'content-type': 'text/event-stream' } });
     const withId = await withSessionId(ok, { roots: {} }, 'owner', TEST_SECRET_KEY);
     expect(await readSessionId(withId.headers.get('mcp-session-id')!, 'owner', TEST_SECRET_KEY)).toEqual({ roots: {} });
     expect(withId.headers.get('content-type')).toBe('text/event-stream');
-    expect((await withSessionId(new Response('x'), {}, 'owner', TEST_SECRET_KEY)).headers.get('mcp-session-id')).toBeNull();
+    const declaredNothing = (await withSessionId(new Response('x'), {}, 'owner', TEST_SECRET_KEY)).headers.get('mcp-session-id');
+    expect(await readSessionId(declaredNothing!, 'owner', TEST_SECRET_KEY)).toEqual({});
     expect((await withSessionId(new Response('x', { status: 400 }), { roots: {} }, 'owner', TEST_SECRET_KEY)).headers.get('mcp-session-id')).toBeNull();
   });
 });

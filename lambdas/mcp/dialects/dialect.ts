@@ -56,6 +56,11 @@ export interface AsyncDialect {
    * declaration. Consulted only when no dialect claims the request outright.
    */
   impliedBy?(view: RequestView): boolean;
+  /**
+   * Whether what the client declared shows it does not support this dialect, though its
+   * revision implies it. With handle tools on, such a client is served those instead.
+   */
+  declinedBy?(view: RequestView): boolean;
   /** The tool as this dialect lists it; `undefined` hides it. */
   listTool(tool: ToolSpec, base: ToolListing): ToolListing | undefined;
   /** Whether this `tools/call` of `tool` belongs to this dialect. */

@@ -138,6 +138,15 @@ export const tasks20251125Dialect: AsyncDialect = {
 
   impliedBy: speaksRevision,
 
+  /**
+   * A client of this revision whose session shows it declared no `tasks` at initialize
+   * ("Present if the client supports task-augmented requests") is a host with no task
+   * support: with handle tools on, it is served those. Its task-augmented calls stay ours.
+   */
+  declinedBy(view: RequestView): boolean {
+    return view.initializeCapabilities !== undefined && !isObject(view.initializeCapabilities.tasks);
+  },
+
   /** "tools declare support for tasks via execution.taskSupport" */
   listTool(tool: ToolSpec, base: ToolListing): ToolListing {
     return { ...base, execution: { taskSupport: taskSupportOf(tool) } };
