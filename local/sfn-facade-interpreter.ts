@@ -61,7 +61,11 @@ export function createLocalInterpreter(machineName: string, definitionText: stri
   }
   try {
     const bind = taskBinder(options);
-    const needed = needsJsonataOrVariables(definition) || readsStateContext(definition);
+    const jsonPath = !needsJsonataOrVariables(definition);
+    // aws-local-stepfunctions checks a JSONPath definition as CreateStateMachine does, whichever
+    // engine runs it. Default validation: its ARN check accepts `${...}` substitutions, which `checkArn: false` rejects.
+    if (jsonPath) new StateMachine(definition);
+    const needed = !jsonPath || readsStateContext(definition);
     if (needed && options.engine === 'aws-local-stepfunctions') throw new Error('aws-local-stepfunctions cannot run JSONata, workflow variables or $$.State');
     if (needed || options.engine === 'asl-interpreter') return createJsonataInterpreter(definition, bind, options);
     return createJsonPathInterpreter(definition, bind, options);
@@ -138,9 +142,7 @@ function createJsonataInterpreter(definition: unknown, bind: Binder, options: Lo
 }
 
 function createJsonPathInterpreter(definition: StateMachineDefinition, bind: Binder, options: LocalInterpreterOptions): LocalInterpreter {
-  // Default validation: the ARN check accepts `${...}` substitutions, which `checkArn: false` rejects.
-  new StateMachine(definition);
-  // What runs is a copy with local bindings and defaults, already validated as written.
+  // What runs is a copy with local bindings and defaults, validated as written by createLocalInterpreter.
   const local = structuredClone(definition);
   const waits = new WaitScaler(options.waitTimeScale);
   const tasks = bind(local, (name, state) => waits.add(name, state));

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parseToolMocks } from '../../lambdas/tools/tool-mocks.ts';
 import type { LocalEngine } from '../../local/sfn-facade-interpreter.ts';
 import { createTaskMocks } from '../../local/sfn-facade-mocks.ts';
-import { runDefinition } from './jsonata-harness.ts';
+import { interpreterFor, runDefinition } from './jsonata-harness.ts';
 
 const ENGINES: readonly LocalEngine[] = ['aws-local-stepfunctions', 'asl-interpreter'];
 const GET_ITEM = 'arn:aws:states:::dynamodb:getItem';
@@ -37,7 +37,11 @@ async function runOn(engine: LocalEngine, c: Case) {
     taskMocks: {
       handlerFor(state) {
         const handler = facadeMocks.handlerFor(state);
-        return handler && (async (input) => (calls.push({ task: state, input }), handler(input)));
+        if (!handler) return undefined;
+        return async (input) => {
+          calls.push({ task: state, input });
+          return handler(input);
+        };
       },
     },
     workers: {
@@ -266,5 +270,10 @@ describe('the engine a JSONPath definition runs on', () => {
       { TableName: 't', state: 'Get', attempt: 0 },
       { TableName: 't', state: 'Get', attempt: 1 },
     ]);
+  });
+
+  it('a JSONPath definition that runs on the ASL interpreter is still checked as CreateStateMachine checks it: a Next naming no state refuses to load', () => {
+    const definition = { StartAt: 'A', States: { A: { Type: 'Pass', Parameters: { 'name.$': '$$.State.Name' }, Next: 'Nowhere' } } };
+    expect(() => interpreterFor(definition)).toThrow(/state machine m: .*Nowhere/s);
   });
 });
