@@ -110,6 +110,14 @@ export class StoredLoginProvider implements OAuthClientProvider {
       this.verifier = '';
       return;
     }
+    if (scope === 'tokens') {
+      // Another async-mcp process may have refreshed (and so rotated) the tokens since this one read them: use theirs.
+      const current = await this.store.get(this.serverUrl);
+      if (current?.tokens && current.tokens.refresh_token !== this.login?.tokens?.refresh_token) {
+        this.login = current;
+        return;
+      }
+    }
     await this.change(({ client, tokens, tokensSavedAt, discovery, ...rest }) => ({
       ...rest,
       ...(scope === 'all' || scope === 'client' || !client ? {} : { client }),

@@ -20,7 +20,13 @@ let url: string;
 let stateDir: string;
 let store: FileLoginStore;
 /** What the endpoints accept now, and what they saw. */
-const state = { access: 'access-0', refresh: 'refresh-0', issued: 0, refreshes: 0, refusedRequests: 0 };
+const state: { access: string; refresh: string; issued: number; refreshes: number; refusedRequests: number; onRefusedRefresh?: () => Promise<void> } = {
+  access: 'access-0',
+  refresh: 'refresh-0',
+  issued: 0,
+  refreshes: 0,
+  refusedRequests: 0,
+};
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
@@ -31,6 +37,7 @@ beforeAll(async () => {
       const form = new URLSearchParams(body);
       state.refreshes++;
       if (form.get('grant_type') !== 'refresh_token' || form.get('refresh_token') !== state.refresh || form.get('client_id') !== 'cli-1') {
+        await state.onRefusedRefresh?.();
         return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_grant' }));
       }
       state.issued++;
@@ -62,7 +69,7 @@ afterAll(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 beforeEach(() => {
-  Object.assign(state, { access: 'access-0', refresh: 'refresh-0', issued: 0, refreshes: 0, refusedRequests: 0 });
+  Object.assign(state, { access: 'access-0', refresh: 'refresh-0', issued: 0, refreshes: 0, refusedRequests: 0, onRefusedRefresh: undefined });
 });
 
 function keptLogin(overrides: Partial<StoredLogin> = {}): StoredLogin {
@@ -125,6 +132,20 @@ describe('a kept login renews itself', () => {
     expect(failure).toBeInstanceOf(LoginRequiredError);
     expect((failure as Error).message).toBe(`The login for ${url} has expired and could not be renewed: run async-mcp login ${url}`);
     expect((await store.get(url))?.tokens).toBeUndefined();
+  });
+
+  it('a refresh that lost the race to another process, which rotated the refresh token, goes on with the tokens that process kept', async () => {
+    const expired = Date.now() - 3_700_000;
+    await store.put(keptLogin({ tokensSavedAt: expired }));
+    // The other process refreshed first: the server now knows only its refresh token, and the file holds it.
+    Object.assign(state, { access: 'access-5', refresh: 'refresh-5', issued: 5 });
+    state.onRefusedRefresh = async () => {
+      state.onRefusedRefresh = undefined;
+      await store.put(keptLogin({ tokensSavedAt: expired, tokens: { access_token: 'access-5', refresh_token: 'refresh-5', token_type: 'Bearer', expires_in: 3600 } as StoredLogin['tokens'] }));
+    };
+    const response = await send(loginFetch(store, base));
+    expect(response.status).toBe(200);
+    expect((await store.get(url))?.tokens).toMatchObject({ access_token: 'access-6', refresh_token: 'refresh-6' });
   });
 
   it('without a kept login, a 401 is LoginRequiredError, and any other answer passes through', async () => {
