@@ -7,7 +7,7 @@
  *
  *   npm run bench                       everything, the soak included (minutes)
  *   npm run bench -- --no-soak          everything but the soak (also BENCH_SOAK=0)
- *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, cost, cadence, bundle, startup, soak
+ *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, cost, cadence, listen, bundle, startup, soak
  *
  * BENCH_SECONDS (3) and BENCH_AB_ROUNDS (2) size the side-by-side segments; BENCH_ROUNDS (200)
  * the hot-path samples; BENCH_IMPORT_RUNS (9) the cold imports.
@@ -25,7 +25,7 @@ import { printReconcileCadence } from './reconcile-cadence.ts';
 import { printStartupTime } from './startup-time.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
-const SECTIONS = ['polls', 'hot-paths', 'calls', 'cost', 'cadence', 'bundle', 'startup', 'soak'] as const;
+const SECTIONS = ['polls', 'hot-paths', 'calls', 'cost', 'cadence', 'listen', 'bundle', 'startup', 'soak'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function summarize(name: string, samples: number[]): void {
@@ -168,6 +168,7 @@ if (sections.has('cadence')) {
   printReconcileCadence();
   console.log();
 }
+if (sections.has('listen')) await (await import('./listener-cost.ts')).printListenerCost();
 if (sections.has('bundle')) {
   await lambdaBundles();
   console.log();
