@@ -234,6 +234,27 @@ describe('one JSONPath definition, two engines', () => {
     });
     expect(refused.outcome).toEqual({ status: 'FAILED', error: 'Mcp.ProtocolError', cause: '{"code":-32602,"message":"no such dataset"}' });
   });
+
+  it('a Wait of SecondsPath, a Task naming its worker directly and a Choice that falls to its Default end alike', async () => {
+    const { outcome } = await agree({
+      input: { value: 4, pause: 0 },
+      definition: {
+        StartAt: 'Pause',
+        States: {
+          Pause: { Type: 'Wait', SecondsPath: '$.pause', Next: 'Double' },
+          Double: { Type: 'Task', Resource: '${Worker_double}', InputPath: '$', ResultPath: '$.out', TimeoutSeconds: 30, Next: 'Check' },
+          Check: {
+            Type: 'Choice',
+            Choices: [{ Variable: '$.out.doubled', NumericLessThan: 5, Next: 'Low' }],
+            Default: 'High',
+          },
+          Low: { Type: 'Fail', Error: 'Too.Low' },
+          High: { Type: 'Pass', Parameters: { 'doubled.$': '$.out.doubled', 'text.$': "States.Format('{} doubled is {}', $.value, $.out.doubled)" }, End: true },
+        },
+      },
+    });
+    expect(outcome).toEqual({ status: 'SUCCEEDED', output: { doubled: 8, text: '4 doubled is 8' } });
+  });
 });
 
 describe('the engine a JSONPath definition runs on', () => {
