@@ -5,8 +5,8 @@
  * server, registers, and prints its authorization URL; headless Chromium (playwright-core)
  * opens it, signs the user in, allows access and lands on the bridge's loopback callback,
  * and the bridge exchanges the code and connects. Three hosts stand behind it: one from before
- * tasks (2025-06-18), which gets the handle tools; a 2025-11-25 one carried into the 2026-07-28
- * era by `--protocol auto`, which gets them too; and a 2025-11-25 one that declares tasks and
+ * tasks (2025-06-18), which gets the handle tools; a 2025-11-25 one that declares no tasks,
+ * which gets them too; and a 2025-11-25 one that declares tasks and
  * runs a task. Screenshots of the sign-in, consent and callback pages go to
  * test-results/oauth-browser/ (prefixed mcp-remote-).
  */
@@ -146,9 +146,9 @@ describe.skipIf(!hasChromium)(`signing in through mcp-remote with Chromium${hasC
     expect(result.structuredContent).toMatchObject({ count: 2000, min: expectedStats(2000, 11).min, max: expectedStats(2000, 11).max });
   });
 
-  it('bob, on a 2025-11-25 host behind mcp-remote --protocol auto, signs in, gets analyze_dataset’s result within its bound, and cannot see or fetch alice’s operation', async () => {
-    // The bridge finds the 2026-07-28 server with server/discover and carries the host's requests into that era.
-    const bob = await signIn('bob', { protocolVersion: '2025-11-25', extraArgs: ['--protocol', 'auto'] });
+  it('bob, on a 2025-11-25 host that declares no tasks, behind mcp-remote as configured by default, signs in, sees the handle tools, gets analyze_dataset’s result within its bound, and cannot see or fetch alice’s operation', async () => {
+    // The bridge relays the host's initialize; its session id records that no tasks were declared.
+    const bob = await signIn('bob', { protocolVersion: '2025-11-25' });
     expect(bob.client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
     expect((await bob.client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['analyze_dataset', ...HANDLE_TOOLS]));
     const quick = await call(bob.client, 'analyze_dataset', { rows: 50, seed: 5 });
