@@ -70,7 +70,7 @@ describe('the event detail', () => {
       updatedAt: '2026-01-01T00:01:00.000Z',
       completedAt: '2026-01-01T00:01:00.000Z',
       isError: false,
-      resultBytes: Buffer.byteLength(JSON.stringify(record.outcome!.kind === 'call-tool-result' && record.outcome.result)),
+      resultBytes: Buffer.byteLength(JSON.stringify(record.outcome?.kind === 'call-tool-result' && record.outcome.result)),
     });
     // The very owner id of the record's partition key, and not the principal.
     expect(operationPk(record)).toBe(`OP#${detail.ownerId}#task-1`);
