@@ -101,27 +101,38 @@ function positionals(command: string, values: string[], names: string[]): string
   return values;
 }
 
+/** The one operand of a command that takes exactly one. */
+function operand(command: string, values: string[], name: string): string {
+  const [value] = positionals(command, values, [name]);
+  if (value === undefined) throw new UsageError(`${command} takes <${name}>`);
+  return value;
+}
+
+function parseOptions(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      args: { type: 'string' },
+      arg: { type: 'string', short: 'a', multiple: true },
+      detach: { type: 'boolean' },
+      dialect: { type: 'string' },
+      timeout: { type: 'string' },
+      json: { type: 'boolean' },
+      token: { type: 'string' },
+      sigv4: { type: 'boolean' },
+      region: { type: 'string' },
+      'no-browser': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
 export function parseCli(argv: string[]): ParsedCli {
-  let parsed;
+  let parsed: ReturnType<typeof parseOptions>;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        args: { type: 'string' },
-        arg: { type: 'string', short: 'a', multiple: true },
-        detach: { type: 'boolean' },
-        dialect: { type: 'string' },
-        timeout: { type: 'string' },
-        json: { type: 'boolean' },
-        token: { type: 'string' },
-        sigv4: { type: 'boolean' },
-        region: { type: 'string' },
-        'no-browser': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseOptions(argv);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -163,22 +174,22 @@ export function parseCli(argv: string[]): ParsedCli {
       };
     }
     case 'join':
-      return { ...common, command: { name, id: positionals(name, operands, ['id'])[0]!, ...timeout } };
+      return { ...common, command: { name, id: operand(name, operands, 'id'), ...timeout } };
     case 'status':
     case 'cancel':
-      return { ...common, command: { name, id: positionals(name, operands, ['id'])[0]! } };
+      return { ...common, command: { name, id: operand(name, operands, 'id') } };
     case 'list':
       positionals(name, operands, []);
       return { ...common, command: { name } };
     case 'tools':
-      return { ...common, command: { name, url: checkUrl(positionals(name, operands, ['url'])[0]!) } };
+      return { ...common, command: { name, url: checkUrl(operand(name, operands, 'url')) } };
     case 'login':
       return {
         ...common,
-        command: { name, url: checkUrl(positionals(name, operands, ['url'])[0]!), openBrowser: !(values['no-browser'] ?? false), ...timeout },
+        command: { name, url: checkUrl(operand(name, operands, 'url')), openBrowser: !(values['no-browser'] ?? false), ...timeout },
       };
     case 'logout':
-      return { ...common, command: { name, url: checkUrl(positionals(name, operands, ['url'])[0]!) } };
+      return { ...common, command: { name, url: checkUrl(operand(name, operands, 'url')) } };
     default:
       throw new UsageError(`Unknown command: ${name}`);
   }

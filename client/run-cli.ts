@@ -197,13 +197,19 @@ function printJson(value: unknown, context: Context): void {
 }
 
 function printStatus(current: CallStatus, context: Context): void {
-  if (context.cli.json) return printJson(current, context);
+  if (context.cli.json) {
+    printJson(current, context);
+    return;
+  }
   const detail = [current.statusMessage, current.error].filter(Boolean).join(' — ');
   context.io.stdout.write(`${current.id}  ${current.state}${detail ? `  ${detail}` : ''}\n`);
 }
 
 function printResult(result: CallToolResult, context: Context): void {
-  if (context.cli.json) return printJson(result, context);
+  if (context.cli.json) {
+    printJson(result, context);
+    return;
+  }
   const texts = result.content.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []));
   const body = texts.length > 0 ? texts.join('\n') : JSON.stringify(result.structuredContent ?? result.content, null, 2);
   context.io.stdout.write(`${body}\n`);

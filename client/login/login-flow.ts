@@ -39,6 +39,9 @@ export async function login(url: string, options: LoginOptions): Promise<LoginOu
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY_VERSION },
     body: JSON.stringify({ jsonrpc: '2.0', id: 'async-mcp-login', method: 'ping' }),
+  }).catch((error: unknown) => {
+    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    throw new Error(`Could not reach ${url}: ${cause}`, { cause: error });
   });
   await probe.body?.cancel();
   if (probe.status !== 401) return { loggedIn: false, url, httpStatus: probe.status };
