@@ -21,6 +21,7 @@ import { LambdaFunctionError, startLocalFunction, type LocalFunction } from '../
 import { serveFunctionUrl } from '../lambda/function-url-server.ts';
 import { startLocalResults } from '../local-results.ts';
 import { startLocalSecretsManager } from '../secretsmanager/local-secrets-manager.ts';
+import { startPutEventsEndpoint, type EventBridgeEvent } from '../events/put-events-endpoint.ts';
 import { TaskError } from '../sfn-facade-errors.ts';
 import { startSfnFacade, type TaskAuthorization } from '../sfn-facade.ts';
 import { createDeadLetterQueue, type DeadLetterQueue } from './dead-letter-queue.ts';
@@ -48,6 +49,8 @@ export interface DeployedStackOptions {
   ttl?: Pick<TtlSweeperOptions, 'lagSeconds' | 'intervalMs'>;
   /** Where prefixed function log lines go. @default stdout */
   log?: (line: string) => void;
+  /** Each event a function put on the default bus (PutEvents through its IAM gateway). */
+  onEvent?: (event: EventBridgeEvent) => void;
 }
 
 export interface DeployedLocalStack {
@@ -60,7 +63,7 @@ export interface DeployedLocalStack {
   /** The facade's own endpoint (no IAM), for inspecting executions. */
   sfnEndpoint: string;
   /** The IAM-enforcing endpoints the functions are given. */
-  gateways: { dynamodb: string; states: string; s3: string; secretsmanager: string };
+  gateways: { dynamodb: string; states: string; s3: string; secretsmanager: string; events: string };
   /** The running functions, by logical id. */
   functions: Map<string, LocalFunction>;
   deadLetterQueues: DeadLetterQueue[];
@@ -108,6 +111,9 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       ...(data ? { dataDir: data } : {}),
     });
     closers.push(() => secrets.close());
+    // The operation events status sync puts (the default bus; a bus of the template's own is not run).
+    const events = await startPutEventsEndpoint({ ...scope, host, onEvent: (event) => options.onEvent?.(event) });
+    closers.push(() => events.close());
 
     const functions = new Map<string, LocalFunction>();
     const functionFor = (arnOrName: string): { fn: DeployedFunction; local: LocalFunction } => {
@@ -161,7 +167,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
     });
     closers.push(() => facade.close());
 
-    const gateway = async (service: 'dynamodb' | 'states' | 's3' | 'secretsmanager', upstream: string) => {
+    const gateway = async (service: 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events', upstream: string) => {
       const started = await startIamGateway({
         service,
         upstream,
@@ -181,6 +187,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       states: await gateway('states', facade.endpoint),
       s3: await gateway('s3', results.endpoint),
       secretsmanager: await gateway('secretsmanager', secrets.endpoint),
+      events: await gateway('events', events.endpoint),
     };
 
     for (const fn of model.functions) {
@@ -198,6 +205,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
           AWS_ENDPOINT_URL_SFN: gateways.states,
           AWS_ENDPOINT_URL_S3: gateways.s3,
           AWS_ENDPOINT_URL_SECRETS_MANAGER: gateways.secretsmanager,
+          AWS_ENDPOINT_URL_EVENTBRIDGE: gateways.events,
         },
         onLog: logs.sink(fn.logicalId),
       });
