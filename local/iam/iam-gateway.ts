@@ -42,6 +42,7 @@ const JSON_CONTENT_TYPE: Record<Exclude<GatewayService, 's3'>, string> = {
   dynamodb: 'application/x-amz-json-1.0',
   states: 'application/x-amz-json-1.0',
   secretsmanager: 'application/x-amz-json-1.1',
+  events: 'application/x-amz-json-1.1',
 };
 
 /** Starts the gateway on a loopback port. */

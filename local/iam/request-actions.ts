@@ -32,7 +32,7 @@ export interface ActionScope {
   stateMachineOfTaskToken?: (taskToken: string) => string | undefined;
 }
 
-export type GatewayService = 'dynamodb' | 'states' | 's3' | 'secretsmanager';
+export type GatewayService = 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events';
 
 /** The actions of a request to `service`. Throws for a request that names no operation. */
 export function requestActions(service: GatewayService, request: ServiceRequest, scope: ActionScope): RequestAction[] {
@@ -43,6 +43,8 @@ export function requestActions(service: GatewayService, request: ServiceRequest,
       return stepFunctionsActions(operationOf(request, 'AWSStepFunctions.'), asObject(request.body), scope);
     case 'secretsmanager':
       return secretsManagerActions(operationOf(request, 'secretsmanager.'), asObject(request.body), scope);
+    case 'events':
+      return eventBridgeActions(operationOf(request, 'AWSEvents.'), asObject(request.body), scope);
     case 's3':
       return s3Actions(request);
   }
@@ -157,6 +159,22 @@ export function secretsManagerActions(operation: string, body: Record<string, un
     return [{ action, resource: operation === 'CreateSecret' ? secretArnFor(stringField(body, 'Name'), scope) : '*' }];
   }
   return [{ action, resource: secretArnFor(stringField(body, 'SecretId'), scope) }];
+}
+
+/** EventBridge: PutEvents on each bus its entries name (the default bus when none), as AWS authorizes it. */
+export function eventBridgeActions(operation: string, body: Record<string, unknown>, scope: ActionScope): RequestAction[] {
+  const action = `events:${operation}`;
+  if (operation !== 'PutEvents') return [{ action, resource: '*' }];
+  const entries = Array.isArray(body.Entries) ? (body.Entries as unknown[]) : [];
+  const buses = new Set(
+    entries.map((entry) => {
+      const name = (entry as { EventBusName?: unknown } | null)?.EventBusName;
+      const bus = typeof name === 'string' && name !== '' ? name : 'default';
+      return bus.startsWith('arn:') ? bus : `arn:aws:events:${scope.region}:${scope.accountId}:event-bus/${bus}`;
+    }),
+  );
+  if (buses.size === 0) throw new MissingFieldError('Entries');
+  return [...buses].map((resource) => ({ action, resource }));
 }
 
 function secretArnFor(secretId: string, scope: ActionScope): string {
