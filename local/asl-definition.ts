@@ -71,6 +71,19 @@ export function readsStateContext(definition: unknown): boolean {
   return /\$\$(?:\.State\b|(?![.\w]))/.test(JSON.stringify(definition));
 }
 
+/**
+ * Whether a Pass state has a Result of `0`, `""`, `false` or `null`: aws-local-stepfunctions
+ * drops such a Result and passes the input on, where the ASL spec treats the value as the
+ * output of a virtual task; such a machine runs on asl-interpreter.ts.
+ */
+export function hasFalsyPassResult(definition: unknown): boolean {
+  let found = false;
+  walkDefinition(definition, (_name, state) => {
+    if (state.Type === 'Pass' && 'Result' in state && !state.Result) found = true;
+  });
+  return found;
+}
+
 /** Throws naming the state and field of the first problem. */
 export function checkDefinition(definition: unknown): void {
   const top = machineLanguage(definition);

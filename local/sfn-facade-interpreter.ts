@@ -2,13 +2,13 @@
  * Runs one state machine definition locally, calling worker handlers in-process wherever the
  * deployed machine would invoke a worker Lambda, and mocks for other Task resources (see
  * asl-tasks.ts). JSONPath definitions run on `aws-local-stepfunctions`; a definition that uses
- * JSONata or workflow variables anywhere, or reads `$$.State`, which that interpreter would
- * silently run differently, runs on the interpreter in asl-interpreter.ts instead.
+ * JSONata or workflow variables anywhere, reads `$$.State` or has a falsy Pass Result, which
+ * that interpreter would silently run differently, runs on asl-interpreter.ts instead.
  */
 import './promise-with-resolvers.ts';
 import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
 import type { RunOptions, StateMachineDefinition } from 'aws-local-stepfunctions';
-import { walkDefinition, needsJsonataOrVariables, readsStateContext, type StateGraph } from './asl-definition.ts';
+import { hasFalsyPassResult, needsJsonataOrVariables, readsStateContext, walkDefinition, type StateGraph } from './asl-definition.ts';
 import { AslMachine } from './asl-interpreter.ts';
 import { classifyTask, runTask, type TaskKind, type TaskMockHandler, type TaskMocks, type WorkerHandler } from './asl-tasks.ts';
 import type { LocalInterpreter, RunOutcome } from './local-interpreter.ts';
@@ -65,8 +65,10 @@ export function createLocalInterpreter(machineName: string, definitionText: stri
     // aws-local-stepfunctions checks a JSONPath definition as CreateStateMachine does, whichever
     // engine runs it. Default validation: its ARN check accepts `${...}` substitutions, which `checkArn: false` rejects.
     if (jsonPath) new StateMachine(definition);
-    const needed = !jsonPath || readsStateContext(definition);
-    if (needed && options.engine === 'aws-local-stepfunctions') throw new Error('aws-local-stepfunctions cannot run JSONata, workflow variables or $$.State');
+    const needed = !jsonPath || readsStateContext(definition) || hasFalsyPassResult(definition);
+    if (needed && options.engine === 'aws-local-stepfunctions') {
+      throw new Error('aws-local-stepfunctions cannot run JSONata, workflow variables, $$.State or a falsy Pass Result as Step Functions does');
+    }
     if (needed || options.engine === 'asl-interpreter') return createJsonataInterpreter(definition, bind, options);
     return createJsonPathInterpreter(definition, bind, options);
   } catch (error) {
@@ -115,7 +117,7 @@ function mocksForRun(tasks: Map<string, BoundTask>, mocks: TaskMocks | undefined
   return handlers;
 }
 
-/** JSONata, variables or `$$.State` anywhere (or asked for): the whole machine runs on asl-interpreter.ts. */
+/** JSONata, variables, `$$.State` or a falsy Pass Result anywhere (or asked for): the whole machine runs on asl-interpreter.ts. */
 function createJsonataInterpreter(definition: unknown, bind: Binder, options: LocalInterpreterOptions): LocalInterpreter {
   const machine = new AslMachine(definition as StateGraph);
   const tasks = bind(definition);

@@ -297,4 +297,13 @@ describe('the engine a JSONPath definition runs on', () => {
     const definition = { StartAt: 'A', States: { A: { Type: 'Pass', Parameters: { 'name.$': '$$.State.Name' }, Next: 'Nowhere' } } };
     expect(() => interpreterFor(definition)).toThrow(/state machine m: .*Nowhere/s);
   });
+
+  it('a Pass state\'s Result of 0, "", false or null is its result, placed by ResultPath, as the ASL spec says ("its value is treated as the output of a virtual task")', async () => {
+    for (const result of [0, '', false, null]) {
+      const placed = await runDefinition({ StartAt: 'A', States: { A: { Type: 'Pass', Result: result, ResultPath: '$.r', End: true } } }, { x: 1 });
+      expect(placed.outcome, JSON.stringify(result)).toEqual({ status: 'SUCCEEDED', output: { x: 1, r: result } });
+      const whole = await runDefinition({ StartAt: 'A', States: { A: { Type: 'Pass', Result: result, End: true } } }, { x: 1 });
+      expect(whole.outcome, JSON.stringify(result)).toEqual({ status: 'SUCCEEDED', output: result });
+    }
+  });
 });
