@@ -65,7 +65,10 @@ describe('listen stream', () => {
   it('without a signal it reads at its interval and notifies only on a change', async () => {
     const reads: string[] = [];
     const sequence = [state('working'), state('working'), state('completed', true)];
-    const response = listenStream(plan({ pollIntervalMs: 20, read: async () => (reads.push('read'), sequence.shift()!) }));
+    const response = listenStream(plan({ pollIntervalMs: 20, read: async () => {
+      reads.push('read');
+      return sequence.shift() ?? state('completed', true);
+    } }));
     const messages = messagesOf(await frames(response));
     expect(reads).toHaveLength(3);
     expect(messages.filter((m) => m.method === 'notifications/tasks').map((m) => m.params.status)).toEqual(['working', 'completed']);

@@ -93,8 +93,9 @@ export function createListenHandler(deps: McpDeps, leases: ListenLeases, options
 
     const parsed = Params.safeParse(params);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      return jsonRpcError(id, 200, JSONRPC.INVALID_PARAMS, `Invalid params.${issue.path.join('.')}: ${issue.message}`, { field: `params.${issue.path.join('.')}` });
+      const issue = parsed.error.issues[0];
+      const field = ['params', ...(issue?.path ?? [])].join('.');
+      return jsonRpcError(id, 200, JSONRPC.INVALID_PARAMS, `Invalid ${field}: ${issue?.message ?? 'not a valid filter'}`, { field });
     }
     const { taskIds } = parsed.data.notifications;
     // The server declares no tools.listChanged: its catalog is fixed for the life of a process,
