@@ -3,8 +3,9 @@
  * server-directed tasks for requests that declare the extension, `tasks/get` with the
  * result inlined or the questions the run waits on (`inputRequests`), `tasks/update` with
  * their answers, and `tasks/cancel`. A tool that asks before its task exists
- * (`askBeforeTaskSeconds`) runs multi round-trip rounds first. The only file that knows
- * these wire names. Sentences quoted below are from the extension's specification.
+ * (`askBeforeTaskSeconds`) runs multi round-trip rounds first. For `subscriptions/listen`
+ * (listen/listen-handler.ts) it reads each task the way `tasks/get` does, for
+ * `notifications/tasks`. The only file that knows these wire names. Sentences quoted below are from the extension's specification.
  */
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
