@@ -24,8 +24,14 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
   const ofType = (type: string) => all.filter((r) => r.type === type);
   const one = (type: string) => {
     const found = ofType(type);
-    if (found.length !== 1) throw new AssemblyError('manifest.json', undefined, `expected one ${type} in the stack and its nested stacks, found ${found.length}`);
-    return found[0]!;
+    const [only] = found;
+    if (only === undefined || found.length !== 1) throw new AssemblyError('manifest.json', undefined, `expected one ${type} in the stack and its nested stacks, found ${found.length}`);
+    return only;
+  };
+  const arnOf = (r: AssemblyResource) => {
+    const arn = r.identity.attributes.Arn;
+    if (arn === undefined) throw new AssemblyError(r.templateFile, r.logicalId, `a ${r.type} without an Arn attribute`);
+    return arn;
   };
   const functionArn = (value: unknown, r: AssemblyResource) => {
     if (typeof value !== 'string') throw new AssemblyError(r.templateFile, r.logicalId, 'names a function that does not resolve to a string');
@@ -38,7 +44,7 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
   const table: DeployedStack['table'] = {
     logicalId: tableResource.logicalId,
     name: tableResource.identity.name,
-    arn: tableResource.identity.attributes.Arn!,
+    arn: arnOf(tableResource),
     keySchema: (t.KeySchema ?? []) as DeployedStack['table']['keySchema'],
     attributeDefinitions: (t.AttributeDefinitions ?? []) as DeployedStack['table']['attributeDefinitions'],
     globalSecondaryIndexes: (t.GlobalSecondaryIndexes ?? []) as DeployedStack['table']['globalSecondaryIndexes'],
@@ -50,7 +56,7 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
   const bucket = {
     logicalId: bucketResource.logicalId,
     name: bucketResource.identity.name,
-    arn: bucketResource.identity.attributes.Arn!,
+    arn: arnOf(bucketResource),
     lifecycleRules: ((bucketResource.properties.LifecycleConfiguration as Props | undefined)?.Rules ?? []) as unknown[],
   };
   const secretResource = one('AWS::SecretsManager::Secret');
@@ -82,7 +88,7 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     functions.push({
       logicalId: r.logicalId,
       name: r.identity.name,
-      arn: r.identity.attributes.Arn!,
+      arn: arnOf(r),
       assetDir,
       handler: p.Handler,
       runtime: String(p.Runtime ?? ''),
@@ -98,7 +104,8 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
   };
 
   const urls = ofType('AWS::Lambda::Url');
-  if (urls.length > 1) throw new AssemblyError(urls[1]!.templateFile, urls[1]!.logicalId, 'the local stack serves one Function URL');
+  const [, secondUrl] = urls;
+  if (secondUrl) throw new AssemblyError(secondUrl.templateFile, secondUrl.logicalId, 'the local stack serves one Function URL');
   let functionUrl: DeployedStack['functionUrl'];
   if (urls[0]) {
     const r = urls[0];
@@ -165,10 +172,10 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
         ...(dlq ? { deadLetterQueueArn: dlq } : {}),
       };
     });
-    return { logicalId: r.logicalId, name: r.identity.name, arn: r.identity.attributes.Arn!, eventPattern: pattern, targets };
+    return { logicalId: r.logicalId, name: r.identity.name, arn: arnOf(r), eventPattern: pattern, targets };
   });
 
-  const queues = ofType('AWS::SQS::Queue').map((r) => ({ logicalId: r.logicalId, name: r.identity.name, arn: r.identity.attributes.Arn!, url: r.identity.ref }));
+  const queues = ofType('AWS::SQS::Queue').map((r) => ({ logicalId: r.logicalId, name: r.identity.name, arn: arnOf(r), url: r.identity.ref }));
 
   const roles: DeployedRole[] = ofType('AWS::IAM::Role').map((r) => {
     const inline = ((r.properties.Policies ?? []) as Array<{ PolicyName: string; PolicyDocument: DeployedRole['policyDocuments'][number]['document'] }>).map((policy) => ({
@@ -178,7 +185,7 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     return {
       logicalId: r.logicalId,
       name: r.identity.name,
-      arn: r.identity.attributes.Arn!,
+      arn: arnOf(r),
       policyDocuments: inline,
       managedPolicyArns: [] as string[],
       _managed: ((r.properties.ManagedPolicyArns ?? []) as unknown[]).map(String),

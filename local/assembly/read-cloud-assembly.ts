@@ -43,11 +43,12 @@ export function readCloudAssembly(directory: string, stackName?: string): ReadAs
   const manifest = readJson<Manifest>(manifestFile);
   const stacks = Object.entries(manifest.artifacts ?? {}).filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack');
   const chosen = stackName ? stacks.filter(([id]) => id === stackName) : stacks;
-  if (chosen.length !== 1) {
+  const [only] = chosen;
+  if (only === undefined || chosen.length !== 1) {
     const names = stacks.map(([id]) => id).join(', ') || 'none';
     throw new AssemblyError(manifestFile, undefined, stackName ? `no stack named ${stackName} (stacks: ${names})` : `expected one stack, found ${names}`);
   }
-  const [id, artifact] = chosen[0]!;
+  const [id, artifact] = only;
   const templateFile = artifact.properties?.templateFile;
   if (!templateFile) throw new AssemblyError(manifestFile, id, 'the stack names no templateFile');
   const resources: AssemblyResource[] = [];
@@ -63,6 +64,11 @@ function readStack(dir: string, templateFile: string, stackName: string, paramet
   if (!template.Resources || typeof template.Resources !== 'object') throw new AssemblyError(templateFile, undefined, 'the template has no Resources');
   const maps = initialMaps(templateFile, template, stackName, parameters);
   const identities = nameResources(templateFile, template, stackName, maps);
+  const identityOf = (logicalId: string) => {
+    const identity = identities[logicalId];
+    if (!identity) throw new AssemblyError(templateFile, logicalId, 'a resource the stack did not name');
+    return identity;
+  };
 
   // Nested stacks in an order where each one's parameters only read stacks already read.
   const nested = Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::CloudFormation::Stack');
@@ -78,8 +84,10 @@ function readStack(dir: string, templateFile: string, stackName: string, paramet
     }
     const passed = resolveTemplate(templateFile, { Parameters: template.Parameters, Conditions: template.Conditions, Resources: { [logicalId]: { Type: resource.Type, Properties: { Parameters: resource.Properties?.Parameters ?? {} } } } }, maps);
     const values = stringValues(templateFile, logicalId, (passed.Resources[logicalId]?.Properties?.Parameters ?? {}) as Record<string, unknown>);
-    const childOutputs = readStack(dir, assetPath, identities[logicalId]!.name, values, into);
-    for (const [key, value] of Object.entries(childOutputs)) maps.attributes[logicalId]![`Outputs.${key}`] = value;
+    const childOutputs = readStack(dir, assetPath, identityOf(logicalId).name, values, into);
+    const attributes = maps.attributes[logicalId] ?? {};
+    maps.attributes[logicalId] = attributes;
+    for (const [key, value] of Object.entries(childOutputs)) attributes[`Outputs.${key}`] = value;
   }
 
   const resolved = resolveTemplate(templateFile, template, maps);
@@ -90,7 +98,7 @@ function readStack(dir: string, templateFile: string, stackName: string, paramet
       type: resource.Type,
       stackName,
       templateFile,
-      identity: identities[logicalId]!,
+      identity: identityOf(logicalId),
       properties: resource.Properties ?? {},
       metadata: resource.Metadata ?? {},
     });
@@ -113,7 +121,8 @@ function initialMaps(file: string, template: CfnTemplate, stackName: string, par
     'AWS::NotificationARNs': '',
   };
   for (const [name, parameter] of Object.entries(template.Parameters ?? {})) {
-    if (Object.hasOwn(parameters, name)) refs[name] = parameters[name]!;
+    const passed = Object.hasOwn(parameters, name) ? parameters[name] : undefined;
+    if (passed !== undefined) refs[name] = passed;
     // CDK's bootstrap version parameter is an SSM lookup; its value does not matter locally.
     else if (parameter.Type?.startsWith('AWS::SSM::Parameter::Value')) refs[name] = '6';
     else if (parameter.Default !== undefined) refs[name] = String(parameter.Default);
@@ -142,7 +151,8 @@ function nameResources(file: string, template: CfnTemplate, stackName: string, m
     if (explicit !== undefined && typeof explicit !== 'string') throw new AssemblyError(file, logicalId, `${nameKey} must resolve to a string`);
     const identity = resourceIdentity(resource.Type, stackName, logicalId, explicit, functionArnOf, properties);
     if (resource.Type === 'AWS::Lambda::Version') {
-      const target = identity.attributes.FunctionArn!;
+      const target = identity.attributes.FunctionArn;
+      if (target === undefined) throw new AssemblyError(file, logicalId, 'a version whose FunctionName does not resolve');
       const number = (versionCount.get(target) ?? 0) + 1;
       versionCount.set(target, number);
       identity.ref = `${target}:${number}`;

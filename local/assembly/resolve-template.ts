@@ -73,7 +73,10 @@ function checkReferences(file: string, template: CfnTemplate, maps: ReferenceMap
   const known = (name: string) => Object.hasOwn(maps.refs, name) || name === 'AWS::NoValue';
   const attribute = (id: string, name: string) => maps.attributes[id]?.[name] !== undefined;
   const visit = (value: unknown, where: string | undefined): void => {
-    if (Array.isArray(value)) return value.forEach((item) => visit(item, where));
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, where);
+      return;
+    }
     if (value === null || typeof value !== 'object') return;
     const node = value as Record<string, unknown>;
     if (typeof node.Ref === 'string' && !known(node.Ref)) throw new AssemblyError(file, where, `Ref to "${node.Ref}", which is neither a resource, a parameter nor a pseudo parameter`);
@@ -87,10 +90,10 @@ function checkReferences(file: string, template: CfnTemplate, maps: ReferenceMap
     const sub = node['Fn::Sub'];
     if (sub !== undefined) {
       const [text, variables] = Array.isArray(sub) ? (sub as [string, Record<string, unknown>]) : [sub as string, {}];
-      for (const [, name] of String(text).matchAll(/\$\{([^}!]+)\}/g)) {
-        if (Object.hasOwn(variables ?? {}, name!) || known(name!)) continue;
-        const [id, attr] = name!.split(/\.(.*)/s);
-        if (attr !== undefined && attribute(id!, attr)) continue;
+      for (const [, name = ''] of String(text).matchAll(/\$\{([^}!]+)\}/g)) {
+        if (Object.hasOwn(variables ?? {}, name) || known(name)) continue;
+        const [id = '', attr] = name.split(/\.(.*)/s);
+        if (attr !== undefined && attribute(id, attr)) continue;
         throw new AssemblyError(file, where, `Fn::Sub names \${${name}}, which the local stack cannot resolve`);
       }
     }
@@ -106,7 +109,7 @@ function protect(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) out[key] = protect(item);
   const keys = Object.keys(out);
-  const intrinsic = keys.length === 1 && (keys[0] === 'Ref' || keys[0] === 'Condition' || keys[0]!.startsWith('Fn::'));
+  const intrinsic = keys.length === 1 && (keys[0] === 'Ref' || keys[0] === 'Condition' || keys[0]?.startsWith('Fn::') === true);
   if (keys.length === 1 && !intrinsic) out[KEEP] = true;
   return out;
 }

@@ -116,7 +116,8 @@ export class IamAuthority {
     this.accountId = options.accountId ?? '000000000000';
     this.region = options.region ?? 'us-east-1';
     this.permissions = options.permissions ?? [];
-    const logger = (this.logger = options.logger ?? console);
+    const logger = options.logger ?? console;
+    this.logger = logger;
     for (const role of roles) {
       const policies = role.policyDocuments.map((p) => ({ name: p.name, policy: p.document as PolicyDocument }));
       for (const arn of role.managedPolicyArns) {
@@ -171,13 +172,14 @@ export class IamAuthority {
   /** Lambda-like session credentials that name the role: the gateways map the access key back to it. */
   credentialsFor(roleArn: string, sessionName: string): SessionCredentials {
     const roleName = roleNameOf(roleArn);
-    if (!roleName || !this.rolesByName.has(roleName)) throw new Error(`IAM: no role ${roleArn} in this stack`);
+    const role = roleName === undefined ? undefined : this.rolesByName.get(roleName);
+    if (!roleName || !role) throw new Error(`IAM: no role ${roleArn} in this stack`);
     const digest = createHash('sha256').update(`${roleArn}\0${sessionName}`).digest();
     const accessKeyId = `ASIA${base32(digest).slice(0, 16)}`;
     const secretAccessKey = createHmac('sha256', this.seed).update(`secret\0${accessKeyId}`).digest('base64').slice(0, 40);
     const sessionToken = `IQoJb3JpZ2luX2Vj${createHmac('sha512', this.seed).update(`token\0${accessKeyId}`).digest('base64')}`;
     this.keys.set(accessKeyId, {
-      roleArn: this.rolesByName.get(roleName)!.roleArn,
+      roleArn: role.roleArn,
       assumedRoleArn: assumedRole(this.accountId, roleName, sessionName),
       sessionName,
       secretAccessKey,

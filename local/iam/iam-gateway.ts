@@ -82,7 +82,12 @@ export async function startIamGateway(options: IamGatewayOptions): Promise<IamGa
       logger.warn(`IAM gateway (${options.service}): ${method} ${url.pathname} refused: ${code}`);
       return sendError(res, options.service, method, status, code, message);
     }
-    const identity = options.authority.identify(verified.authorization.accessKeyId)!;
+    const identity = options.authority.identify(verified.authorization.accessKeyId);
+    if (!identity) {
+      // The verifier looked the key up a moment ago; answer as for a key never issued.
+      const [status, code, message] = signatureError(options.service, { ok: false, problem: 'unknown-key' });
+      return sendError(res, options.service, method, status, code, message);
+    }
 
     let actions: RequestAction[];
     try {
@@ -234,7 +239,7 @@ async function resign(
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = value;
   const signer = new SignatureV4({ service, region, credentials, sha256: NodeSha256, uriEscapePath: service !== 's3', applyChecksum: false });
-  const signed = await signer.sign(new HttpRequest({ method, protocol: 'http:', hostname: headers.host!, path: url.pathname, query, headers: kept }));
+  const signed = await signer.sign(new HttpRequest({ method, protocol: 'http:', hostname: headers.host ?? '', path: url.pathname, query, headers: kept }));
   return signed.headers;
 }
 
@@ -261,9 +266,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 function parseJson(body: Buffer | undefined): unknown {
-  return body && body.length ? JSON.parse(body.toString('utf8')) : {};
+  return body?.length ? JSON.parse(body.toString('utf8')) : {};
 }
 
 function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
 }

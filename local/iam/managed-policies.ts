@@ -40,6 +40,6 @@ const MANAGED: Record<string, PolicyDocument> = {
  * or undefined when it is not one this runtime knows.
  */
 export function managedPolicyDocument(arn: string): PolicyDocument | undefined {
-  const match = /^arn:[a-z-]+:iam::aws:policy\/(.+)$/.exec(arn);
-  return match ? MANAGED[match[1]!] : undefined;
+  const name = /^arn:[a-z-]+:iam::aws:policy\/(.+)$/.exec(arn)?.[1];
+  return name === undefined ? undefined : MANAGED[name];
 }

@@ -111,9 +111,10 @@ function partiqlAction(statement: string, scope: ActionScope): RequestAction {
     /^\s*(INSERT)\s+INTO\s+"?([A-Za-z0-9_.-]+)"?/i.exec(statement) ??
     /^\s*(UPDATE)\s+"?([A-Za-z0-9_.-]+)"?/i.exec(statement) ??
     /^\s*(DELETE)\s+FROM\s+"?([A-Za-z0-9_.-]+)"?/i.exec(statement);
-  if (!match) throw new MissingFieldError('Statement');
-  const verb = match[1]!.charAt(0).toUpperCase() + match[1]!.slice(1).toLowerCase();
-  const table = tableArn(match[2]!, scope);
+  const [, word, tableName] = match ?? [];
+  if (!match || word === undefined || tableName === undefined) throw new MissingFieldError('Statement');
+  const verb = word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
+  const table = tableArn(tableName, scope);
   return { action: `dynamodb:PartiQL${verb}`, resource: match[3] ? `${table}/index/${match[3]}` : table };
 }
 
@@ -188,7 +189,7 @@ export function s3Location(request: Pick<ServiceRequest, 'path' | 'headers'>): {
   const host = (request.headers.host ?? '').replace(/:\d+$/, '');
   const virtual = /^(.+?)\.(?:s3[.-](?:[a-z0-9-]+\.)?amazonaws\.com|s3\.localhost|localhost)$/.exec(host);
   const segments = request.path.replace(/^\//, '');
-  if (virtual) return { bucket: virtual[1]!, ...(segments ? { key: decodeKey(segments) } : {}) };
+  if (virtual?.[1]) return { bucket: virtual[1], ...(segments ? { key: decodeKey(segments) } : {}) };
   if (!segments) return {};
   const slash = segments.indexOf('/');
   if (slash < 0) return { bucket: decodeKey(segments) };
@@ -229,7 +230,7 @@ export function s3Actions(request: ServiceRequest): RequestAction[] {
       return [on(q.has('uploadId') ? 's3:ListMultipartUploadParts' : 's3:GetObject')];
     case 'PUT': {
       const source = request.headers['x-amz-copy-source'];
-      const copied = source ? [{ action: 's3:GetObject', resource: `arn:aws:s3:::${decodeKey(source.replace(/^\//, '').split('?')[0]!)}` }] : [];
+      const copied = source ? [{ action: 's3:GetObject', resource: `arn:aws:s3:::${decodeKey(source.replace(/^\//, '').split('?', 1)[0] ?? '')}` }] : [];
       return [...copied, on('s3:PutObject')];
     }
     case 'POST':
@@ -244,11 +245,11 @@ export function s3Actions(request: ServiceRequest): RequestAction[] {
 
 function deleteKeys(body: unknown): string[] {
   const xml = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '';
-  return [...xml.matchAll(/<Key>([\s\S]*?)<\/Key>/g)].map((m) => unescapeXml(m[1]!));
+  return [...xml.matchAll(/<Key>([\s\S]*?)<\/Key>/g)].map((m) => unescapeXml(m[1] ?? ''));
 }
 
 function unescapeXml(text: string): string {
-  return text.replace(/&(lt|gt|quot|apos|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]!);
+  return text.replace(/&(lt|gt|quot|apos|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e] ?? `&${e};`);
 }
 
 function decodeKey(encoded: string): string {

@@ -60,21 +60,23 @@ function toBytes(data: ArrayBuffer | ArrayBufferView): Uint8Array {
 
 /** Parses a SigV4 Authorization header, or undefined when it is not one. */
 export function parseAuthorization(header: string | undefined): ParsedAuthorization | undefined {
-  const match = /^AWS4-HMAC-SHA256\s+(.*)$/.exec(header ?? '');
-  if (!match) return undefined;
+  const fields = /^AWS4-HMAC-SHA256\s+(.*)$/.exec(header ?? '')?.[1];
+  if (fields === undefined) return undefined;
   const parts = Object.fromEntries(
-    match[1]!.split(',').map((part) => {
+    fields.split(',').map((part) => {
       const eq = part.indexOf('=');
       return [part.slice(0, eq).trim(), part.slice(eq + 1).trim()];
     }),
   );
   const credential = (parts.Credential ?? '').split('/');
-  if (credential.length !== 5 || credential[4] !== 'aws4_request' || !parts.SignedHeaders || !parts.Signature) return undefined;
+  const [accessKeyId, date, region, service, terminator] = credential;
+  if (credential.length !== 5 || terminator !== 'aws4_request' || !parts.SignedHeaders || !parts.Signature) return undefined;
+  if (accessKeyId === undefined || date === undefined || region === undefined || service === undefined) return undefined;
   return {
-    accessKeyId: credential[0]!,
-    date: credential[1]!,
-    region: credential[2]!,
-    service: credential[3]!,
+    accessKeyId,
+    date,
+    region,
+    service,
     signedHeaders: parts.SignedHeaders.split(';'),
     signature: parts.Signature,
   };
@@ -150,10 +152,13 @@ export async function verifySigV4(
 /** `20261201T103000Z` -> Date. */
 function parseAmzDate(value: string): Date | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
-  return m ? new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!)) : undefined;
+  if (!m) return undefined;
+  const [year, month, day, hours, minutes, seconds] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return new Date(Date.UTC(year, month - 1, day, hours, minutes, seconds));
 }
 
 function splitHost(host: string): [string, number | undefined] {
-  const m = /^(.*?)(?::(\d+))?$/.exec(host)!;
-  return [m[1]!, m[2] ? Number(m[2]) : undefined];
+  // The pattern matches every string: group 1 may be empty, the port is optional.
+  const [, name = '', port] = /^(.*?)(?::(\d+))?$/.exec(host) ?? [];
+  return [name, port ? Number(port) : undefined];
 }

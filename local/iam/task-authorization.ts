@@ -31,7 +31,10 @@ const sessions = new WeakMap<IamAuthority, Map<string, string>>();
 /** The assumed-role ARN a state machine's calls are made as. */
 export function stateMachineSession(authority: IamAuthority, roleArn: string): string {
   let byRole = sessions.get(authority);
-  if (!byRole) sessions.set(authority, (byRole = new Map()));
+  if (!byRole) {
+    byRole = new Map();
+    sessions.set(authority, byRole);
+  }
   let session = byRole.get(roleArn);
   if (!session) {
     const letters = [...randomBytes(32)].map((b) => String.fromCharCode((b % 26) + (b & 0x80 ? 65 : 97))).join('');

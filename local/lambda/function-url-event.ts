@@ -72,8 +72,8 @@ export function functionUrlEvent(request: FunctionUrlRequest, options: FunctionU
   const headers: Record<string, string> = {};
   let cookieHeader: string | undefined;
   for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
-    const name = request.rawHeaders[index]!.toLowerCase();
-    const value = request.rawHeaders[index + 1]!;
+    const name = (request.rawHeaders[index] ?? '').toLowerCase();
+    const value = request.rawHeaders[index + 1] ?? '';
     if (name === 'cookie') cookieHeader = cookieHeader === undefined ? value : `${cookieHeader}; ${value}`;
     else headers[name] = name in headers ? `${headers[name]},${value}` : value;
   }
@@ -116,7 +116,7 @@ export function functionUrlEvent(request: FunctionUrlRequest, options: FunctionU
         : {}),
       // The host the client called: locally 127.0.0.1:<port>, where AWS has <url-id>.lambda-url.<region>.on.aws.
       domainName: host,
-      domainPrefix: host.split('.')[0]!.split(':')[0]!,
+      domainPrefix: host.split('.', 1)[0]?.split(':', 1)[0] ?? '',
       http: {
         method: request.method.toUpperCase(),
         path: rawPath,
@@ -152,7 +152,7 @@ const TEXT_TYPES = new Set(['application/json', 'application/javascript', 'appli
 /** Text bodies reach the function as strings; anything else (no content type included) base64-encoded. */
 export function isTextContent(contentType: string | undefined): boolean {
   if (!contentType) return false;
-  const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  const type = (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
   return type.startsWith('text/') || type.endsWith('+json') || type.endsWith('+xml') || TEXT_TYPES.has(type);
 }
 

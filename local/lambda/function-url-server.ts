@@ -12,7 +12,7 @@ import type { DeployedStack } from '../assembly/deployed-stack.ts';
 import { functionUrlEvent, functionUrlId, type FunctionUrlCaller } from './function-url-event.ts';
 import { corsPreflight, corsResponseHeaders, type FunctionUrlCors } from './function-url-cors.ts';
 import { verifySigV4, type SigV4Authority } from './function-url-sigv4.ts';
-import type { LocalFunction } from './local-function.ts';
+import type { LocalFunction, StreamingInvocation } from './local-function.ts';
 
 /** Lambda's limit on an invocation payload (request and buffered response): 6 MB. */
 export const FUNCTION_URL_PAYLOAD_LIMIT = 6_291_456;
@@ -84,7 +84,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
 
   let caller: FunctionUrlCaller | undefined;
   if (options.url.authType === 'AWS_IAM') {
-    const iam = options.iam!;
+    const iam = options.iam;
+    if (!iam) throw new Error('an AWS_IAM Function URL needs the IAM authority that issued its callers\' keys');
     const verified = await verifySigV4(request, body, iam);
     if (!verified.ok) {
       options.onLog?.(`Function URL: 403 ${verified.reason}`);
@@ -124,7 +125,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   if (Buffer.byteLength(JSON.stringify(event)) > FUNCTION_URL_PAYLOAD_LIMIT) return send(response, 413, TOO_LARGE);
 
   const extra = { ...(cors ? corsResponseHeaders(cors, request) : {}), 'x-amzn-requestid': event.requestContext.requestId };
-  let invocation;
+  let invocation: StreamingInvocation;
   try {
     invocation = await options.fn.invokeStreaming(event);
   } catch (error) {
@@ -225,9 +226,11 @@ function send(response: ServerResponse, status: number, body: string | Buffer, h
 function withoutForwarding(rawHeaders: string[]): string[] {
   const kept: string[] = [];
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    const name = rawHeaders[index]!.toLowerCase();
-    if (name === 'x-amzn-trace-id' || name === 'x-forwarded-for' || name === 'x-forwarded-proto' || name === 'x-forwarded-port') continue;
-    kept.push(rawHeaders[index]!, rawHeaders[index + 1]!);
+    const name = rawHeaders[index] ?? '';
+    const value = rawHeaders[index + 1] ?? '';
+    const lower = name.toLowerCase();
+    if (lower === 'x-amzn-trace-id' || lower === 'x-forwarded-for' || lower === 'x-forwarded-proto' || lower === 'x-forwarded-port') continue;
+    kept.push(name, value);
   }
   return kept;
 }

@@ -36,12 +36,12 @@ export async function verifySigV4(
   if (!authorization) return { ok: false, reason: 'no Authorization header (the URL is AWS_IAM: sign requests with SigV4, service lambda)' };
   const match = AUTHORIZATION.exec(authorization);
   if (!match) return { ok: false, reason: 'the Authorization header is not an AWS4-HMAC-SHA256 signature' };
-  const [, accessKeyId, day, scopeRegion, service, signedHeaderList, signature] = match as unknown as [string, string, string, string, string, string, string];
+  const [, accessKeyId, day, scopeRegion, service, signedHeaderList] = match as unknown as [string, string, string, string, string, string];
   if (service !== 'lambda' || scopeRegion !== region) return { ok: false, reason: `signed for ${scopeRegion}/${service}, not ${region}/lambda` };
 
   const amzDate = single(request.headers['x-amz-date']);
   const signingDate = amzDate ? parseAmzDate(amzDate) : undefined;
-  if (!signingDate || amzDate!.slice(0, 8) !== day) return { ok: false, reason: 'no valid X-Amz-Date matching the credential scope' };
+  if (!amzDate || !signingDate || amzDate.slice(0, 8) !== day) return { ok: false, reason: 'no valid X-Amz-Date matching the credential scope' };
   if (Math.abs((options.now ?? new Date()).getTime() - signingDate.getTime()) > MAX_SKEW_MS) return { ok: false, reason: 'Signature expired' };
 
   const caller = callerOf(authority, accessKeyId);
@@ -63,7 +63,7 @@ export async function verifySigV4(
   const [rawPath, rawQuery = ''] = (request.url ?? '/').split('?', 2) as [string, string?];
   // The re-signing itself is the IAM gateways' verifier: one SigV4 check for every local endpoint.
   const resigned = await verifyResignedSigV4(
-    { method: request.method ?? 'GET', host: headers.host!, path: rawPath, query: new URLSearchParams(rawQuery), headers, body },
+    { method: request.method ?? 'GET', host: headers.host ?? '', path: rawPath, query: new URLSearchParams(rawQuery), headers, body },
     { service: 'lambda', region, lookup: () => ({ secretAccessKey: caller.secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }) },
   );
   if (!resigned.ok) return { ok: false, reason: 'The request signature we calculated does not match the signature you provided' };

@@ -83,7 +83,7 @@ function formatConsole() {
 function quietLocalNodeWarning() {
   const emitWarning = process.emitWarning;
   process.emitWarning = /** @type {typeof process.emitWarning} */ (
-    function (warning, ...rest) {
+    (warning, ...rest) => {
       if (String(warning?.name ?? warning).includes('NodeVersionSupportWarning') || rest[0] === 'NodeVersionSupportWarning' || rest[0]?.type === 'NodeVersionSupportWarning') return;
       return emitWarning.call(process, warning, ...rest);
     }

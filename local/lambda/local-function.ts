@@ -92,15 +92,32 @@ function parsePayload(bytes: Buffer): unknown {
 
 /** Splits the runtime's HTTP integration stream (JSON prelude, 8 NUL bytes, body) as the Function URL does. */
 function streamingSink(resolve: (invocation: StreamingInvocation) => void, reject: (error: Error) => void): InvocationSink {
-  let stream!: ReadableStreamDefaultController<Uint8Array>;
+  let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   // A reader that went away (a client that disconnected mid-stream) cancels the body; the
   // handler's later writes then go nowhere, as they do in Lambda, instead of throwing.
   let open = true;
-  const body = new ReadableStream<Uint8Array>({ start: (c) => void (stream = c), cancel: () => void (open = false) });
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => {
+      stream = c;
+    },
+    cancel: () => {
+      open = false;
+    },
+  });
   const controller = {
-    enqueue: (data: Uint8Array) => void (open && stream.enqueue(data)),
-    close: () => void (open && ((open = false), stream.close())),
-    error: (error: unknown) => void (open && ((open = false), stream.error(error))),
+    enqueue: (data: Uint8Array) => {
+      if (open) stream?.enqueue(data);
+    },
+    close: () => {
+      if (!open) return;
+      open = false;
+      stream?.close();
+    },
+    error: (error: unknown) => {
+      if (!open) return;
+      open = false;
+      stream?.error(error);
+    },
   };
   let started = false;
   let pending = Buffer.alloc(0);
@@ -213,7 +230,10 @@ class SandboxPool {
   }
 
   private release(sandbox: SandboxThread): void {
-    if (sandbox.dead || this.closed) return this.discard(sandbox);
+    if (sandbox.dead || this.closed) {
+      this.discard(sandbox);
+      return;
+    }
     const next = this.waiting.shift();
     if (next) next(sandbox);
     else this.idle.push(sandbox);

@@ -54,7 +54,7 @@ export class SandboxThread {
     const logStreamName = `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[$LATEST]${randomBytes(16).toString('hex')}`;
     const logGroupName = options.logGroupName ?? `/aws/lambda/${fn.name}`;
     const begun = performance.now();
-    this.worker = new Worker(SANDBOX_SCRIPT, {
+    const worker = new Worker(SANDBOX_SCRIPT, {
       env: lambdaEnvironment(fn, options.runtimeEnvironment, logGroupName, logStreamName),
       execArgv: [],
       stdout: true,
@@ -73,10 +73,10 @@ export class SandboxThread {
       },
     });
     // Anything written before the sandbox captures its output (or by native code) still reaches the log.
-    this.worker.stdout.on('data', (data: Buffer) => this.log('stdout', data.toString('utf8')));
-    this.worker.stderr.on('data', (data: Buffer) => this.log('stderr', data.toString('utf8')));
+    this.worker = worker;
+    worker.stdout.on('data', (data: Buffer) => this.log('stdout', data.toString('utf8')));
+    worker.stderr.on('data', (data: Buffer) => this.log('stderr', data.toString('utf8')));
     this.initialized = new Promise((resolve) => {
-      const worker = this.worker!;
       const timer = setTimeout(() => {
         this.kill();
         resolve({ errorType: 'Sandbox.Timedout', errorMessage: `INIT_REPORT Init Duration: ${INIT_TIMEOUT_MS} ms Phase: init Status: timeout` });
@@ -120,30 +120,43 @@ export class SandboxThread {
       // The event travels as JSON, as the Invoke payload does: what JSON cannot carry does not arrive.
       eventJson = JSON.stringify(event ?? null);
     } catch (error) {
-      return this.fail(new LambdaFunctionError({ errorType: 'InvalidRequestContentException', errorMessage: `Could not parse request body into json: ${String(error)}` }));
+      this.fail(new LambdaFunctionError({ errorType: 'InvalidRequestContentException', errorMessage: `Could not parse request body into json: ${String(error)}` }));
+      return;
     }
-    this.worker!.postMessage({ type: 'invoke', id: requestId, eventJson, awsRequestId: requestId, deadlineMs, invokedFunctionArn: this.options.fn.arn });
+    if (!this.worker) {
+      this.fail(new LambdaFunctionError({ errorType: 'ServiceException', errorMessage: 'The local function is closed' }));
+      return;
+    }
+    this.worker.postMessage({ type: 'invoke', id: requestId, eventJson, awsRequestId: requestId, deadlineMs, invokedFunctionArn: this.options.fn.arn });
   }
 
   private onMessage(message: SandboxMessage): void {
-    if (message.type === 'log') return this.log(message.stream, message.text);
+    if (message.type === 'log') {
+      this.log(message.stream, message.text);
+      return;
+    }
     const sink = this.sink;
     if (!sink || ('id' in message && message.id !== this.requestId)) return;
     switch (message.type) {
       case 'chunk':
-        return sink.chunk(message.data, message.contentType);
+        sink.chunk(message.data, message.contentType);
+        break;
       case 'result':
         this.sink = undefined;
-        return sink.result(message.json);
+        sink.result(message.json);
+        break;
       case 'done':
         this.sink = undefined;
-        return sink.done();
+        sink.done();
+        break;
       case 'error':
         this.sink = undefined;
-        return sink.fail(new LambdaFunctionError(message.error));
+        sink.fail(new LambdaFunctionError(message.error));
+        break;
       case 'fatal':
         this.dead = true;
-        return this.fail(new LambdaFunctionError(message.error));
+        this.fail(new LambdaFunctionError(message.error));
+        break;
     }
   }
 

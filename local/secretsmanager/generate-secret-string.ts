@@ -50,11 +50,14 @@ function randomPassword(spec: GenerateSecretStringSpec): string {
   const all = classes.join('');
   if (!all) throw new Error('GenerateSecretString excludes every character');
   const required = spec.RequireEachIncludedType ?? true;
-  const chars = Array.from({ length }, () => all[randomInt(all.length)]!);
+  const chars = Array.from({ length }, () => all.charAt(randomInt(all.length)));
   if (required && length >= classes.length) {
     // One of each class at distinct random positions.
     const positions = shuffle([...Array(length).keys()]).slice(0, classes.length);
-    classes.forEach((set, i) => (chars[positions[i]!] = set[randomInt(set.length)]!));
+    for (const [i, set] of classes.entries()) {
+      const position = positions[i];
+      if (position !== undefined) chars[position] = set.charAt(randomInt(set.length));
+    }
   }
   return chars.join('');
 }
@@ -62,7 +65,9 @@ function randomPassword(spec: GenerateSecretStringSpec): string {
 function shuffle<T>(items: T[]): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = randomInt(i + 1);
-    [items[i], items[j]] = [items[j]!, items[i]!];
+    const item = items[i] as T;
+    items[i] = items[j] as T;
+    items[j] = item;
   }
   return items;
 }
