@@ -15,3 +15,8 @@ export { MemoryRequestStateStore } from './stores/memory-request-state-store.ts'
 export { defaultStateDir, FileRequestStateStore, STATE_DIR_ENV } from './stores/file-request-state-store.ts';
 export { DynamoDbRequestStateStore } from './stores/dynamodb-request-state-store.ts';
 export type { DynamoDbRequestStateStoreOptions } from './stores/dynamodb-request-state-store.ts';
+export { login, logout } from './login/login-flow.ts';
+export type { LoginOptions, LoginOutcome, LogoutOutcome } from './login/login-flow.ts';
+export { LoginRequiredError } from './login/login-fetch.ts';
+export { FileLoginStore } from './stores/login-store.ts';
+export type { StoredLogin } from './stores/login-store.ts';
