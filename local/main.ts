@@ -11,7 +11,7 @@ import { OAuthConfigError } from '../lambdas/auth/oauth-config.ts';
 import { handleToolsFromEnv, limitsFromEnv } from '../lambdas/handlers/environment.ts';
 import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { runDeployedFromCli } from './as-deployed/run-deployed-cli.ts';
-import { eventsWebhookFrom } from './events/events-webhook-options.ts';
+import { eventsWebhookFrom, type EventsWebhookSettings } from './events/events-webhook-options.ts';
 import { WebhookConfigError } from './events/webhook-delivery.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
 import { oauthOptionsFrom } from './oauth-options.ts';
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   let limits;
   let handleTools;
   let oauth;
-  let webhook;
+  let webhook: EventsWebhookSettings | undefined;
   try {
     limits = limitsFromEnv();
     handleTools = handleToolsFromEnv();

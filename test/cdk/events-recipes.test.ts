@@ -46,7 +46,7 @@ function eventOf(tool: string, status: OperationStatus, outcome?: Outcome) {
 }
 
 function ruleOf(construct: Parameters<typeof logicalIdOf>[0]) {
-  return resourcesOf(template, 'AWS::Events::Rule')[logicalIdOf(construct)]!.Properties as { EventPattern: EventPattern; EventBusName?: unknown; Targets: Array<Record<string, any>> };
+  return resourcesOf(template, 'AWS::Events::Rule')[logicalIdOf(construct)]!.Properties as { EventPattern: EventPattern; EventBusName?: unknown; Targets: Array<{ Arn?: unknown; InputPath?: string; DeadLetterConfig?: { Arn: unknown } }> };
 }
 
 const ok: Outcome = { kind: 'call-tool-result', result: { content: [] } };
@@ -73,7 +73,7 @@ describe('the events recipes', () => {
     expect(matchesEventPattern(rule.EventPattern, eventOf('any', 'working'))).toBe(false);
     const target = rule.Targets[0]!;
     expect(target.InputPath).toBe('$.detail');
-    expect(target.DeadLetterConfig.Arn).toEqual({ 'Fn::GetAtt': [logicalIdOf(recipe.deadLetterQueue), 'Arn'] });
+    expect(target.DeadLetterConfig?.Arn).toEqual({ 'Fn::GetAtt': [logicalIdOf(recipe.deadLetterQueue), 'Arn'] });
     template.hasResourceProperties('AWS::Events::ApiDestination', { HttpMethod: 'POST', InvocationEndpoint: 'https://hooks.example.com/async-mcp' });
     const connections = Object.values(resourcesOf(template, 'AWS::Events::Connection'));
     expect(connections).toHaveLength(1);

@@ -19,6 +19,20 @@ import type { LocalStack } from '../../local/local-stack.ts';
 import { generateWebhookSecret } from '../../local/events/webhook-delivery.ts';
 import { startTestStack, stopTestStack } from '../support/local-stack-fixture.ts';
 
+/** What the tests read of a delivered event. */
+interface ReceivedEvent {
+  id: string;
+  detail: Record<string, unknown> & { operationId: string; status: string };
+  [field: string]: unknown;
+}
+
+/** The SDK's stream messages, as far as the tests read them. */
+interface StreamMessage {
+  type: string;
+  task?: { taskId: string };
+  result?: unknown;
+}
+
 interface Delivery {
   headers: IncomingHttpHeaders;
   body: string;
@@ -63,15 +77,15 @@ afterAll(async () => {
 });
 
 /** Runs one tool call as a 2025-11-25 task with the v1 SDK client; its task id and final message. */
-async function runTask(name: string, args: Record<string, unknown>): Promise<{ taskId: string; last: { type: string; [k: string]: any } }> {
+async function runTask(name: string, args: Record<string, unknown>): Promise<{ taskId: string; last: StreamMessage }> {
   const client = new LegacyClient({ name: 'operation-events', version: '1.0.0' });
   await client.connect(new LegacyTransport(stack.url));
   try {
     let taskId = '';
-    let last: { type: string; [k: string]: any } = { type: 'none' };
+    let last: StreamMessage = { type: 'none' };
     for await (const message of client.experimental.tasks.callToolStream({ name, arguments: args }, undefined, { task: { ttl: 600_000 } })) {
       if (message.type === 'taskCreated') taskId = message.task.taskId;
-      last = message as typeof last;
+      last = message as StreamMessage;
     }
     return { taskId, last };
   } finally {
@@ -80,10 +94,10 @@ async function runTask(name: string, args: Record<string, unknown>): Promise<{ t
 }
 
 /** The verified events of one operation, in the order they arrived. */
-function eventsOf(taskId: string): Array<{ delivery: Delivery; event: any }> {
+function eventsOf(taskId: string): Array<{ delivery: Delivery; event: ReceivedEvent }> {
   const webhook = new Webhook(secret);
   return received
-    .map((delivery) => ({ delivery, event: webhook.verify(delivery.body, delivery.headers as Record<string, string>) as any }))
+    .map((delivery) => ({ delivery, event: webhook.verify(delivery.body, delivery.headers as Record<string, string>) as ReceivedEvent }))
     .filter(({ event }) => event.detail.operationId === taskId);
 }
 

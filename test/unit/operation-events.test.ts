@@ -171,7 +171,11 @@ describe('status sync emits through the local PutEvents endpoint', () => {
 
   it('a PutEvents call that throws every time never fails the status write', async () => {
     let calls = 0;
-    const failing = { send: async () => ((calls += 1), Promise.reject(new Error('connect ECONNREFUSED'))) } as unknown as EventBridgeClient;
+    const send = async () => {
+      calls += 1;
+      throw new Error('connect ECONNREFUSED');
+    };
+    const failing = { send } as unknown as EventBridgeClient;
     const sync = createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client: failing, eventBusName: 'default', logger, metrics, backoffMs: 1 }));
     const { record, input } = await started();
     await expect(sync(statusEvent(record, input, { status: 'SUCCEEDED', output: '{}', stopDate: Date.now() }))).resolves.toBeUndefined();
