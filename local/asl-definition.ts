@@ -86,6 +86,7 @@ export function hasFalsyPassResult(definition: unknown): boolean {
 
 /** Throws naming the state and field of the first problem. */
 export function checkDefinition(definition: unknown): void {
+  checkTransitions(definition, '');
   const top = machineLanguage(definition);
   walkDefinition(definition, (name, state, path) => {
     const where = `state "${name}" (${path})`;
@@ -127,6 +128,32 @@ export function checkDefinition(definition: unknown): void {
       }
     }
   });
+}
+
+/**
+ * StartAt and every Next, Default and Choice or Catch Next name a state of their own graph (a
+ * branch or a Map processor cannot leave it), as CreateStateMachine requires.
+ */
+function checkTransitions(graph: unknown, path: string): void {
+  const { StartAt: start, States: states } = (graph ?? {}) as { StartAt?: unknown; States?: Record<string, State> };
+  if (!states || typeof states !== 'object') return;
+  const target = (name: unknown, at: string) => {
+    if (typeof name !== 'string' || !Object.hasOwn(states, name)) throw new Error(`Missing 'Next' target: ${String(name)} at ${at}`);
+  };
+  target(start, `${path}/StartAt`);
+  for (const [name, state] of Object.entries(states)) {
+    const at = `${path}/States/${name}`;
+    if (state.Next !== undefined) target(state.Next, `${at}/Next`);
+    if (state.Default !== undefined) target(state.Default, `${at}/Default`);
+    for (const field of ['Choices', 'Catch'] as const) {
+      const entries = Array.isArray(state[field]) ? (state[field] as State[]) : [];
+      entries.forEach((entry, index) => target(entry.Next, `${at}/${field}[${index}]/Next`));
+    }
+    const branches = Array.isArray(state.Branches) ? state.Branches : [];
+    branches.forEach((branch, index) => checkTransitions(branch, `${at}/Branches[${index}]`));
+    const processor = state.ItemProcessor ?? state.Iterator;
+    if (processor) checkTransitions(processor, `${at}/${state.ItemProcessor ? 'ItemProcessor' : 'Iterator'}`);
+  }
 }
 
 /** Every Assign object of a state: its own, its Choice rules' and its Catch clauses'. */

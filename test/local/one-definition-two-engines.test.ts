@@ -307,3 +307,31 @@ describe('the engine a JSONPath definition runs on', () => {
     }
   });
 });
+
+describe('definitions the ASL interpreter refuses, as CreateStateMachine does', () => {
+  it('a JSONata machine whose Next, Default, Choice or Catch Next names no state of its own graph refuses to load', () => {
+    const pass = { Type: 'Pass', End: true };
+    const cases: Array<[object, RegExp]> = [
+      [{ QueryLanguage: 'JSONata', StartAt: 'A', States: { A: { Type: 'Pass', Next: 'Nowhere' } } }, /Missing 'Next' target: Nowhere at \/States\/A\/Next/],
+      [{ QueryLanguage: 'JSONata', StartAt: 'Gone', States: { A: pass } }, /Missing 'Next' target: Gone at \/StartAt/],
+      [
+        { QueryLanguage: 'JSONata', StartAt: 'C', States: { C: { Type: 'Choice', Choices: [{ Condition: '{% true %}', Next: 'A' }], Default: 'Z' }, A: pass } },
+        /Missing 'Next' target: Z at \/States\/C\/Default/,
+      ],
+      [
+        {
+          QueryLanguage: 'JSONata',
+          StartAt: 'P',
+          States: { P: { Type: 'Parallel', Branches: [{ StartAt: 'B', States: { B: { Type: 'Pass', Next: 'Out' } } }], Next: 'Out' }, Out: pass },
+        },
+        /Missing 'Next' target: Out at \/States\/P\/Branches\[0\]\/States\/B\/Next/,
+      ],
+      [
+        { QueryLanguage: 'JSONata', StartAt: 'T', States: { T: { Type: 'Task', Resource: '${Worker_double}', Catch: [{ ErrorEquals: ['States.ALL'], Next: 'Nope' }], End: true } } },
+        /Missing 'Next' target: Nope at \/States\/T\/Catch\[0\]\/Next/,
+      ],
+    ];
+    for (const [definition, message] of cases) expect(() => interpreterFor(definition)).toThrow(message);
+  });
+});
+
