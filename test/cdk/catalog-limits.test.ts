@@ -6,7 +6,7 @@
  * policy (IAM: 10,240 characters of inline policy per role) and the rule's pattern (2,048
  * characters) do not grow with the catalog.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,16 +53,19 @@ function catalog(count: number): ToolFolder[] {
   });
 }
 
+/** The part of a synthesized template these checks read. */
+type TemplateJson = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+
 /** Synthesizes the stack and measures each template as `cdk deploy` uploads it. */
-function synthesize(count: number): { stack: AsyncMcpStack; templates: Measured[]; templateOf: (path: string) => Record<string, any> } {
+function synthesize(count: number): { stack: AsyncMcpStack; templates: Measured[]; templateOf: (path: string) => TemplateJson } {
   const app = testApp();
   const stack = buildStack(app, catalog(count));
   const assembly = app.synth();
   const stacks = [stack, ...stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c))];
-  const json = new Map<string, Record<string, any>>();
+  const json = new Map<string, TemplateJson>();
   const templates = stacks.map((each) => {
     const text = readFileSync(join(assembly.directory, each.templateFile), 'utf8');
-    const template = JSON.parse(text) as Record<string, any>;
+    const template = JSON.parse(text) as TemplateJson;
     json.set(each.node.path, template);
     return { path: each.node.path, resources: Object.keys(template.Resources).length, bytes: Buffer.byteLength(text) };
   });
@@ -89,9 +92,9 @@ describe.each([200, 300])('%i tools', (count) => {
     }
     // Every tool's machine is in a nested stack, none in the top-level one.
     const top = result.templateOf(stack.node.path);
-    expect(Object.values(top.Resources).filter((r: any) => r.Type === 'AWS::StepFunctions::StateMachine')).toEqual([]);
+    expect(Object.values(top.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine')).toEqual([]);
     const machines = templates.reduce(
-      (sum, { path }) => sum + Object.values(result.templateOf(path).Resources).filter((r: any) => r.Type === 'AWS::StepFunctions::StateMachine').length,
+      (sum, { path }) => sum + Object.values(result.templateOf(path).Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine').length,
       0,
     );
     expect(machines).toBe(count);
@@ -102,7 +105,7 @@ describe.each([200, 300])('%i tools', (count) => {
     const top = result.templateOf(stack.node.path);
     const roleId = logicalIdOf(stack.server.mcpFunction.role!);
     const policies = Object.values(top.Resources).filter(
-      (r: any) => (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') && JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
+      (r) => (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') && JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
     ) as Array<{ Type: string; Properties: { PolicyDocument: { Statement: unknown[] } } }>;
     expect(policies.map((policy) => policy.Type)).toEqual(['AWS::IAM::Policy']);
     const document = JSON.stringify(policies[0]!.Properties.PolicyDocument);
@@ -117,13 +120,13 @@ describe.each([200, 300])('%i tools', (count) => {
     const { stack } = result;
     expect(stack.server.statusSync!.rules).toHaveLength(1);
     const top = result.templateOf(stack.node.path);
-    const rules = Object.values(top.Resources).filter((r: any) => r.Type === 'AWS::Events::Rule') as Array<{ Properties: { EventPattern: unknown } }>;
+    const rules = Object.values(top.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
     expect(rules).toHaveLength(1);
     expect(JSON.stringify(rules[0]!.Properties.EventPattern).length).toBeLessThan(EVENT_PATTERN_MAX_CHARS);
     // A status-sync grant as small: describe and stop by the prefix.
     const statusSyncRole = logicalIdOf(stack.server.statusSync!.function.role);
     const policy = Object.values(top.Resources).find(
-      (r: any) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: statusSyncRole }]),
+      (r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: statusSyncRole }]),
     );
     expect(JSON.stringify(policy).length).toBeLessThan(IAM_INLINE_POLICY_MAX_CHARS / 2);
   });
@@ -131,7 +134,7 @@ describe.each([200, 300])('%i tools', (count) => {
   it('keep the dashboard within CloudWatch\'s 500 widgets and 2,500 metrics, graphing the first tools and naming the rest', () => {
     const { stack } = result;
     const top = result.templateOf(stack.node.path);
-    const [dashboard] = Object.values(top.Resources).filter((r: any) => r.Type === 'AWS::CloudWatch::Dashboard') as Array<{ Properties: { DashboardBody: unknown } }>;
+    const [dashboard] = Object.values(top.Resources).filter((r) => r.Type === 'AWS::CloudWatch::Dashboard');
     const body = JSON.stringify(dashboard!.Properties.DashboardBody);
     expect(body.length).toBeLessThan(300 * 1024);
     const widgets = body.match(/\\"type\\":\\"(metric|text|alarm)\\"/g) ?? [];

@@ -13,7 +13,9 @@ import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { CDK_JSON_CONTEXT } from './cdk-test-app.ts';
 
 const outdirs: string[] = [];
-afterAll(() => outdirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => {
+  for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });
+});
 
 function runApp(context: Record<string, unknown>) {
   const outdir = mkdtempSync(join(tmpdir(), 'async-mcp-app-'));

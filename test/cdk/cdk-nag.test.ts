@@ -75,7 +75,9 @@ describe('AwsSolutionsChecks', () => {
 
   it('acknowledges only known findings, each with a reason', async () => {
     let stack!: AsyncMcpStack;
-    const app = await checkedApp({ tracing: true }, undefined, (built) => void (stack = built));
+    const app = await checkedApp({ tracing: true }, undefined, (built) => {
+      stack = built;
+    });
     const found = acknowledgements(app);
     expect(found.length).toBeGreaterThan(0);
     for (const { path, id, reason } of found) {

@@ -96,7 +96,7 @@ export function resourcesOf(template: Template, type: string): Record<string, Cf
 /** A resource as it appears in the template. */
 export interface CfnResourceJson {
   Type: string;
-  // Template JSON: the assertions check its shape.
+  // biome-ignore lint/suspicious/noExplicitAny: template JSON, whose shape the assertions check
   Properties: Record<string, any>;
   [key: string]: unknown;
 }
@@ -134,7 +134,7 @@ export function deployedTemplate(stack: Stack): Template {
       return undefined;
     });
   const resolveNested = (resourceId: string, value: Json): Json => {
-    const passed = (root.Resources[resourceId]!.Properties?.Parameters ?? {}) as Record<string, Json>;
+    const passed = (root.Resources[resourceId]?.Properties?.Parameters ?? {}) as Record<string, Json>;
     return replaceDeep(value, (node) => {
       const ref = (node as { Ref?: string }).Ref;
       if (typeof ref === 'string' && ref in passed) return { value: resolveParent(passed[ref]) };

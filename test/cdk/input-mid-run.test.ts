@@ -59,8 +59,6 @@ const prefixArn = (rest: string) => ({
   'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':states:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${rest}`]],
 });
 
-const machineRef = (name: string) => JSON.stringify({ Ref: logicalIdOf(stack.server.toolStateMachines.get(name)!.stateMachine) });
-
 describe('the request_input worker', () => {
   it('is deployed once for all the machines that name ${Worker_request_input}, and each calls its current version and may invoke its versions', () => {
     expect(asking.length).toBeGreaterThanOrEqual(2);

@@ -281,7 +281,7 @@ describe('conformance fixtures that ask for input, run on the local stack', () =
   it('test_elicitation_sep1330_enums asks with the five SEP-1330 enum shapes', async () => {
     const content = { untitledSingle: 'option1', titledSingle: 'value1', legacyEnum: 'opt1', untitledMulti: ['option1', 'option2'], titledMulti: ['value1', 'value2'] };
     const { rounds, outcome } = await run('test_elicitation_sep1330_enums', {}, () => ({ choices: accept(content) }));
-    const properties = (rounds[0]!.asked.choices!.params.requestedSchema as { properties: Record<string, Record<string, any>> }).properties;
+    const properties = (rounds[0]!.asked.choices!.params.requestedSchema as { properties: Record<string, Record<string, unknown> & { items: Record<string, unknown> }> }).properties;
     expect(properties.untitledSingle).toMatchObject({ type: 'string', enum: ['option1', 'option2', 'option3'] });
     expect(properties.untitledSingle!.oneOf).toBeUndefined();
     expect(properties.titledSingle!.oneOf).toEqual([

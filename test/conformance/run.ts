@@ -24,7 +24,7 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, stripVTControlCharacters } from 'node:util';
 import { startLocalStack } from '../../local/local-stack.ts';
 
 interface SuiteRun {
@@ -114,16 +114,12 @@ function runScenario(suite: SuiteRun, scenario: string, url: string): Promise<Sc
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      const plain = stripAnsi(output);
+      const plain = stripVTControlCharacters(output);
       const totals = plain.match(/Passed: \d+\/\d+, \d+ failed, \d+ warnings/g)?.at(-1) ?? 'no result line';
       const baseline = /Baseline check passed/.test(plain) && /Expected failures \(in baseline\)/.test(plain) ? ' (expected failures only)' : '';
       resolvePromise({ passed: code === 0, summary: `${totals}${baseline}`, output: plain });
     });
   });
-}
-
-function stripAnsi(text: string): string {
-  return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
 async function main(): Promise<number> {

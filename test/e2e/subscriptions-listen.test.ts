@@ -7,7 +7,9 @@
 import { readAcceptedTaskIdsV2, contributeTaskFilterV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { TaskStatusNotificationV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeployedLocalStack } from '../../local/as-deployed/start-deployed-stack.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
+import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../support/deployed-assembly.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { MODERN_VERSION, modernRequest, type CallOptions } from '../support/raw-mcp.ts';
 import { ok, rpcError } from '../support/rpc-assertions.ts';
@@ -32,7 +34,10 @@ afterAll(async () => {
 });
 
 /** Opens a 2026-07-28 listen stream with this filter. */
-function listen(notifications: Record<string, unknown>, options: { capabilities?: Record<string, unknown>; headers?: Record<string, string>; id?: number } = {}): Promise<OpenStream> {
+function listen(
+  notifications: Record<string, unknown>,
+  options: { capabilities?: Record<string, unknown>; headers?: Record<string, string>; id?: number; url?: URL } = {},
+): Promise<OpenStream> {
   const body = {
     jsonrpc: '2.0',
     id: options.id ?? nextId++,
@@ -46,7 +51,7 @@ function listen(notifications: Record<string, unknown>, options: { capabilities?
       },
     },
   };
-  return openStream(stack.url, body, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'subscriptions/listen', ...options.headers });
+  return openStream(options.url ?? stack.url, body, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'subscriptions/listen', ...options.headers });
 }
 
 async function startTask(args: Record<string, unknown>, headers: Record<string, string> = {}): Promise<string> {
@@ -189,4 +194,39 @@ describe('subscriptions/listen turned off', () => {
     expect(response.status).toBe(404);
     expect(rpcError(response).code).toBe(-32601);
   });
+});
+
+describe('as deployed: the bundled MCP function in its Lambda sandbox', () => {
+  let deployed: DeployedLocalStack;
+  beforeAll(async () => {
+    ({ stack: deployed } = await startAssemblyStack(await deployedAssembly(NO_AUTH)));
+  }, 240_000);
+  afterAll(async () => {
+    await deployed?.close();
+  });
+
+  it("a listen stream ends cleanly before the function's timeout, and the client re-listens", async () => {
+    const mcp = deployed.model.functions.find((f) => f.logicalId === deployed.model.functionUrl?.targetFunctionLogicalId);
+    const timeoutMs = (mcp?.timeoutSeconds ?? 0) * 1000;
+    expect(timeoutMs).toBeGreaterThan(0);
+    const created = ok(await modernRequest(deployed.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 86_400 } }, { capabilities: EXT }));
+    const taskId = created.taskId as string;
+    const opened = Date.now();
+    const first = await listen({ taskIds: [taskId] }, { url: deployed.url, id: 7201 });
+    expect(first.status).toBe(200);
+    const messages = await untilEnd(first);
+    const lasted = Date.now() - opened;
+    expect(messages[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
+    expect(messages[1]).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'working' } });
+    // The graceful end, not a cut: the listen request's own result, before the invocation's timeout.
+    expect(messages.at(-1)).toMatchObject({ id: 7201, result: { resultType: 'complete' } });
+    expect(lasted).toBeLessThan(timeoutMs);
+    // It used the invocation's time, not a fixed short cap.
+    expect(lasted).toBeGreaterThan(timeoutMs / 2);
+
+    const again = await listen({ taskIds: [taskId] }, { url: deployed.url, id: 7202 });
+    expect((await again.next()).params.notifications).toEqual({ taskIds: [taskId] });
+    await again.cancel();
+    await modernRequest(deployed.url, 'tasks/cancel', { taskId }, { capabilities: EXT });
+  }, 180_000);
 });

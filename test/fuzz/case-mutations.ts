@@ -45,15 +45,24 @@ function oddValue(draft: Draft, ctx: GenerationContext): unknown {
 
 function pathsOf(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
   if (out.length > 300 || prefix.length > 8) return out;
-  if (Array.isArray(value)) value.forEach((item, i) => (out.push([...prefix, i]), pathsOf(item, [...prefix, i], out)));
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      out.push([...prefix, i]);
+      pathsOf(item, [...prefix, i], out);
+    }
+  }
   else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) (out.push([...prefix, key]), pathsOf(item, [...prefix, key], out));
+    for (const [key, item] of Object.entries(value)) {
+      out.push([...prefix, key]);
+      pathsOf(item, [...prefix, key], out);
+    }
   }
   return out;
 }
 
 function valueAt(root: unknown, path: Path): unknown {
-  return path.length === 0 ? root : parentOf(root, path)?.[path.at(-1)!];
+  const key = path.at(-1);
+  return key === undefined ? root : parentOf(root, path)?.[key];
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -72,14 +81,16 @@ function parentOf(root: unknown, path: Path): Record<string | number, unknown> |
 /** Sets an own property, `__proto__` included (plain assignment would set the prototype). */
 function setAt(root: unknown, path: Path, value: unknown): void {
   const parent = parentOf(root, path);
-  if (parent) Object.defineProperty(parent, path.at(-1)!, { value, enumerable: true, writable: true, configurable: true });
+  const key = path.at(-1);
+  if (parent && key !== undefined) Object.defineProperty(parent, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function deleteAt(root: unknown, path: Path): void {
   const parent = parentOf(root, path);
   if (!parent) return;
-  if (Array.isArray(parent)) parent.splice(Number(path.at(-1)), 1);
-  else delete parent[path.at(-1)!];
+  const key = path.at(-1);
+  if (Array.isArray(parent)) parent.splice(Number(key), 1);
+  else if (key !== undefined) delete parent[key];
 }
 
 const show = (path: Path) => path.map(String).join('.');
@@ -205,7 +216,7 @@ const MUTATIONS = {
       accept: [undefined, 'application/json', 'text/event-stream', '*/*', 'text/html'],
       'mcp-param-x': ['=?base64?Zm9v?=', '=?base64?!!?=', 'plain'],
     };
-    const value = rng.pick(values[name]!) as string | undefined;
+    const value = rng.pick(values[name] ?? [undefined]) as string | undefined;
     if (value === undefined) delete draft.headers[name];
     else draft.headers[name] = value;
     return `header ${name}=${JSON.stringify(value)?.slice(0, 24) ?? 'absent'}`;
@@ -213,7 +224,8 @@ const MUTATIONS = {
   eraSwap(draft, ctx) {
     const m = message(draft);
     if (!m || draft.text !== undefined) return undefined;
-    const params = (m.params !== null && typeof m.params === 'object' ? m.params : (m.params = {})) as Record<string, unknown>;
+    if (m.params === null || typeof m.params !== 'object') m.params = {};
+    const params = m.params as Record<string, unknown>;
     const isModern = draft.headers['mcp-protocol-version'] === MODERN;
     const { rng } = ctx;
     if (isModern) {
@@ -247,7 +259,8 @@ const MUTATIONS = {
     const m = message(draft);
     if (!m || draft.text !== undefined || m.params === null || typeof m.params !== 'object') return undefined;
     const params = m.params as Record<string, unknown>;
-    const meta = (params._meta !== null && typeof params._meta === 'object' ? params._meta : (params._meta = {})) as Record<string, unknown>;
+    if (params._meta === null || typeof params._meta !== 'object') params._meta = {};
+    const meta = params._meta as Record<string, unknown>;
     const odd = ctx.rng.pick<unknown>([null, 'x', [], 7, { extensions: null }, { extensions: { 'io.modelcontextprotocol/tasks': 'yes' } }, { experimental: 5 }, { elicitation: [] }, { experimental: { longRunningOperations: null } }]);
     meta['io.modelcontextprotocol/clientCapabilities'] = odd;
     return `capabilities ${JSON.stringify(odd)}`;
@@ -269,7 +282,9 @@ const MUTATIONS = {
       ['duplicate-key', () => text.replace(/^\{/, `{"method":"ping","id":${rng.int(1, 9)},`)],
       ['lone-surrogate-escape', () => text.replace(/"(mk[0-9a-f]{12})"/, '"\\ud800$1"')],
     ];
-    const [label, edit] = edits[how]!;
+    const picked = edits[how];
+    if (!picked) return undefined;
+    const [label, edit] = picked;
     draft.text = edit();
     return `corrupt-text ${label}`;
   },

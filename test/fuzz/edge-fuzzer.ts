@@ -88,12 +88,12 @@ export async function runEdgeFuzz(options: FuzzOptions): Promise<FuzzReport> {
   let target: FuzzTarget | undefined;
   let last: Listing | undefined;
   for (let index = 0; index < options.cases; index++) {
-    if (index % reseedEvery === 0) {
+    if (index % reseedEvery === 0 || !target) {
       target = await createFuzzTarget();
       last = undefined;
     }
-    const fuzzCase = generateCase(options.seed, index, target!);
-    const run = await runCase(target!, fuzzCase, last);
+    const fuzzCase = generateCase(options.seed, index, target);
+    const run = await runCase(target, fuzzCase, last);
     const { verdict } = run;
     last = run.listing;
     report.cases++;
@@ -114,7 +114,7 @@ export async function runEdgeFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const failure: FuzzFailure = { index, fuzzCase, problems };
     if (options.shrink !== false) {
       const kinds = new Set(problems.map(problemKind));
-      const shrinkTarget = target!;
+      const shrinkTarget = target;
       failure.minimal = await shrinkCase(fuzzCase, async (candidate) => (await runCase(shrinkTarget, candidate)).verdict.problems.some((p) => kinds.has(problemKind(p))));
       last = undefined;
     }

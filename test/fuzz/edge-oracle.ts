@@ -105,7 +105,7 @@ export function judge({ fuzzCase, answer, before, after }: Observation): Verdict
   }
   problems.push(...statusRules(facts, status, code));
   problems.push(...ladderRules(fuzzCase, facts, status, code));
-  if (sent.kind === 'request' && responses.length === 1) problems.push(...idRules(sent.id, first!));
+  if (sent.kind === 'request' && responses.length === 1 && first !== undefined) problems.push(...idRules(sent.id, first));
   if (sent.kind === 'request' && responses.length === 0 && status < 300) problems.push(`a request got HTTP ${status} and no response`);
 
   const rejected = status >= 400 || errors.length > 0;
@@ -212,8 +212,8 @@ function idRules(id: unknown, response: Record<string, unknown>): string[] {
 function depthOf(value: unknown): number {
   let max = 0;
   const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [current, depth] = next;
     if (current === null || typeof current !== 'object') continue;
     max = Math.max(max, depth + 1);
     for (const child of Object.values(current)) stack.push([child, depth + 1]);

@@ -168,7 +168,8 @@ async function seed(app: AsyncMcpApp, engine: FakeWorkflowEngine, send: Send): P
   const owner = ownerIdFor(OWNER);
   const finish = async (token: string, result: Partial<ExecutionSnapshot> & Pick<ExecutionSnapshot, 'status'>) => {
     const current = await app.operations.get({ ownerId: owner, token });
-    return (await app.operations.applyExecution({ ownerId: owner, token }, engine.finish(current.executionArn!, result))) as OperationRecord;
+    if (!current.executionArn) throw new Error(`operation ${token} has no execution to finish`);
+    return (await app.operations.applyExecution({ ownerId: owner, token }, engine.finish(current.executionArn, result))) as OperationRecord;
   };
   const output = (n: number) => ({ suite: `${RESULT_MARKER}-${n}`, passed: 2, failed: 1, durationSeconds: 60 });
   const spilled = await finish('seed-completed', { status: 'SUCCEEDED', output: output(1) });

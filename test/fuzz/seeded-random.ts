@@ -30,7 +30,7 @@ export class SeededRandom {
 
   pick<T>(items: readonly T[]): T {
     if (items.length === 0) throw new RangeError('pick from an empty list');
-    return items[Math.floor(this.next() * items.length)]!;
+    return items[Math.floor(this.next() * items.length)] as T;
   }
 
   /** `n` lower-case hex digits. */

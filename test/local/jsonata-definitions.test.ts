@@ -174,7 +174,10 @@ describe('task tokens, stopping and timing out', () => {
           ),
         },
       ],
-      resolveWorker: () => async (event) => (seen.push((event as { token: string }).token), null),
+      resolveWorker: () => async (event) => {
+        seen.push((event as { token: string }).token);
+        return null;
+      },
     });
     const started = await client.send(new StartExecutionCommand({ stateMachineArn: facade.stateMachineArn('ask'), input: '{}' }));
     await vi.waitFor(() => expect(seen).toHaveLength(1));

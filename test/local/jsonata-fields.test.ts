@@ -11,7 +11,10 @@ const echo = async (event: unknown) => event;
 describe('Arguments and Output', () => {
   it('"not-evaluated": "$customerName" — only a string that is exactly {% … %} is an expression; both query languages produce the same result', async () => {
     const seen: unknown[] = [];
-    const record = async (event: unknown) => (seen.push(event), event);
+    const record = async (event: unknown) => {
+      seen.push(event);
+      return event;
+    };
     const assign = { Type: 'Pass', Assign: { customerName: 'María' }, Next: 'Task' };
     const jsonata = jsonataMachine({
       Remember: assign,

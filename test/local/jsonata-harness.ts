@@ -39,5 +39,5 @@ export async function runDefinition(definition: object, input: unknown, options:
 
 /** A top-level JSONata machine of `states`, starting at the first. */
 export function jsonataMachine(states: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  return { QueryLanguage: 'JSONata', StartAt: Object.keys(states)[0]!, States: states, ...extra };
+  return { QueryLanguage: 'JSONata', StartAt: Object.keys(states)[0] ?? '', States: states, ...extra };
 }

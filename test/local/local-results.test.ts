@@ -32,7 +32,7 @@ async function failureOf(promise: Promise<unknown>): Promise<S3ServiceException>
 describe('object keys', () => {
   it('a key of exactly 1,024 UTF-8 bytes is stored and read back (in segments the file system can name)', async () => {
     // File names are at most 255 bytes, so the key is in segments; S3 counts the whole key.
-    const head = ['鍵'.repeat(80), ...Array.from({ length: 5 }, () => 'a'.repeat(150))].join('/') + '/';
+    const head = `${['鍵'.repeat(80), ...Array.from({ length: 5 }, () => 'a'.repeat(150))].join('/')}/`;
     const padded = head + 'k'.repeat(1024 - Buffer.byteLength(head));
     expect(Buffer.byteLength(padded)).toBe(1024);
     await put(padded, 'at the limit');

@@ -8,7 +8,7 @@ import { startSfnFacade, type SfnFacade, type SfnFacadeOptions } from '../../loc
 
 export const SECRET = 'tool-argument-that-must-not-be-logged';
 
-export function definition(states: Record<string, unknown>, startAt = Object.keys(states)[0]!): string {
+export function definition(states: Record<string, unknown>, startAt = Object.keys(states)[0] ?? ''): string {
   return JSON.stringify({ StartAt: startAt, States: states });
 }
 

@@ -91,7 +91,7 @@ describe('plan_dataset_chunks', () => {
     const { chunks } = await planDatasetChunks({ rows: 1_000_000 });
     expect(chunks).toHaveLength(10);
     expect(chunks.reduce((sum, c) => sum + c.count, 0)).toBe(1_000_000);
-    chunks.forEach((chunk, i) => expect(chunk.offset).toBe(i * CHUNK_ROWS));
+    for (const [i, chunk] of chunks.entries()) expect(chunk.offset).toBe(i * CHUNK_ROWS);
   });
 
   it('rejects rows outside 1..1,000,000 with InvalidWorkerInput', async () => {

@@ -255,7 +255,16 @@ describe('streamingFunctionUrlHandler (RESPONSE_STREAM)', () => {
 
   it('waits for the stream to drain before writing more when it is full', async () => {
     const handler = streamingFunctionUrlHandler(
-      async () => new Response(new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(64)), c.enqueue(Uint8Array.of(1)), c.close()) })),
+      async () =>
+        new Response(
+          new ReadableStream({
+            start: (c) => {
+              c.enqueue(new Uint8Array(64));
+              c.enqueue(Uint8Array.of(1));
+              c.close();
+            },
+          }),
+        ),
       fakeAwsLambda(),
     );
     const stream = fakeResponseStream({ highWaterMark: 16, slow: true });

@@ -122,7 +122,7 @@ describe('who sees handle tools', () => {
   });
 
   it('lists the built-ins with input and output schemas, and says how long-running tools answer', async () => {
-    const tools = ok(await plain('tools/list')).tools as Array<Record<string, any>>;
+    const tools = ok(await plain('tools/list')).tools as Array<Record<string, unknown>>;
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.operation_result.inputSchema).toMatchObject({ required: ['operationId'], properties: { waitSeconds: { maximum: 50 } } });
     // operation_result answers with the called tool's own result, so it declares no schema of its own.

@@ -51,7 +51,10 @@ describe('discovery', () => {
   it('happens on the first authenticate, not when the resource server is created', async () => {
     const issuer = await devIssuer();
     const fetched: string[] = [];
-    const recording = (input: string, init?: RequestInit) => (fetched.push(input), fetch(input, init));
+    const recording = (input: string, init?: RequestInit) => {
+      fetched.push(input);
+      return fetch(input, init);
+    };
     const server = createOAuthResourceServer({ issuer: issuer.issuer, resourceUrl: RESOURCE }, { logger: capturingLogger().logger, fetch: recording });
     server.protectedResourceMetadataResponse(new Request('http://127.0.0.1:3000/.well-known/oauth-protected-resource'));
     // A value that is not a JWT is refused before anyone is asked.

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { OperationsService } from '../../lambdas/operations/operations-service.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
-import { coreHarness, expectOperationError, ManualClock, TEST_LIMITS as limits } from '../support/core-harness.ts';
+import { coreHarness, expectOperationError, type ManualClock, TEST_LIMITS as limits } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 

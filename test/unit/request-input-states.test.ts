@@ -43,9 +43,9 @@ const machine = (states: Record<string, unknown>, top: Record<string, unknown> =
 
 /** The Payload of state `name`, wherever it is nested, in the injected definition. */
 function payloadOf(definition: unknown, path: string[]): Record<string, unknown> {
-  let node = definition as Record<string, any>;
-  for (const step of path) node = node[step];
-  return (node.Parameters ?? node.Arguments).Payload as Record<string, unknown>;
+  let node = definition as Record<string, unknown>;
+  for (const step of path) node = node[step] as Record<string, unknown>;
+  return ((node.Parameters ?? node.Arguments) as { Payload: Record<string, unknown> }).Payload;
 }
 
 describe('injectRequestInputContext', () => {

@@ -7,7 +7,11 @@ const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON
 /** An SSE response whose events the test writes later, as the legacy transport does. */
 function sseResponse() {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => {
+      controller = c;
+    },
+  });
   return { response: new Response(body, { headers: { 'content-type': 'text/event-stream' } }), controller };
 }
 
@@ -73,7 +77,10 @@ describe('withRequestScope', () => {
       // As the SDK dispatches a notification: microtasks after its 202, past an async params check.
       void Promise.resolve().then(async () => {
         for (let i = 0; i < 5; i++) await Promise.resolve();
-        finishBeforeResponse(new Promise<void>((resolve) => setTimeout(() => resolve(void (finished = true)), 20)));
+        finishBeforeResponse(new Promise<void>((resolve) => setTimeout(() => {
+              finished = true;
+              resolve();
+            }, 20)));
       });
       return new Response(null, { status: 202 });
     });

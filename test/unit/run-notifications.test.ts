@@ -1,6 +1,6 @@
 /** Reports turned into notifications for one waiting call: each once, in order, filtered by token and level; followed from the store while the call waits. */
 import { describe, expect, it, vi } from 'vitest';
-import type { LogLevel, OperationRecord } from '../../lambdas/operations/operation.ts';
+import type { LogLevel } from '../../lambdas/operations/operation.ts';
 import {
   progressOf,
   progressTokenOf,

@@ -202,9 +202,9 @@ describe('the loader adds what dates a question', () => {
     ...extra,
   });
   const asking = (definition: unknown, path: string[]) => {
-    let node = definition as Record<string, any>;
-    for (const step of path) node = node[step];
-    return (node.Parameters ?? node.Arguments).Payload.asking;
+    let node = definition as Record<string, unknown>;
+    for (const step of path) node = node[step] as Record<string, unknown>;
+    return ((node.Parameters ?? node.Arguments) as { Payload: { asking: unknown } }).Payload.asking;
   };
 
   it('JSONPath: the entry time, TimeoutSeconds and HeartbeatSeconds as written (numbers or ...Path), and concurrent false for a state that runs alone', () => {

@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest, sigV4Fetch } from '../../../client/index.ts';
+import type { FunctionUrlEvent } from '../../../local/lambda/function-url-event.ts';
 import { serveFunctionUrl, type FunctionUrlAuthority, type FunctionUrlServerOptions } from '../../../local/lambda/function-url-server.ts';
 import { startLocalFunction, type LocalFunction } from '../../../local/lambda/local-function.ts';
 import { assetRoot, writeAsset } from './lambda-assets.ts';
@@ -119,7 +120,7 @@ describe('a Function URL', () => {
       const response = await fetch(new URL('/any/path?x=1&x=2', url), { method: 'POST', body: 'hi', headers: { 'content-type': 'text/plain', cookie: 'c=3' } });
       expect(response.status).toBe(201);
       expect(response.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2']);
-      const { event } = (await response.json()) as { event: Record<string, any> };
+      const { event } = (await response.json()) as { event: FunctionUrlEvent };
       expect(event).toMatchObject({ rawPath: '/any/path', rawQueryString: 'x=1&x=2', cookies: ['c=3'], body: 'hi', isBase64Encoded: false, queryStringParameters: { x: '1,2' } });
       expect(event.requestContext).toMatchObject({ accountId: 'anonymous', http: { method: 'POST', path: '/any/path', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1' } });
       expect(event.headers['x-forwarded-proto']).toBe('http');
@@ -196,7 +197,7 @@ describe('a Function URL', () => {
     const url = await serve(echo);
     const response = await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
     expect(response.status).toBe(201);
-    const { event } = (await response.json()) as { event: Record<string, any> };
+    const { event } = (await response.json()) as { event: FunctionUrlEvent };
     expect(event.requestContext.http.method).toBe('OPTIONS');
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
   });
@@ -244,9 +245,9 @@ describe('an AWS_IAM Function URL', () => {
     const url = await serve(echo, { authType: 'AWS_IAM' }, authority);
     const response = await sigV4Fetch({ region: 'us-east-1', credentials: local })(`${url.href}?q=a%20b`, post);
     expect(response.status).toBe(201);
-    const { event } = (await response.json()) as { event: Record<string, any> };
+    const { event } = (await response.json()) as { event: FunctionUrlEvent };
     expect(event.requestContext.accountId).toBe('000000000000');
-    expect(event.requestContext.authorizer.iam).toEqual({
+    expect(event.requestContext.authorizer?.iam).toEqual({
       accessKey: 'local',
       accountId: '000000000000',
       callerId: 'AROALOCALCALLER:local',
@@ -270,8 +271,8 @@ describe('an AWS_IAM Function URL', () => {
     const worker = { accessKeyId: 'ASIAWORKER', secretAccessKey: 'worker-secret', sessionToken: 'worker-token' };
     const response = await sigV4Fetch({ region: 'us-east-1', credentials: worker })(url.href, post);
     expect(response.status).toBe(201);
-    const { event } = (await response.json()) as { event: Record<string, any> };
-    expect(event.requestContext.authorizer.iam).toMatchObject({ accessKey: 'ASIAWORKER', userArn: 'arn:aws:sts::000000000000:assumed-role/Worker/worker-fn' });
+    const { event } = (await response.json()) as { event: FunctionUrlEvent };
+    expect(event.requestContext.authorizer?.iam).toMatchObject({ accessKey: 'ASIAWORKER', userArn: 'arn:aws:sts::000000000000:assumed-role/Worker/worker-fn' });
     const forged = await sigV4Fetch({ region: 'us-east-1', credentials: { ...worker, sessionToken: 'other' } })(url.href, post);
     expect(forged.status).toBe(403);
   });
