@@ -12,15 +12,16 @@ import { handleToolsFromEnv, limitsFromEnv } from '../lambdas/handlers/environme
 import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { runDeployedFromCli } from './as-deployed/run-deployed-cli.ts';
 import { eventsWebhookFrom, type EventsWebhookSettings } from './events/events-webhook-options.ts';
-import { WebhookConfigError } from './events/webhook-delivery.ts';
+import type { EventBridgeEvent } from './events/put-events-endpoint.ts';
+import { createWebhookDelivery, WebhookConfigError } from './events/webhook-delivery.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
 import { oauthOptionsFrom } from './oauth-options.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
                     [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
                     [--events-webhook http://127.0.0.1:PORT/PATH [--events-webhook-secret whsec_...]]
-       npm start -- --cdk-out DIR [--port N] [--host HOST] [--data DIR]
-       npm start -- --as-deployed [-c key=value ...] [--port N] [--host HOST] [--data DIR]
+       npm start -- --cdk-out DIR [--port N] [--host HOST] [--data DIR] [--events-webhook URL ...]
+       npm start -- --as-deployed [-c key=value ...] [--port N] [--host HOST] [--data DIR] [--events-webhook URL ...]
 
   --cdk-out DIR run the cloud assembly \`npx cdk synth -o DIR\` wrote, as deployed: its bundled
                 assets, resolved templates and IAM roles (nothing from the source folders)
@@ -83,14 +84,19 @@ async function main(): Promise<void> {
     console.error(`--port must be a port number, got "${values.port}"\n\n${USAGE}`);
     process.exit(2);
   }
-  if ((values['cdk-out'] !== undefined || values['as-deployed']) && values['events-webhook'] !== undefined) {
-    console.error(`--events-webhook works with the source stack only, not with --cdk-out or --as-deployed\n\n${USAGE}`);
-    process.exit(2);
-  }
   if (values['cdk-out'] !== undefined || values['as-deployed']) {
     let close: () => Promise<void>;
+    let webhook: EventsWebhookSettings | undefined;
+    try {
+      webhook = eventsWebhookFrom(values, process.env);
+    } catch (error) {
+      console.error(`Cannot start: ${(error as Error).message}`);
+      process.exit(2);
+    }
+    const delivery = webhook ? createWebhookDelivery(webhook) : undefined;
     try {
       close = await runDeployedFromCli({
+        ...(delivery ? { onEvent: (event: EventBridgeEvent) => delivery.deliver(event.id, event) } : {}),
         ...(values['cdk-out'] !== undefined ? { cdkOut: values['cdk-out'] } : {}),
         context: values.context ?? [],
         port,
@@ -101,8 +107,10 @@ async function main(): Promise<void> {
       console.error(`Cannot start: ${(error as Error).message}`);
       process.exit(1);
     }
+    if (webhook) printWebhook(webhook);
     const stop = async () => {
       await close();
+      await delivery?.close();
       process.exit(0);
     };
     process.once('SIGINT', stop);
@@ -157,11 +165,7 @@ async function main(): Promise<void> {
   if (oauth) {
     console.log(`OAuth: bearer tokens from ${oauth.issuer}, audience ${oauth.audience ?? stack.url.href}${oauth.requiredScopes?.length ? `, scopes ${oauth.requiredScopes.join(' ')}` : ''}`);
   }
-  if (webhook) {
-    // Shown once: a generated secret exists nowhere else.
-    const signing = webhook.generated ? `signed with ${webhook.secret} (new for this run)` : 'signed with the given secret';
-    console.log(`Events: each operation status change is POSTed to ${webhook.url.href}, ${signing} (Standard Webhooks)`);
-  }
+  if (webhook) printWebhook(webhook);
   console.log('Tools:');
   for (const tool of stack.catalog.tools) {
     console.log(`  ${tool.name.padEnd(24)} ${tool.invocation.padEnd(5)} ${tool.workflowType.padEnd(8)} ${tool.title ?? ''}`);
@@ -172,6 +176,12 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+}
+
+/** Where events go; shown once, as a generated secret exists nowhere else. */
+function printWebhook(webhook: EventsWebhookSettings): void {
+  const signing = webhook.generated ? `signed with ${webhook.secret} (new for this run)` : 'signed with the given secret';
+  console.log(`Events: each operation status change is POSTed to ${webhook.url.href}, ${signing} (Standard Webhooks)`);
 }
 
 await main();

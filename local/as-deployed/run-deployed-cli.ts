@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AssemblyError } from '../assembly/assembly-error.ts';
 import type { DeployedStack } from '../assembly/deployed-stack.ts';
+import type { EventBridgeEvent } from '../events/put-events-endpoint.ts';
 import { startDeployedStack } from './start-deployed-stack.ts';
 import { synthesizeAssembly } from './synthesize-assembly.ts';
 
@@ -20,6 +21,8 @@ export interface DeployedCliOptions {
   dataDir?: string;
   host?: string;
   port: number;
+  /** Each event a function put on the default bus (the operation events, for --events-webhook). */
+  onEvent?: (event: EventBridgeEvent) => void;
 }
 
 /** Where the local stack is not AWS, printed at start. */
@@ -29,6 +32,7 @@ export const DIFFERENCES_FROM_AWS = [
   'EventBridge retries a failing status-sync invoke under the rule\'s RetryPolicy, then dead-letters it to <data>/dead-letters/<queue>/ (in AWS the Lambda async invoke config retries function errors)',
   'no CloudWatch: logs go to the console and <data>/logs/<logicalId>.log; metrics, alarms and the dashboard are not run',
   'no concurrency limits or throttling; Task states that call other AWS services need a mock, and the assembly carries none',
+  'EventBridge takes PutEvents on the default bus only (the operation events); rules of your own on those events are not run',
 ];
 
 /** Starts the deployed stack and prints what a user needs; returns the close function. */
@@ -54,6 +58,7 @@ export async function runDeployedFromCli(options: DeployedCliOptions): Promise<(
     port: options.port,
     ...(options.host ? { host: options.host } : {}),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   }).catch(async (error: unknown) => {
     if (temporary) await rm(temporary, { recursive: true, force: true });
     throw error;
