@@ -8,9 +8,9 @@
  * stream's included), not what the run writes on its own meanwhile (progress reports).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { readFileSync } from 'node:fs';
 import { countAwsCalls } from '../lambdas/aws/aws-call-counter.ts';
 import { LISTEN_DEFAULTS } from '../lambdas/mcp/listen/listen-handler.ts';
-import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { requestTimeoutSeconds } from '../lambdas/operations/operations-limits.ts';
 import { startLocalStack } from '../local/local-stack.ts';
 import { MODERN_VERSION, modernRequest } from '../test/support/raw-mcp.ts';
@@ -92,6 +92,14 @@ export async function printListenerCost(): Promise<void> {
   }
 }
 
+/** The construct's default maxBlockingSeconds, which sets the MCP function's timeout, read from its source. */
+function deployedMaxBlockingSeconds(): number {
+  const source = readFileSync(new URL('../cdk/async-mcp-server.ts', import.meta.url), 'utf8');
+  const found = source.match(/props\.maxBlockingSeconds \?\? (\d+)/)?.[1];
+  if (!found) throw new Error('bench: cannot read the default maxBlockingSeconds from the CDK source any more; update the pattern');
+  return Number(found);
+}
+
 function modernMeta() {
   return {
     'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
@@ -102,7 +110,7 @@ function modernMeta() {
 
 function print(listened: Span, polled: Span, pollMs: number): void {
   const memoryGb = lambdaMemorySizes().mcp / 1024;
-  const timeout = requestTimeoutSeconds(DEFAULT_LIMITS.maxBlockingSeconds);
+  const timeout = requestTimeoutSeconds(deployedMaxBlockingSeconds());
   // A stream in AWS lasts until the function's timeout, less the margin, or the cap, whichever is first.
   const streamSeconds = Math.min(LISTEN_DEFAULTS.maxStreamMs / 1000, timeout - LISTEN_DEFAULTS.deadlineMarginMs / 1000);
   const streams = HOUR / streamSeconds;
