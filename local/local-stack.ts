@@ -42,8 +42,6 @@ import type { OAuthConfig } from '../lambdas/auth/oauth-config.ts';
 import { createOAuthResourceServer } from '../lambdas/auth/oauth-resource-server.ts';
 import type { ListenOptions } from '../lambdas/mcp/listen/listen-handler.ts';
 import { createStatusSignal } from '../lambdas/operations/status-signal.ts';
-import type { ListenOptions } from '../lambdas/mcp/listen/listen-handler.ts';
-import { createStatusSignal } from '../lambdas/operations/status-signal.ts';
 import { createTaskMocks } from './sfn-facade-mocks.ts';
 import { stateMachineArn } from './sfn-facade-arns.ts';
 import { startPutEventsEndpoint } from './events/put-events-endpoint.ts';
@@ -81,8 +79,6 @@ export interface LocalStackOptions {
   oauth?: Omit<OAuthConfig, 'resourceUrl'>;
   /** Where operation, poll, lag and input metrics go; none by default, so a local run prints no EMF lines. */
   metrics?: MetricsRecorder;
-  /** `subscriptions/listen` settings (tests shorten streams); status writes wake open streams at once. */
-  listen?: ListenOptions;
   /** `subscriptions/listen` settings (tests shorten streams); status writes wake open streams at once. */
   listen?: ListenOptions;
   /**
@@ -189,7 +185,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       secretKey: localSecretKey(options.dataDir ? resolve(options.dataDir, 'secret.key') : undefined),
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
       ...(options.metrics ? { metrics: options.metrics } : {}),
-      listen: { ...options.listen, wake: createStatusSignal() },
       listen: { ...options.listen, wake: createStatusSignal() },
     });
     const mcpApp = app;
