@@ -230,3 +230,36 @@ describe('as deployed: the bundled MCP function in its Lambda sandbox', () => {
     await modernRequest(deployed.url, 'tasks/cancel', { taskId }, { capabilities: EXT });
   }, 180_000);
 });
+
+describe('a task that asks for input', () => {
+  // The run asks only a client that can answer an elicitation.
+  const ASKABLE = { elicitation: {}, ...EXT };
+  let inputs: LocalStack;
+  beforeAll(async () => {
+    inputs = await startTestStack({ toolsDir: 'test/fixtures/input-tools', handleTools: false });
+  });
+  afterAll(async () => {
+    await inputs?.close();
+  });
+
+  it('notifications/tasks reports input_required with its inputRequests, then completed once tasks/update answers', async () => {
+    const created = ok(await modernRequest(inputs.url, 'tools/call', { name: 'ask_confirm', arguments: { subject: 'the listen' } }, { capabilities: ASKABLE }));
+    const taskId = created.taskId as string;
+    const stream = await listen({ taskIds: [taskId] }, { url: inputs.url, capabilities: ASKABLE });
+    expect((await stream.next()).params.notifications).toEqual({ taskIds: [taskId] });
+    let note = await stream.next();
+    while (note.params?.status !== 'input_required') note = await stream.next();
+    expect(TaskStatusNotificationV2Schema.safeParse(note).success).toBe(true);
+    expect(note.params.inputRequests).toEqual({
+      confirm: {
+        method: 'elicitation/create',
+        params: { message: 'Go ahead with the listen?', requestedSchema: { type: 'object', properties: { comment: { type: 'string' } } } },
+      },
+    });
+    ok(await modernRequest(inputs.url, 'tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { comment: 'go' } } } }, { capabilities: ASKABLE }));
+    const rest = await untilEnd(stream);
+    const last = rest.filter((m) => m.method === 'notifications/tasks').at(-1);
+    expect(last?.params).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'confirmed: {"comment":"go"}' }] } });
+    expect(last?.params).not.toHaveProperty('inputRequests');
+  });
+});
