@@ -121,9 +121,10 @@ describe('bundled assets', () => {
     expect(requestInput).toContain('"@aws-sdk/client-dynamodb"');
   });
 
-  it('keep the MCP bundle within 500 KB, the AWS SDK left out', () => {
+  it('keep the MCP bundle within 520 KB, the AWS SDK left out', () => {
     const size = statSync(join(assetDirOf(stack.server.mcpFunction), 'index.mjs')).size;
-    expect(size).toBeLessThanOrEqual(500_000);
+    // 499 KB before subscriptions/listen, which adds 8 KB; its cold import is measured by `npm run bench -- --only=startup`.
+    expect(size).toBeLessThanOrEqual(520_000);
   });
 
   it('carry one JSON Schema engine in the MCP bundle: neither our Ajv nor the MCP SDK\'s', () => {
