@@ -176,8 +176,7 @@ async function readResponse(response: Response, id: string | number, onNotificat
       const { done, value } = await reader.read();
       if (done) return undefined;
       buffer += decoder.decode(value, { stream: true });
-      let newline: number;
-      while ((newline = buffer.indexOf('\n')) >= 0) {
+      for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
         const line = buffer.slice(0, newline).replace(/\r$/, '');
         buffer = buffer.slice(newline + 1);
         if (line.startsWith('data:')) data.push(line.slice(5).trimStart());

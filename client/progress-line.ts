@@ -11,7 +11,7 @@ const REDRAW_MS = 100;
 
 /** One rendering of the line (no control characters), for a given frame and elapsed time. */
 export function renderProgressLine(frame: number, elapsedMs: number, label: string, status: CallStatus | undefined, columns = 80): string {
-  const parts = [FRAMES[frame % FRAMES.length]!, formatElapsed(elapsedMs), label];
+  const parts = [FRAMES[frame % FRAMES.length] ?? '', formatElapsed(elapsedMs), label];
   if (status) parts.push(status.statusMessage ? `${status.state}: ${status.statusMessage}` : status.state);
   const progress = status?.progress;
   if (progress) {

@@ -89,7 +89,7 @@ export function bearerToken(header: string | null): string | undefined {
   if (header === null) return undefined;
   const match = /^Bearer[ ]+(.*)$/i.exec(header.trim());
   if (!match) return undefined;
-  const token = match[1]!;
+  const [, token = ''] = match;
   return /^[A-Za-z0-9\-._~+/]+=*$/.test(token) ? token : '';
 }
 

@@ -72,7 +72,7 @@ export function createTokenVerifier(config: ResolvedOAuthConfig, options: TokenV
       if (token.length > MAX_TOKEN_CHARS) return reject('The access token is too long');
       // Not a compact JWS at all: refused before it can make us contact the issuer.
       if (!JWS_SHAPE.test(token)) return reject('The access token is malformed');
-      let jwks;
+      let jwks: Awaited<ReturnType<typeof keySet>>;
       try {
         jwks = await keySet();
       } catch (error) {

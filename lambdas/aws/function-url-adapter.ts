@@ -137,7 +137,7 @@ export async function writeResponse(response: Response, stream: ResponseStream):
   stream.once('error', onError);
   try {
     let more = stream.write(new Uint8Array(0));
-    for (let next = await reader?.read(); next && !next.done; next = await reader!.read()) {
+    for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) {
       if (failure) throw failure;
       if (!more) await drained(stream);
       more = stream.write(next.value);

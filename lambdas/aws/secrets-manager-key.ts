@@ -46,7 +46,8 @@ export function secretsManagerKey(secretId: string, options: SecretsManagerKeyOp
   const read = (): Promise<KeyRing> =>
     (reading ??= (async () => {
       try {
-        const ring = await readRing(secretId, (client ??= await newClient()));
+        client ??= await newClient();
+        const ring = await readRing(secretId, client);
         held = { ring, readAt: now(), retryAt: now() + refreshMs };
         return ring;
       } catch (error) {

@@ -39,7 +39,8 @@ export class StepFunctionsEngine implements WorkflowEngine {
       const out = await this.client.send(
         new StartExecutionCommand({ stateMachineArn: input.stateMachineArn, name: input.name, input: JSON.stringify(input.input) }),
       );
-      return { executionArn: out.executionArn! };
+      // The name fixes the ARN, so a reply without one still names this execution.
+      return { executionArn: out.executionArn ?? executionArnFor(input.stateMachineArn, input.name) };
     } catch (error) {
       // Same name, other input string: a retry of this very record whose arguments
       // serialised in another key order. The name is the record's, so is the execution.
@@ -55,7 +56,8 @@ export class StepFunctionsEngine implements WorkflowEngine {
       new StartSyncExecutionCommand({ stateMachineArn: input.stateMachineArn, name: input.name, input: JSON.stringify(input.input) }),
       signal ? { abortSignal: signal } : {},
     );
-    return snapshotOf(out.executionArn!, out);
+    if (!out.executionArn) throw new Error(`StartSyncExecution of ${input.name} returned no executionArn`);
+    return snapshotOf(out.executionArn, out);
   }
 
   async describe(executionArn: string): Promise<ExecutionSnapshot> {

@@ -14,7 +14,8 @@ export function validateArguments(tool: ToolSpec, args: unknown): ValidationResu
   }
   const validate = compileSchema(tool.inputSchema);
   if (validate(value)) return { ok: true, value: value as Record<string, unknown> };
-  const first = validate.errors![0]!;
+  const first = validate.errors?.[0];
+  if (!first) return { ok: false, field: 'arguments', message: `Invalid arguments for tool ${tool.name}` };
   const field = fieldOf(first);
   return { ok: false, field, message: `Invalid arguments for tool ${tool.name}: ${field} ${problemOf(first)}` };
 }

@@ -75,9 +75,10 @@ export async function acceptClientResponses(answers: readonly ClientAnswer[], ow
 /** "The question confirm is no longer open: it timed out before the answer came; the run went on without it." */
 function lateMessage(late: readonly ClosedAnswer[]): string {
   const [first] = late;
+  if (!first) return 'The question is no longer open';
   const others = late.length > 1 ? ` (and ${late.length - 1} more)` : '';
-  const why = first!.reason === 'timed-out' ? 'it timed out before the answer came' : 'the run stopped waiting for it';
-  return `The question ${first!.key}${others} is no longer open: ${why}; the run went on without the answer`;
+  const why = first.reason === 'timed-out' ? 'it timed out before the answer came' : 'the run stopped waiting for it';
+  return `The question ${first.key}${others} is no longer open: ${why}; the run went on without the answer`;
 }
 
 /** A refusal of the whole body, as an HTTP error with a JSON-RPC error that has no id. */

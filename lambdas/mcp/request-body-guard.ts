@@ -80,8 +80,8 @@ export function initializeRefusal(request: Request, message: unknown): Response 
   if (route.kind !== 'legacy') return undefined;
   // The SDK's own schema, so what passes here passes its handler; its issue names the field.
   const checked = specTypeSchemas.InitializeRequestParams['~standard'].validate(message.params);
-  if (checked instanceof Promise || !checked.issues) return undefined;
-  const issue = checked.issues[0]!;
+  const issue = checked instanceof Promise ? undefined : checked.issues?.[0];
+  if (!issue) return undefined;
   const field = ['params', ...(issue.path ?? []).map((part) => String(typeof part === 'object' ? part.key : part))].join('.');
   const error = { code: JSONRPC.INVALID_PARAMS, message: `Invalid params: ${field}: ${issue.message}`, data: { field } };
   const body = { jsonrpc: '2.0', id: message.id, error };

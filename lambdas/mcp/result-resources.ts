@@ -32,7 +32,7 @@ export function registerResultResources(server: Server, deps: McpDeps, ownerId: 
   server.setRequestHandler('resources/list', LIST_SCHEMAS, async () => ({ resources: [] }));
   server.setRequestHandler('resources/read', READ_SCHEMAS, async (params) => {
     const { uri } = params;
-    let stored;
+    let stored: Awaited<ReturnType<McpDeps['operations']['readResult']>>;
     try {
       stored = await deps.operations.readResult(ownerId, uri);
     } catch (error) {

@@ -79,8 +79,9 @@ export class RunNotifications {
   /** Sends the reports on `record` not sent yet, after those already queued; resolves once they are out. */
   send(record: OperationRecord): Promise<void> {
     const fresh = reportsAfter(record, this.#sentSeq);
-    if (fresh.length === 0) return this.#queue;
-    this.#sentSeq = fresh.at(-1)!.seq;
+    const last = fresh.at(-1);
+    if (!last) return this.#queue;
+    this.#sentSeq = last.seq;
     this.#queue = this.#queue.then(() => this.#deliver(fresh));
     return this.#queue;
   }

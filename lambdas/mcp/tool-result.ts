@@ -170,7 +170,8 @@ export function callToolResultProblem(value: unknown): string | undefined {
       if (problem) return `content[${index}]${problem}`;
     }
   }
-  return issueText(checked.issues[0]!);
+  const [issue] = checked.issues;
+  return issue ? issueText(issue) : 'is not a CallToolResult';
 }
 
 function contentBlockProblem(block: unknown): string | undefined {
@@ -178,7 +179,8 @@ function contentBlockProblem(block: unknown): string | undefined {
   const name = typeof block.type === 'string' ? CONTENT_SCHEMA_BY_TYPE[block.type] : undefined;
   if (!name) return `.type: ${JSON.stringify(block.type)} is not one of ${Object.keys(CONTENT_SCHEMA_BY_TYPE).join(', ')}`;
   const checked = specTypeSchemas[name]['~standard'].validate(block);
-  return 'issues' in checked && checked.issues ? `.${issueText(checked.issues[0]!)}` : undefined;
+  const issue = 'issues' in checked ? checked.issues?.[0] : undefined;
+  return issue ? `.${issueText(issue)}` : undefined;
 }
 
 function issueText(issue: { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }): string {

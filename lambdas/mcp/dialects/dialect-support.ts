@@ -35,7 +35,8 @@ export const ANY_RESULT = z.looseObject({});
 export function parseParams<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value ?? {});
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
+  const [issue] = parsed.error.issues;
+  if (!issue) throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Invalid ${what}`);
   const field = issue.path.length ? `${what}.${issue.path.join('.')}` : what;
   throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Invalid ${field}: ${issue.message}`);
 }
