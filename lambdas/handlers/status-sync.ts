@@ -34,11 +34,11 @@ const operations = new OperationsService(
   { shapeResult: shapeFinishedResult },
 );
 
-// The stack names the bus; without one (an older stack), no events are emitted.
+// The stack names the bus; without one (an older stack), no events are emitted. The publisher
+// retries; each call is bounded, so an unreachable EventBridge costs seconds, never the timeout.
 const eventBusName = process.env[ENV.eventBusName];
-const events = eventBusName
-  ? createOperationEventsPublisher({ client: new EventBridgeClient(AWS_CLIENT_CONFIG), eventBusName, logger: consoleLogger, metrics })
-  : undefined;
+const eventBridge = new EventBridgeClient({ ...AWS_CLIENT_CONFIG, maxAttempts: 1, requestHandler: { connectionTimeout: 1000, requestTimeout: 3000, throwOnRequestTimeout: true } });
+const events = eventBusName ? createOperationEventsPublisher({ client: eventBridge, eventBusName, logger: consoleLogger, metrics }) : undefined;
 
 /** Lambda entry point: one event per invocation, its metrics flushed when it is handled. */
 export const handler: (event: ExecutionStatusChangeEvent, context?: InvocationContext) => Promise<void> = createStatusSyncHandler(
