@@ -101,7 +101,9 @@ async function runAll<T>(jobs: Job<T>[], limit: number, parent: StopSignal): Pro
       const launch = () => {
         while (!failed && started - finished < width && started < jobs.length) {
           const index = started++;
-          jobs[index]!(child).then(
+          const job = jobs[index];
+          if (!job) break;
+          job(child).then(
             (value) => {
               results[index] = value;
               finished++;

@@ -82,8 +82,8 @@ function relate(relation: string, order: number): boolean {
 function wildcard(pattern: string): RegExp {
   let source = '';
   for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i]!;
-    if (char === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern[++i]!);
+    const char = pattern.charAt(i);
+    if (char === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern.charAt(++i));
     else source += char === '*' ? '.*' : escapeRegExp(char);
   }
   return new RegExp(`^${source}$`, 's');

@@ -147,10 +147,10 @@ function checkTransitions(graph: unknown, path: string): void {
     if (state.Default !== undefined) target(state.Default, `${at}/Default`);
     for (const field of ['Choices', 'Catch'] as const) {
       const entries = Array.isArray(state[field]) ? (state[field] as State[]) : [];
-      entries.forEach((entry, index) => target(entry.Next, `${at}/${field}[${index}]/Next`));
+      for (const [index, entry] of entries.entries()) target(entry.Next, `${at}/${field}[${index}]/Next`);
     }
     const branches = Array.isArray(state.Branches) ? state.Branches : [];
-    branches.forEach((branch, index) => checkTransitions(branch, `${at}/Branches[${index}]`));
+    for (const [index, branch] of branches.entries()) checkTransitions(branch, `${at}/Branches[${index}]`);
     const processor = state.ItemProcessor ?? state.Iterator;
     if (processor) checkTransitions(processor, `${at}/${state.ItemProcessor ? 'ItemProcessor' : 'Iterator'}`);
   }
@@ -169,7 +169,7 @@ export function walkDefinition(definition: unknown, visit: Visit, path = ''): vo
   for (const [name, state] of Object.entries(states)) {
     const at = `${path}/States/${name}`;
     visit(name, state, at);
-    ((state.Branches as unknown[] | undefined) ?? []).forEach((branch, index) => walkDefinition(branch, visit, `${at}/Branches[${index}]`));
+    for (const [index, branch] of ((state.Branches as unknown[] | undefined) ?? []).entries()) walkDefinition(branch, visit, `${at}/Branches[${index}]`);
     const processor = state.ItemProcessor ?? state.Iterator;
     if (processor) walkDefinition(processor, visit, `${at}/${state.ItemProcessor ? 'ItemProcessor' : 'Iterator'}`);
   }

@@ -152,18 +152,20 @@ export class AslExecution {
         if (isUncatchable(failure.Error)) throw error;
         const retry = retriers.findIndex((retrier) => matchesError(retrier.ErrorEquals, failure.Error));
         const retrier = retriers[retry];
-        if (retrier && attempts[retry]! < ((retrier.MaxAttempts as number | undefined) ?? 3)) {
-          const delay = retryDelaySeconds(retrier, attempts[retry]!);
-          attempts[retry]!++;
-          this.events.push({ type: 'StateRetried', timestamp: Date.now(), state: stateData, retry: { retrier: retrier as never, attempt: attempts[retry]! } });
+        const attempted = attempts[retry] ?? 0;
+        if (retrier && attempted < ((retrier.MaxAttempts as number | undefined) ?? 3)) {
+          const delay = retryDelaySeconds(retrier, attempted);
+          attempts[retry] = attempted + 1;
+          this.events.push({ type: 'StateRetried', timestamp: Date.now(), state: stateData, retry: { retrier: retrier as never, attempt: attempted + 1 } });
           await sleep(delay * 1000, signal);
           if (signal.aborted) throw new RunAborted();
           continue;
         }
         const caught = catchers.findIndex((catcher) => matchesError(catcher.ErrorEquals, failure.Error));
-        if (caught < 0) throw error;
-        this.events.push({ type: 'StateCaught', timestamp: Date.now(), state: stateData, catch: { catcher: catchers[caught] as never } });
-        result = await catcherResult(frame, catchers[caught]!, caught, failure);
+        const catcher = catchers[caught];
+        if (!catcher) throw error;
+        this.events.push({ type: 'StateCaught', timestamp: Date.now(), state: stateData, catch: { catcher: catcher as never } });
+        result = await catcherResult(frame, catcher, caught, failure);
       }
       scope.assign(result.assigned);
       this.events.push({ type: 'StateExited', timestamp: Date.now(), state: { ...stateData, output: result.output as never } });

@@ -94,7 +94,7 @@ function integer(value: unknown, name: string): number {
 const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
   'States.Format': (template, ...values) => {
     let index = 0;
-    return String(template).replace(/\\([{}\\'])|\{\}/g, (match, escaped: string | undefined) => {
+    return String(template).replace(/\\([{}\\'])|\{\}/g, (_match, escaped: string | undefined) => {
       if (escaped) return escaped;
       if (index >= values.length) throw new IntrinsicFailure('States.Format has more {} than arguments');
       const value = values[index++];

@@ -101,8 +101,10 @@ function toJson(value: unknown): unknown {
 
 function visitExpressions(template: unknown, field: string, visit: (text: string, field: string) => void): void {
   const text = jsonataExpression(template);
-  if (text !== undefined) return visit(text, field);
-  if (Array.isArray(template)) template.forEach((item, index) => visitExpressions(item, `${field}[${index}]`, visit));
+  if (text !== undefined) visit(text, field);
+  else if (Array.isArray(template)) {
+    for (const [index, item] of template.entries()) visitExpressions(item, `${field}[${index}]`, visit);
+  }
   else if (typeof template === 'object' && template !== null) {
     for (const [key, value] of Object.entries(template)) visitExpressions(value, `${field}/${key}`, visit);
   }

@@ -22,8 +22,9 @@ export function queryPath(path: string, data: unknown, sources: PathSources): un
   if (path.startsWith('$$')) return select(`$${path.slice(2)}`, sources.context);
   const variable = VARIABLE.exec(path);
   if (variable) {
-    const value = sources.variable(variable[1]!);
-    return value === undefined ? undefined : select(`$${variable[2]}`, value);
+    const [, name = '', rest = ''] = variable;
+    const value = sources.variable(name);
+    return value === undefined ? undefined : select(`$${rest}`, value);
   }
   return select(path, data);
 }
@@ -77,12 +78,12 @@ export function applyResultPath(path: unknown, input: unknown, result: unknown):
     if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
     node = node[key] as Record<string, unknown>;
   }
-  node[keys.at(-1)!] = result;
+  node[keys.at(-1) ?? ''] = result;
   return output;
 }
 
 function referencePathKeys(path: string): string[] {
-  const keys = [...path.slice(1).matchAll(/\.([^.[\]]+)|\['([^']+)'\]/g)].map((match) => match[1] ?? match[2]!);
+  const keys = [...path.slice(1).matchAll(/\.([^.[\]]+)|\['([^']+)'\]/g)].map(([, dotted, quoted = '']) => dotted ?? quoted);
   if (!path.startsWith('$') || keys.length === 0) throw new TaskError('States.Runtime', `Invalid ResultPath '${path}'`);
   return keys;
 }

@@ -51,12 +51,14 @@ export class RunStop implements StopSignal {
   }
 
   addEventListener(_type: 'abort', listener: () => void): void {
-    if (!this.aborted) (this.listeners ??= []).push(listener);
+    if (this.aborted) return;
+    this.listeners ??= [];
+    this.listeners.push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
     const index = this.listeners?.indexOf(listener) ?? -1;
-    if (index >= 0) this.listeners!.splice(index, 1);
+    if (index >= 0) this.listeners?.splice(index, 1);
   }
 }
 

@@ -25,7 +25,10 @@ export class VariableScope {
   }
 
   assign(values: Record<string, unknown> | undefined): void {
-    for (const [name, value] of Object.entries(values ?? {})) (this.values ??= new Map()).set(name, value);
+    for (const [name, value] of Object.entries(values ?? {})) {
+      this.values ??= new Map();
+      this.values.set(name, value);
+    }
   }
 
   all(): Record<string, unknown> {

@@ -43,8 +43,8 @@ export class TimerQueue {
     entry.fire = undefined;
     if (index < 0) return;
     entry.index = -1;
-    const last = this.heap.pop()!;
-    if (last !== entry) {
+    const last = this.heap.pop();
+    if (last && last !== entry) {
       this.heap[index] = last;
       last.index = index;
       this.down(index);
@@ -55,7 +55,10 @@ export class TimerQueue {
 
   private arm(): void {
     const first = this.heap[0];
-    if (!first) return this.disarm();
+    if (!first) {
+      this.disarm();
+      return;
+    }
     if (this.timer && first.at >= this.armedAt) return;
     clearTimeout(this.timer);
     this.armedAt = first.at;
@@ -73,7 +76,7 @@ export class TimerQueue {
     this.armedAt = Number.POSITIVE_INFINITY;
     const now = performance.now();
     const due: TimerEntry[] = [];
-    while (this.heap[0] && this.heap[0].at <= now) due.push(this.pop());
+    for (let first = this.heap[0]; first && first.at <= now; first = this.heap[0]) due.push(this.pop(first));
     this.arm();
     for (const entry of due) {
       const fire = entry.fire;
@@ -82,11 +85,11 @@ export class TimerQueue {
     }
   }
 
-  private pop(): TimerEntry {
-    const first = this.heap[0]!;
-    const last = this.heap.pop()!;
+  /** Takes `first`, the heap's top, off the heap. */
+  private pop(first: TimerEntry): TimerEntry {
+    const last = this.heap.pop();
     first.index = -1;
-    if (last !== first) {
+    if (last && last !== first) {
       this.heap[0] = last;
       last.index = 0;
       this.down(0);
@@ -96,11 +99,12 @@ export class TimerQueue {
 
   private up(index: number): void {
     const { heap } = this;
-    const entry = heap[index]!;
+    const entry = heap[index];
+    if (!entry) return;
     while (index > 0) {
       const parentIndex = (index - 1) >> 1;
-      const parent = heap[parentIndex]!;
-      if (parent.at <= entry.at) break;
+      const parent = heap[parentIndex];
+      if (!parent || parent.at <= entry.at) break;
       heap[index] = parent;
       parent.index = index;
       index = parentIndex;
@@ -111,14 +115,20 @@ export class TimerQueue {
 
   private down(index: number): void {
     const { heap } = this;
-    const entry = heap[index]!;
+    const entry = heap[index];
+    if (!entry) return;
     for (;;) {
       let child = 2 * index + 1;
-      if (child >= heap.length) break;
-      if (child + 1 < heap.length && heap[child + 1]!.at < heap[child]!.at) child++;
-      if (heap[child]!.at >= entry.at) break;
-      heap[index] = heap[child]!;
-      heap[index]!.index = index;
+      let smaller = heap[child];
+      if (!smaller) break;
+      const right = heap[child + 1];
+      if (right && right.at < smaller.at) {
+        child++;
+        smaller = right;
+      }
+      if (smaller.at >= entry.at) break;
+      heap[index] = smaller;
+      smaller.index = index;
       index = child;
     }
     heap[index] = entry;

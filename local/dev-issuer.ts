@@ -173,7 +173,8 @@ export async function startDevIssuer(options: DevIssuerOptions = {}): Promise<De
     requestLog,
     mint,
     async rotateKey(rotation = {}) {
-      const previous = keys.get(currentKid)!;
+      const previous = keys.get(currentKid);
+      if (!previous) throw new Error(`dev issuer: the current key ${currentKid} is missing`);
       const kid = await addKey(rotation.algorithm ?? previous.algorithm);
       if (rotation.retirePrevious) previous.published = false;
       return kid;

@@ -113,12 +113,16 @@ function keyProblem(item: Item, keys: KeyPair): string | undefined {
 function keySchemasOf(table: TableDescription): KeySchemas {
   const pair = (schema: TableDescription['KeySchema']): KeyPair => ({
     partitionKey: schema?.find((key) => key.KeyType === 'HASH')?.AttributeName ?? '',
-    ...(schema?.some((key) => key.KeyType === 'RANGE') ? { sortKey: schema.find((key) => key.KeyType === 'RANGE')!.AttributeName! } : {}),
+    ...sortKeyOf(schema?.find((key) => key.KeyType === 'RANGE')?.AttributeName),
   });
   return {
     table: pair(table.KeySchema),
     indexes: [...(table.GlobalSecondaryIndexes ?? []), ...(table.LocalSecondaryIndexes ?? [])].map((index) => pair(index.KeySchema)),
   };
+}
+
+function sortKeyOf(name: string | undefined): Pick<KeyPair, 'sortKey'> {
+  return name === undefined ? {} : { sortKey: name };
 }
 
 /** Key attributes are S, N or B; a number's size never comes near a limit. */

@@ -70,7 +70,9 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
   children.add(child);
   if (!exitHook) {
     exitHook = true;
-    process.once('exit', () => children.forEach((running) => running.kill('SIGTERM')));
+    process.once('exit', () => {
+      for (const running of children) running.kill('SIGTERM');
+    });
   }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   void exited.then(() => children.delete(child));
@@ -108,7 +110,12 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
     await close();
     throw error;
   }
-  return { endpoint, client, tableName, pid: child.pid!, close };
+  const { pid } = child;
+  if (pid === undefined) {
+    await close();
+    throw new Error('dynalite has no process id: it did not start');
+  }
+  return { endpoint, client, tableName, pid, close };
 }
 
 /** The port dynalite's process reports once it listens. */

@@ -55,7 +55,7 @@ export function startTtlSweeper(options: TtlSweeperOptions): TtlSweeper {
   async function sweepOnce(): Promise<number> {
     keyNames ??= client
       .send(new DescribeTableCommand({ TableName: tableName }))
-      .then(({ Table }) => (Table?.KeySchema ?? []).map((key) => key.AttributeName!));
+      .then(({ Table }) => (Table?.KeySchema ?? []).flatMap((key) => (key.AttributeName ? [key.AttributeName] : [])));
     const keys = await keyNames.catch((error: unknown) => {
       keyNames = undefined;
       throw error;

@@ -72,7 +72,7 @@ function prefix(scope: ArnScope): string {
 /** The resource segments after `arn:aws:states:<region>:<account>:`, or undefined when malformed. */
 function resource(arn: string): string[] | undefined {
   const match = /^arn:aws:states:[a-z0-9-]+:\d{12}:(.+)$/.exec(arn);
-  return match ? match[1]!.split(':') : undefined;
+  return match?.[1]?.split(':');
 }
 
 function invalidArn(arn: string): SfnApiError {

@@ -166,13 +166,14 @@ export class ExecutionEngine {
     const execution = this.find(arn);
     const { record } = execution;
     if (record.status !== 'RUNNING') return record.stopDate ?? Date.now();
+    const stopDate = Date.now();
     await this.close(execution, {
       status: 'ABORTED',
-      stopDate: Date.now(),
+      stopDate,
       ...(error ? { error } : {}),
       ...(cause ? { cause } : {}),
     });
-    return record.stopDate!;
+    return stopDate;
   }
 
   /**

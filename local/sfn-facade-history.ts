@@ -24,7 +24,7 @@ export class ExecutionHistory {
 
   constructor(
     record: ExecutionRecord,
-    private readonly roleArn: string,
+    roleArn: string,
   ) {
     this.add(record.startDate, 'ExecutionStarted', {
       executionStartedEventDetails: { input: record.input, inputDetails: UNTRUNCATED, roleArn },
@@ -58,7 +58,7 @@ export class ExecutionHistory {
       case 'MapIterationStarted':
       case 'MapIterationSucceeded':
       case 'MapIterationFailed': {
-        const key = `${event.type[0]!.toLowerCase()}${event.type.slice(1)}EventDetails`;
+        const key = `${event.type.charAt(0).toLowerCase()}${event.type.slice(1)}EventDetails`;
         this.add(event.timestamp, event.type, { [key]: { name: event.parentState.name, index: event.index } });
         break;
       }

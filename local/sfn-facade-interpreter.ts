@@ -83,7 +83,10 @@ function taskBinder(options: LocalInterpreterOptions): Binder {
   const workers = new Map<string, WorkerHandler>();
   const workerFor = (name: string) => {
     let handler = workers.get(name);
-    if (!handler) workers.set(name, (handler = options.resolveWorker(name)));
+    if (!handler) {
+      handler = options.resolveWorker(name);
+      workers.set(name, handler);
+    }
     return handler;
   };
   return (definition, visitWait) => {
@@ -130,7 +133,8 @@ function createJsonataInterpreter(definition: unknown, bind: Binder, options: Lo
         waitTimeScale: options.waitTimeScale,
         mintToken: () => options.tokens.mint(context.executionArn),
         runTask: (call) => {
-          const task = tasks.get(call.stateName)!;
+          const task = tasks.get(call.stateName);
+          if (!task) throw new Error(`No task is bound to the state ${call.stateName}`);
           return runTask(
             task.kind,
             { input: call.args, takeToken: call.takeToken, timeoutSeconds: call.timeoutSeconds, heartbeatSeconds: call.heartbeatSeconds, enforceTimeout: true },
@@ -160,7 +164,8 @@ function createJsonPathInterpreter(definition: StateMachineDefinition, bind: Bin
       // before it calls that Task's handler, which takes the token over.
       const task = {
         get Token() {
-          return (pendingToken ??= options.tokens.mint(context.executionArn));
+          pendingToken ??= options.tokens.mint(context.executionArn);
+          return pendingToken;
         },
       };
       const takeToken = () => {

@@ -46,7 +46,7 @@ export class ExecutionFile {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
-    let parsed;
+    let parsed: ReturnType<typeof FileSchema.safeParse>;
     try {
       parsed = FileSchema.safeParse(JSON.parse(text));
     } catch (error) {

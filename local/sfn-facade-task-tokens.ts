@@ -125,6 +125,9 @@ export class TaskTokens {
     clearTimeout(task.heartbeatTimer);
     clearTimeout(task.timeoutTimer);
     this.ended.push(token);
-    while (this.ended.length > ENDED_KEPT) this.tasks.delete(this.ended.shift()!);
+    while (this.ended.length > ENDED_KEPT) {
+      const oldest = this.ended.shift();
+      if (oldest !== undefined) this.tasks.delete(oldest);
+    }
   }
 }

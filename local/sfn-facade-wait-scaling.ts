@@ -10,6 +10,7 @@ import { sleep } from './asl-run-support.ts';
 
 /** The longest a Node timer can wait. */
 const MAX_TIMER_MS = 2_147_483_647;
+// biome-ignore lint/suspicious/noTemplateCurlyInString: an ASL definition-substitution placeholder, replaced when the definition is loaded, not a template literal
 const SCALED_WAIT_RESOURCE = '${LocalScaledWait}';
 
 interface ScaledWaitParameters {

@@ -34,7 +34,10 @@ export function deadLetterFolder(dataDir: string, queueName: string): string {
 export function createDeadLetterQueue(queue: DeployedStack['queues'][number], dataDir?: string): DeadLetterQueue {
   const memory = new Map<string, DeadLetter>();
   const folder = dataDir ? deadLetterFolder(dataDir, queue.name) : undefined;
-  const fileOf = (messageId: string) => join(folder!, `${messageId}.json`);
+  const fileOf = (messageId: string) => {
+    if (!folder) throw new Error(`${queue.name}: dead letters are kept in memory, not in files`);
+    return join(folder, `${messageId}.json`);
+  };
   return {
     queue,
     async send(body, attributes) {

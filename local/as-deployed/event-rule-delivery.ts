@@ -78,7 +78,8 @@ export function createRuleDelivery(options: RuleDeliveryOptions): RuleDelivery {
         await options.invoke(target.functionArn, event);
         return;
       } catch (error) {
-        const message = (lastError = error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        lastError = message;
         const aged = scale > 0 && (Date.now() - publishedAt) / scale >= maxAgeMs;
         if (attempt >= retries || aged || closed) {
           return deadLetter(event, target, 'SDK_CLIENT_ERROR', message, aged ? 'MaximumEventAgeInSeconds' : 'MaximumRetryAttempts', attempt);

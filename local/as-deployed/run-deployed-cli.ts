@@ -47,7 +47,8 @@ export async function runDeployedFromCli(options: DeployedCliOptions): Promise<(
       context[pair.slice(0, at)] = pair.slice(at + 1);
     }
     // With --data the assembly stays beside the data it ran on, for the dead-letter replay.
-    const outDir = options.dataDir ? resolve(options.dataDir, 'cdk.out') : (temporary = await mkdtemp(join(tmpdir(), 'async-mcp-as-deployed-')));
+    const outDir = options.dataDir ? resolve(options.dataDir, 'cdk.out') : await mkdtemp(join(tmpdir(), 'async-mcp-as-deployed-'));
+    if (!options.dataDir) temporary = outDir;
     if (options.dataDir) await rm(outDir, { recursive: true, force: true });
     console.log(`Synthesizing the app into ${outDir} (npx cdk synth${options.context.map((c) => ` -c ${c}`).join('')}) ...`);
     await synthesizeAssembly({ outDir, context });

@@ -160,7 +160,9 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       },
       invokeFunction,
       authorize: (request) => authorizeMachineTask(authority, request),
-      onStatusChange: (event) => rules.forEach((rule) => rule.publish(event)),
+      onStatusChange: (event) => {
+        for (const rule of rules) rule.publish(event);
+      },
       ...scope,
       ...under('stepfunctions'),
       ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
@@ -219,10 +221,12 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
 
     if (!model.functionUrl) throw new Error(`${options.cdkOut}: the stack has no AWS::Lambda::Url to serve MCP on`);
     const urlConfig = model.functionUrl;
-    const target = model.functions.find((f) => f.logicalId === urlConfig.targetFunctionLogicalId)!;
+    const target = model.functions.find((f) => f.logicalId === urlConfig.targetFunctionLogicalId);
+    const targetFn = target && functions.get(target.logicalId);
+    if (!target || !targetFn) throw new Error(`${options.cdkOut}: the AWS::Lambda::Url targets ${urlConfig.targetFunctionLogicalId}, not a function of the stack`);
     const served = await serveFunctionUrl({
       url: urlConfig,
-      fn: functions.get(target.logicalId)!,
+      fn: targetFn,
       functionArn: target.arn,
       host,
       port: options.port ?? DEFAULT_PORT,
@@ -265,8 +269,8 @@ async function replayDeadLetters(queues: DeadLetterQueue[], rules: RuleDelivery[
   let failed = 0;
   for (const queue of queues) {
     for (const letter of await queue.list()) {
-      const ruleIndex = model.rules.findIndex((rule) => rule.arn === letter.attributes.RULE_ARN);
-      const ok = ruleIndex >= 0 && (await rules[ruleIndex]!.replay(letter));
+      const rule = rules[model.rules.findIndex((deployed) => deployed.arn === letter.attributes.RULE_ARN)];
+      const ok = rule !== undefined && (await rule.replay(letter));
       if (ok) {
         await queue.remove(letter.messageId);
         replayed++;
