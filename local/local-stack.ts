@@ -17,7 +17,6 @@ import { AWS_CLIENT_CONFIG } from '../lambdas/aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
 import { createOperationEventsPublisher } from '../lambdas/aws/operation-events-publisher.ts';
 import { statusChangePattern } from '../lambdas/aws/status-events.ts';
-import { createStatusSyncHandler, type StatusSyncHandler } from '../lambdas/aws/status-sync.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../lambdas/app/async-mcp-app.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
@@ -130,11 +129,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       .map((folder) => stateMachineArn({ region: REGION, accountId: ACCOUNT_ID }, folder.config.name));
     // The app is built after the facade (it needs the ARNs), but events may only flow once it exists.
     let app: AsyncMcpApp | undefined;
-    let statusSync: StatusSyncHandler | undefined;
     const bus = createLocalEventBus(
       async (event) => {
-        if (!app || !statusSync) throw new Error('status-sync is not ready yet');
-        await statusSync(event);
+        if (!app) throw new Error('status-sync is not ready yet');
+        await app.statusSync(event);
       },
       standardArns.length > 0 ? { pattern: statusChangePattern(standardArns) } : {},
     );
@@ -186,16 +184,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
       ...(options.metrics ? { metrics: options.metrics } : {}),
       listen: { ...options.listen, wake: createStatusSignal() },
+      // The events status sync emits in AWS (lambdas/handlers/status-sync.ts), on the local default bus.
+      operationEvents: createOperationEventsPublisher({ client: eventBridge, eventBusName: 'default', logger: consoleLogger, ...(options.metrics ? { metrics: options.metrics } : {}) }),
     });
     const mcpApp = app;
-    // The app's status sync, plus the events status sync emits in AWS (lambdas/handlers/status-sync.ts).
-    statusSync = createStatusSyncHandler(
-      app.operations,
-      engine,
-      consoleLogger,
-      options.metrics,
-      createOperationEventsPublisher({ client: eventBridge, eventBusName: 'default', logger: consoleLogger, ...(options.metrics ? { metrics: options.metrics } : {}) }),
-    );
     // The resource URL is known once the server listens; requests only arrive after that.
     let serve: (request: Request) => Promise<Response> = (request) => mcpApp.fetch(request, principalOf(request));
     // As in Lambda: each request has a log context named by a request id, and its metrics are flushed once answered.

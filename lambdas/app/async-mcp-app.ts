@@ -7,6 +7,7 @@ import { OperationsService, type OperationsLimits, type ResultSpill } from '../o
 import type { RecordStore, WorkflowEngine } from '../operations/ports.ts';
 import type { ToolCatalog } from '../operations/tool-spec.ts';
 import { createStatusSyncHandler, type StatusSyncHandler } from '../aws/status-sync.ts';
+import type { OperationEventSink } from '../aws/operation-events.ts';
 import type { AsyncDialect } from '../mcp/dialects/dialect.ts';
 import { sep1391Dialect } from '../mcp/dialects/sep-1391.ts';
 import { tasks20251125Dialect } from '../mcp/dialects/tasks-2025-11-25.ts';
@@ -49,6 +50,8 @@ export interface AsyncMcpAppOptions {
    * AWS, a file in the data directory locally. Called on first use only.
    */
   secretKey: () => Promise<Uint8Array>;
+  /** Where status sync puts an `Operation Status Changed` event after each write; none without it. */
+  operationEvents?: OperationEventSink;
   /** `subscriptions/listen` with task notifications: on unless `enabled: false`; `wake` is the local stack's. */
   listen?: ListenOptions;
 }
@@ -87,5 +90,5 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     metrics,
     listen: { ...options.listen, leases: new ListenLeases(store, options.listen?.maxStreamsPerPrincipal ?? LISTEN_DEFAULTS.maxStreamsPerPrincipal, logger) },
   });
-  return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics), operations };
+  return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics, options.operationEvents), operations };
 }
