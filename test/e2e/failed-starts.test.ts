@@ -79,7 +79,7 @@ describe('a start whose StartExecution fails', () => {
     const bob = principal();
     const before = new Set(await executionNames());
     fault = 'lose-answer';
-    let created;
+    let created: { taskId: string };
     try {
       created = ok(await bob.start());
     } finally {

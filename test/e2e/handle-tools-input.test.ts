@@ -78,7 +78,7 @@ describe('a question still open after its call', () => {
     const first = await openStream(stack.url, { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: 'approve_deployment', arguments: args } }, headers);
     expect((await first.next()).method).toBe('elicitation/create');
     const [handedOff] = await first.rest();
-    const { operationId } = handedOff?.result?.structuredContent as { operationId: string };
+    const { operationId } = (handedOff?.result?.structuredContent ?? {}) as { operationId?: string };
     expect(operationId).toEqual(expect.any(String));
     const params = { name: 'operation_result', arguments: { operationId, waitSeconds: 10 } };
     const again = await openStream(stack.url, { jsonrpc: '2.0', id: `result-${randomUUID()}`, method: 'tools/call', params }, headers);

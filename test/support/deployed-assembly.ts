@@ -42,7 +42,9 @@ export async function deployedAssembly(context: Record<string, string> = {}, ext
       mkdirSync(lock);
     } catch {
       // Another file of this run (or another run) is synthesizing it.
-      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      // The lock may be gone already: then there is nothing stale to remove.
+      const lockedAt = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+      if (Date.now() - lockedAt > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
       await sleep(500);
       continue;
     }

@@ -86,10 +86,10 @@ class CookieJar {
   private readonly cookies = new Map<string, string>();
   store(response: Response) {
     for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      const name = pair!.slice(0, at).trim();
-      const value = pair!.slice(at + 1).trim();
+      const [pair = ''] = line.split(';');
+      const at = pair.indexOf('=');
+      const name = pair.slice(0, at).trim();
+      const value = pair.slice(at + 1).trim();
       if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
@@ -132,7 +132,9 @@ export async function signInWithFetch(authorizationUrl: URL, user: string): Prom
     });
     jar.store(response);
     if (response.status >= 300 && response.status < 400) {
-      url = new URL(response.headers.get('location')!, url).href;
+      const location = response.headers.get('location');
+      if (location === null) throw new Error(`${method} ${url} answered ${response.status} without a Location`);
+      url = new URL(location, url).href;
       method = 'GET';
       body = undefined;
       continue;

@@ -6,13 +6,15 @@ import type { RawResponse } from './raw-mcp.ts';
 export function ok(response: RawResponse) {
   expect(response.message?.error).toBeUndefined();
   expect(response.message).toHaveProperty('result');
-  return response.message!.result;
+  return response.message?.result;
 }
 
 /** The error of a response that must have failed. */
 export function rpcError(response: RawResponse) {
   expect(response.message?.error).toBeDefined();
-  return response.message!.error!;
+  const error = response.message?.error;
+  if (!error) throw new Error('the response has no error');
+  return error;
 }
 
 export interface PollOptions {

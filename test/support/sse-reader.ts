@@ -32,7 +32,8 @@ export async function openStream(url: URL | string, body: unknown, headers: Reco
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY_VERSION, ...headers },
     body: JSON.stringify(body),
   });
-  const reader = response.body!.getReader();
+  if (!response.body) throw new Error(`POST ${url} answered ${response.status} without a body`);
+  const reader = response.body.getReader();
   const decoder = new TextDecoder();
   const queue: JsonRpcMessage[] = [];
   let buffer = '';
@@ -49,7 +50,7 @@ export async function openStream(url: URL | string, body: unknown, headers: Reco
     buffer += decoder.decode(chunk.value, { stream: true });
     if (isJson) return;
     const events = buffer.split(/\r?\n\r?\n/);
-    buffer = events.pop()!;
+    buffer = events.pop() ?? '';
     for (const event of events) {
       const data = event
         .split(/\r?\n/)
@@ -64,11 +65,12 @@ export async function openStream(url: URL | string, body: unknown, headers: Reco
     status: response.status,
     headers: response.headers,
     async next() {
-      while (queue.length === 0) {
+      for (;;) {
+        const message = queue.shift();
+        if (message) return message;
         if (done) throw new Error('the stream ended');
         await fill();
       }
-      return queue.shift()!;
     },
     async rest() {
       while (!done) await fill();

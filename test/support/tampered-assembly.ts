@@ -38,7 +38,9 @@ export async function editResource(
   }
   if (hits.length !== 1) throw new Error(`expected one matching resource in ${dir}, found ${hits.map((h) => h.logicalId).join(', ') || 'none'}`);
   const [{ file, template, logicalId }] = hits as [(typeof hits)[0]];
-  edit(template.Resources[logicalId]!, logicalId);
+  const resource = template.Resources[logicalId];
+  if (!resource) throw new Error(`${file} has no resource ${logicalId}`);
+  edit(resource, logicalId);
   await writeFile(join(dir, file), JSON.stringify(template, null, 1));
   return logicalId;
 }
@@ -49,7 +51,9 @@ export async function assetDirOf(dir: string, matches: (logicalId: string) => bo
   await editResource(
     dir,
     (id, r) => r.Type === 'AWS::Lambda::Function' && matches(id),
-    (resource) => void (assetPath = resource.Metadata?.['aws:asset:path'] as string | undefined),
+    (resource) => {
+      assetPath = resource.Metadata?.['aws:asset:path'] as string | undefined;
+    },
   );
   if (!assetPath) throw new Error('the function has no aws:asset:path metadata');
   return join(dir, assetPath);

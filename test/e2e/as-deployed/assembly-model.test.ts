@@ -11,7 +11,9 @@ import { AssemblyError } from '../../../local/assembly/assembly-error.ts';
 import { loadDeployedStack } from '../../../local/assembly/build-deployed-stack.ts';
 
 const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 function writeAssembly(change?: (files: Record<string, unknown>) => void): string {
   const dir = mkdtempSync(join(tmpdir(), 'assembly-model-'));

@@ -91,7 +91,9 @@ describe('a role policy is read from the assembly', () => {
 describe("a function's environment is read from the assembly", () => {
   it('ASYNC_MCP_MAX_ACTIVE_OPERATIONS set to 1: a second start while one runs is refused with 429', async () => {
     const { stack } = await startTampered((dir) =>
-      editResource(dir, isMcpFunction, (fn) => void (fn.Properties!.Environment.Variables.ASYNC_MCP_MAX_ACTIVE_OPERATIONS = '1')),
+      editResource(dir, isMcpFunction, (fn) => {
+        fn.Properties!.Environment.Variables.ASYNC_MCP_MAX_ACTIVE_OPERATIONS = '1';
+      }),
     );
     const start = () => legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS }, task: { ttl: 600_000 } });
     const first = ok(await start());
@@ -106,7 +108,9 @@ describe("a function's environment is read from the assembly", () => {
 
   it('MAX_KEEPALIVE_SECONDS set to 120: a task asking for a 600 s ttl is granted 120 s', async () => {
     const { stack } = await startTampered((dir) =>
-      editResource(dir, isMcpFunction, (fn) => void (fn.Properties!.Environment.Variables.MAX_KEEPALIVE_SECONDS = '120')),
+      editResource(dir, isMcpFunction, (fn) => {
+        fn.Properties!.Environment.Variables.MAX_KEEPALIVE_SECONDS = '120';
+      }),
     );
     const created = ok(await legacyRequest(stack.url, 'tools/call', { name: 'summarize_numbers', arguments: { numbers: [1, 2] }, task: { ttl: 600_000 } }));
     expect(created.task.ttl).toBe(120_000);
