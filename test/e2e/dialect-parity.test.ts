@@ -47,9 +47,12 @@ interface Driver {
   words: { working: string; completed: string; toolFailure: string; protocolFailure: string; cancelled: string };
 }
 
-function finalOf(response: RawResponse, pick: (result: any) => any = (r) => r): Final {
+/** A tool result, bare or wrapped in the `result` field of a legacy answer. */
+type CallResult = { content?: unknown; structuredContent?: unknown; isError?: boolean; result?: CallResult };
+
+function finalOf(response: RawResponse, pick: (result: CallResult) => CallResult | undefined = (r) => r): Final {
   if (response.message?.error) return { error: { code: response.message.error.code, message: response.message.error.message } };
-  const { content, structuredContent, isError } = pick(response.message!.result);
+  const { content, structuredContent, isError } = pick(response.message!.result) ?? {};
   return { result: { content, ...(structuredContent === undefined ? {} : { structuredContent }), ...(isError === undefined ? {} : { isError }) } };
 }
 

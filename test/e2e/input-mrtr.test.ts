@@ -32,7 +32,7 @@ function call(name: string, args: Record<string, unknown>, extra: Record<string,
 async function firstRound(name: string, args: Record<string, unknown>, options: CallOptions = {}) {
   const round = ok(await call(name, args, {}, options));
   expect(round.resultType).toBe('input_required');
-  return round as { resultType: string; inputRequests: Record<string, { method: string; params: any }>; requestState: string };
+  return round as { resultType: string; inputRequests: Record<string, { method: string; params: Record<string, unknown> }>; requestState: string };
 }
 
 const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });

@@ -31,7 +31,7 @@ async function startOperation(name: string, args: Record<string, unknown>, token
 }
 
 /** One `tools/async/status` call: the requests on its stream, then its result. */
-async function status(token: string): Promise<{ requests: JsonRpcMessage[]; result: any }> {
+async function status(token: string): Promise<{ requests: JsonRpcMessage[]; result: { status?: string; content?: unknown; structuredContent?: unknown } }> {
   const stream = await openStream(input.stack.url, { jsonrpc: '2.0', id: `status-${randomUUID()}`, method: 'tools/async/status', params: { token, _meta: META } });
   const messages = await stream.rest();
   const response = messages.at(-1)!;

@@ -26,7 +26,7 @@ function postBatch(batch: unknown[], version?: string, headers: Record<string, s
 }
 
 /** Every JSON-RPC response in an SSE or JSON body. */
-function responsesIn(text: string): Array<{ id: unknown; result?: any; error?: any }> {
+function responsesIn(text: string): Array<{ id: unknown; result: { tools: Array<{ name: string }> }; error?: unknown }> {
   const trimmed = text.trim();
   if (trimmed.startsWith('[') || trimmed.startsWith('{')) return [JSON.parse(trimmed)].flat();
   return trimmed

@@ -28,7 +28,10 @@ afterAll(async () => {
   await input?.close();
 });
 
-const textOf = (result: any) => result?.content?.[0]?.text as string | undefined;
+/** What a status or result call answers, as far as these tests read it. */
+type StatusResult = { status?: string; content?: Array<{ text?: string }> };
+
+const textOf = (result: StatusResult | undefined) => result?.content?.[0]?.text;
 
 /** Reads `read` until it says working (the question timed out while the run goes on). */
 function untilWorking<T>(read: () => Promise<T>, status: (value: T) => string | undefined): Promise<T> {
@@ -68,7 +71,7 @@ describe('SEP-1391', () => {
   const CAPABILITIES = { experimental: { longRunningOperations: {} }, elicitation: {} };
   const META = { 'io.modelcontextprotocol/clientCapabilities': CAPABILITIES };
 
-  async function status(token: string): Promise<{ requests: JsonRpcMessage[]; result: any }> {
+  async function status(token: string): Promise<{ requests: JsonRpcMessage[]; result: StatusResult }> {
     const stream = await openStream(input.stack.url, { jsonrpc: '2.0', id: `status-${randomUUID()}`, method: 'tools/async/status', params: { token, _meta: META } });
     const messages = await stream.rest();
     return { requests: messages.slice(0, -1), result: messages.at(-1)!.result };
