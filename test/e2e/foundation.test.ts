@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
-import { sdkClients, type AnyClient } from '../support/sdk-clients.ts';
+import { firstText, sdkClients, type AnyClient } from '../support/sdk-clients.ts';
 import { legacyRequest, modernRequest, postRaw, postWithHost } from '../support/raw-mcp.ts';
 import { rpcError } from '../support/rpc-assertions.ts';
 
@@ -45,13 +45,13 @@ describe.each(clients)('%s', (_label, connect) => {
     const result = await client.callTool({ name: 'quick_calculation', arguments: { a: 6, b: 7, op: 'mul' } });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ result: 42 });
-    expect(JSON.parse(result.content[0].text)).toEqual({ result: 42 });
+    expect(JSON.parse(firstText(result))).toEqual({ result: 42 });
   });
 
   it('reports division by zero as a tool error, not a protocol error', async () => {
     const result = await client.callTool({ name: 'quick_calculation', arguments: { a: 1, b: 0, op: 'div' } });
     expect(result.isError).toBe(true);
-    expect(result.content[0].text).toMatch(/DivisionByZero/);
+    expect(firstText(result)).toMatch(/DivisionByZero/);
   });
 
   it('runs the hybrid run_test_suite synchronously and returns the report', async () => {
@@ -69,8 +69,8 @@ describe.each(clients)('%s', (_label, connect) => {
       arguments: { suite: 'unit', tests: 5, failures: 0, durationSeconds: 0, crash: true },
     });
     expect(result.isError).toBe(true);
-    expect(result.content[0].text).toMatch(/Error: TestSuiteCrashed/);
-    expect(result.content[0].text).toMatch(/Cause: .+/);
+    expect(firstText(result)).toMatch(/Error: TestSuiteCrashed/);
+    expect(firstText(result)).toMatch(/Cause: .+/);
   });
 
   it('rejects invalid arguments with -32602 naming the field', async () => {

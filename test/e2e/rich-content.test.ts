@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
-import { sdkClients, type AnyClient } from '../support/sdk-clients.ts';
+import { firstText, sdkClients, type AnyClient } from '../support/sdk-clients.ts';
 import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, rpcError } from '../support/rpc-assertions.ts';
 
@@ -73,7 +73,7 @@ describe.each(clients)('%s', (_label, connect) => {
   it('receives a tool failure as isError with its message', async () => {
     const result = await client.callTool({ name: 'test_error_handling', arguments: {} });
     expect(result.isError).toBe(true);
-    expect(result.content[0].text).toContain('This tool intentionally returns an error for testing');
+    expect(firstText(result)).toContain('This tool intentionally returns an error for testing');
   });
 
   it('sees annotations, icons and _meta from tool.json in tools/list', async () => {

@@ -2,12 +2,19 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 
 /** What the tests use of either client. */
 export interface AnyClient {
-  listTools(): Promise<{ tools: Array<{ name: string; [k: string]: any }> }>;
-  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<any>;
+  listTools(): Promise<{ tools: Tool[] }>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult>;
   close(): Promise<void>;
+}
+
+/** The text of a result's first content block, or `''` when that block is not text. */
+export function firstText(result: CallToolResult): string {
+  const [first] = result.content;
+  return first?.type === 'text' ? first.text : '';
 }
 
 /**
