@@ -30,8 +30,19 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** The last line of stdout as JSON: the `--json` contract. */
-export function lastJson(run: CliRun): any {
+/** What `--json` prints for a call, as far as the tests read it: the result, or the handle and its state. */
+export interface CliJson {
+  id: string;
+  state?: string;
+  timedOut?: boolean;
+  isError?: boolean;
+  content: [{ type: string; text: string }, ...Array<{ type: string; text: string }>];
+  structuredContent: { count?: number; [key: string]: unknown };
+  error: { message: string };
+}
+
+/** The last line of stdout as JSON: the `--json` contract (`T` for the commands that print lists). */
+export function lastJson<T = CliJson>(run: CliRun): T {
   const lines = run.stdout.trim().split('\n');
-  return JSON.parse(lines.at(-1) ?? '');
+  return JSON.parse(lines.at(-1) ?? '') as T;
 }
