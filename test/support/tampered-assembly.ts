@@ -9,8 +9,13 @@ import { join } from 'node:path';
 /** A CloudFormation resource as a template holds it. */
 export interface TemplateResource {
   Type: string;
-  Properties?: Record<string, any>;
-  Metadata?: Record<string, any>;
+  /** The properties the tests edit are named; the rest stay as the template holds them. */
+  Properties?: {
+    Environment?: { Variables: Record<string, string> };
+    PolicyDocument?: { Statement: unknown[] };
+    [name: string]: unknown;
+  };
+  Metadata?: Record<string, unknown>;
 }
 
 /** A private copy of the assembly at `source`; `remove()` deletes it. */

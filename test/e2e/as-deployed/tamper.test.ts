@@ -40,7 +40,7 @@ async function startTampered(tamper: (dir: string) => Promise<unknown>): Promise
 const isMcpFunction = (id: string, r: TemplateResource) => r.Type === 'AWS::Lambda::Function' && id.startsWith('ServerMcpFunction');
 const isQuickCalculationMachine = (_: string, r: TemplateResource) =>
   r.Type === 'AWS::StepFunctions::StateMachine' && String(r.Properties?.StateMachineName).endsWith('-quick_calculation');
-const statements = (policy: TemplateResource) => policy.Properties!.PolicyDocument.Statement as Array<{ Action: string | string[] }>;
+const statements = (policy: TemplateResource) => policy.Properties!.PolicyDocument!.Statement as Array<{ Action: string | string[] }>;
 const actionsOf = (statement: { Action: string | string[] }) => [statement.Action].flat();
 
 /** Removes, from the one AWS::IAM::Policy whose logical id starts with `policyPrefix`, the statement granting `action`. */
@@ -52,7 +52,7 @@ async function removeStatement(dir: string, policyPrefix: string, action: string
       const before = statements(policy);
       const after = before.filter((s) => !actionsOf(s).includes(action));
       expect(after.length).toBe(before.length - 1);
-      policy.Properties!.PolicyDocument.Statement = after;
+      policy.Properties!.PolicyDocument!.Statement = after;
     },
   );
 }
@@ -92,7 +92,7 @@ describe("a function's environment is read from the assembly", () => {
   it('ASYNC_MCP_MAX_ACTIVE_OPERATIONS set to 1: a second start while one runs is refused with 429', async () => {
     const { stack } = await startTampered((dir) =>
       editResource(dir, isMcpFunction, (fn) => {
-        fn.Properties!.Environment.Variables.ASYNC_MCP_MAX_ACTIVE_OPERATIONS = '1';
+        fn.Properties!.Environment!.Variables.ASYNC_MCP_MAX_ACTIVE_OPERATIONS = '1';
       }),
     );
     const start = () => legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS }, task: { ttl: 600_000 } });
@@ -109,7 +109,7 @@ describe("a function's environment is read from the assembly", () => {
   it('MAX_KEEPALIVE_SECONDS set to 120: a task asking for a 600 s ttl is granted 120 s', async () => {
     const { stack } = await startTampered((dir) =>
       editResource(dir, isMcpFunction, (fn) => {
-        fn.Properties!.Environment.Variables.MAX_KEEPALIVE_SECONDS = '120';
+        fn.Properties!.Environment!.Variables.MAX_KEEPALIVE_SECONDS = '120';
       }),
     );
     const created = ok(await legacyRequest(stack.url, 'tools/call', { name: 'summarize_numbers', arguments: { numbers: [1, 2] }, task: { ttl: 600_000 } }));
