@@ -10,7 +10,7 @@ export interface RawResponse {
   status: number;
   headers: Headers;
   /** The JSON-RPC message, when the body held one. */
-  message?: { id?: unknown; result?: any; error?: { code: number; message: string; data?: any } };
+  message?: { id?: unknown; result?: any; error?: { code: number; message: string; data?: unknown } };
   text: string;
 }
 
@@ -75,7 +75,7 @@ function standardModernHeaders(method: string, params: Record<string, unknown>):
 }
 
 /** What a raw dispatch answers: the JSON-RPC result or error of one request. */
-export type DispatchResponse = { kind: 'result'; result: any } | { kind: 'error'; error: { code: number; message: string; data?: any } };
+export type DispatchResponse = { kind: 'result'; result: any } | { kind: 'error'; error: { code: number; message: string; data?: unknown } };
 
 /**
  * A `rawDispatch` for `@modelcontextprotocol/ext-tasks/client`: posts an already framed

@@ -11,7 +11,7 @@ export interface JsonRpcMessage {
   method?: string;
   params?: any;
   result?: any;
-  error?: { code: number; message: string; data?: any };
+  error?: { code: number; message: string; data?: unknown };
 }
 
 export interface OpenStream {
