@@ -28,7 +28,8 @@ export interface InputStack {
  */
 export async function startInputStack(options: Pick<LocalStackOptions, 'handleTools'> = {}): Promise<InputStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'async-mcp-input-'));
-  const stack = await startTestStack({ toolsDir: 'test/fixtures/input-tools', dataDir, handleTools: options.handleTools ?? false });
+  const handleTools = options.handleTools ?? false;
+  const stack = await startTestStack({ toolsDir: 'test/fixtures/input-tools', dataDir, handleTools });
   const secretKey = localSecretKey(join(dataDir, 'secret.key'));
   return {
     stack,
@@ -39,6 +40,8 @@ export async function startInputStack(options: Pick<LocalStackOptions, 'handleTo
         catalog: stack.catalog,
         secretKey,
         logger: { error: () => undefined, warn: () => undefined },
+        // The same settings as the stack's: the fresh instance serves what the first one served.
+        handleTools,
       }),
     close: async () => {
       await stack.close();
