@@ -28,6 +28,7 @@ import {
 } from './handle-tool-schemas.ts';
 import { answersOf, continueRetry, inputRequiredResult, requestDeadline, retryEnded, runRound, type RoundCall } from './input-responses.ts';
 import type { RequestView } from './request-view.ts';
+import { callNotifications } from './legacy-sync-call.ts';
 import { ServerRequests } from './server-requests.ts';
 import { toCallToolResult, type CallToolResultShape } from './tool-result.ts';
 
@@ -146,7 +147,14 @@ export async function callWithHandle(
     });
   } else {
     const stream = new ServerRequests(server, ctx.mcpReq.id);
-    step = await deps.operations.runSyncStep({ ...round, onInput: (record) => stream.send(record.token, deps.operations.inputs.pending(record)) });
+    // While it waits, the call shows the run's progress and log lines, as a synchronous call does.
+    const notifications = callNotifications(view, ctx, deps);
+    step = await deps.operations.runSyncStep({
+      ...round,
+      onInput: (record) => stream.send(record.token, deps.operations.inputs.pending(record)),
+      onRecord: (record) => notifications.send(record),
+    });
+    if (step.record) await notifications.send(step.record);
   }
   if (step.kind === 'input-required') return inputRequiredResult(step.record, call, deps);
   if (step.kind === 'finished') return toCallToolResult(step.outcome, tool);

@@ -26,14 +26,7 @@ export async function legacySyncCall(
   server: Server,
 ): Promise<Record<string, unknown>> {
   const stream = new ServerRequests(server, ctx.mcpReq.id);
-  const progressToken = progressTokenOf(ctx.mcpReq._meta);
-  const notifications = new RunNotifications({
-    ...(progressToken === undefined ? {} : { progressToken }),
-    logLevel: () => deps.operations.logLevel(view.ownerId),
-    notify: (notification) => ctx.mcpReq.notify(notification),
-    logger: deps.logger,
-    requestId: view.requestId,
-  });
+  const notifications = callNotifications(view, ctx, deps);
   const step = await deps.operations.runSyncStep({
     ownerId: view.ownerId,
     tool,
@@ -51,4 +44,19 @@ export async function legacySyncCall(
   // Reports the final record brings go out before the result.
   if (step.record) await notifications.send(step.record);
   return toCallToolResult(step.outcome, tool);
+}
+
+/**
+ * What a waiting initialize-era call shows of its run: progress for the request's
+ * `progressToken`, and log lines at or above the principal's `logging/setLevel`.
+ */
+export function callNotifications(view: RequestView, ctx: ServerContext, deps: McpDeps): RunNotifications {
+  const progressToken = progressTokenOf(ctx.mcpReq._meta);
+  return new RunNotifications({
+    ...(progressToken === undefined ? {} : { progressToken }),
+    logLevel: () => deps.operations.logLevel(view.ownerId),
+    notify: (notification) => ctx.mcpReq.notify(notification),
+    logger: deps.logger,
+    requestId: view.requestId,
+  });
 }

@@ -237,6 +237,21 @@ describe('the v1 SDK Client', () => {
     }
   });
 
+  it('a call that waits through the handle path shows the run\'s progress for its progressToken, as a synchronous call does', async () => {
+    const client = await v1Client();
+    try {
+      const progress: unknown[] = [];
+      const result = await client.callTool({ name: 'run_test_suite', arguments: { suite: 'p', tests: 12, failures: 2, durationSeconds: 1 } }, undefined, {
+        onprogress: (p) => progress.push(p),
+        timeout: 60_000,
+      });
+      expect(result.structuredContent).toMatchObject({ suite: 'p', passed: 10, failed: 2 });
+      expect(progress.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('on 2025-11-25 declaring the tasks capability, sees no built-in tool', async () => {
     const client = await v1Client(undefined, { tasks: { list: {}, cancel: {} } });
     try {
