@@ -119,9 +119,9 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
   );
   const parsed = Settings.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = CONTEXT_KEYS[issue.path[0] as keyof typeof CONTEXT_KEYS] ?? String(issue.path[0]);
-    throw new Error(`Invalid context "${key}": ${issue.message}`);
+    const [issue] = parsed.error.issues;
+    const key = CONTEXT_KEYS[issue?.path[0] as keyof typeof CONTEXT_KEYS] ?? String(issue?.path[0]);
+    throw new Error(`Invalid context "${key}": ${issue?.message ?? 'invalid'}`);
   }
   const data = parsed.data;
   const { toolsDir, workersDir, maxActiveOperations, mcpReservedConcurrency, statusSyncReservedConcurrency, workerReservedConcurrency } = parsed.data;

@@ -9,7 +9,7 @@ import { Annotations, Aws, Duration, Names, type NestedStack, RemovalPolicy } fr
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
-import { FunctionUrlAuthType, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import { type FunctionUrlAuthType, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CfnResource, NestedStack, Stack } from 'aws-cdk-lib';
-import { Construct, type IValidation } from 'constructs';
+import type { Construct, IValidation } from 'constructs';
 
 /** Nested stacks for the tools' state machines: 300 copies of a small tool put at most about 50 in one. */
 export const DEFAULT_TOOL_STACK_COUNT = 8;

@@ -77,14 +77,14 @@ export function tableThrottledRequests(table: ITable, period: Duration = METRIC_
 export function executionFailureRate(stateMachine: IStateMachine, period: Duration, idSuffix = ''): IMetric {
   const options = { statistic: Stats.SUM, period };
   // Ids are unique within an alarm, which may watch several machines.
-  const [started, failed, timedOut] = ['started', 'failed', 'timedOut'].map((id) => `${id}${idSuffix}`);
+  const [started, failed, timedOut] = [`started${idSuffix}`, `failed${idSuffix}`, `timedOut${idSuffix}`] as const;
   const bad = `FILL(${failed}, 0) + FILL(${timedOut}, 0)`;
   return new MathExpression({
     expression: `IF(FILL(${started}, 0) > 0, 100 * (${bad}) / FILL(${started}, 0), IF(${bad} > 0, 100, 0))`,
     usingMetrics: {
-      [started!]: stateMachine.metricStarted(options),
-      [failed!]: stateMachine.metricFailed(options),
-      [timedOut!]: stateMachine.metricTimedOut(options),
+      [started]: stateMachine.metricStarted(options),
+      [failed]: stateMachine.metricFailed(options),
+      [timedOut]: stateMachine.metricTimedOut(options),
     },
     label: 'Failed or timed out, % of started',
     period,

@@ -113,9 +113,10 @@ export class OperationsAlarms extends Construct {
       for (let start = 0; start < stackMachines.length; start += groupSize) {
         const group = stackMachines.slice(start, start + groupSize);
         const tools = group.map(([tool]) => tool);
+        const [only] = group;
         const metric =
-          group.length === 1
-            ? executionFailureRate(group[0]![1], EXECUTION_FAILURE_RATE_PERIOD)
+          group.length === 1 && only
+            ? executionFailureRate(only[1], EXECUTION_FAILURE_RATE_PERIOD)
             : new MathExpression({
                 expression: `MAX([${group.map((_, i) => `rate${i}`).join(', ')}])`,
                 usingMetrics: Object.fromEntries(group.map(([, machine], i) => [`rate${i}`, executionFailureRate(machine, EXECUTION_FAILURE_RATE_PERIOD, `${i}`)])),

@@ -130,7 +130,7 @@ export class OperationsDashboard extends Construct {
       rows.push([
         new TextWidget({
           markdown:
-            `${all.length - machines.length} more tools (${all[machines.length]![0]} onwards, by name) have no graph here: the dashboard graphs at most ` +
+            `${all.length - machines.length} more tools (${all[machines.length]?.[0]} onwards, by name) have no graph here: the dashboard graphs at most ` +
             `${MAX_TOOL_GRAPHS} tools, to stay small. Their executions are in the Step Functions console and the AWS/States metrics; their failure-rate alarms are above.`,
           width: WIDTH,
           height: 2,

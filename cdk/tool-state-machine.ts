@@ -95,7 +95,8 @@ export class ToolStateMachine extends Construct implements ToolMachine {
     for (const worker of tool.workers) {
       // Every version, not only the current one: an execution that started before a deploy
       // still calls the version it started with. The unqualified ARN is not granted.
-      const fn = props.workers.get(worker)!;
+      const fn = props.workers.get(worker);
+      if (!fn) throw new Error(`Tool ${tool.config.name} names worker ${worker}, which the stack does not build`);
       Grant.addToPrincipal({ grantee: this.stateMachine, actions: ['lambda:InvokeFunction'], resourceArns: [`${fn.functionArn}:*`] });
       for (const name of nagNames(this, fn)) {
         Validations.of(this.stateMachine.role).acknowledge({
@@ -158,12 +159,14 @@ export class ToolStateMachine extends Construct implements ToolMachine {
       }),
     );
     const actions = new Set(asList(statement.Action));
+    // The loader refuses a wildcard without its reason (lambdas/tools/tool-permissions.ts).
+    const reason = statement.reason ?? 'no reason given';
     for (const wildcard of wildcardsOf(statement)) {
       // cdk-nag flattens Fn::Sub's `${X}` to `<X>`.
       const finding = actions.has(wildcard) ? `Action::${wildcard}` : `Resource::${wildcard.replaceAll('${', '<').replaceAll('}', '>')}`;
       Validations.of(this.stateMachine.role).acknowledge({
         id: `AwsSolutions-IAM5[${finding}]`,
-        reason: `tool.json of "${this.toolName}": ${statement.reason!}`,
+        reason: `tool.json of "${this.toolName}": ${reason}`,
       });
     }
   }

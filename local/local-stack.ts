@@ -156,9 +156,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       })),
       // In AWS a worker finds the bucket in its environment; in-process, this stack's bucket is its.
       resolveWorker: (name) => {
-        const worker = workers.get(name)!;
+        const worker = workers.get(name);
+        // The loader checked that every worker a definition names exists.
+        if (!worker) throw new Error(`No worker named ${name}`);
         // Built-in workers write through this stack's core, as the deployed ones do through the table.
-        return (event) => withResultStore(results.store, () => withOperations(app!.operations, () => worker(event)));
+        return (event) => {
+          if (!app) throw new Error('The local stack is not ready yet');
+          const { operations } = app;
+          return withResultStore(results.store, () => withOperations(operations, () => worker(event)));
+        };
       },
       onStatusChange: (event) => bus.publish(event),
       region: REGION,

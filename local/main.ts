@@ -14,7 +14,7 @@ import { runDeployedFromCli } from './as-deployed/run-deployed-cli.ts';
 import { eventsWebhookFrom, type EventsWebhookSettings } from './events/events-webhook-options.ts';
 import type { EventBridgeEvent } from './events/put-events-endpoint.ts';
 import { createWebhookDelivery, WebhookConfigError } from './events/webhook-delivery.ts';
-import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack } from './local-stack.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack, type LocalStack } from './local-stack.ts';
 import { oauthOptionsFrom } from './oauth-options.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
@@ -48,10 +48,10 @@ Environment: ASYNC_MCP_MAX_ACTIVE_OPERATIONS (active operations per principal, d
 ASYNC_MCP_HANDLE_TOOLS=0 (no handle tools for clients without async support; on by default),
 MAX_KEEPALIVE_SECONDS, ALLOW_UNLIMITED_KEEPALIVE, MAX_BLOCKING_SECONDS: the same settings the Lambda reads.`;
 
-async function main(): Promise<void> {
-  let values;
+/** The command line's options, or the usage on stderr and exit code 2. */
+function parseCommandLine() {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
@@ -70,11 +70,15 @@ async function main(): Promise<void> {
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
-    }));
+    }).values;
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
     process.exit(2);
   }
+}
+
+async function main(): Promise<void> {
+  const values = parseCommandLine();
   if (values.help) {
     console.log(USAGE);
     return;
@@ -121,9 +125,9 @@ async function main(): Promise<void> {
     console.error(`-c passes CDK context to --as-deployed only\n\n${USAGE}`);
     process.exit(2);
   }
-  let limits;
-  let handleTools;
-  let oauth;
+  let limits: ReturnType<typeof limitsFromEnv>;
+  let handleTools: boolean;
+  let oauth: ReturnType<typeof oauthOptionsFrom>;
   let webhook: EventsWebhookSettings | undefined;
   try {
     limits = limitsFromEnv();
@@ -137,7 +141,7 @@ async function main(): Promise<void> {
   const toolsDir = values.tools ?? process.env.ASYNC_MCP_TOOLS_DIR ?? 'state-machines';
   const workersDir = values.workers ?? process.env.ASYNC_MCP_WORKERS_DIR;
 
-  let stack;
+  let stack: LocalStack;
   try {
     // oidc-provider is loaded only when asked for: it is large, and warns about Node 20 at import.
     const start = values['oauth-dev'] ? (await import('./oauth/local-stack-with-dev-authorization.ts')).startLocalStackWithDevAuthorization : startLocalStack;

@@ -10,6 +10,7 @@ export interface RawResponse {
   status: number;
   headers: Headers;
   /** The JSON-RPC message, when the body held one. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read raw JSON-RPC results field by field; each expect checks the shape
   message?: { id?: unknown; result?: any; error?: { code: number; message: string; data?: unknown } };
   text: string;
 }
@@ -30,6 +31,7 @@ export async function postRaw(url: URL | string, body: string, headers: Record<s
  * The JSON-RPC messages of a response body, in order, whichever framing the server chose:
  * one JSON object (or batch), or SSE events (Streamable HTTP allows either).
  */
+// biome-ignore lint/suspicious/noExplicitAny: tests read raw JSON-RPC results field by field; each expect checks the shape
 export function jsonRpcMessagesOf(text: string): any[] {
   const trimmed = text.trim();
   if (!trimmed) return [];
@@ -75,6 +77,7 @@ function standardModernHeaders(method: string, params: Record<string, unknown>):
 }
 
 /** What a raw dispatch answers: the JSON-RPC result or error of one request. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read raw JSON-RPC results field by field; each expect checks the shape
 export type DispatchResponse = { kind: 'result'; result: any } | { kind: 'error'; error: { code: number; message: string; data?: unknown } };
 
 /**

@@ -9,7 +9,9 @@ export interface JsonRpcMessage {
   jsonrpc?: string;
   id?: string | number | null;
   method?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read raw JSON-RPC results field by field; each expect checks the shape
   params?: any;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read raw JSON-RPC results field by field; each expect checks the shape
   result?: any;
   error?: { code: number; message: string; data?: unknown };
 }
