@@ -15,7 +15,7 @@ import { eventsWebhookFrom, type EventsWebhookSettings } from './events/events-w
 import type { EventBridgeEvent } from './events/put-events-endpoint.ts';
 import { createWebhookDelivery, WebhookConfigError } from './events/webhook-delivery.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack, type LocalStack } from './local-stack.ts';
-import { oauthOptionsFrom } from './oauth-options.ts';
+import { oauthOptionsFrom } from './oauth/oauth-options.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
                     [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]

@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer, type Http2Bindings, type HttpBindings } from '@hono/node-server';
-import { MAX_BODY_BYTES } from '../lambdas/mcp/http-handler.ts';
+import { MAX_BODY_BYTES } from '../lambdas/mcp/edge/http-handler.ts';
 
 export type FetchHandler = (request: Request, incoming: IncomingMessage) => Promise<Response>;
 

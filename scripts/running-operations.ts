@@ -10,7 +10,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { listRunningOperations, type RunningOperation } from '../lambdas/aws/running-operations.ts';
 import { ENV } from '../lambdas/aws/operations-table.ts';
 
-/** The local stack's table name (local/dynamo-local.ts), for --endpoint without --table. */
+/** The local stack's table name (local/dynamodb/dynamo-local.ts), for --endpoint without --table. */
 const LOCAL_TABLE_NAME = 'async-mcp-operations';
 
 const USAGE = `Usage: npm run running-operations -- --tool NAME [--table TABLE] [--endpoint URL] [--json]

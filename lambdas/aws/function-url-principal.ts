@@ -16,7 +16,7 @@ import type { FetchLike } from '../auth/issuer-metadata.ts';
 import { OAUTH_ENV, oauthConfigFromEnv, resolveOAuthConfig, type OAuthConfig } from '../auth/oauth-config.ts';
 import { createOAuthResourceServer } from '../auth/oauth-resource-server.ts';
 import { assumedRoleName, cognitoIdentityPrincipal, iamPrincipal, isPersonRole, roleOfAssumedRole } from '../auth/principals.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '../operations/ports.ts';
 import type { FunctionUrlFetch } from './function-url-adapter.ts';
 
 /** Environment variables the construct sets on the MCP Lambda (the OAuth ones are `OAUTH_ENV`). */

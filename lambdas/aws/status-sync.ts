@@ -8,7 +8,7 @@
 import { isTerminal } from '../operations/operation.ts';
 import type { OperationsService } from '../operations/operations-service.ts';
 import type { ExecutionSnapshot, ExecutionStatus, WorkflowEngine } from '../operations/ports.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '../operations/ports.ts';
 import { parseJsonOrText } from '../shared/json-values.ts';
 import { METRIC, noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
 import { withRequestContext } from '../observability/request-context.ts';

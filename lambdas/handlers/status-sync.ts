@@ -17,7 +17,7 @@ import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import type { InvocationContext } from '../observability/request-observer.ts';
 import { OperationsService } from '../operations/operations-service.ts';
-import { shapeFinishedResult } from '../mcp/tool-result.ts';
+import { shapeFinishedResult } from '../mcp/results/tool-result.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
 
 const engine = new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG));

@@ -8,16 +8,16 @@ import * as z from 'zod';
 import { LOG_LEVELS } from '../operations/operation.ts';
 import type { ToolSpec } from '../operations/tool-spec.ts';
 import { isObject } from '../shared/json-values.ts';
-import { validateArguments } from './argument-validator.ts';
+import { validateArguments } from './calls/argument-validator.ts';
 import type { AsyncDialect, McpDeps, ToolListing } from './dialects/dialect.ts';
 import { ANY_RESULT } from './dialects/dialect-support.ts';
-import { JSONRPC, toProtocolError } from './json-rpc-errors.ts';
-import { setHttpStatus } from './request-scope.ts';
-import { requestViewOf, type Era, type RequestView } from './request-view.ts';
-import { BUILT_IN_LISTINGS, BUILT_IN_TOOL_NAMES, callBuiltInTool, callWithHandle, handleListing } from './handle-tools.ts';
-import { registerResultResources, RESOURCES_CAPABILITY } from './result-resources.ts';
-import { legacySyncCall } from './legacy-sync-call.ts';
-import { modernSyncCall } from './modern-sync-call.ts';
+import { JSONRPC, toProtocolError } from './edge/json-rpc-errors.ts';
+import { setHttpStatus } from './edge/request-scope.ts';
+import { requestViewOf, type Era, type RequestView } from './edge/request-view.ts';
+import { BUILT_IN_LISTINGS, BUILT_IN_TOOL_NAMES, callBuiltInTool, callWithHandle, handleListing } from './calls/handle-tools.ts';
+import { registerResultResources, RESOURCES_CAPABILITY } from './results/result-resources.ts';
+import { legacySyncCall } from './calls/legacy-sync-call.ts';
+import { modernSyncCall } from './calls/modern-sync-call.ts';
 
 export const SERVER_INFO = { name: 'async-mcp', version: '0.1.0' } as const;
 

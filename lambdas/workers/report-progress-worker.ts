@@ -10,7 +10,8 @@
  * shipped definitions neither retry nor catch this state). Only a malformed report, a bug
  * in the definition, fails the state.
  */
-import { consoleLogger, type Logger } from '../logging/logger.ts';
+import { consoleLogger } from '../logging/logger.ts';
+import type { Logger } from '../operations/ports.ts';
 import type { OperationsService } from '../operations/operations-service.ts';
 import { ReportRefused } from '../operations/run-reports.ts';
 import { isObject } from '../shared/json-values.ts';

@@ -7,7 +7,7 @@
  * tests can run the whole policy in moments. Only event ids are logged: events carry tool data.
  */
 import type { DeployedStack } from '../assembly/deployed-stack.ts';
-import { checkEventPattern, matchesEventPattern } from '../event-pattern.ts';
+import { checkEventPattern, matchesEventPattern } from '../events/event-pattern.ts';
 import type { DeadLetter, DeadLetterQueue } from './dead-letter-queue.ts';
 
 type Rule = DeployedStack['rules'][number];

@@ -3,7 +3,7 @@
  * it (`{ errorType, errorMessage, trace }`), as Invoke returns it with `X-Amz-Function-Error`.
  * Step Functions turns it into Error = errorType, Cause = the payload as JSON.
  */
-import type { LambdaErrorPayload } from '../lambda-function-error.ts';
+import type { LambdaErrorPayload } from '../stepfunctions/lambda-function-error.ts';
 
 export type { LambdaErrorPayload };
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
 import { operationEventDetail } from '../../lambdas/aws/operation-events.ts';
 import type { OperationRecord, OperationStatus, Outcome } from '../../lambdas/operations/operation.ts';
-import { matchesEventPattern, type EventPattern } from '../../local/event-pattern.ts';
+import { matchesEventPattern, type EventPattern } from '../../local/events/event-pattern.ts';
 import { EventsRecipesStack } from '../../examples/events/events-recipes-stack.ts';
 import { logicalIdOf, repoTools, resourcesOf, testApp } from './cdk-test-app.ts';
 

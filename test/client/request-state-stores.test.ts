@@ -14,7 +14,7 @@ import {
   type RequestStateStore,
   type StoredCall,
 } from '../../client/index.ts';
-import { startLocalDynamo, type LocalDynamo } from '../../local/dynamo-local.ts';
+import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
 
 let dir: string;
 let dynamo: LocalDynamo;

@@ -13,7 +13,7 @@ import { DynamoDbRecordStore, RecordStoreError } from '../../lambdas/aws/dynamod
 import { KeyTooLongError } from '../../lambdas/operations/ports.ts';
 import { RecordTooLargeError } from '../../lambdas/operations/ports.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
-import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo-local.ts';
+import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
 import { describeRecordStoreContract } from './record-store-contract.ts';
 
 let local: LocalDynamo;

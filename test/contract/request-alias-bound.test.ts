@@ -10,7 +10,7 @@ import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts'
 import { itemBytes } from '../../lambdas/aws/operation-item.ts';
 import { OperationsService } from '../../lambdas/operations/operations-service.ts';
 import { MAX_ID_BYTES, MAX_REQUEST_ALIASES_PER_OPERATION } from '../../lambdas/operations/ports.ts';
-import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo-local.ts';
+import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
 import { memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';

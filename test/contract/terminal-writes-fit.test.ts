@@ -13,7 +13,7 @@ import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-s
 import type { OperationRecord, PendingInput, RunReport } from '../../lambdas/operations/operation.ts';
 import type { RecordStore } from '../../lambdas/operations/ports.ts';
 import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';
-import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo-local.ts';
+import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
 import { TEST_LIMITS, TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';

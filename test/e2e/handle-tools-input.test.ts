@@ -7,7 +7,7 @@
  * operation off; the run is never failed for a capability the call declared.
  */
 import { randomUUID } from 'node:crypto';
-import { parseInputRequestId } from '../../lambdas/mcp/server-requests.ts';
+import { parseInputRequestId } from '../../lambdas/mcp/input/server-requests.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { parseInputRequestId } from '../../lambdas/mcp/server-requests.ts';
+import { parseInputRequestId } from '../../lambdas/mcp/input/server-requests.ts';
 import { initialize, postTo, startInputStack, type InputStack } from '../support/input-stack.ts';
 import { legacyNotification } from '../support/raw-mcp.ts';
 import { openStream, postAnswer, type JsonRpcMessage } from '../support/sse-reader.ts';

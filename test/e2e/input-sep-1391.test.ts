@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseInputRequestId } from '../../lambdas/mcp/server-requests.ts';
+import { parseInputRequestId } from '../../lambdas/mcp/input/server-requests.ts';
 import { postTo, startInputStack, type InputStack } from '../support/input-stack.ts';
 import { legacyNotification, legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';

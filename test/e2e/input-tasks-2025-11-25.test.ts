@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseInputRequestId } from '../../lambdas/mcp/server-requests.ts';
+import { parseInputRequestId } from '../../lambdas/mcp/input/server-requests.ts';
 import { initialize, postTo, startInputStack, type InputStack } from '../support/input-stack.ts';
 import { legacyRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';

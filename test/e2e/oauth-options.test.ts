@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OAuthConfigError } from '../../lambdas/auth/oauth-config.ts';
-import { startDevIssuer, type DevIssuer } from '../../local/dev-issuer.ts';
-import { oauthOptionsFrom } from '../../local/oauth-options.ts';
+import { startDevIssuer, type DevIssuer } from '../../local/oauth/dev-issuer.ts';
+import { oauthOptionsFrom } from '../../local/oauth/oauth-options.ts';
 
 const ISSUER = 'https://issuer.example.com';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
-import { startDevIssuer, type DevIssuer } from '../../local/dev-issuer.ts';
+import { startDevIssuer, type DevIssuer } from '../../local/oauth/dev-issuer.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { modernRequest } from '../support/raw-mcp.ts';
 

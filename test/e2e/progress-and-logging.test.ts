@@ -10,8 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { parseInputRequestId } from '../../lambdas/mcp/server-requests.ts';
-import { PROGRESS_META_KEY } from '../../lambdas/mcp/run-notifications.ts';
+import { parseInputRequestId } from '../../lambdas/mcp/input/server-requests.ts';
+import { PROGRESS_META_KEY } from '../../lambdas/mcp/calls/run-notifications.ts';
 import { startInputStack, type InputStack } from '../support/input-stack.ts';
 import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus, rpcError } from '../support/rpc-assertions.ts';

@@ -10,9 +10,9 @@
  * - no tool argument value (marker) and no seeded result reaches a log line.
  */
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
-import { JSONRPC } from '../../lambdas/mcp/json-rpc-errors.ts';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../lambdas/mcp/request-body-guard.ts';
-import { MAX_REQUEST_ID_LENGTH } from '../../lambdas/mcp/request-view.ts';
+import { JSONRPC } from '../../lambdas/mcp/edge/json-rpc-errors.ts';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../lambdas/mcp/edge/request-body-guard.ts';
+import { MAX_REQUEST_ID_LENGTH } from '../../lambdas/mcp/edge/request-view.ts';
 import type { FuzzCase } from './fuzz-case.ts';
 import { MODERN, parseAnswerMessages, RESULT_MARKER, type TargetAnswer } from './fuzz-target.ts';
 

@@ -14,7 +14,7 @@ import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import type { ExecutionSnapshot } from '../../lambdas/operations/ports.ts';
 import { RESULT_URI_PREFIX, resultUriFor } from '../../lambdas/operations/result-store.ts';
 import type { ToolCatalog } from '../../lambdas/operations/tool-spec.ts';
-import { inputRequestId } from '../../lambdas/mcp/server-requests.ts';
+import { inputRequestId } from '../../lambdas/mcp/input/server-requests.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
 import { loadToolFolders } from '../../lambdas/tools/tool-folder.ts';
 import { TEST_LIMITS, TEST_SECRET_KEY } from '../support/core-harness.ts';

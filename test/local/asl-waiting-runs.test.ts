@@ -4,8 +4,8 @@
  * and a stopped run must leave nothing scheduled behind.
  */
 import { describe, expect, it } from 'vitest';
-import { TimerQueue, timers } from '../../local/asl-timer-queue.ts';
-import { RunStop, sleep } from '../../local/asl-run-support.ts';
+import { TimerQueue, timers } from '../../local/stepfunctions/asl-timer-queue.ts';
+import { RunStop, sleep } from '../../local/stepfunctions/asl-run-support.ts';
 import { interpreterFor, jsonataMachine, RUN_CONTEXT } from './jsonata-harness.ts';
 
 const timeouts = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;

@@ -6,8 +6,8 @@
  */
 import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDynamo, type LocalDynamo } from '../../local/dynamo-local.ts';
-import { itemBytes } from '../../local/dynamo-limits.ts';
+import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
+import { itemBytes } from '../../local/dynamodb/dynamo-limits.ts';
 
 const HASH_KEY_TOO_LARGE = 'One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes';
 const RANGE_KEY_TOO_LARGE = 'One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes';

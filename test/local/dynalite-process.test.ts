@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { startLocalDynamo, type LocalDynamo } from '../../local/dynamo-local.ts';
+import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
 
 function alive(pid: number): boolean {
   try {
@@ -56,7 +56,7 @@ describe('dynalite in its own process', () => {
   it("ends when its parent is killed (SIGKILL, so the parent's exit hooks never run)", async () => {
     // A parent that starts dynalite, prints the child's pid, then waits to be killed.
     const script = `
-      const { startLocalDynamo } = await import(${JSON.stringify(new URL('../../local/dynamo-local.ts', import.meta.url).href)});
+      const { startLocalDynamo } = await import(${JSON.stringify(new URL('../../local/dynamodb/dynamo-local.ts', import.meta.url).href)});
       const dynamo = await startLocalDynamo();
       console.log(dynamo.pid);
       setInterval(() => undefined, 1000);

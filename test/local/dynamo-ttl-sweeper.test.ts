@@ -4,8 +4,8 @@
  */
 import { DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDynamo, type LocalDynamo } from '../../local/dynamo-local.ts';
-import { startTtlSweeper, type TtlSweeper } from '../../local/dynamo-ttl-sweeper.ts';
+import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
+import { startTtlSweeper, type TtlSweeper } from '../../local/dynamodb/dynamo-ttl-sweeper.ts';
 
 let dynamo: LocalDynamo;
 let sweeper: TtlSweeper | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalEventBus } from '../../local/event-bus.ts';
+import { createLocalEventBus } from '../../local/events/event-bus.ts';
 
 interface TestEvent {
   id: string;

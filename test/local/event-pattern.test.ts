@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { statusChangePattern } from '../../lambdas/aws/status-events.ts';
-import { checkEventPattern, matchesEventPattern, type EventPattern } from '../../local/event-pattern.ts';
+import { checkEventPattern, matchesEventPattern, type EventPattern } from '../../local/events/event-pattern.ts';
 
 const TOOL = 'arn:aws:states:us-east-1:000000000000:stateMachine:tool';
 const OTHER = 'arn:aws:states:us-east-1:000000000000:stateMachine:other';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { GetExecutionHistoryCommand, SendTaskSuccessCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it, vi } from 'vitest';
 import { loadToolFolders } from '../../lambdas/tools/tool-folder.ts';
-import { TaskTokens } from '../../local/sfn-facade-task-tokens.ts';
+import { TaskTokens } from '../../local/stepfunctions/sfn-facade-task-tokens.ts';
 import { interpreterFor, jsonataMachine, RUN_CONTEXT, runDefinition } from './jsonata-harness.ts';
 import { useFacadeHarness } from './sfn-facade-harness.ts';
 

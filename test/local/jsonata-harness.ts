@@ -1,7 +1,7 @@
 /** Runs one definition on the local interpreter directly and collects its outcome and event log. */
-import type { InterpreterEvent } from '../../local/local-interpreter.ts';
-import { createLocalInterpreter, type LocalInterpreterOptions } from '../../local/sfn-facade-interpreter.ts';
-import { TaskTokens } from '../../local/sfn-facade-task-tokens.ts';
+import type { InterpreterEvent } from '../../local/stepfunctions/local-interpreter.ts';
+import { createLocalInterpreter, type LocalInterpreterOptions } from '../../local/stepfunctions/sfn-facade-interpreter.ts';
+import { TaskTokens } from '../../local/stepfunctions/sfn-facade-task-tokens.ts';
 
 export const RUN_CONTEXT = {
   executionArn: 'arn:aws:states:us-east-1:000000000000:execution:m:run-1',

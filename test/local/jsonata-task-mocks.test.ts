@@ -4,8 +4,8 @@
  * failure is a task failure that Retry and Catch see; a Task with no mock refuses to load.
  */
 import { describe, expect, it } from 'vitest';
-import type { TaskMocks } from '../../local/asl-tasks.ts';
-import { TaskError } from '../../local/sfn-facade-errors.ts';
+import type { TaskMocks } from '../../local/stepfunctions/asl-tasks.ts';
+import { TaskError } from '../../local/stepfunctions/sfn-facade-errors.ts';
 import { interpreterFor, jsonataMachine, runDefinition } from './jsonata-harness.ts';
 
 const GET_ITEM = 'arn:aws:states:::dynamodb:getItem';

@@ -5,7 +5,7 @@
  */
 import { GetObjectCommand, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalResults, type LocalResults } from '../../local/local-results.ts';
+import { startLocalResults, type LocalResults } from '../../local/s3/local-results.ts';
 
 let results: LocalResults;
 

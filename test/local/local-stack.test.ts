@@ -6,7 +6,7 @@ import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-
 import { SFNClient, StartExecutionCommand, StartSyncExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { statusChangePattern } from '../../lambdas/aws/status-events.ts';
-import { matchesEventPattern, type EventPattern } from '../../local/event-pattern.ts';
+import { matchesEventPattern, type EventPattern } from '../../local/events/event-pattern.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseToolMocks } from '../../lambdas/tools/tool-mocks.ts';
-import type { LocalEngine } from '../../local/sfn-facade-interpreter.ts';
-import { createTaskMocks } from '../../local/sfn-facade-mocks.ts';
+import type { LocalEngine } from '../../local/stepfunctions/sfn-facade-interpreter.ts';
+import { createTaskMocks } from '../../local/stepfunctions/sfn-facade-mocks.ts';
 import { interpreterFor, runDefinition } from './jsonata-harness.ts';
 
 const ENGINES: readonly LocalEngine[] = ['aws-local-stepfunctions', 'asl-interpreter'];

@@ -14,7 +14,7 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
-import { startSfnFacade } from '../../local/sfn-facade.ts';
+import { startSfnFacade } from '../../local/stepfunctions/sfn-facade.ts';
 import { definition, useFacadeHarness } from './sfn-facade-harness.ts';
 
 const { start, logger } = useFacadeHarness();

@@ -2,8 +2,8 @@
 import { StartExecutionCommand, StartSyncExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { statusChangePattern } from '../../lambdas/aws/status-events.ts';
-import { createLocalEventBus, type LocalEventBus } from '../../local/event-bus.ts';
-import type { ExecutionStatusChangeEvent } from '../../local/sfn-facade.ts';
+import { createLocalEventBus, type LocalEventBus } from '../../local/events/event-bus.ts';
+import type { ExecutionStatusChangeEvent } from '../../local/stepfunctions/sfn-facade.ts';
 import { definition, input, SECRET, useFacadeHarness } from './sfn-facade-harness.ts';
 
 const { start, logger, logLines } = useFacadeHarness();

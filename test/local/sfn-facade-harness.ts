@@ -4,7 +4,7 @@
  */
 import { DescribeExecutionCommand, SFNClient, type DescribeExecutionCommandOutput } from '@aws-sdk/client-sfn';
 import { afterEach, expect, vi } from 'vitest';
-import { startSfnFacade, type SfnFacade, type SfnFacadeOptions } from '../../local/sfn-facade.ts';
+import { startSfnFacade, type SfnFacade, type SfnFacadeOptions } from '../../local/stepfunctions/sfn-facade.ts';
 
 export const SECRET = 'tool-argument-that-must-not-be-logged';
 

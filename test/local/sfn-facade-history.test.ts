@@ -12,7 +12,7 @@ import {
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
-import type { ExecutionStatusChangeEvent, SfnFacadeOptions, WorkerHandler } from '../../local/sfn-facade.ts';
+import type { ExecutionStatusChangeEvent, SfnFacadeOptions, WorkerHandler } from '../../local/stepfunctions/sfn-facade.ts';
 import { definition, input, useFacadeHarness } from './sfn-facade-harness.ts';
 
 const { start } = useFacadeHarness();

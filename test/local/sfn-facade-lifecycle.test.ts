@@ -10,7 +10,7 @@ import {
   StateMachineTypeNotSupported,
 } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
-import type { ExecutionStatusChangeEvent } from '../../local/sfn-facade.ts';
+import type { ExecutionStatusChangeEvent } from '../../local/stepfunctions/sfn-facade.ts';
 import { definition, deferred, input, SECRET, useFacadeHarness } from './sfn-facade-harness.ts';
 
 const { start } = useFacadeHarness();

@@ -5,7 +5,7 @@
 import { StartExecutionCommand, StartSyncExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { parseToolMocks } from '../../lambdas/tools/tool-mocks.ts';
-import { createTaskMocks } from '../../local/sfn-facade-mocks.ts';
+import { createTaskMocks } from '../../local/stepfunctions/sfn-facade-mocks.ts';
 import { definition, input, useFacadeHarness } from './sfn-facade-harness.ts';
 
 const { start } = useFacadeHarness();

@@ -3,7 +3,7 @@ import {
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
-import { lambdaErrorPayload } from '../../local/lambda-function-error.ts';
+import { lambdaErrorPayload } from '../../local/stepfunctions/lambda-function-error.ts';
 import { definition, input, SECRET, useFacadeHarness, ValidationError } from './sfn-facade-harness.ts';
 
 const { start } = useFacadeHarness();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
 import { StepFunctionsEngine } from '../../lambdas/aws/step-functions-engine.ts';
-import { localSecretKey } from '../../local/local-secret.ts';
+import { localSecretKey } from '../../local/secretsmanager/local-secret.ts';
 import type { LocalStack, LocalStackOptions } from '../../local/local-stack.ts';
 import { startTestStack } from './local-stack-fixture.ts';
 import { openStream } from './sse-reader.ts';

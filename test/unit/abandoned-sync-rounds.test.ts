@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { McpDeps } from '../../lambdas/mcp/dialects/dialect.ts';
-import { continueRetry, inputRequiredResult, type RoundCall } from '../../lambdas/mcp/input-responses.ts';
-import { REQUEST_STATE_TTL_SECONDS } from '../../lambdas/mcp/request-state.ts';
-import type { RequestView } from '../../lambdas/mcp/request-view.ts';
+import { continueRetry, inputRequiredResult, type RoundCall } from '../../lambdas/mcp/input/input-responses.ts';
+import { REQUEST_STATE_TTL_SECONDS } from '../../lambdas/mcp/input/request-state.ts';
+import type { RequestView } from '../../lambdas/mcp/edge/request-view.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { OperationsService } from '../../lambdas/operations/operations-service.ts';
 import { ManualClock, memoryLogger, TEST_LIMITS, TEST_SECRET_KEY, expectOperationError } from '../support/core-harness.ts';

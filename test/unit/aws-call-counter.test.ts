@@ -14,7 +14,7 @@ import {
 import { HttpResponse, type HttpRequest } from '@smithy/protocol-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countAwsCalls } from '../../lambdas/aws/aws-call-counter.ts';
-import { startLocalDynamo, type LocalDynamo } from '../../local/dynamo-local.ts';
+import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
 
 let dynamo: LocalDynamo;
 let client: DynamoDBClient;

@@ -4,8 +4,8 @@
  * wrong-shaped answer is refused with HTTP 400 before anything is delivered.
  */
 import { describe, expect, it } from 'vitest';
-import { acceptClientResponses, parseClientResponses, type ClientAnswer } from '../../lambdas/mcp/client-responses.ts';
-import { inputRequestId } from '../../lambdas/mcp/server-requests.ts';
+import { acceptClientResponses, parseClientResponses, type ClientAnswer } from '../../lambdas/mcp/input/client-responses.ts';
+import { inputRequestId } from '../../lambdas/mcp/input/server-requests.ts';
 import { INPUT_ERRORS } from '../../lambdas/operations/input-requests.ts';
 import { coreHarness, TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';

@@ -15,7 +15,7 @@ import {
 } from '../../lambdas/aws/function-url-principal.ts';
 import { OAuthConfigError } from '../../lambdas/auth/oauth-config.ts';
 import type { Logger } from '../../lambdas/operations/ports.ts';
-import { startDevIssuer, type DevIssuer } from '../../local/dev-issuer.ts';
+import { startDevIssuer, type DevIssuer } from '../../local/oauth/dev-issuer.ts';
 
 const DOMAIN = 'abc123.lambda-url.eu-west-1.on.aws';
 const ACCOUNT = '123456789012';

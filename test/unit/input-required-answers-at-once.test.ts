@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { McpDeps } from '../../lambdas/mcp/dialects/dialect.ts';
-import { QUESTION_SETTLE_MS, runRound } from '../../lambdas/mcp/input-responses.ts';
+import { QUESTION_SETTLE_MS, runRound } from '../../lambdas/mcp/input/input-responses.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { OperationsService } from '../../lambdas/operations/operations-service.ts';
 import { memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';

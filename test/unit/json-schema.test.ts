@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { validateArguments } from '../../lambdas/mcp/argument-validator.ts';
+import { validateArguments } from '../../lambdas/mcp/calls/argument-validator.ts';
 import { DefaultJsonSchemaValidator } from '../../lambdas/tools/default-json-schema-validator.ts';
 import { compileSchema, errorsText, schemaProblem } from '../../lambdas/tools/json-schema.ts';
 import { loadToolFolders } from '../../lambdas/tools/tool-folder.ts';

@@ -9,7 +9,7 @@ import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-s
 import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
 import { OperationsService } from '../../lambdas/operations/operations-service.ts';
 import { DEFAULT_SPILL_THRESHOLD_BYTES, parseResultUri, resultKeyFor, RESULT_URI_PREFIX } from '../../lambdas/operations/result-store.ts';
-import { toCallToolResult } from '../../lambdas/mcp/tool-result.ts';
+import { toCallToolResult } from '../../lambdas/mcp/results/tool-result.ts';
 import { withResultStore, writeResult } from '../../lambdas/results/write-result.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { ManualClock, memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';

@@ -4,7 +4,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkSession, initializeCapabilities, mintSessionId, readSessionId, withSessionId } from '../../lambdas/mcp/legacy-session.ts';
+import { checkSession, initializeCapabilities, mintSessionId, readSessionId, withSessionId } from '../../lambdas/mcp/input/legacy-session.ts';
 import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 
 const OTHER_KEY = async () => new Uint8Array(32).fill(9);

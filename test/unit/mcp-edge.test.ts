@@ -13,8 +13,8 @@ import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';
 import { sep1391Dialect } from '../../lambdas/mcp/dialects/sep-1391.ts';
 import { tasks20251125Dialect } from '../../lambdas/mcp/dialects/tasks-2025-11-25.ts';
 import { tasks20260728Dialect } from '../../lambdas/mcp/dialects/tasks-2026-07-28.ts';
-import { createHttpHandler } from '../../lambdas/mcp/http-handler.ts';
-import { publicCause, toolErrorResult } from '../../lambdas/mcp/tool-result.ts';
+import { createHttpHandler } from '../../lambdas/mcp/edge/http-handler.ts';
+import { publicCause, toolErrorResult } from '../../lambdas/mcp/results/tool-result.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
 const PRINCIPAL = 'alice';

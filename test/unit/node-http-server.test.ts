@@ -1,7 +1,7 @@
 /** The local HTTP server: what the Function URL gives the handler, on node:http. */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_BODY_BYTES } from '../../lambdas/mcp/http-handler.ts';
+import { MAX_BODY_BYTES } from '../../lambdas/mcp/edge/http-handler.ts';
 import { serveFetch, type FetchHandler, type InvokeMode, type NodeHttpServer } from '../../local/node-http-server.ts';
 
 let server: NodeHttpServer | undefined;

@@ -3,7 +3,7 @@ import type { Logger } from '../../lambdas/operations/ports.ts';
 import { fetchIssuerMetadata, metadataUrls } from '../../lambdas/auth/issuer-metadata.ts';
 import { createOAuthResourceServer } from '../../lambdas/auth/oauth-resource-server.ts';
 import { DISCOVERY_RETRY_MS } from '../../lambdas/auth/token-verifier.ts';
-import { startDevIssuer, type DevIssuer, type DevIssuerOptions } from '../../local/dev-issuer.ts';
+import { startDevIssuer, type DevIssuer, type DevIssuerOptions } from '../../local/oauth/dev-issuer.ts';
 
 const RESOURCE = 'http://127.0.0.1:3000/mcp';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOAuthResourceServer, type OAuthResourceServer } from '../../lambdas/auth/oauth-resource-server.ts';
 import { JWKS_REFETCH_COOLDOWN_MS } from '../../lambdas/auth/token-verifier.ts';
-import { startDevIssuer, type DevIssuer } from '../../local/dev-issuer.ts';
+import { startDevIssuer, type DevIssuer } from '../../local/oauth/dev-issuer.ts';
 
 const RESOURCE = 'http://127.0.0.1:3000/mcp';
 const silent = { error: () => undefined, warn: () => undefined };

@@ -4,7 +4,7 @@ import type { Logger } from '../../lambdas/operations/ports.ts';
 import { bearerToken, createOAuthResourceServer, type OAuthResourceServer } from '../../lambdas/auth/oauth-resource-server.ts';
 import { OAuthConfigError } from '../../lambdas/auth/oauth-config.ts';
 import { iamPrincipal, oauthPrincipal } from '../../lambdas/auth/principals.ts';
-import { startDevIssuer, type DevIssuer } from '../../local/dev-issuer.ts';
+import { startDevIssuer, type DevIssuer } from '../../local/oauth/dev-issuer.ts';
 
 const RESOURCE = 'http://127.0.0.1:3000/mcp';
 const METADATA_URL = 'http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp';

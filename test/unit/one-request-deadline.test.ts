@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { McpDeps } from '../../lambdas/mcp/dialects/dialect.ts';
-import { runRound } from '../../lambdas/mcp/input-responses.ts';
+import { runRound } from '../../lambdas/mcp/input/input-responses.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { REQUEST_MARGIN_SECONDS, requestTimeoutSeconds } from '../../lambdas/operations/operations-limits.ts';
 import { OperationsService } from '../../lambdas/operations/operations-service.ts';

@@ -6,7 +6,7 @@ import {
   MAX_BATCH_MESSAGES,
   MAX_BODY_BYTES,
   MAX_JSON_DEPTH,
-} from '../../lambdas/mcp/request-body-guard.ts';
+} from '../../lambdas/mcp/edge/request-body-guard.ts';
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 

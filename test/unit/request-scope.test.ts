@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finishBeforeResponse, setHttpHeader, setHttpStatus, withRequestScope } from '../../lambdas/mcp/request-scope.ts';
+import { finishBeforeResponse, setHttpHeader, setHttpStatus, withRequestScope } from '../../lambdas/mcp/edge/request-scope.ts';
 
 const encoder = new TextEncoder();
 const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);

@@ -11,7 +11,7 @@ import {
   sealRequestState,
   type ExpectedCall,
   type RequestStateClaims,
-} from '../../lambdas/mcp/request-state.ts';
+} from '../../lambdas/mcp/input/request-state.ts';
 
 const KEY = new Uint8Array(32).fill(7);
 const NOW = 1_700_000_000_000;

@@ -6,8 +6,8 @@
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { customHeaderMismatch, decodeHeaderValue } from '../../lambdas/mcp/custom-headers.ts';
-import { callToolResultProblem, toCallToolResult } from '../../lambdas/mcp/tool-result.ts';
+import { customHeaderMismatch, decodeHeaderValue } from '../../lambdas/mcp/edge/custom-headers.ts';
+import { callToolResultProblem, toCallToolResult } from '../../lambdas/mcp/results/tool-result.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
 import { crossFieldProblems, ToolConfigSchema } from '../../lambdas/tools/tool-config.ts';
 import { headerDeclarationsOf } from '../../lambdas/tools/header-declarations.ts';

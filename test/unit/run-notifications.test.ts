@@ -7,7 +7,7 @@ import {
   RunNotifications,
   type OutgoingNotification,
   type RunNotificationsOptions,
-} from '../../lambdas/mcp/run-notifications.ts';
+} from '../../lambdas/mcp/calls/run-notifications.ts';
 import { coreHarness, memoryLogger } from '../support/core-harness.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 

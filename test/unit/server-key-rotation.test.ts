@@ -8,8 +8,8 @@
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY_REFRESH_MS, MIN_FORCED_REFRESH_MS, secretsManagerKey } from '../../lambdas/aws/secrets-manager-key.ts';
-import { mintSessionId, readSessionId } from '../../lambdas/mcp/legacy-session.ts';
-import { openRequestState, RequestStateError, sealRequestState } from '../../lambdas/mcp/request-state.ts';
+import { mintSessionId, readSessionId } from '../../lambdas/mcp/input/legacy-session.ts';
+import { openRequestState, RequestStateError, sealRequestState } from '../../lambdas/mcp/input/request-state.ts';
 import { cachedServerKey, verifyWithKeys, type ServerKey } from '../../lambdas/shared/server-key.ts';
 import { startLocalSecretsManager, type LocalSecretsManager } from '../../local/secretsmanager/local-secrets-manager.ts';
 

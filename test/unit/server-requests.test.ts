@@ -4,8 +4,8 @@
  */
 import type { Server } from '@modelcontextprotocol/server';
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_REQUEST_ID_LENGTH } from '../../lambdas/mcp/request-view.ts';
-import { INPUT_REQUEST_ID_PREFIX, inputRequestId, parseInputRequestId, ServerRequests } from '../../lambdas/mcp/server-requests.ts';
+import { MAX_REQUEST_ID_LENGTH } from '../../lambdas/mcp/edge/request-view.ts';
+import { INPUT_REQUEST_ID_PREFIX, inputRequestId, parseInputRequestId, ServerRequests } from '../../lambdas/mcp/input/server-requests.ts';
 import type { InputRequestMessage } from '../../lambdas/operations/operation.ts';
 
 const confirm: InputRequestMessage = { method: 'elicitation/create', params: { message: 'Deploy?', requestedSchema: { type: 'object' } } };

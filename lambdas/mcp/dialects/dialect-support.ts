@@ -6,8 +6,8 @@ import { ProtocolError } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { OperationKey, OperationRecord } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
-import { JSONRPC } from '../json-rpc-errors.ts';
-import { finishedResult, type CallToolResultShape } from '../tool-result.ts';
+import { JSONRPC } from '../edge/json-rpc-errors.ts';
+import { finishedResult, type CallToolResultShape } from '../results/tool-result.ts';
 import type { McpDeps } from './dialect.ts';
 
 /**

@@ -6,8 +6,8 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { OperationsService } from '../../operations/operations-service.ts';
 import type { ToolCatalog, ToolSpec } from '../../operations/tool-spec.ts';
-import type { Logger } from '../../logging/logger.ts';
-import type { Era, RequestView } from '../request-view.ts';
+import type { Logger } from '../../operations/ports.ts';
+import type { Era, RequestView } from '../edge/request-view.ts';
 
 export interface McpDeps {
   catalog: ToolCatalog;

@@ -15,12 +15,12 @@ import { isTerminal, type OperationKey, type OperationRecord, type OperationStat
 import { OperationError } from '../../operations/operation-error.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { isObject } from '../../shared/json-values.ts';
-import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
-import { MAX_REQUEST_ID_LENGTH, requestKeyOf, requestViewOf, type RequestView } from '../request-view.ts';
-import { finishBeforeResponse } from '../request-scope.ts';
-import { ServerRequests } from '../server-requests.ts';
-import { progressOf } from '../run-notifications.ts';
-import { finishedResult, publicCause } from '../tool-result.ts';
+import { JSONRPC, toProtocolError } from '../edge/json-rpc-errors.ts';
+import { MAX_REQUEST_ID_LENGTH, requestKeyOf, requestViewOf, type RequestView } from '../edge/request-view.ts';
+import { finishBeforeResponse } from '../edge/request-scope.ts';
+import { ServerRequests } from '../input/server-requests.ts';
+import { progressOf } from '../calls/run-notifications.ts';
+import { finishedResult, publicCause } from '../results/tool-result.ts';
 import { ANY_RESULT, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 

@@ -19,10 +19,10 @@ import { isTerminal, type OperationKey, type OperationRecord } from '../../opera
 import { OperationError } from '../../operations/operation-error.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { isObject } from '../../shared/json-values.ts';
-import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
-import { requestViewOf, type RequestView } from '../request-view.ts';
-import { PROGRESS_META_KEY, progressOf } from '../run-notifications.ts';
-import { ServerRequests } from '../server-requests.ts';
+import { JSONRPC, toProtocolError } from '../edge/json-rpc-errors.ts';
+import { requestViewOf, type RequestView } from '../edge/request-view.ts';
+import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
+import { ServerRequests } from '../input/server-requests.ts';
 import { ANY_RESULT, boundedCursor, finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 

@@ -14,10 +14,10 @@ import type { OperationRecord } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import type { SyncStepInput } from '../../operations/operations-service.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
-import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, type RoundCall } from '../input-responses.ts';
-import { JSONRPC, toProtocolError } from '../json-rpc-errors.ts';
-import { PROGRESS_META_KEY, progressOf } from '../run-notifications.ts';
-import { requestViewOf, type RequestView } from '../request-view.ts';
+import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, type RoundCall } from '../input/input-responses.ts';
+import { JSONRPC, toProtocolError } from '../edge/json-rpc-errors.ts';
+import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
+import { requestViewOf, type RequestView } from '../edge/request-view.ts';
 import { ANY_RESULT, finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 

@@ -19,7 +19,7 @@ import {
   type ListenedTask,
 } from '../dialects/tasks-2026-07-28.ts';
 import { MAX_TOKEN_LENGTH } from '../dialects/dialect-support.ts';
-import { JSONRPC } from '../json-rpc-errors.ts';
+import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import { invocationDeadline } from './listen-deadline.ts';
 import { listenStream } from './listen-stream.ts';
 

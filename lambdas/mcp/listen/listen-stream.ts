@@ -6,7 +6,7 @@
  * wake-up signal fires; between invocations it keeps nothing.
  */
 import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
-import type { Logger } from '../../logging/logger.ts';
+import type { Logger } from '../../operations/ports.ts';
 import type { StatusSignal } from '../../operations/status-signal.ts';
 
 /** An item as one read found it: the notification's params, what marks a change, and whether it can still change. */

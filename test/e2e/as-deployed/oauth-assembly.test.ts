@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployedLocalStack } from '../../../local/as-deployed/start-deployed-stack.ts';
-import { startDevIssuer, type DevIssuer } from '../../../local/dev-issuer.ts';
+import { startDevIssuer, type DevIssuer } from '../../../local/oauth/dev-issuer.ts';
 import { deployedAssembly, startAssemblyStack } from '../../support/deployed-assembly.ts';
 import { modernRequest } from '../../support/raw-mcp.ts';
 import { ok, pollUntilStatus, rpcError } from '../../support/rpc-assertions.ts';

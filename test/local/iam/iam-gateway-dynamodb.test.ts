@@ -1,6 +1,6 @@
 import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { startLocalDynamo } from '../../../local/dynamo-local.ts';
+import { startLocalDynamo } from '../../../local/dynamodb/dynamo-local.ts';
 import { ACCOUNT, assumed, REGION, role, useGatewayHarness } from './gateway-harness.ts';
 
 const TABLE = 'AsyncMcp-ServerOperationsTable5E310BC9-1A2B3C4D5E6F';

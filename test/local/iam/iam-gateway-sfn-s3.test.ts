@@ -3,8 +3,8 @@ import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StartExecut
 import { lookup } from 'node:dns';
 import { Agent } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { startLocalResults } from '../../../local/local-results.ts';
-import { startSfnFacade } from '../../../local/sfn-facade.ts';
+import { startLocalResults } from '../../../local/s3/local-results.ts';
+import { startSfnFacade } from '../../../local/stepfunctions/sfn-facade.ts';
 import { ACCOUNT, assumed, REGION, role, useGatewayHarness } from './gateway-harness.ts';
 
 const quiet = { warn: () => undefined, error: () => undefined };

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { lambdaErrorPayload } from '../../../local/lambda-function-error.ts';
+import { lambdaErrorPayload } from '../../../local/stepfunctions/lambda-function-error.ts';
 import { LambdaFunctionError, startLocalFunction, type LocalFunction, type LocalFunctionOptions } from '../../../local/lambda/local-function.ts';
 import { assetRoot, writeAsset } from './lambda-assets.ts';
 

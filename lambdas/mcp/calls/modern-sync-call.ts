@@ -1,0 +1,45 @@
+/**
+ * A 2026-07-28 `tools/call` the client waits on, answered with the tool's result. When the
+ * execution asks the client something, the call answers with multi round-trip requests
+ * (SEP-2322): `resultType: "input_required"` with the open questions and a `requestState`;
+ * the client retries the same call with its `inputResponses` and that state, and the same
+ * execution goes on. One request is bounded by the tool's sync timeout, whatever rounds it
+ * goes through (answers it carries, questions that settle away): they share one deadline.
+ */
+import { ProtocolError, type ServerContext } from '@modelcontextprotocol/server';
+import type { ToolSpec } from '../../operations/tool-spec.ts';
+import type { SyncStepInput } from '../../operations/operations-service.ts';
+import type { McpDeps } from '../dialects/dialect.ts';
+import { answersOf, continueRetry, inputRequiredResult, requestDeadline, retryEnded, runRound, type RoundCall } from '../input/input-responses.ts';
+import { JSONRPC } from '../edge/json-rpc-errors.ts';
+import type { RequestView } from '../edge/request-view.ts';
+import { toCallToolResult } from '../results/tool-result.ts';
+
+/** Runs one round of a waited-on 2026-07-28 `tools/call`: its result, or the questions it stopped at. */
+export async function modernSyncCall(tool: ToolSpec, args: Record<string, unknown>, view: RequestView, ctx: ServerContext, deps: McpDeps): Promise<Record<string, unknown>> {
+  // Taken first: delivering the retry's answers and every round after it count against one bound.
+  const deadline = requestDeadline({ tool }, deps);
+  const call: RoundCall = { tool, arguments: args, view, dialect: 'sync' };
+  const resume = await continueRetry(ctx, call, deps);
+  const round: SyncStepInput = {
+    ownerId: view.ownerId,
+    tool,
+    arguments: args,
+    requestId: view.requestKey,
+    clientCapabilities: view.clientCapabilities,
+    dialect: 'sync',
+    atBound: 'stop',
+    onQuestion: 'return',
+    deadline,
+    ...(resume === undefined ? {} : { resume }),
+  };
+  // A first call's own inputResponses may answer the questions its run asks.
+  const offered = resume === undefined ? answersOf(ctx.mcpReq.inputResponses ?? {}) : {};
+  const step = await runRound(round, deps, offered).catch((error: unknown) => {
+    throw resume === undefined ? error : retryEnded(error);
+  });
+  if (step.kind === 'input-required') return inputRequiredResult(step.record, call, deps);
+  // A run that is stopped at its bound is never handed off.
+  if (step.kind === 'handed-off') throw new ProtocolError(JSONRPC.INTERNAL_ERROR, 'Internal error: the synchronous call did not finish');
+  return toCallToolResult(step.outcome, tool);
+}

@@ -1,0 +1,158 @@
+/**
+ * The fetch-style MCP endpoint shared by the Lambda and the local server: one
+ * `(Request, principal) => Response` function, so local runs exercise the deployed
+ * code path. It serves 2026-07-28 and initialize-based clients from one URL. Before the
+ * SDK sees a request, it checks an initialize-era session id (legacy-session.ts) and takes
+ * the client's answers to questions asked mid-run (client-responses.ts).
+ */
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  originValidationResponse,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+} from '@modelcontextprotocol/server';
+import { ownerIdFor } from '../../operations/fingerprint.ts';
+import { isObject } from '../../shared/json-values.ts';
+import { acceptClientResponses, parseClientResponses, refuse } from '../input/client-responses.ts';
+import { customHeaderRefusal } from './custom-headers.ts';
+import { JSONRPC } from './json-rpc-errors.ts';
+import { checkSession, initializeCapabilities, withSessionId, type SessionCheck } from '../input/legacy-session.ts';
+import { createServerFactory, handleToolsOn, type ServerFactoryOptions } from '../mcp-server-factory.ts';
+import { createListenHandler, isListenRequest, type ListenOptions } from '../listen/listen-handler.ts';
+import type { ListenLeases } from '../../operations/listen-leases.ts';
+import { OPERATION_STATUS } from '../calls/handle-tool-schemas.ts';
+import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
+import { withRequestScope } from './request-scope.ts';
+import { noMetrics, type MetricsRecorder } from '../../observability/metrics-recorder.ts';
+import { withRequestContext } from '../../observability/request-context.ts';
+import { countPolls, describeRequest, noteEra } from '../../observability/request-observer.ts';
+
+export { MAX_BODY_BYTES };
+
+/**
+ * The core methods whose handlers send the client nothing before their response: with the
+ * dialects' own (`answeredAtOnce`), an initialize-era request for one is answered as one
+ * JSON object. Not `tools/call`, which may stream progress and questions first.
+ */
+const CORE_ANSWERED_AT_ONCE = ['tools/list', 'resources/list', 'resources/read', 'ping'];
+
+export interface HttpHandlerOptions extends ServerFactoryOptions {
+  /**
+   * Hostnames accepted in Host and Origin (DNS-rebinding protection for local
+   * servers). Absent in AWS, where the Function URL fixes the host.
+   */
+  allowedHostnames?: string[];
+  /** Where polls are counted. @default noMetrics */
+  metrics?: MetricsRecorder;
+  /** `subscriptions/listen` with task notifications; without it, the SDK's own empty acknowledgement. */
+  listen?: ListenOptions & { leases: ListenLeases };
+}
+
+export type McpFetch = (request: Request, principal: string) => Promise<Response>;
+
+/** The MCP endpoint over the given dependencies and dialects: a fresh SDK server per request. */
+export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
+  const factory = createServerFactory(options);
+  const handler = createMcpHandler(
+    (ctx) => {
+      noteEra(ctx.era);
+      return factory(ctx.era, (ctx.authInfo?.extra?.ownerId as string | undefined) ?? ownerIdFor('anonymous'));
+    },
+    {
+      legacy: 'stateless',
+      maxRequestBodySize: MAX_BODY_BYTES,
+      onerror: (error) => {
+        // Requests the SDK rejected (bad JSON-RPC, header mismatches) are the client's mistake, already answered.
+        const rejected = error.message.startsWith('Rejected inbound request');
+        (rejected ? options.deps.logger.warn : options.deps.logger.error)(rejected ? 'request rejected' : 'transport error', {
+          error: `${error.name}: ${error.message}`,
+        });
+      },
+    },
+  );
+  /**
+   * An initialize-era request whose answer is its response alone, served as the SDK's
+   * stateless fallback serves it, but answered as one JSON object (Streamable HTTP allows
+   * either): no SSE stream to write and relay for a poll.
+   */
+  const serveLegacyAtOnce = async (request: Request, fetchOptions: { authInfo: AuthInfo; parsedBody?: unknown }, ownerId: string): Promise<Response> => {
+    noteEra('legacy');
+    const server = factory('legacy', ownerId);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, fetchOptions);
+    } finally {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    }
+  };
+  const metrics = options.metrics ?? noMetrics;
+  const listen = options.listen ? createListenHandler(options.deps, options.listen.leases, options.listen) : undefined;
+  const answeredAtOnce = new Set([...CORE_ANSWERED_AT_ONCE, ...options.dialects.flatMap((d) => d.answeredAtOnce)]);
+  const polls = {
+    statusMethods: new Set(options.dialects.flatMap((d) => d.statusMethods)),
+    ...(handleToolsOn(options) ? { statusTool: OPERATION_STATUS } : {}),
+  };
+  const serve: McpFetch = async (request, principal) => {
+    if (options.allowedHostnames) {
+      const rejected =
+        hostHeaderValidationResponse(request, options.allowedHostnames) ??
+        originValidationResponse(request, options.allowedHostnames);
+      if (rejected) return rejected;
+    }
+    // Size, nesting depth, batches and id lengths are checked before the SDK parses anything.
+    const guarded = await guardRequestBody(request);
+    if (!guarded.ok) return guarded.response;
+    const { deps } = options;
+    const ownerId = ownerIdFor(principal);
+    describeRequest(guarded.parsedBody, ownerId);
+    let session: SessionCheck;
+    try {
+      session = await checkSession(guarded.request, guarded.parsedBody, ownerId, deps.secretKey);
+    } catch (error) {
+      deps.logger.error('session not checked', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      return refuse(500, JSONRPC.INTERNAL_ERROR, 'Internal error: the server could not check the session');
+    }
+    if (!session.ok) return session.response;
+    // The session holds nothing on the server: ending it is only acknowledged.
+    if (request.method.toUpperCase() === 'DELETE' && session.capabilities) return new Response(null, { status: 204 });
+    const answers = guarded.parsedBody === undefined ? undefined : parseClientResponses(guarded.parsedBody);
+    if (answers) return answers.ok ? acceptClientResponses(answers.answers, ownerId, deps) : refuse(400, JSONRPC.INVALID_REQUEST, answers.message);
+    const headerRefusal = customHeaderRefusal(session.request, guarded.parsedBody, deps.catalog);
+    if (headerRefusal) {
+      // The client's mistake, answered; the header values are tool arguments and stay out of logs.
+      deps.logger.warn('request rejected', { error: 'Mcp-Param header does not match the arguments' });
+      return headerRefusal;
+    }
+    if (listen && isListenRequest(guarded.parsedBody)) {
+      // A long-lived stream of its own: served here, as the SDK's would acknowledge nothing of the extension's.
+      const listening = await listen(request, guarded.parsedBody, ownerId);
+      if (listening) return listening;
+    }
+    const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId } };
+    const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };
+    const atOnce = isObject(guarded.parsedBody) && typeof guarded.parsedBody.method === 'string' && answeredAtOnce.has(guarded.parsedBody.method);
+    const serveRequest = async () =>
+      atOnce && (await isLegacyRequest(session.request, guarded.parsedBody)) ? serveLegacyAtOnce(session.request, fetchOptions, ownerId) : handler.fetch(session.request, fetchOptions);
+    const response = await withRequestScope(serveRequest, {
+      batch: guarded.batch,
+      mayOverrideStatus: isObject(guarded.parsedBody) && guarded.parsedBody.method === 'tools/call',
+      ...(session.capabilities ? { sessionCapabilities: session.capabilities } : {}),
+    });
+    countPolls(metrics, guarded.parsedBody, polls);
+    const declared = initializeCapabilities(guarded.parsedBody);
+    if (declared === undefined) return response;
+    try {
+      return await withSessionId(response, declared, ownerId, deps.secretKey);
+    } catch (error) {
+      // The client is served without a session: it can use every tool, but is asked nothing.
+      deps.logger.error('session id not minted', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      return response;
+    }
+  };
+  // Each request's log lines carry its own context, however many are served at once.
+  return (request, principal) => withRequestContext({}, () => serve(request, principal));
+}
