@@ -26,7 +26,8 @@ import {
   OPERATION_STATUS,
   type HandleStatus,
 } from './handle-tool-schemas.ts';
-import { answersOf, continueRetry, inputRequiredResult, requestDeadline, retryEnded, runRound, type RoundCall } from '../input/input-responses.ts';
+import { continueRetry, inputRequiredResult, requestDeadline, roundOf, type RoundCall } from '../input/input-responses.ts';
+import { modernRound } from './modern-sync-call.ts';
 import type { RequestView } from '../edge/request-view.ts';
 import { callNotifications } from './legacy-sync-call.ts';
 import { ServerRequests } from '../input/server-requests.ts';
@@ -125,26 +126,11 @@ export async function callWithHandle(
 ): Promise<Record<string, unknown>> {
   // Taken first: delivering a retry's answers counts against the same bound.
   const deadline = requestDeadline({ tool }, deps);
-  const round: SyncStepInput = {
-    ownerId: view.ownerId,
-    tool,
-    arguments: args,
-    requestId: view.requestKey,
-    clientCapabilities: view.clientCapabilities,
-    dialect: DIALECT,
-    atBound: 'hand-off',
-    onQuestion: 'wait',
-    deadline,
-  };
   const call: RoundCall = { tool, arguments: args, view, dialect: DIALECT };
+  const round: SyncStepInput = { ...roundOf(call), atBound: 'hand-off', onQuestion: 'wait', deadline };
   let step: SyncStep;
   if (view.era === 'modern') {
-    const resume = await continueRetry(ctx, call, deps);
-    // A first call's own inputResponses may answer the questions its run asks.
-    const offered = resume === undefined ? answersOf(ctx.mcpReq.inputResponses ?? {}) : {};
-    step = await runRound({ ...round, onQuestion: 'return', ...(resume === undefined ? {} : { resume }) }, deps, offered).catch((error: unknown) => {
-      throw resume === undefined ? error : retryEnded(error);
-    });
+    step = await modernRound(call, { ...round, onQuestion: 'return' }, ctx, deps);
   } else {
     const stream = new ServerRequests(server, ctx.mcpReq.id);
     // While it waits, the call shows the run's progress and log lines, as a synchronous call does.

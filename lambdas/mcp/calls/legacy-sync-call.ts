@@ -13,6 +13,7 @@ import type { ToolSpec } from '../../operations/tool-spec.ts';
 import type { McpDeps } from '../dialects/dialect.ts';
 import type { RequestView } from '../edge/request-view.ts';
 import { progressTokenOf, RunNotifications } from './run-notifications.ts';
+import { roundOf } from '../input/input-responses.ts';
 import { ServerRequests } from '../input/server-requests.ts';
 import { toCallToolResult } from '../results/tool-result.ts';
 
@@ -28,12 +29,7 @@ export async function legacySyncCall(
   const stream = new ServerRequests(server, ctx.mcpReq.id);
   const notifications = callNotifications(view, ctx, deps);
   const step = await deps.operations.runSyncStep({
-    ownerId: view.ownerId,
-    tool,
-    arguments: args,
-    requestId: view.requestKey,
-    clientCapabilities: view.clientCapabilities,
-    dialect: 'sync',
+    ...roundOf({ tool, arguments: args, view, dialect: 'sync' }),
     atBound: 'stop',
     onQuestion: 'wait',
     onInput: (record) => stream.send(record.token, deps.operations.inputs.pending(record)),

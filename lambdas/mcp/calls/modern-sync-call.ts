@@ -8,9 +8,9 @@
  */
 import { ProtocolError, type ServerContext } from '@modelcontextprotocol/server';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
-import type { SyncStepInput } from '../../operations/operations-service.ts';
+import type { SyncStep, SyncStepInput } from '../../operations/operations-service.ts';
 import type { McpDeps } from '../dialects/dialect.ts';
-import { answersOf, continueRetry, inputRequiredResult, requestDeadline, retryEnded, runRound, type RoundCall } from '../input/input-responses.ts';
+import { answersOf, continueRetry, inputRequiredResult, requestDeadline, retryEnded, roundOf, runRound, type RoundCall } from '../input/input-responses.ts';
 import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import type { RequestView } from '../edge/request-view.ts';
 import { toCallToolResult } from '../results/tool-result.ts';
@@ -20,26 +20,21 @@ export async function modernSyncCall(tool: ToolSpec, args: Record<string, unknow
   // Taken first: delivering the retry's answers and every round after it count against one bound.
   const deadline = requestDeadline({ tool }, deps);
   const call: RoundCall = { tool, arguments: args, view, dialect: 'sync' };
-  const resume = await continueRetry(ctx, call, deps);
-  const round: SyncStepInput = {
-    ownerId: view.ownerId,
-    tool,
-    arguments: args,
-    requestId: view.requestKey,
-    clientCapabilities: view.clientCapabilities,
-    dialect: 'sync',
-    atBound: 'stop',
-    onQuestion: 'return',
-    deadline,
-    ...(resume === undefined ? {} : { resume }),
-  };
-  // A first call's own inputResponses may answer the questions its run asks.
-  const offered = resume === undefined ? answersOf(ctx.mcpReq.inputResponses ?? {}) : {};
-  const step = await runRound(round, deps, offered).catch((error: unknown) => {
-    throw resume === undefined ? error : retryEnded(error);
-  });
+  const step = await modernRound(call, { ...roundOf(call), atBound: 'stop', onQuestion: 'return', deadline }, ctx, deps);
   if (step.kind === 'input-required') return inputRequiredResult(step.record, call, deps);
   // A run that is stopped at its bound is never handed off.
   if (step.kind === 'handed-off') throw new ProtocolError(JSONRPC.INTERNAL_ERROR, 'Internal error: the synchronous call did not finish');
   return toCallToolResult(step.outcome, tool);
+}
+
+/**
+ * One round of a 2026-07-28 call: a retry goes on with the operation its `requestState`
+ * names, and a first call's own `inputResponses` may answer the questions its run asks.
+ */
+export async function modernRound(call: RoundCall, round: SyncStepInput, ctx: ServerContext, deps: McpDeps): Promise<SyncStep> {
+  const resume = await continueRetry(ctx, call, deps);
+  const offered = resume === undefined ? answersOf(ctx.mcpReq.inputResponses ?? {}) : {};
+  return runRound({ ...round, ...(resume === undefined ? {} : { resume }) }, deps, offered).catch((error: unknown) => {
+    throw resume === undefined ? error : retryEnded(error);
+  });
 }

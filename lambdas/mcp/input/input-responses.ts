@@ -35,6 +35,12 @@ export interface RoundCall {
   dialect: Dialect;
 }
 
+/** What every round of `call` tells the core about it: whose, which tool, which request, what the client can be asked. */
+export function roundOf(call: RoundCall): Pick<SyncStepInput, 'ownerId' | 'tool' | 'arguments' | 'requestId' | 'clientCapabilities' | 'dialect'> {
+  const { tool, arguments: args, view, dialect } = call;
+  return { ownerId: view.ownerId, tool, arguments: args, requestId: view.requestKey, clientCapabilities: view.clientCapabilities, dialect };
+}
+
 /**
  * InputResponses as the core takes them. Each value is the client's result for the question
  * of that key ("values are the client's result for each request"); the SDK has already set

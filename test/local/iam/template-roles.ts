@@ -3,6 +3,7 @@
  * template with the intrinsics resolved the way the local assembly names resources.
  */
 import type { DeployedRole } from '../../../local/assembly/deployed-stack.ts';
+import { STATE_MACHINE_LOG_DELIVERY_ACTIONS } from '../../support/log-delivery-actions.ts';
 
 export const ACCOUNT = '000000000000';
 export const TABLE_ARN = `arn:aws:dynamodb:us-east-1:${ACCOUNT}:table/AsyncMcp-ServerOperationsTable5E310BC9-1A2B3C4D5E6F`;
@@ -64,16 +65,7 @@ export const QUICK_CALCULATION_MACHINE_ROLE: DeployedRole = {
         Version: '2012-10-17',
         Statement: [
           {
-            Action: [
-              'logs:CreateLogDelivery',
-              'logs:DeleteLogDelivery',
-              'logs:DescribeLogGroups',
-              'logs:DescribeResourcePolicies',
-              'logs:GetLogDelivery',
-              'logs:ListLogDeliveries',
-              'logs:PutResourcePolicy',
-              'logs:UpdateLogDelivery',
-            ],
+            Action: [...STATE_MACHINE_LOG_DELIVERY_ACTIONS],
             Effect: 'Allow',
             Resource: '*',
           },
