@@ -13,7 +13,7 @@ import {
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectedStats } from '../support/expected-stats.ts';
+import { expectStatsOf } from '../support/expected-stats.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
@@ -299,12 +299,7 @@ describe('the v2 Client with the ext-tasks session', () => {
       const { outcome } = await execution.settle();
       const result = resultFromTaskOutcome(outcome) as { structuredContent: Record<string, number> };
       const stats = result.structuredContent;
-      const expected = expectedStats(150_001, 3);
-      expect(stats.count).toBe(expected.count);
-      expect(stats.min).toBe(expected.min);
-      expect(stats.max).toBe(expected.max);
-      expect(stats.mean).toBeCloseTo(expected.mean, 9);
-      expect(stats.stddev).toBeCloseTo(expected.stddev, 9);
+      expectStatsOf(stats, 150_001, 3);
     } finally {
       await session.close();
       await client.close();

@@ -10,7 +10,7 @@ import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontex
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployedLocalStack } from '../../../local/as-deployed/start-deployed-stack.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
-import { expectedStats } from '../../support/expected-stats.ts';
+import { expectStatsOf } from '../../support/expected-stats.ts';
 import { MODERN_VERSION, modernDispatch } from '../../support/raw-mcp.ts';
 
 let stack: DeployedLocalStack;
@@ -80,12 +80,7 @@ describe('the assembly-built stack, with the v2 Client (2026-07-28)', () => {
       expect(execution.kind).toBe('task');
       const { outcome } = await execution.settle();
       const stats = (resultFromTaskOutcome(outcome) as { structuredContent: Record<string, number> }).structuredContent;
-      const expected = expectedStats(150_001, 3);
-      expect(stats.count).toBe(expected.count);
-      expect(stats.min).toBe(expected.min);
-      expect(stats.max).toBe(expected.max);
-      expect(stats.mean).toBeCloseTo(expected.mean, 9);
-      expect(stats.stddev).toBeCloseTo(expected.stddev, 9);
+      expectStatsOf(stats, 150_001, 3);
       await stack.drainEvents();
       const statusSync = stack.model.functions.find((f) => f.logicalId.includes('StatusSync'))!;
       expect(logs.some((line) => line.startsWith(`[${statusSync.logicalId}] REPORT RequestId:`))).toBe(true);
