@@ -42,7 +42,7 @@ describe('CloudFormation templates', () => {
 
   // cfn-lint is a Python tool that npm cannot install, so a fresh machine may lack it; CDK's own
   // CloudFormation validation above runs everywhere.
-  it.skipIf(!cfnLintAvailable)('pass cfn-lint', () => {
+  it.skipIf(!cfnLintAvailable)(`pass cfn-lint${cfnLintAvailable ? '' : ' (skipped: cfn-lint is not installed; pip install cfn-lint)'}`, () => {
     const lint = spawnSync('cfn-lint', ['--ignore-checks', ...IGNORED_CHECKS, '--', ...templates], { encoding: 'utf8' });
     expect(lint.status, `${lint.stdout}${lint.stderr}`).toBe(0);
     // About 10 templates per variant now that the tools and workers have nested stacks.

@@ -34,7 +34,7 @@ interface KeptLogin {
   tokensSavedAt: number;
 }
 
-describe.skipIf(!hasChromium)(`async-mcp login with Chromium${hasChromium ? '' : ` (skipped: ${CHROMIUM} is not installed)`}`, () => {
+describe.skipIf(!hasChromium)(`async-mcp login with Chromium${hasChromium ? '' : ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`}`, () => {
   let stack: LocalStackWithDevAuthorization;
   let url: string;
   let work: string;
