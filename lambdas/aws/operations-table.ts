@@ -42,4 +42,12 @@ export const ENV = {
   secretArn: 'ASYNC_MCP_SECRET_ARN',
   /** The EventBridge bus status sync puts `Operation Status Changed` events on (name or ARN); none when unset. */
   eventBusName: 'ASYNC_MCP_EVENT_BUS_NAME',
+  /** "0" turns off the MCP Events extension (`events/*`); on when unset. */
+  events: 'ASYNC_MCP_EVENTS',
+  /** How long the per-principal event log keeps an occurrence, hours; default 24. */
+  eventsRetentionHours: 'ASYNC_MCP_EVENTS_RETENTION_HOURS',
+  /** The longest webhook subscription TTL the server grants, seconds; default 3600, at most 86400. */
+  eventsMaxSubscriptionTtlSeconds: 'ASYNC_MCP_EVENTS_MAX_TTL_SECONDS',
+  /** The SQS queue webhook delivery jobs go to; without it, subscriptions are refused as unsupported. */
+  eventsDeliveryQueueUrl: 'ASYNC_MCP_EVENTS_DELIVERY_QUEUE_URL',
 } as const;
