@@ -6,12 +6,13 @@
  * the scopes the metadata names. The browser comes back to a loopback listener (RFC 8252),
  * and the code is exchanged for tokens kept in the login store.
  */
-import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import { auth, extractWWWAuthenticateParams, type OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { FetchLike } from '../mcp-connection.ts';
 import { LEGACY_VERSION } from '../mcp-connection.ts';
 import type { FileLoginStore } from '../stores/login-store.ts';
 import { sdkFetch } from './login-fetch.ts';
 import { listenForCallback } from './loopback-callback.ts';
+import { openableUrl } from './open-browser.ts';
 import { StoredLoginProvider } from './stored-login-provider.ts';
 
 /** How long `login` waits for the browser to come back. */
@@ -54,7 +55,11 @@ export async function login(url: string, options: LoginOptions): Promise<LoginOu
   try {
     const provider = new StoredLoginProvider(options.store, url, {
       redirectUrl: callback.redirectUri,
-      onAuthorizationUrl: (authorizationUrl) => options.onAuthorizationUrl(authorizationUrl, callback.redirectUri),
+      onAuthorizationUrl: (authorizationUrl) => {
+        // Checked here, not only in the opener, so that no caller of login() shows or opens such a URL.
+        if (!openableUrl(authorizationUrl)) throw unopenable(authorizationUrl, provider.discoveryState());
+        return options.onAuthorizationUrl(authorizationUrl, callback.redirectUri);
+      },
     });
     await provider.load();
     // A new login looks the server up again, and registers again when the redirect URI changed.
@@ -78,6 +83,16 @@ export async function login(url: string, options: LoginOptions): Promise<LoginOu
   } finally {
     await callback.close();
   }
+}
+
+/** The refusal of an authorization URL no browser should be sent to, naming the metadata it came from. */
+function unopenable(url: URL, discovery: OAuthDiscoveryState | undefined): Error {
+  const scheme = url.protocol === 'http:' ? `http: to ${url.hostname}, which is not a loopback host` : url.protocol;
+  // The SDK builds the URL from the authorization server's authorization_endpoint, or, without its metadata, from the server's own URL.
+  const source = discovery?.authorizationServerMetadata
+    ? `authorization_endpoint in the authorization server metadata of ${discovery.authorizationServerUrl}`
+    : `authorization_servers in the protected resource metadata${discovery?.resourceMetadataUrl ? ` at ${discovery.resourceMetadataUrl}` : ''}`;
+  return new Error(`Refusing to open the authorization URL: its scheme is ${scheme} (from ${source}). async-mcp login opens only https: URLs, or http: to a loopback host`);
 }
 
 export interface LogoutOutcome {
