@@ -49,7 +49,7 @@ export type CallbackUrlShape = { readonly ok: true; readonly url: URL } | { read
 /** Longer than any real callback; bounds what a client can make the server store and log. */
 export const MAX_CALLBACK_URL_LENGTH = 2048;
 
-const LOCAL_HOSTS: Readonly<Record<string, { address: string; family: 4 | 6 }>> = {
+const LOCAL_HOSTS: Readonly<Partial<Record<string, { address: string; family: 4 | 6 }>>> = {
   '127.0.0.1': { address: '127.0.0.1', family: 4 },
   // RFC 6761: localhost is loopback; pinned to IPv4 rather than resolved, so nothing else can answer for it.
   localhost: { address: '127.0.0.1', family: 4 },
@@ -70,7 +70,7 @@ export function parseCallbackUrl(raw: unknown, mode: CallbackMode): CallbackUrlS
   if (url.username || url.password) return refuse('must not carry credentials; the signature authenticates each delivery');
   if (mode === 'local') {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse('must be http or https');
-    if (!(url.hostname in LOCAL_HOSTS)) return refuse(`must name 127.0.0.1, localhost or [::1] when the server runs locally, not ${url.hostname}`);
+    if (!LOCAL_HOSTS[url.hostname]) return refuse(`must name 127.0.0.1, localhost or [::1] when the server runs locally, not ${url.hostname}`);
     return { ok: true, url };
   }
   // SEP-3415: "Servers MUST reject events/subscribe with a non-https delivery.url (InvalidParams)."
@@ -91,7 +91,8 @@ export async function checkCallbackUrl(raw: unknown, options: { readonly mode: C
   if (!shape.ok) return shape;
   const { url } = shape;
   const hostname = bare(url.hostname);
-  if (options.mode === 'local') return { ok: true, callback: { url, hostname, ...LOCAL_HOSTS[url.hostname] } };
+  const local = LOCAL_HOSTS[url.hostname];
+  if (options.mode === 'local' && local) return { ok: true, callback: { url, hostname, ...local } };
   if (isIP(hostname) !== 0) return { ok: true, callback: { url, hostname, address: hostname, family: isIP(hostname) as 4 | 6 } };
   let answers: readonly ResolvedAddress[];
   try {
@@ -100,11 +101,11 @@ export async function checkCallbackUrl(raw: unknown, options: { readonly mode: C
     const code = (error as { code?: unknown }).code;
     return { ok: false, refusal: 'unresolvable', reason: `${hostname} does not resolve${typeof code === 'string' ? ` (${code})` : ''}` };
   }
-  if (answers.length === 0) return { ok: false, refusal: 'unresolvable', reason: `${hostname} resolves to no address` };
+  const first = answers[0];
+  if (!first) return { ok: false, refusal: 'unresolvable', reason: `${hostname} resolves to no address` };
   // Every answer must be public: a name that also resolves to a private address could be steered to it.
   const blocked = answers.find((answer) => !isPublicAddress(answer.address));
   if (blocked) return { ok: false, refusal: 'refused_address', reason: `${hostname} resolves to ${blocked.address}, which is not a globally routable address` };
-  const first = answers[0];
   return { ok: true, callback: { url, hostname, address: first.address, family: isIP(first.address) as 4 | 6 } };
 }
 
@@ -159,7 +160,7 @@ export function isPublicAddress(address: string): boolean {
  * refused whatever they carry (IPv4-compatible ::/96, local-use NAT64 64:ff9b:1::/48), `undefined`
  * for an address that carries none.
  */
-function embeddedIpv4(words: readonly number[]): string | null | undefined {
+function embeddedIpv4(words: Words): string | null | undefined {
   const dotted = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
   const zeros = (from: number, to: number) => words.slice(from, to).every((word) => word === 0);
   if (zeros(0, 5) && words[5] === 0xffff) return dotted(words[6], words[7]);
@@ -171,11 +172,11 @@ function embeddedIpv4(words: readonly number[]): string | null | undefined {
 }
 
 /** The eight 16-bit words of an IPv6 address that `isIP` accepted, a trailing dotted quad included. */
-function ipv6Words(address: string): number[] | undefined {
+function ipv6Words(address: string): Words | undefined {
   let text = address.toLowerCase();
   const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (quad) {
-    const [a, b, c, d] = quad.slice(1).map(Number);
+    const [a = 0, b = 0, c = 0, d = 0] = quad.slice(1).map(Number);
     text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail, extra] = text.split('::');
@@ -184,8 +185,11 @@ function ipv6Words(address: string): number[] | undefined {
   const left = parse(head);
   const right = parse(tail);
   const words = tail === undefined ? left : [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
-  return words.length === 8 && words.every((word) => Number.isInteger(word) && word >= 0 && word <= 0xffff) ? words : undefined;
+  return words.length === 8 && words.every((word) => Number.isInteger(word) && word >= 0 && word <= 0xffff) ? (words as unknown as Words) : undefined;
 }
+
+/** An IPv6 address as its eight 16-bit words. */
+type Words = readonly [number, number, number, number, number, number, number, number];
 
 /** A URL's hostname without the brackets of an IPv6 literal. */
 function bare(hostname: string): string {
