@@ -6,7 +6,7 @@
  * node:http serves the same MCP fetch handler the Lambda runs. The unmodified AWS
  * SDK clients talk to both local services.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -52,7 +52,7 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_WORKERS_DIR = resolve(import.meta.dirname, '../lambdas/handlers/workers');
 const REGION = 'us-east-1';
 const ACCOUNT_ID = '000000000000';
-/** Local services accept any credentials; the SDK just needs some to sign with. */
+/** The Step Functions facade accepts any credentials; the SDK just needs some to sign with. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface LocalStackOptions {
@@ -99,7 +99,7 @@ export interface LocalStack {
   results: { endpoint: string; bucketName: string };
   /** The SDK clients the server itself uses (tests add middleware to count its AWS calls). */
   awsClients: { dynamodb: DynamoDBClient; sfn: SFNClient; eventBridge: EventBridgeClient };
-  /** The local EventBridge endpoint status sync puts operation events on (PutEvents only). */
+  /** The local EventBridge endpoint status sync puts operation events on (PutEvents only, signed with this run's own key). */
   eventsEndpoint: string;
   /** Resolves when every status event published so far has been delivered (and its operation event posted to the webhook). */
   drainEvents(): Promise<void>;
@@ -119,7 +119,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const sweeper = startTtlSweeper({ client: dynamo.client, tableName: dynamo.tableName, ...options.ttl });
     closers.push(() => sweeper.close());
     const host = options.host ?? DEFAULT_HOST;
-    const results = await startLocalResults({ host, ...(options.dataDir ? { dataDir: resolve(options.dataDir, 'results') } : {}) });
+    // The AWS endpoints are the server's own parts: they listen on 127.0.0.1 whatever `host` says.
+    const results = await startLocalResults(options.dataDir ? { dataDir: resolve(options.dataDir, 'results') } : {});
     closers.push(() => results.close());
 
     // The AWS rule's pattern, over the same STANDARD machines the CDK stack puts in it
@@ -138,12 +139,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     closers.push(async () => bus.close());
 
-    // Operation events go the AWS way (PutEvents on the default bus), then on to the webhook.
+    // Operation events go the AWS way (PutEvents on the default bus), then on to the webhook,
+    // signed. So the endpoint takes only this run's own key: an event another process puts
+    // would otherwise reach the webhook as genuine.
     const webhook = options.eventsWebhook ? createWebhookDelivery(options.eventsWebhook) : undefined;
     if (webhook) closers.push(() => webhook.close());
-    const events = await startPutEventsEndpoint({ region: REGION, accountId: ACCOUNT_ID, host, onEvent: (event) => webhook?.deliver(event.id, event) });
+    const eventsCredentials = { accessKeyId: `LOCAL${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(30).toString('base64') };
+    const events = await startPutEventsEndpoint({ region: REGION, accountId: ACCOUNT_ID, credentials: eventsCredentials, onEvent: (event) => webhook?.deliver(event.id, event) });
     closers.push(() => events.close());
-    const eventBridge = new EventBridgeClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: events.endpoint, credentials: LOCAL_CREDENTIALS });
+    const eventBridge = new EventBridgeClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: events.endpoint, credentials: eventsCredentials });
     closers.push(async () => eventBridge.destroy());
 
     const facade = await startSfnFacade({

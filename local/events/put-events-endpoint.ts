@@ -3,12 +3,15 @@
  * status sync puts, so the same PutEvents code runs locally as in AWS. Each entry becomes the
  * event EventBridge would deliver to a rule's target (version, id, source, detail-type,
  * account, time, region, resources, detail), handed to `onEvent` without waiting on it.
- * It does no authentication: as deployed, the IAM gateway in front of it checks the caller's
- * `events:PutEvents` grant on the bus.
+ * It listens on 127.0.0.1 only. Given `credentials`, it takes only requests signed (SigV4) with
+ * that key: every event it accepts may reach a webhook with a valid signature, so an unsigned
+ * one from another process must not (issue 27). Without, it authenticates nothing: as deployed,
+ * the IAM gateway in front of it checks the caller's `events:PutEvents` grant on the bus.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { verifySigV4, type VerifyResult } from '../iam/sigv4-verifier.ts';
 
 /** The event a rule's target receives. */
 export interface EventBridgeEvent {
@@ -31,7 +34,15 @@ export interface PutEventsEndpointOptions {
   buses?: readonly string[];
   /** Each accepted event, with the name of its bus; called after the answer is decided, never awaited. */
   onEvent: (event: EventBridgeEvent, busName: string) => void;
-  /** @default '127.0.0.1' */
+  /**
+   * The only key requests may be signed with (SigV4, service `events`, the endpoint's Region).
+   * @default none: every request is taken, for use behind the IAM gateway only
+   */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /**
+   * @deprecated Not used: the endpoint always listens on 127.0.0.1, whatever the server's `--host`,
+   * as only this machine's own processes may put events.
+   */
   host?: string;
   /** @default 0 (a free port) */
   port?: number;
@@ -59,16 +70,32 @@ interface RequestEntry {
 
 type ResultEntry = { EventId: string } | { ErrorCode: string; ErrorMessage: string };
 
+/** Where every local AWS endpoint listens. */
+const LOOPBACK = '127.0.0.1';
+
 /** Starts the endpoint on a loopback port. */
 export async function startPutEventsEndpoint(options: PutEventsEndpointOptions): Promise<PutEventsEndpoint> {
   const buses = new Set(options.buses ?? ['default']);
+  const { credentials } = options;
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => sendError(res, 500, 'InternalException', error instanceof Error ? error.message : String(error)));
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
-    if (body === undefined) return sendError(res, 413, 'ValidationException', `Total size of the entries in the request is over the limit of ${MAX_REQUEST_BYTES} bytes.`);
+    const bytes = await readBody(req);
+    if (bytes === undefined) return sendError(res, 413, 'ValidationException', `Total size of the entries in the request is over the limit of ${MAX_REQUEST_BYTES} bytes.`);
+    if (credentials) {
+      const url = new URL(req.url ?? '/', 'http://endpoint');
+      const verified = await verifySigV4(
+        { method: req.method ?? 'POST', host: req.headers.host ?? '', path: url.pathname, query: url.searchParams, headers: headerRecord(req), body: bytes },
+        { service: 'events', region: options.region, lookup: (key) => (key === credentials.accessKeyId ? { secretAccessKey: credentials.secretAccessKey } : undefined) },
+      );
+      if (!verified.ok) return sendError(res, 400, ...signatureError(verified));
+      // The verifier takes a named payload hash as signed; the body must be the one it names.
+      const named = req.headers['x-amz-content-sha256'];
+      if (named !== undefined && named !== createHash('sha256').update(bytes).digest('hex')) return sendError(res, 400, ...signatureError({ ok: false, problem: 'mismatch' }));
+    }
+    const body = bytes.toString('utf8');
     const target = req.headers['x-amz-target'];
     if (req.method !== 'POST' || target !== 'AWSEvents.PutEvents') {
       return sendError(res, 400, 'UnknownOperationException', `The local EventBridge endpoint serves AWSEvents.PutEvents only, not ${String(target ?? req.method)}.`);
@@ -98,11 +125,11 @@ export async function startPutEventsEndpoint(options: PutEventsEndpointOptions):
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, LOOPBACK, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  const { address, port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    endpoint: `http://${address}:${port}`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -158,7 +185,30 @@ function busNameOf(name: unknown, scope: { region: string; accountId: string }):
   return arn[1] === scope.region && arn[2] === scope.accountId ? arn[3] : undefined;
 }
 
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
+/** EventBridge's answer to a request it cannot authenticate, as the IAM gateway gives it. */
+function signatureError(verified: Extract<VerifyResult, { ok: false }>): [string, string] {
+  switch (verified.problem) {
+    case 'missing':
+      return ['MissingAuthenticationTokenException', 'Missing Authentication Token'];
+    case 'unknown-key':
+    case 'bad-token':
+      return ['UnrecognizedClientException', 'The security token included in the request is invalid.'];
+    case 'malformed':
+      return ['IncompleteSignatureException', "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters."];
+    case 'wrong-scope':
+      return ['InvalidSignatureException', "Credential should be scoped to correct service: 'events'."];
+    case 'mismatch':
+      return ['InvalidSignatureException', 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.'];
+  }
+}
+
+function headerRecord(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) out[name] = Array.isArray(value) ? value.join(',') : value;
+  return out;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -166,7 +216,7 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
     if (size > MAX_REQUEST_BYTES + 4096) return undefined;
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -1,6 +1,7 @@
 /**
- * The results bucket on one machine: s3rver serves the S3 API on a free loopback port,
- * so the server and the workers run the same S3 client code as in AWS. Objects live in
+ * The results bucket on one machine: s3rver serves the S3 API on a free port of 127.0.0.1
+ * (whatever the server's `--host`: s3rver's key is fixed and public, so only this machine's
+ * processes may reach it), so the server and the workers run the same S3 client code as in AWS. Objects live in
  * a temporary directory removed on close, or under the data directory across restarts.
  * Writes are guarded (see s3/s3rver-store-guard.ts): keys past S3's 1,024 bytes are
  * refused as S3 refuses them, and no write failure ends the process.
@@ -28,20 +29,29 @@ export interface LocalResults {
 }
 
 interface S3rverInstance {
-  run(): Promise<{ port: number }>;
+  run(): Promise<{ address: string; port: number }>;
   close(): Promise<void>;
   httpServer?: Server;
   store: S3rverFilesystemStore;
 }
 
-/** Starts s3rver on `host` (a free port) with the results bucket; objects under `dataDir` when given. */
-export async function startLocalResults(options: { host: string; dataDir?: string; /** @default 'async-mcp-results' */ bucketName?: string }): Promise<LocalResults> {
+export interface LocalResultsOptions {
+  /** @deprecated Not used: the bucket always listens on 127.0.0.1, whatever the server's `--host`. */
+  host?: string;
+  /** Keep the objects here across restarts; a temporary directory when absent. */
+  dataDir?: string;
+  /** @default 'async-mcp-results' */
+  bucketName?: string;
+}
+
+/** Starts s3rver on a free loopback port with the results bucket; objects under `dataDir` when given. */
+export async function startLocalResults(options: LocalResultsOptions = {}): Promise<LocalResults> {
   const bucket = options.bucketName ?? BUCKET;
   const temporary = options.dataDir === undefined;
   const directory = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'async-mcp-results-')));
   await mkdir(directory, { recursive: true });
   const server = new (S3rver as new (options: Record<string, unknown>) => S3rverInstance)({
-    address: options.host,
+    address: '127.0.0.1',
     port: 0,
     silent: true,
     directory,
@@ -49,8 +59,8 @@ export async function startLocalResults(options: { host: string; dataDir?: strin
   });
   // S3's key limit, and write failures answered instead of ending the process.
   guardS3rverStore(server.store);
-  const { port } = await server.run();
-  const endpoint = `http://${options.host}:${port}`;
+  const { address, port } = await server.run();
+  const endpoint = `http://${address}:${port}`;
   const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS });
   return {
     endpoint,

@@ -4,7 +4,8 @@
  * RotateSecret, with the service's error shapes. Secrets are seeded from the template's
  * `GenerateSecretString` once; with a data directory the values survive restarts, so a server
  * key generated on the first start still verifies what it signed after the next one.
- * It does no authentication: the IAM gateway in front of it does.
+ * It does no authentication: the IAM gateway in front of it does. So it listens on 127.0.0.1
+ * only, whatever the server's `--host`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -28,7 +29,7 @@ export interface LocalSecretsManagerOptions {
   secrets: LocalSecretSpec[];
   /** Keep the values in `<dataDir>/secretsmanager.json`. @default in memory */
   dataDir?: string;
-  /** @default '127.0.0.1' */
+  /** @deprecated Not used: the endpoint always listens on 127.0.0.1, whatever the server's `--host`. */
   host?: string;
   /** @default 0 (a free port) */
   port?: number;
@@ -210,12 +211,12 @@ export async function startLocalSecretsManager(options: LocalSecretsManagerOptio
     }
   }
 
-  const { port } = await new Promise<AddressInfo>((resolve, reject) => {
+  const { address, port } = await new Promise<AddressInfo>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve(server.address() as AddressInfo));
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve(server.address() as AddressInfo));
   });
   return {
-    endpoint: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    endpoint: `http://${address}:${port}`,
     secretArn: (secretId) => find(secretId)?.arn,
     close: () =>
       new Promise<void>((resolve) => {
