@@ -5,26 +5,28 @@
  * Exit code 0 when all folders pass, 1 when any problem was found, 2 on a usage error.
  */
 import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { inspectToolFolders, ToolFolderError, DEFINITION_FILE } from '../lambdas/tools/tool-folder.ts';
+import { inspectToolFolders, ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 
 /** Every problem in the tool folders under `toolsDir`, workers looked up in `workersDir`. */
 async function validateTools(toolsDir: string, workersDir: string): Promise<{ tools: string[]; problems: ToolFolderError[] }> {
-  const { folders, problems } = await inspectToolFolders(toolsDir);
-  for (const folder of folders) {
-    problems.push(...folder.localProblems);
-    for (const worker of folder.workers) {
+  const { folders, problems, definitionWorkers } = await inspectToolFolders(toolsDir);
+  for (const folder of folders) problems.push(...folder.localProblems);
+  // Every definition that could be read, loaded or not: a missing worker is printed with the folder's other problems.
+  for (const { definitionFile, workers } of definitionWorkers) {
+    for (const worker of workers) {
       // Built-in workers ship with the server, whatever directory the tools' own workers are in.
       const module = join(BUILT_IN_WORKERS.includes(worker) ? join(REPO_ROOT, 'lambdas', 'handlers', 'workers') : workersDir, workerModuleFile(worker));
-      if (!existsSync(module)) {
-        problems.push(new ToolFolderError(join(folder.dir, DEFINITION_FILE), `worker \${Worker_${worker}} has no module: expected ${module} exporting handler`));
-      }
+      if (!existsSync(module)) problems.push(new ToolFolderError(definitionFile, `worker \${Worker_${worker}} has no module: expected ${module} exporting handler`));
     }
   }
+  // One file's problems together, in the order the folders were read.
+  const order = [...new Set(problems.map((problem) => dirname(problem.file)))];
+  problems.sort((a, b) => order.indexOf(dirname(a.file)) - order.indexOf(dirname(b.file)));
   return { tools: folders.map((folder) => folder.config.name), problems };
 }
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as z from 'zod';
 import { schemaProblem } from './json-schema.ts';
+import { parseJsonText } from './json-text.ts';
 import { injectReportContext } from './report-progress-states.ts';
 import { injectRequestInputContext } from './request-input-states.ts';
 import { listStates, localRunProblems, mockOnlyDefinition, noStandInDefinition } from './local-tasks.ts';
@@ -71,6 +72,11 @@ export interface LoadOptions {
 export interface ToolFolderInspection {
   folders: ToolFolder[];
   problems: ToolFolderError[];
+  /**
+   * The workers each readable definition names, whether or not its folder loaded, so a
+   * missing worker module is reported in the same run as the folder's other problems.
+   */
+  definitionWorkers: { definitionFile: string; workers: string[] }[];
 }
 
 /** Loads every tool folder under `toolsDir`, sorted by name; throws the first problem found. */
@@ -86,10 +92,11 @@ export async function inspectToolFolders(toolsDir: string, options: LoadOptions 
   try {
     entries = await readdir(toolsDir, { withFileTypes: true });
   } catch (error) {
-    return { folders: [], problems: [new ToolFolderError(toolsDir, `cannot read the tools directory (${(error as Error).message})`)] };
+    return { folders: [], problems: [new ToolFolderError(toolsDir, `cannot read the tools directory (${(error as Error).message})`)], definitionWorkers: [] };
   }
   const folders: ToolFolder[] = [];
   const problems: ToolFolderError[] = [];
+  const definitionWorkers: ToolFolderInspection['definitionWorkers'] = [];
   // Each name must equal its folder's, and a directory's entries are unique, so names are unique too.
   const directories = entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name));
   // Read side by side (a cold start waits for them), reported in name order.
@@ -97,12 +104,19 @@ export async function inspectToolFolders(toolsDir: string, options: LoadOptions 
   for (const result of results) {
     if (result.folder) folders.push(result.folder);
     problems.push(...result.problems);
+    if (result.workers) definitionWorkers.push(result.workers);
   }
   if (folders.length === 0 && problems.length === 0) problems.push(new ToolFolderError(toolsDir, 'no tool folders found'));
-  return { folders, problems };
+  return { folders, problems, definitionWorkers };
 }
 
-async function inspectToolFolder(dir: string, folderName: string, deep: boolean): Promise<{ folder?: ToolFolder; problems: ToolFolderError[] }> {
+interface FolderInspection {
+  folder?: ToolFolder;
+  problems: ToolFolderError[];
+  workers?: ToolFolderInspection['definitionWorkers'][number];
+}
+
+async function inspectToolFolder(dir: string, folderName: string, deep: boolean): Promise<FolderInspection> {
   const toolFile = join(dir, TOOL_FILE);
   const definitionFile = join(dir, DEFINITION_FILE);
   const mocksFile = join(dir, MOCKS_FILE);
@@ -157,7 +171,16 @@ async function inspectToolFolder(dir: string, folderName: string, deep: boolean)
       mocks = result.mocks;
     }
   }
-  if (problems.length > 0 || !config) return { problems };
+  const mocksRead = problems.every((problem) => problem.file !== mocksFile);
+  const workers = definitionText.ok && definitionText.value !== undefined ? { definitionFile, workers: findWorkerPlaceholders(definitionText.value) } : undefined;
+  if (problems.length > 0 || !config) {
+    // The folder fails anyway: what the local runtime could not run is reported with the rest,
+    // unless a broken mocks.json would make every mocked Task look unmocked.
+    if (deep && definition !== undefined && mocksRead) {
+      for (const reason of localRunProblems(definition, mocks, config?.name ?? folderName)) report(definitionFile)(reason);
+    }
+    return { problems, ...(workers ? { workers } : {}) };
+  }
 
   let text = definitionText.ok ? definitionText.value : undefined;
   if (definition !== undefined) {
@@ -166,7 +189,7 @@ async function inspectToolFolder(dir: string, folderName: string, deep: boolean)
     const injected = injectRequestInputContext(definition, { envelope, workflowType: config.workflowType });
     const reporting = injectReportContext(injected.definition, { envelope });
     const builtInProblems = [...injected.problems, ...reporting.problems];
-    if (builtInProblems.length > 0) return { problems: builtInProblems.map((reason) => new ToolFolderError(definitionFile, reason)) };
+    if (builtInProblems.length > 0) return { problems: builtInProblems.map((reason) => new ToolFolderError(definitionFile, reason)), ...(workers ? { workers } : {}) };
     if (injected.asks || reporting.reports) {
       definition = reporting.definition;
       text = JSON.stringify(definition, null, 2);
@@ -190,7 +213,7 @@ async function inspectToolFolder(dir: string, folderName: string, deep: boolean)
     localDefinitionText,
     localProblems,
   };
-  return { folder, problems };
+  return { folder, problems, ...(workers ? { workers } : {}) };
 }
 
 function checkJsonSchema(schema: object, key: string, report: (reason: string) => void): void {
@@ -238,11 +261,9 @@ async function readJson(file: string): Promise<Read<unknown>> {
 }
 
 function parseJson(file: string, text: string): Read<unknown> {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, error: new ToolFolderError(file, `not valid JSON (${(error as Error).message})`) };
-  }
+  const parsed = parseJsonText(text);
+  if (parsed.ok) return parsed;
+  return { ok: false, error: new ToolFolderError(file, `not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.reason}`) };
 }
 
 function zodProblems(error: z.ZodError): string[] {
