@@ -1,16 +1,24 @@
 /**
  * The fetch every command uses when no token or SigV4 is asked for: it sends the access
- * token of the login kept for the request's server, refreshes it when it has expired, or
- * when the server answers 401 (the SDK's `withOAuth`), and turns a 401 it cannot cure into
- * a LoginRequiredError that says which `async-mcp login` to run.
+ * token of the login kept for the request's server, renews it when it has expired, or when
+ * the server answers 401, and turns a 401 it cannot cure into a LoginRequiredError that says
+ * which `async-mcp login` to run.
+ *
+ * A renewal holds the login's lock file and reads the login again first: when another
+ * process renewed it meanwhile, its tokens are used. Two processes refreshing with one
+ * refresh token would get the grant revoked by servers that detect refresh-token reuse
+ * (oidc-provider, Auth0, Okta), and the user logged out.
  */
-import { auth, UnauthorizedError, withOAuth, type FetchLike as SdkFetchLike } from '@modelcontextprotocol/client';
+import { auth, extractWWWAuthenticateParams, type FetchLike as SdkFetchLike } from '@modelcontextprotocol/client';
 import type { FetchLike } from '../mcp-connection.ts';
+import { DEFAULT_STALE_LOCK_MS } from '../stores/file-lock.ts';
 import type { FileLoginStore, StoredLogin } from '../stores/login-store.ts';
 import { StoredLoginProvider } from './stored-login-provider.ts';
 
 /** Refresh this long before the token's end, so a request does not arrive just after it. */
 const EXPIRY_MARGIN_MS = 30_000;
+/** A renewal's requests end before its lock counts as abandoned, so no other process breaks a live one. */
+const RENEWAL_TIMEOUT_MS = DEFAULT_STALE_LOCK_MS - 5_000;
 
 /** The server wants a login the CLI does not have (any more). */
 export class LoginRequiredError extends Error {
@@ -52,13 +60,69 @@ export function loginFetch(store: FileLoginStore, base: FetchLike): FetchLike {
       throw new LoginRequiredError(input, 'none');
     }
     try {
-      if (hasExpired(login)) await auth(provider, { serverUrl: login.serverUrl, fetchFn: sdkFetch(base) });
-      return await withOAuth(provider, login.serverUrl)(sdkFetch(base))(input, init);
+      if (hasExpired(login)) await renew(store, provider, login.tokens.access_token, base);
+      const sent = provider.tokens()?.access_token ?? '';
+      const response = await withBearer(base, sent)(input, init);
+      if (response.status !== 401) return response;
+      const challenge = extractWWWAuthenticateParams(response);
+      await response.body?.cancel();
+      await renew(store, provider, sent, base, challenge);
+      const again = await withBearer(base, provider.tokens()?.access_token ?? '')(input, init);
+      if (again.status !== 401) return again;
+      await again.body?.cancel();
+      throw new LoginRequiredError(input, 'expired');
     } catch (error) {
-      if (error instanceof LoginRequiredError) throw error;
-      // withOAuth wraps whatever stopped the renewal, our own LoginRequiredError included.
-      if (error instanceof UnauthorizedError) throw new LoginRequiredError(input, 'expired', { cause: error });
+      if (error instanceof RenewalError) throw new LoginRequiredError(input, 'expired', { cause: error.cause });
       throw error;
     }
   };
+}
+
+/** Whatever stopped a renewal (a refused refresh, an unreachable authorization server). */
+class RenewalError extends Error {
+  constructor(cause: unknown) {
+    super('The login could not be renewed', { cause });
+    this.name = 'RenewalError';
+  }
+}
+
+/**
+ * Renews the login unless another process did since `stale` (the access token this one has,
+ * expired or refused) was read: under the lock, the kept login is read again first.
+ */
+async function renew(
+  store: FileLoginStore,
+  provider: StoredLoginProvider,
+  stale: string,
+  base: FetchLike,
+  challenge: { resourceMetadataUrl?: URL; scope?: string } = {},
+): Promise<void> {
+  await store.whileLocked(provider.serverUrl, async () => {
+    const current = await provider.load();
+    if (current?.tokens && current.tokens.access_token !== stale && !hasExpired(current)) return;
+    try {
+      if (!current?.tokens?.refresh_token) throw new Error('The kept login has no refresh token');
+      const result = await auth(provider, {
+        serverUrl: current.serverUrl,
+        ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
+        ...(challenge.scope ? { scope: challenge.scope } : {}),
+        fetchFn: sdkFetch(withTimeout(base, RENEWAL_TIMEOUT_MS)),
+      });
+      if (result !== 'AUTHORIZED') throw new Error(`The authorization server answered the renewal with ${result}`);
+    } catch (error) {
+      throw new RenewalError(error);
+    }
+  });
+}
+
+function withBearer(base: FetchLike, token: string): FetchLike {
+  return (input, init) => {
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return base(input, { ...init, headers });
+  };
+}
+
+function withTimeout(base: FetchLike, ms: number): FetchLike {
+  return (input, init) => base(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(ms)]) : AbortSignal.timeout(ms) });
 }

@@ -2,7 +2,7 @@
  * Where `async-mcp login` keeps what a sign-in produced: per MCP server, keyed by its resource
  * URL, the client registration (RFC 7591), the tokens and the discovery results. One JSON file
  * per server under `<state dir>/logins/` (the directory 0700, each file 0600, written
- * atomically), beside the handles of the FileRequestStateStore.
+ * atomically), beside the handles of the FileRequestStateStore; a renewal holds `<file>.lock`.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { resourceUrlFromServerUrl } from '@modelcontextprotocol/client';
 import { defaultStateDir } from './file-request-state-store.ts';
+import { withFileLock, type FileLockOptions } from './file-lock.ts';
 
 /** One server's login. Holds secrets: it never leaves the file it is kept in. */
 export interface StoredLogin {
@@ -77,6 +78,16 @@ export class FileLoginStore {
     const next = change(current);
     await this.put(next);
     return next;
+  }
+
+  /**
+   * Runs `work` holding the server's login lock, so that one process at a time renews a
+   * login: authorization servers that rotate refresh tokens revoke the grant when a rotated
+   * one comes back, as it would from a second process that read the same file.
+   */
+  async whileLocked<T>(serverUrl: string | URL, work: () => Promise<T>, options?: FileLockOptions): Promise<T> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    return withFileLock(`${this.fileOf(serverUrl)}.lock`, work, options);
   }
 
   /** Removes the login; resolves whether there was one. */
