@@ -6,7 +6,7 @@
  * 2026-07-28 spec requires it, and the SDK sends it in every era (older revisions
  * suggested -32002, which clients still accept).
  */
-import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
+import { ResourceNotFoundError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { McpDeps } from '../dialects/dialect.ts';
 import { ANY_RESULT } from '../dialects/dialect-support.ts';
@@ -26,12 +26,27 @@ const LIST_SCHEMAS = {
 };
 const READ_SCHEMAS = { params: z.looseObject({ uri: z.string({ message: 'uri must be a string' }) }), result: ANY_RESULT };
 
-/** Registers `resources/read` (and an empty `resources/list`) for `ownerId` on `server`. */
-export function registerResultResources(server: Server, deps: McpDeps, ownerId: string): void {
+/** Resources served beside stored results: the operation card's view (see apps/card-resource.ts). */
+export interface ExtraResources {
+  /** What `resources/list` shows this request. */
+  list(params: Record<string, unknown> | undefined, ctx: ServerContext): Array<Record<string, unknown>>;
+  /** The contents of `uri`, or `undefined` when it is none of these. */
+  read(uri: string): Promise<{ contents: Array<Record<string, unknown>> } | undefined>;
+}
+
+/** Registers `resources/read` (and `resources/list`, empty but for `extra`'s) for `ownerId` on `server`. */
+export function registerResultResources(server: Server, deps: McpDeps, ownerId: string, extra?: ExtraResources): void {
   // Results are found through their links, never browsed.
-  server.setRequestHandler('resources/list', LIST_SCHEMAS, async () => ({ resources: [] }));
+  server.setRequestHandler('resources/list', LIST_SCHEMAS, async (params, ctx) => ({ resources: extra?.list(params, ctx) ?? [] }));
   server.setRequestHandler('resources/read', READ_SCHEMAS, async (params) => {
     const { uri } = params;
+    let served: Awaited<ReturnType<ExtraResources['read']>>;
+    try {
+      served = await extra?.read(uri);
+    } catch (error) {
+      throw toProtocolError(error, undefined, deps.logger);
+    }
+    if (served) return served;
     let stored: Awaited<ReturnType<McpDeps['operations']['readResult']>>;
     try {
       stored = await deps.operations.readResult(ownerId, uri);
