@@ -15,6 +15,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTION_NODE_OPTIONS, LAMBDA_BUNDLING, lazyModuleOptions, lazyModulesOf } from './lambda-bundling.ts';
+import { operationCardCommands, servesOperationCard } from './operation-card-asset.ts';
 import { LOCK_FILE, REPO_ROOT } from './repo-paths.ts';
 
 /** Pinned rather than "latest": the bundle targets this Node version (DESIGN §7). */
@@ -81,9 +82,11 @@ export class BundledFunction extends Construct {
     const lazyModules = props.lazyModules ?? lazyModulesOf(props.entry);
     const afterBundling = (outputDir: string): string[] => [
       ...(lazyModules.length > 0 ? lazyModuleCommands(lazyModules, outputDir) : []),
+      // The MCP handler serves the operation card, built here into its asset.
+      ...operationCardCommands(props.entry, outputDir),
       ...(props.afterBundling?.(outputDir) ?? []),
     ];
-    const hooks = lazyModules.length > 0 || props.afterBundling !== undefined;
+    const hooks = lazyModules.length > 0 || props.afterBundling !== undefined || servesOperationCard(props.entry);
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: 'handler',

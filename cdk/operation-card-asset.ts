@@ -1,0 +1,38 @@
+/**
+ * Builds the operation card (lambdas/mcp/apps/) into the MCP Lambda's asset, beside the
+ * bundle, where the function reads it on the first `resources/read` of the card. The build
+ * runs when CDK bundles the function; the file is put in place by the copy script the tool
+ * files use, so the after-bundling command stays plain Node under sh and cmd alike.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { buildOperationCardHtml } from '../lambdas/mcp/apps/build-operation-card.ts';
+import { CARD_ASSET_FILE } from '../lambdas/mcp/apps/card-resource.ts';
+import { MCP_HTTP_ENTRY, REPO_ROOT } from './repo-paths.ts';
+import { COPY_SCRIPT } from './tool-asset-commands.ts';
+
+/** Whether the function of `entry` serves the card: the MCP handler does. */
+export function servesOperationCard(entry: string): boolean {
+  return resolve(REPO_ROOT, entry) === MCP_HTTP_ENTRY;
+}
+
+/**
+ * The after-bundling commands that put the built card into `outputDir`; none for functions
+ * that do not serve it. The HTML goes to a folder named by its content hash first.
+ */
+export function operationCardCommands(entry: string, outputDir: string, platform: NodeJS.Platform = process.platform): string[] {
+  if (!servesOperationCard(entry)) return [];
+  const html = buildOperationCardHtml();
+  const dir = join(tmpdir(), `async-mcp-operation-card-${createHash('sha256').update(html).digest('hex').slice(0, 16)}`);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, CARD_ASSET_FILE);
+  writeFileSync(file, html);
+  const manifest = join(dir, 'manifest.json');
+  writeFileSync(manifest, JSON.stringify([{ target: '.', files: [file] }]));
+  const win = platform === 'win32';
+  // `node` from PATH on Windows: cmd /c strips the outer quotes of a command line that starts with one.
+  const quote = (path: string) => (win ? `"${path}"` : `'${path.replaceAll("'", `'\\''`)}'`);
+  return [[win ? 'node' : quote(process.execPath), ...[COPY_SCRIPT, manifest, outputDir].map(quote)].join(' ')];
+}
