@@ -22,6 +22,19 @@ import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import { LISTEN_DEFAULTS, type ListenOptions } from '../mcp/listen/listen-handler.ts';
 import { ListenLeases } from '../operations/listen-leases.ts';
 import { signallingRecordStore } from '../operations/status-signal.ts';
+import type { EventLog } from '../events/event-log.ts';
+import { resolveEventsSettings, type EventsSettingsInput } from '../events/events-settings.ts';
+import { InMemoryEventLog } from '../events/in-memory-event-log.ts';
+import type { EventsRuntime } from '../mcp/events/events-runtime.ts';
+
+/** The Events extension's parts and settings; every one has a default. */
+export interface EventsAppOptions extends EventsSettingsInput {
+  /**
+   * The per-principal event log. @default in memory, which serves one process (the local
+   * stack); a deployment of several functions passes the DynamoDB log (`DynamoDbEventLog`).
+   */
+  log?: EventLog;
+}
 
 export interface AsyncMcpAppOptions {
   store: RecordStore;
@@ -55,6 +68,8 @@ export interface AsyncMcpAppOptions {
   operationEvents?: OperationEventSink;
   /** `subscriptions/listen` with task notifications: on unless `enabled: false`; `wake` is the local stack's. */
   listen?: ListenOptions;
+  /** The MCP Events extension (`events/*`, SEP-3415): on unless `enabled: false`. */
+  events?: EventsAppOptions;
 }
 
 export interface AsyncMcpApp {
@@ -83,6 +98,15 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     catalog: options.catalog,
   });
   const deps = { catalog: options.catalog, operations, logger, secretKey: cachedServerKey(options.secretKey) };
+  const { log = new InMemoryEventLog(), ...settings } = options.events ?? {};
+  const eventsSettings = resolveEventsSettings(settings);
+  const events: EventsRuntime = {
+    settings: eventsSettings,
+    log,
+    streams: new ListenLeases(store, eventsSettings.maxStreamsPerPrincipal, logger),
+    ...(options.listen?.wake ? { wake: options.listen.wake } : {}),
+    now: Date.now,
+  };
   const fetch = createHttpHandler({
     deps,
     dialects: DIALECTS,
@@ -90,6 +114,7 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     handleTools: options.handleTools !== false,
     metrics,
     listen: { ...options.listen, leases: new ListenLeases(store, options.listen?.maxStreamsPerPrincipal ?? LISTEN_DEFAULTS.maxStreamsPerPrincipal, logger) },
+    events,
   });
   return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics, options.operationEvents), operations };
 }

@@ -18,6 +18,8 @@ import { BUILT_IN_LISTINGS, BUILT_IN_TOOL_NAMES, callBuiltInTool, callWithHandle
 import { registerResultResources, RESOURCES_CAPABILITY } from './results/result-resources.ts';
 import { legacySyncCall } from './calls/legacy-sync-call.ts';
 import { modernSyncCall } from './calls/modern-sync-call.ts';
+import { eventsCapabilities, registerEventMethods } from './events/events-methods.ts';
+import type { EventsRuntime } from './events/events-runtime.ts';
 
 export const SERVER_INFO = { name: 'async-mcp', version: '0.1.0' } as const;
 
@@ -42,6 +44,8 @@ export interface ServerFactoryOptions {
    * @default true
    */
   handleTools?: boolean;
+  /** The Events extension (`events/*`, 2026-07-28 only); without it, or turned off, those methods are unknown. */
+  events?: EventsRuntime;
 }
 
 /** Whether handle tools are served: on unless turned off, as in the Lambda and the local stack. */
@@ -56,7 +60,10 @@ export function createServerFactory(options: ServerFactoryOptions) {
     const clash = deps.catalog.tools.find((tool) => BUILT_IN_TOOL_NAMES.includes(tool.name));
     if (clash) throw new Error(`Tool ${clash.name} has the name of a built-in handle tool: rename it, or leave handle tools off`);
   }
-  return (era: Era, ownerId: string): Server => {
+  // "This extension is defined for protocol revision 2026-07-28 and later" (SEP-3415).
+  const events = options.events?.settings.enabled ? options.events : undefined;
+  /** `authenticated`: a real identity stands behind `ownerId` (webhook subscriptions need one). */
+  return (era: Era, ownerId: string, authenticated = false): Server => {
     const server = new Server(SERVER_INFO, {
       capabilities: mergeCapabilities([
         { tools: {} },
@@ -65,6 +72,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
         RESOURCES_CAPABILITY,
         options.capabilities?.(era),
         ...dialects.map((d) => d.capabilities?.(era)),
+        events && era === 'modern' ? eventsCapabilities() : undefined,
       ]),
       instructions:
         'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
@@ -107,6 +115,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     registerResultResources(server, deps, ownerId);
     registerLogLevel(server, deps, ownerId);
     for (const dialect of dialects) dialect.register(server, deps, era, ownerId);
+    if (events && era === 'modern') registerEventMethods(server, events, deps, { ownerId, authenticated });
     return server;
   };
 

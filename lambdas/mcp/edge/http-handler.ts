@@ -23,6 +23,7 @@ import { createServerFactory, handleToolsOn, type ServerFactoryOptions } from '.
 import { createListenHandler, isListenRequest, type ListenOptions } from '../listen/listen-handler.ts';
 import type { ListenLeases } from '../../operations/listen-leases.ts';
 import { OPERATION_STATUS } from '../calls/handle-tool-schemas.ts';
+import { isAuthenticatedPrincipal } from '../events/events-runtime.ts';
 import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
 import { noMetrics, type MetricsRecorder } from '../../observability/metrics-recorder.ts';
@@ -58,7 +59,8 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   const handler = createMcpHandler(
     (ctx) => {
       noteEra(ctx.era);
-      return factory(ctx.era, (ctx.authInfo?.extra?.ownerId as string | undefined) ?? ownerIdFor('anonymous'));
+      const extra = ctx.authInfo?.extra;
+      return factory(ctx.era, (extra?.ownerId as string | undefined) ?? ownerIdFor('anonymous'), extra?.authenticated === true);
     },
     {
       legacy: 'stateless',
@@ -132,7 +134,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       const listening = await listen(request, guarded.parsedBody, ownerId);
       if (listening) return listening;
     }
-    const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId } };
+    const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId, authenticated: isAuthenticatedPrincipal(principal) } };
     const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };
     const atOnce = isObject(guarded.parsedBody) && typeof guarded.parsedBody.method === 'string' && answeredAtOnce.has(guarded.parsedBody.method);
     const serveRequest = async () =>

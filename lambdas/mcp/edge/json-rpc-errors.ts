@@ -5,6 +5,7 @@
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { Logger } from '../../operations/ports.ts';
+import { EventsError, type EventsErrorCode } from '../../events/events-error.ts';
 import { OperationError, type OperationErrorCode } from '../../operations/operation-error.ts';
 import { isObject } from '../../shared/json-values.ts';
 import { setHttpHeader, setHttpStatus } from './request-scope.ts';
@@ -24,6 +25,16 @@ export const JSONRPC = {
    * active operations as the server allows. Answered with HTTP 429 and `Retry-After`.
    */
   TOO_MANY_ACTIVE_OPERATIONS: -32029,
+  /** SEP-3415 (Events), provisional: "A referenced entity does not exist". */
+  NOT_FOUND: -32023,
+  /** SEP-3415: "The authenticated principal is not permitted". */
+  FORBIDDEN: -32024,
+  /** SEP-3415: "A server-imposed limit or quota was reached". */
+  RESOURCE_EXHAUSTED: -32025,
+  /** SEP-3415: "a requested capability or option is not supported here". */
+  UNSUPPORTED: -32026,
+  /** SEP-3415: "A client-supplied callback endpoint failed verification or could not be reached". */
+  CALLBACK_ENDPOINT_ERROR: -32027,
 } as const;
 
 interface WireError {
@@ -44,12 +55,28 @@ const WIRE_ERROR_FOR: Record<OperationErrorCode, WireError> = {
   INTERNAL: { code: JSONRPC.INTERNAL_ERROR },
 };
 
+/** The Events extension's errors (SEP-3415 "Error Handling"); all are answered in-band, HTTP 200. */
+const EVENTS_WIRE_ERROR_FOR: Record<EventsErrorCode, number> = {
+  INVALID_PARAMS: JSONRPC.INVALID_PARAMS,
+  NOT_FOUND: JSONRPC.NOT_FOUND,
+  FORBIDDEN: JSONRPC.FORBIDDEN,
+  RESOURCE_EXHAUSTED: JSONRPC.RESOURCE_EXHAUSTED,
+  UNSUPPORTED: JSONRPC.UNSUPPORTED,
+  CALLBACK_FAILED: JSONRPC.CALLBACK_ENDPOINT_ERROR,
+};
+
+/** The JSON-RPC error object of an Events error, for answers written outside the SDK (the push stream). */
+export function eventsWireError(error: EventsError): { code: number; message: string; data?: unknown } {
+  return { code: EVENTS_WIRE_ERROR_FOR[error.code], message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
+}
+
 /**
  * Any thrown value as a ProtocolError. Internal failures are logged with the request
  * id and answered with a message that names what failed but carries no stack or secret.
  */
 export function toProtocolError(error: unknown, requestId: unknown, logger: Logger, prefix?: string): ProtocolError {
   if (error instanceof ProtocolError) return error;
+  if (error instanceof EventsError) return new ProtocolError(EVENTS_WIRE_ERROR_FOR[error.code], error.message, error.data);
   if (error instanceof OperationError) {
     const { code, httpStatus } = WIRE_ERROR_FOR[error.code];
     if (code === JSONRPC.INTERNAL_ERROR) logFailure(logger, error, requestId);

@@ -1,0 +1,99 @@
+/**
+ * The per-principal event log of the Events extension (SEP-3415): every occurrence about a
+ * principal's operations, kept in time order for a retention period. It is the one source of
+ * `events/poll`, `events/stream` and webhook delivery, so an occurrence carries the same
+ * `eventId` in every mode. Entries are grouped in streams (an event type, or for a
+ * per-operation type that type and the operation), and a position orders a stream.
+ */
+
+/** One occurrence as the log keeps it. */
+export interface EventEntry {
+  readonly ownerId: string;
+  /** Stable: the same occurrence appended twice is one entry (see `eventIdFor`). */
+  readonly eventId: string;
+  /** The event type's name (`operation.finished`, ...). */
+  readonly name: string;
+  /** The stream it belongs to within its owner's log (see `streamOf`). */
+  readonly stream: string;
+  /** When it occurred, epoch milliseconds. */
+  readonly at: number;
+  /** Fields subscriptions filter on. */
+  readonly operationId: string;
+  readonly tool: string;
+  /** The payload, as `payloadSchema` describes it. */
+  readonly data: Record<string, unknown>;
+  /** Epoch seconds after which the entry is gone, whether or not the store has deleted it yet. */
+  readonly expiresAt: number;
+}
+
+/** A read of one stream: the entries after one position, up to another. */
+export interface StreamRange {
+  /** Exclusive lower bound (a position or a time position). */
+  readonly after: string;
+  /** Inclusive upper bound. */
+  readonly through: string;
+  /** The most entries returned. */
+  readonly limit: number;
+}
+
+export interface StreamPage {
+  /** In position order, expired ones left out. */
+  readonly entries: EventEntry[];
+  /** The position the read reached: past it nothing was read yet (`after` when nothing was). */
+  readonly reached: string;
+  /** Whether entries may remain within the range past `reached`. */
+  readonly more: boolean;
+}
+
+/** The log port: one DynamoDB adapter, one in-memory version for tests. */
+export interface EventLog {
+  /** Conditional put: an `eventId` already in the log is left as it is (`created: false`). */
+  append(entry: EventEntry): Promise<{ created: boolean }>;
+  /** One read of a stream (one DynamoDB query), in position order. */
+  read(ownerId: string, stream: string, range: StreamRange): Promise<StreamPage>;
+  /** One entry by id; `undefined` when absent or expired. */
+  get(ownerId: string, eventId: string): Promise<EventEntry | undefined>;
+}
+
+/** Event types whose occurrences are read per operation: their stream names the operation too. */
+const PER_OPERATION = new Set(['operation.progress']);
+
+/** The stream an occurrence of `name` about `operationId` belongs to. */
+export function streamOf(name: string, operationId: string): string {
+  return PER_OPERATION.has(name) ? `${name}#${operationId}` : name;
+}
+
+/** Whether the event type is read per operation (its `operationId` argument is required). */
+export function isPerOperation(name: string): boolean {
+  return PER_OPERATION.has(name);
+}
+
+const TIME_DIGITS = 15;
+
+/**
+ * An entry's position: its time, zero-padded so positions sort as strings, then its id. A
+ * time position (`timePosition`) ends at the `#`, which sorts before every id character, so
+ * it falls just before every entry of that millisecond.
+ */
+export function positionOf(entry: Pick<EventEntry, 'at' | 'eventId'>): string {
+  return `${timePosition(entry.at)}${entry.eventId}`;
+}
+
+/** The position just before the entries of millisecond `ms`. */
+export function timePosition(ms: number): string {
+  const clamped = Math.max(0, Math.floor(ms));
+  return `${String(clamped).padStart(TIME_DIGITS, '0')}#`;
+}
+
+/** The millisecond a position names, or `undefined` when it is not one this log writes. */
+export function timeOfPosition(position: string): number | undefined {
+  const match = /^(\d{15})#[A-Za-z0-9_-]{0,64}$/.exec(position);
+  if (!match?.[1]) return undefined;
+  const ms = Number(match[1]);
+  return Number.isSafeInteger(ms) ? ms : undefined;
+}
+
+/** Whether an entry is past its retention at `nowMs`. */
+export function isExpired(entry: Pick<EventEntry, 'expiresAt'>, nowMs: number): boolean {
+  return entry.expiresAt * 1000 <= nowMs;
+}

@@ -1,0 +1,15 @@
+/**
+ * An `EventOccurrence` on the wire (SEP-3415 "Event Occurrences"): `eventId`, `name`,
+ * `timestamp`, `data`, and, in push and webhook bodies, the `cursor` after it.
+ */
+import type { EventEntry } from '../../events/event-log.ts';
+
+export function occurrenceOf(entry: EventEntry, cursor?: string): Record<string, unknown> {
+  return {
+    eventId: entry.eventId,
+    name: entry.name,
+    timestamp: new Date(entry.at).toISOString(),
+    data: entry.data,
+    ...(cursor === undefined ? {} : { cursor }),
+  };
+}
