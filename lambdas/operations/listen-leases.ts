@@ -15,8 +15,13 @@ export interface ListenLease {
   readonly token: string;
 }
 
-/** Leases past their stream's end by this much are taken back by a later claim (clock skew between functions). */
-const EXPIRY_GRACE_MS = 60_000;
+/**
+ * Leases past their stream's end by this much are taken back by a later claim: the stream's
+ * invocation may still be giving its lease back in the seconds after its end (5 s before a
+ * Lambda's timeout by default), and clocks differ a little between functions. A stream gives
+ * its lease back itself within its invocation, so only a crash waits this long.
+ */
+const EXPIRY_GRACE_MS = 10_000;
 
 export class ListenLeases {
   constructor(

@@ -3,11 +3,14 @@
  * acknowledgement first, then a notification each time a watched item reads differently,
  * a keep-alive comment in between, and a graceful end (the listen request's own result)
  * before its time is up. It reads the watched items at its interval, or at once when the
- * wake-up signal fires; between invocations it keeps nothing.
+ * wake-up signal fires; between invocations it keeps nothing. Its lease goes back within
+ * its own invocation: before the graceful end is sent, and before the invocation returns
+ * however the stream ends (Lambda freezes work still pending once the handler has returned).
  */
 import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import type { Logger } from '../../operations/ports.ts';
 import type { StatusSignal } from '../../operations/status-signal.ts';
+import { finishWithinInvocation } from './listen-deadline.ts';
 
 /** An item as one read found it: the notification's params, what marks a change, and whether it can still change. */
 export interface WatchedState {
@@ -56,7 +59,13 @@ export function listenStream(plan: ListenStreamPlan): Response {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
   let ended: Promise<void> | undefined;
-  const end = () => (ended ??= plan.onEnd().catch(() => undefined));
+  const end = () => {
+    if (!ended) {
+      ended = plan.onEnd().catch(() => undefined);
+      finishWithinInvocation(ended);
+    }
+    return ended;
+  };
 
   const write = (frame: string) => {
     if (closed) return;
@@ -73,19 +82,21 @@ export function listenStream(plan: ListenStreamPlan): Response {
   const send = (message: Record<string, unknown>) => write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...message })}\n\n`);
   const notify = (method: string, params: Record<string, unknown>) => send({ method, params: stamp(params) });
 
-  const finish = (graceful: boolean) => {
-    if (closed) return;
-    // "it SHOULD respond to the original subscriptions/listen request with a completion result before closing the stream"
-    if (graceful) send({ id: plan.subscriptionId, result: stamp({ resultType: 'complete' }) });
-    closed = true;
-    stop.abort();
-    try {
-      controller.close();
-    } catch {
-      // Already closed by the client.
-    }
-    void end();
-  };
+  let finished: Promise<void> | undefined;
+  const finish = (graceful: boolean) =>
+    (finished ??= (async () => {
+      stop.abort();
+      // The lease is free before the client can learn the stream is over: a re-listen at the cap is not refused.
+      await end();
+      // "it SHOULD respond to the original subscriptions/listen request with a completion result before closing the stream"
+      if (graceful) send({ id: plan.subscriptionId, result: stamp({ resultType: 'complete' }) });
+      closed = true;
+      try {
+        controller.close();
+      } catch {
+        // Already closed by the client.
+      }
+    })());
 
   const run = async () => {
     const keepAlive = setInterval(() => write(': keepalive\n\n'), plan.keepAliveMs);
@@ -103,7 +114,7 @@ export function listenStream(plan: ListenStreamPlan): Response {
         notify(plan.method, state.params);
         if (!state.terminal) last.set(id, state.change);
       }
-      while (last.size > 0 && !closed) {
+      while (last.size > 0 && !stop.signal.aborted) {
         const wait = Math.min(plan.pollIntervalMs, plan.endAtMs - Date.now());
         if (wait <= 0) break;
         if (!woken) {
@@ -120,7 +131,7 @@ export function listenStream(plan: ListenStreamPlan): Response {
           });
         }
         woken = false;
-        if (closed) break;
+        if (stop.signal.aborted) break;
         for (const [id, seen] of [...last]) {
           let state: WatchedState | undefined;
           try {
@@ -130,7 +141,7 @@ export function listenStream(plan: ListenStreamPlan): Response {
             plan.logger.warn('listen read failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
             continue;
           }
-          if (closed) break;
+          if (stop.signal.aborted) break;
           if (state === undefined) {
             last.delete(id);
             continue;
@@ -140,10 +151,10 @@ export function listenStream(plan: ListenStreamPlan): Response {
           else last.set(id, state.change);
         }
       }
-      finish(true);
+      await finish(true);
     } catch (error) {
       plan.logger.error('listen stream failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-      finish(false);
+      await finish(false);
     } finally {
       clearInterval(keepAlive);
       unsubscribe?.();
@@ -155,15 +166,16 @@ export function listenStream(plan: ListenStreamPlan): Response {
       controller = streamController;
       void run();
     },
+    // The reader that cancels waits for the lease to go back.
     cancel() {
       closed = true;
       stop.abort();
-      void end();
+      return end();
     },
   });
   if (plan.signal) {
-    if (plan.signal.aborted) finish(false);
-    else plan.signal.addEventListener('abort', () => finish(false), { once: true });
+    if (plan.signal.aborted) void finish(false);
+    else plan.signal.addEventListener('abort', () => void finish(false), { once: true });
   }
   return new Response(body, { status: 200, headers: SSE_HEADERS });
 }
