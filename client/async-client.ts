@@ -78,7 +78,7 @@ function toCallStatus(id: string, remote: RemoteStatus): CallStatus {
  */
 export async function startToolCall(url: string | URL, tool: string, args: Record<string, unknown> = {}, options: StartToolCallOptions = {}): Promise<CallHandle> {
   const store = storeOf(options);
-  const { fetch, kind } = authenticate(options.auth, options.fetch);
+  const { fetch, kind } = authenticate(options.auth, options.fetch, undefined, String(url));
   const connection = new McpConnection(String(url), { fetch, ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}) });
   const signal = options.signal;
   const choice = await chooseDialect(connection, tool, options.dialect, signal);

@@ -1,6 +1,11 @@
 /**
  * How the client authenticates: a bearer token, AWS SigV4, the login `async-mcp login` kept
  * for the server, or nothing. Secrets never go into handles or logs.
+ *
+ * The order, first that applies: SigV4 when asked for; the token passed (`--token`); the
+ * server's own stored login; `$ASYNC_MCP_TOKEN`; nothing. A stored login wins over the
+ * environment token because that token was issued for some other server: sending it to
+ * every server would hand one server's secret to the next.
  */
 import type { CallHandle } from './call-handle.ts';
 import { loginFetch } from './login/login-fetch.ts';
@@ -12,39 +17,55 @@ import type { FileLoginStore } from './stores/login-store.ts';
 export const TOKEN_ENV = 'ASYNC_MCP_TOKEN';
 
 export interface AuthOptions {
-  /** A bearer token. @default process.env.ASYNC_MCP_TOKEN */
+  /** A bearer token, sent to every server. @default process.env.ASYNC_MCP_TOKEN, for servers without a stored login */
   token?: string;
   /** Sign every request with SigV4 (IAM-authenticated Function URLs); `true` for the defaults. */
   sigv4?: boolean | SigV4Options;
-  /** Logins kept by `async-mcp login`, used when neither a token nor SigV4 is given. @default none */
+  /** Logins kept by `async-mcp login`: a server's own wins over `$ASYNC_MCP_TOKEN`, not over `token`. @default none */
   logins?: FileLoginStore;
 }
 
 export interface Authenticated {
   fetch: FetchLike;
+  /** What `url` (or the handle's) is sent: `undefined` for a stored login or nothing. */
   kind: CallHandle['auth'];
 }
 
 /**
  * The fetch to use. For a call started earlier, a handle that was signed is signed again
  * (no secret is stored; credentials come from the provider chain), and one that used a
- * bearer token needs the token again.
+ * bearer token needs the token again. `url` is the server the fetch is for, when known, to
+ * say which kind of credentials it gets.
  */
-export function authenticate(auth: AuthOptions = {}, base: FetchLike = (input, init) => fetch(input, init), handle?: CallHandle): Authenticated {
+export function authenticate(
+  auth: AuthOptions = {},
+  base: FetchLike = (input, init) => fetch(input, init),
+  handle?: CallHandle,
+  url: string | undefined = handle?.url,
+): Authenticated {
   const sigv4 = auth.sigv4 ?? (handle?.auth === 'sigv4' ? true : undefined);
   if (sigv4) return { fetch: sigV4Fetch(sigv4 === true ? {} : sigv4, base), kind: 'sigv4' };
-  const token = auth.token ?? process.env[TOKEN_ENV];
-  if (!token) {
-    if (handle?.auth === 'bearer' && !auth.logins?.has(handle.url)) {
-      throw new Error(`Call ${handle.id} was started with a bearer token: pass the same token (or set ${TOKEN_ENV}), or run async-mcp login ${handle.url}, to reach it`);
-    }
-    // A login is found per request URL, so one fetch serves whichever server it is sent to.
-    return { fetch: auth.logins ? loginFetch(auth.logins, base) : base, kind: undefined };
+  if (auth.token) return { fetch: withBearer(auth.token, base), kind: 'bearer' };
+  const { logins } = auth;
+  const environmentToken = process.env[TOKEN_ENV] || undefined;
+  const hasLogin = url !== undefined && logins?.has(url) === true;
+  if (!environmentToken && handle?.auth === 'bearer' && !hasLogin) {
+    throw new Error(`Call ${handle.id} was started with a bearer token: pass the same token (or set ${TOKEN_ENV}), or run async-mcp login ${handle.url}, to reach it`);
   }
-  const fetchWithToken: FetchLike = (input, init) => {
+  // A login is found per request URL, so one fetch serves whichever server it is sent to.
+  const withLogin = logins ? loginFetch(logins, base) : undefined;
+  const withToken = environmentToken ? withBearer(environmentToken, base) : undefined;
+  const chosen: FetchLike = (input, init) => {
+    if (withLogin && (!withToken || logins?.has(input))) return withLogin(input, init);
+    return (withToken ?? base)(input, init);
+  };
+  return { fetch: chosen, kind: withToken && !hasLogin ? 'bearer' : undefined };
+}
+
+function withBearer(token: string, base: FetchLike): FetchLike {
+  return (input, init) => {
     const headers = new Headers(init.headers);
     headers.set('authorization', `Bearer ${token}`);
     return base(input, { ...init, headers });
   };
-  return { fetch: fetchWithToken, kind: 'bearer' };
 }

@@ -25,7 +25,7 @@ expires. logout removes it.
 
 Options for every command:
   --json            one JSON document on stdout, as the last line
-  --token TOKEN     bearer token (default: $ASYNC_MCP_TOKEN, else the server's login)
+  --token TOKEN     bearer token (default: the server's login, else $ASYNC_MCP_TOKEN)
   --sigv4           sign requests with AWS SigV4 (IAM Function URLs; credentials from the default chain)
   --region REGION   Region to sign for (default: from the Function URL, else $AWS_REGION)
 Handles and logins are kept in $ASYNC_MCP_STATE_DIR (default: the user's state directory),
