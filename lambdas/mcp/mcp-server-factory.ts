@@ -18,8 +18,10 @@ import { BUILT_IN_LISTINGS, BUILT_IN_TOOL_NAMES, callBuiltInTool, callWithHandle
 import { registerResultResources, RESOURCES_CAPABILITY } from './results/result-resources.ts';
 import { legacySyncCall } from './calls/legacy-sync-call.ts';
 import { modernSyncCall } from './calls/modern-sync-call.ts';
+import { operationCardHooks } from './apps/operation-card-hooks.ts';
 import { eventsCapabilities, registerEventMethods } from './events/events-methods.ts';
 import type { EventsRuntime } from './events/events-runtime.ts';
+import { offerEventSources } from './events/event-source.ts';
 
 export const SERVER_INFO = { name: 'async-mcp', version: '0.1.0' } as const;
 
@@ -44,6 +46,12 @@ export interface ServerFactoryOptions {
    * @default true
    */
   handleTools?: boolean;
+  /**
+   * The operation card (MCP Apps): tools link to it, and its app-only tools are listed, for
+   * clients that declare `io.modelcontextprotocol/ui` only.
+   * @default on, unless `ASYNC_MCP_OPERATION_CARD` is "0"
+   */
+  operationCard?: boolean;
   /** The Events extension (`events/*`, 2026-07-28 only); without it, or turned off, those methods are unknown. */
   events?: EventsRuntime;
 }
@@ -56,12 +64,14 @@ export function handleToolsOn(options: { handleTools?: boolean }): boolean {
 export function createServerFactory(options: ServerFactoryOptions) {
   const { deps, dialects } = options;
   const handleTools = handleToolsOn(options);
+  const card = operationCardHooks(options.operationCard, deps.catalog);
   if (handleTools) {
     const clash = deps.catalog.tools.find((tool) => BUILT_IN_TOOL_NAMES.includes(tool.name));
     if (clash) throw new Error(`Tool ${clash.name} has the name of a built-in handle tool: rename it, or leave handle tools off`);
   }
   // "This extension is defined for protocol revision 2026-07-28 and later" (SEP-3415).
   const events = options.events?.settings.enabled ? options.events : undefined;
+  if (events) offerEventSources(deps);
   /** `authenticated`: a real identity stands behind `ownerId` (webhook subscriptions need one). */
   return (era: Era, ownerId: string, authenticated = false): Server => {
     const server = new Server(SERVER_INFO, {
@@ -84,14 +94,14 @@ export function createServerFactory(options: ServerFactoryOptions) {
       const dialect = dialects.find((d) => d.claimsListing(view)) ?? dialects.find((d) => implies(d, view));
       if (!dialect && handleTools) {
         const { maxBlockingSeconds } = deps.operations.limits;
-        return { tools: [...deps.catalog.tools.map((tool) => handleListing(tool, baseListing(tool), maxBlockingSeconds)), ...BUILT_IN_LISTINGS] } as never;
+        return card.listTools({ tools: [...deps.catalog.tools.map((tool) => handleListing(tool, baseListing(tool), maxBlockingSeconds)), ...BUILT_IN_LISTINGS] }, view) as never;
       }
       const tools = deps.catalog.tools.flatMap((tool) => {
         const base = baseListing(tool);
         const listed = dialect ? dialect.listTool(tool, base) : plainListing(tool, base);
         return listed ? [listed] : [];
       });
-      return { tools } as never;
+      return card.listTools({ tools }, view) as never;
     });
 
     // The SDK validates registered tools/call results as CallToolResult, which would reject
@@ -112,7 +122,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
       }
     };
 
-    registerResultResources(server, deps, ownerId);
+    registerResultResources(server, deps, ownerId, card.resources(era, ownerId));
     registerLogLevel(server, deps, ownerId);
     for (const dialect of dialects) dialect.register(server, deps, era, ownerId);
     if (events && era === 'modern') registerEventMethods(server, events, deps, { ownerId, authenticated });
@@ -126,6 +136,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     }
     // Only a request that declares, or whose revision implies, no async dialect gets handles.
     const handles = handleTools && !dialects.some((d) => d.claimsListing(view) || implies(d, view));
+    if (card.serves(name)) return card.callTool(name, params.arguments, view, deps);
     if (handles && BUILT_IN_TOOL_NAMES.includes(name)) return callBuiltInTool(name, params.arguments, view, deps, ctx, server);
     const tool = deps.catalog.get(name);
     if (!tool) throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Unknown tool: ${name}`);
