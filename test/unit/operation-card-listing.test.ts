@@ -113,7 +113,7 @@ describe('clients that declare MCP Apps', () => {
   it('a Tasks extension client sees the same links on the tools its dialect lists', async () => {
     const capabilities = { extensions: { ...UI, 'io.modelcontextprotocol/tasks': {} } };
     const tools = byName(await listTools(() => modernRequest(on.url, 'tools/list', {}, { capabilities })));
-    expect((tools.get('job')?._meta?.ui as Record<string, unknown>).resourceUri).toBe(CARD);
+    expect(tools.get('job')?._meta?.ui).toEqual({ resourceUri: CARD });
     expect(tools.has('operation_card_status')).toBe(true);
   });
 
