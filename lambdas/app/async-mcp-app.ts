@@ -26,6 +26,7 @@ import type { EventLog } from '../events/event-log.ts';
 import { resolveEventsSettings, type EventsSettingsInput } from '../events/events-settings.ts';
 import { InMemoryEventLog } from '../events/in-memory-event-log.ts';
 import type { EventsRuntime } from '../mcp/events/events-runtime.ts';
+import { withEventRecording } from '../mcp/events/event-recording.ts';
 
 /** The Events extension's parts and settings; every one has a default. */
 export interface EventsAppOptions extends EventsSettingsInput {
@@ -95,8 +96,12 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const metrics = options.metrics ?? noMetrics;
   // Starts and ends are counted where the conditional writes decide them.
   const observed = new ObservedRecordStore(options.store, metrics);
-  // Where status writes happen beside the listen streams (locally), each wakes them.
-  const store = options.listen?.wake ? signallingRecordStore(observed, options.listen.wake) : observed;
+  const { log = new InMemoryEventLog(), ...settings } = options.events ?? {};
+  const eventsSettings = resolveEventsSettings(settings);
+  // Each status write that is an occurrence (an end, a question, a progress line) is appended to the event log.
+  const recording = withEventRecording(observed, { log, settings: eventsSettings, logger });
+  // Where status writes happen beside the listen and event streams (locally), each wakes them, after its occurrences are logged.
+  const store = options.listen?.wake ? signallingRecordStore(recording, options.listen.wake) : recording;
   // A result is checked and shaped once, when its operation ends, then served as stored; the catalog
   // tells a running operation whose tool this deploy no longer serves.
   const operations = new OperationsService(store, options.engine, options.limits, undefined, logger, options.results, {
@@ -104,8 +109,6 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     catalog: options.catalog,
   });
   const deps = { catalog: options.catalog, operations, logger, secretKey: cachedServerKey(options.secretKey) };
-  const { log = new InMemoryEventLog(), ...settings } = options.events ?? {};
-  const eventsSettings = resolveEventsSettings(settings);
   const events: EventsRuntime = {
     settings: eventsSettings,
     log,

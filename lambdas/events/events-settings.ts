@@ -87,6 +87,6 @@ export function resolveEventsSettings(input: EventsSettingsInput = {}): EventsSe
 }
 
 /** The retention in milliseconds. */
-export function retentionMsOf(settings: EventsSettings): number {
+export function retentionMsOf(settings: Pick<EventsSettings, 'retentionHours'>): number {
   return settings.retentionHours * 3_600_000;
 }

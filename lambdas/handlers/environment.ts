@@ -5,6 +5,7 @@
  */
 import { ENV } from '../aws/operations-table.ts';
 import { DEFAULT_LIMITS, type OperationsLimits } from '../operations/operations-service.ts';
+import { EVENTS_DEFAULTS, MAX_SUBSCRIPTION_TTL_CEILING_SECONDS, type EventsSettingsInput } from '../events/events-settings.ts';
 
 export function requiredEnv(name: string): string {
   const value = process.env[name];
@@ -36,6 +37,34 @@ export function listenFromEnv(): boolean {
   if (raw === undefined || raw === '' || raw === '1' || raw === 'true') return true;
   if (raw === '0' || raw === 'false') return false;
   throw new Error(`Environment variable ${ENV.listen} must be 1 or 0`);
+}
+
+/**
+ * The Events extension's settings: `ASYNC_MCP_EVENTS` (unset, "", "1" or "true" on; "0" or
+ * "false" off), the log's retention in hours and the longest subscription TTL in seconds
+ * (at most a day).
+ */
+export function eventsFromEnv(): EventsSettingsInput & { enabled: boolean } {
+  const raw = process.env[ENV.events];
+  let enabled: boolean;
+  if (raw === undefined || raw === '' || raw === '1' || raw === 'true') enabled = true;
+  else if (raw === '0' || raw === 'false') enabled = false;
+  else throw new Error(`Environment variable ${ENV.events} must be 1 or 0`);
+  const maxSubscriptionTtlSeconds = positiveInt(ENV.eventsMaxSubscriptionTtlSeconds, EVENTS_DEFAULTS.maxSubscriptionTtlSeconds);
+  if (maxSubscriptionTtlSeconds > MAX_SUBSCRIPTION_TTL_CEILING_SECONDS) {
+    throw new Error(`Environment variable ${ENV.eventsMaxSubscriptionTtlSeconds} must be at most ${MAX_SUBSCRIPTION_TTL_CEILING_SECONDS}`);
+  }
+  return {
+    enabled,
+    retentionHours: positiveInt(ENV.eventsRetentionHours, EVENTS_DEFAULTS.retentionHours),
+    maxSubscriptionTtlSeconds,
+    minSubscriptionTtlSeconds: Math.min(EVENTS_DEFAULTS.minSubscriptionTtlSeconds, maxSubscriptionTtlSeconds),
+  };
+}
+
+/** The queue webhook delivery jobs go to; without one, webhook subscriptions are not offered. */
+export function eventsDeliveryQueueUrlFromEnv(): string | undefined {
+  return process.env[ENV.eventsDeliveryQueueUrl] || undefined;
 }
 
 function positiveInt(name: string, fallback: number): number {

@@ -9,6 +9,7 @@ import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { AWS_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
+import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { createOperationEventsPublisher } from '../aws/operation-events-publisher.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { createStatusSyncHandler, type ExecutionStatusChangeEvent } from '../aws/status-sync.ts';
@@ -18,13 +19,15 @@ import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import type { InvocationContext } from '../observability/request-observer.ts';
 import { OperationsService } from '../operations/operations-service.ts';
 import { shapeFinishedResult } from '../mcp/results/tool-result.ts';
+import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
 
 const engine = new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG));
 const metrics = createEmfMetrics();
+const table = { client: new DynamoDBClient(AWS_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
 const operations = new OperationsService(
-  // Ends (completed, failed, cancelled) are counted where status-sync writes them.
-  new ObservedRecordStore(new DynamoDbRecordStore({ client: new DynamoDBClient(AWS_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) }), metrics),
+  // Ends (completed, failed, cancelled) are counted where status-sync writes them, and appended to the event log (MCP Events).
+  deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), metrics), table, consoleLogger),
   engine,
   limitsFromEnv(),
   undefined,
@@ -34,11 +37,18 @@ const operations = new OperationsService(
   { shapeResult: shapeFinishedResult },
 );
 
-// The stack names the bus; without one (an older stack), no events are emitted. The publisher
-// retries; each call is bounded, so an unreachable EventBridge costs seconds, never the timeout.
+// The stack names the bus, and the server key's secret (read as the MCP function reads it, on
+// the first event): an event names its owner by an HMAC under that key. Without either (an
+// older stack), no events are emitted. The publisher retries; each call is bounded, so an
+// unreachable EventBridge costs seconds, never the timeout.
 const eventBusName = process.env[ENV.eventBusName];
+const secretArn = process.env[ENV.secretArn];
 const eventBridge = new EventBridgeClient({ ...AWS_CLIENT_CONFIG, maxAttempts: 1, requestHandler: { connectionTimeout: 1000, requestTimeout: 3000, throwOnRequestTimeout: true } });
-const events = eventBusName ? createOperationEventsPublisher({ client: eventBridge, eventBusName, logger: consoleLogger, metrics }) : undefined;
+const events =
+  eventBusName && secretArn
+    ? createOperationEventsPublisher({ client: eventBridge, eventBusName, serverKey: secretsManagerKey(secretArn), logger: consoleLogger, metrics })
+    : undefined;
+if (eventBusName && !secretArn) consoleLogger.warn('operation events are off: the function has no server key secret', { missing: ENV.secretArn });
 
 /** Lambda entry point: one event per invocation, its metrics flushed when it is handled. */
 export const handler: (event: ExecutionStatusChangeEvent, context?: InvocationContext) => Promise<void> = createStatusSyncHandler(

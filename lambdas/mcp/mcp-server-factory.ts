@@ -21,6 +21,7 @@ import { modernSyncCall } from './calls/modern-sync-call.ts';
 import { operationCardHooks } from './apps/operation-card-hooks.ts';
 import { eventsCapabilities, registerEventMethods } from './events/events-methods.ts';
 import type { EventsRuntime } from './events/events-runtime.ts';
+import { offerEventSources } from './events/event-source.ts';
 
 export const SERVER_INFO = { name: 'async-mcp', version: '0.1.0' } as const;
 
@@ -70,6 +71,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
   }
   // "This extension is defined for protocol revision 2026-07-28 and later" (SEP-3415).
   const events = options.events?.settings.enabled ? options.events : undefined;
+  if (events) offerEventSources(deps);
   /** `authenticated`: a real identity stands behind `ownerId` (webhook subscriptions need one). */
   return (era: Era, ownerId: string, authenticated = false): Server => {
     const server = new Server(SERVER_INFO, {

@@ -20,6 +20,7 @@ import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
 import { requestViewOf, type RequestView } from '../edge/request-view.ts';
 import { ANY_RESULT, finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
+import { eventSourceFor } from '../events/event-source.ts';
 
 /** The extension identifier, in capabilities and in `requiredCapabilities`. */
 export const EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -145,9 +146,11 @@ export async function readListenedTask(deps: McpDeps, ownerId: string, taskId: s
  * inputRequests live on tasks/get only (a fast task may already be finished here), and the
  * requestState of rounds before it never leaks into it.
  */
-function createTaskResult(record: OperationRecord, deps: McpDeps): Record<string, unknown> {
+function createTaskResult(record: OperationRecord, deps: McpDeps, view: RequestView): Record<string, unknown> {
   const { result: _result, error: _error, inputRequests: _inputRequests, ...task } = detailedTask(record, deps);
-  return { resultType: 'task', ...task };
+  // Task Event Sources (draft): the task's progress as an event subscription, for a client that declared events.
+  const eventSource = eventSourceFor(deps, record, view.clientCapabilities);
+  return { resultType: 'task', ...task, ...(eventSource ? { eventSource } : {}) };
 }
 
 /** The Tasks extension dialect: first in the router's order, modern era only. */
@@ -211,7 +214,7 @@ export const tasks20260728Dialect: AsyncDialect = {
         throw resume === undefined ? error : retryEnded(error);
       });
       if (step.kind === 'input-required') return inputRequiredResult(step.record, call, deps);
-      if (step.record) return createTaskResult(step.record, deps);
+      if (step.record) return createTaskResult(step.record, deps, view);
     }
     // "A server MUST NOT return CreateTaskResult until the task is durably created": start returns
     // only after the record is written and the execution started, and reads are strongly consistent.
@@ -226,7 +229,7 @@ export const tasks20260728Dialect: AsyncDialect = {
       requestId: view.requestKey,
       clientCapabilities: view.clientCapabilities,
     });
-    return createTaskResult(record, deps);
+    return createTaskResult(record, deps, view);
   },
 
   register(server: Server, deps: McpDeps, era, ownerId): void {

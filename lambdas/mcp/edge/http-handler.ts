@@ -24,6 +24,7 @@ import { createListenHandler, isListenRequest, type ListenOptions } from '../lis
 import type { ListenLeases } from '../../operations/listen-leases.ts';
 import { OPERATION_STATUS } from '../calls/handle-tool-schemas.ts';
 import { isAuthenticatedPrincipal } from '../events/events-runtime.ts';
+import { createEventsStreamHandler, isEventsStreamRequest } from '../events/events-stream.ts';
 import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
 import { noMetrics, type MetricsRecorder } from '../../observability/metrics-recorder.ts';
@@ -93,6 +94,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   };
   const metrics = options.metrics ?? noMetrics;
   const listen = options.listen ? createListenHandler(options.deps, options.listen.leases, options.listen) : undefined;
+  const eventsStream = options.events ? createEventsStreamHandler(options.deps, options.events) : undefined;
   const answeredAtOnce = new Set([...CORE_ANSWERED_AT_ONCE, ...options.dialects.flatMap((d) => d.answeredAtOnce)]);
   const polls = {
     statusMethods: new Set(options.dialects.flatMap((d) => d.statusMethods)),
@@ -128,6 +130,11 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       // The client's mistake, answered; the header values are tool arguments and stay out of logs.
       deps.logger.warn('request rejected', { error: 'Mcp-Param header does not match the arguments' });
       return headerRefusal;
+    }
+    if (eventsStream && isEventsStreamRequest(guarded.parsedBody)) {
+      // One subscription per long-lived request: served here, beside the SDK, as listen is.
+      const streaming = await eventsStream(request, guarded.parsedBody, ownerId);
+      if (streaming) return streaming;
     }
     if (listen && isListenRequest(guarded.parsedBody)) {
       // A long-lived stream of its own: served here, as the SDK's would acknowledge nothing of the extension's.
