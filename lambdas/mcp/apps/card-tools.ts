@@ -136,6 +136,8 @@ export function cardSnapshot(record: OperationRecord, deps: McpDeps, now = Date.
   const status: CardStatus = record.status === 'submitted' || (record.status === 'input_required' && !question) ? 'working' : record.status;
   const title = deps.catalog.get(record.tool)?.title;
   const progress = latest(record.reports, 'progress');
+  // An increment may leave the total out: the last one reported still holds.
+  const total = progress?.total ?? record.reports?.findLast((r): r is Extract<RunReport, { kind: 'progress' }> => r.kind === 'progress' && r.total !== undefined)?.total;
   const log = latestShownLog(record.reports);
   const final = isTerminal(record.status) ? finalResponse(record, deps) : undefined;
   return {
@@ -148,7 +150,7 @@ export function cardSnapshot(record: OperationRecord, deps: McpDeps, now = Date.
       ? {
           progress: {
             progress: progress.progress,
-            ...(progress.total === undefined ? {} : { total: progress.total }),
+            ...(total === undefined ? {} : { total }),
             ...(progress.message === undefined ? {} : { message: progress.message }),
           },
         }
