@@ -63,11 +63,13 @@ export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs>
       throw new SqsError('SerializationException', 'The request body is not JSON.');
     }
     const operation = target.slice('AmazonSQS.'.length);
-    const sender = senderOf(req);
-    send(res, await run(operation, body, sender));
+    // A caller that goes away mid long poll must not take messages into flight that nobody will read.
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    send(res, await run(operation, body, senderOf(req), AbortSignal.any([gone.signal, closing.signal])));
   }
 
-  async function run(operation: string, body: Body, senderId: string): Promise<Body> {
+  async function run(operation: string, body: Body, senderId: string, signal: AbortSignal): Promise<Body> {
     switch (operation) {
       case 'SendMessage': {
         const queue = queues.byUrl(body.QueueUrl);
@@ -91,7 +93,7 @@ export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs>
         const max = integerIn(body.MaxNumberOfMessages, 1, MAX_BATCH_ENTRIES, 'MaxNumberOfMessages') ?? 1;
         const visibility = integerIn(body.VisibilityTimeout, 0, MAX_VISIBILITY_TIMEOUT_SECONDS, 'VisibilityTimeout');
         const waitSeconds = integerIn(body.WaitTimeSeconds, 0, MAX_WAIT_SECONDS, 'WaitTimeSeconds') ?? queue.config.receiveMessageWaitTimeSeconds ?? 0;
-        const received = await queue.receive({ max, waitSeconds, signal: closing.signal, ...(visibility === undefined ? {} : { visibilityTimeoutSeconds: visibility }) });
+        const received = await queue.receive({ max, waitSeconds, signal, ...(visibility === undefined ? {} : { visibilityTimeoutSeconds: visibility }) });
         const wanted = new Set([...stringList(body.AttributeNames), ...stringList(body.MessageSystemAttributeNames)]);
         return received.length === 0 ? {} : { Messages: received.map((message) => messageOf(message, wanted)) };
       }

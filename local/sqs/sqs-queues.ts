@@ -106,9 +106,10 @@ export class SqsQueue {
   async receive(options: { readonly max: number; readonly visibilityTimeoutSeconds?: number; readonly waitSeconds: number; readonly signal?: AbortSignal }): Promise<ReceivedMessage[]> {
     const until = Date.now() + options.waitSeconds * 1000;
     for (;;) {
+      if (options.signal?.aborted) return [];
       const received = this.#take(options.max, options.visibilityTimeoutSeconds ?? this.visibilityTimeoutSeconds);
       const remaining = until - Date.now();
-      if (received.length > 0 || remaining <= 0 || options.signal?.aborted) return received;
+      if (received.length > 0 || remaining <= 0) return received;
       await this.#waitForChange(Math.min(remaining, this.#nextVisibleIn()), options.signal);
     }
   }
