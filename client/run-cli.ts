@@ -3,6 +3,7 @@ import type { AuthOptions } from './auth.ts';
 import { cancel, join, list, listTools, startToolCall, status } from './async-client.ts';
 import { CallCancelledError, CallFailedError, type CallHandle, type CallStatus, type CallToolResult } from './call-handle.ts';
 import { EXIT, parseCli, USAGE, UsageError, type Command, type ParsedCli } from './cli-args.ts';
+import { cliCommand } from './cli-command.ts';
 import { LoginRequiredError } from './login/login-fetch.ts';
 import { login, logout } from './login/login-flow.ts';
 import { openBrowser } from './login/open-browser.ts';
@@ -50,7 +51,7 @@ export async function runCli(argv: string[], io: CliIo = { stdout: process.stdou
   const context: Context = { cli, io, store, logins, auth };
   const onInterrupt = () => {
     io.stderr.write('\r\x1b[2K');
-    if (context.current) io.stderr.write(`Interrupted; the call keeps running. Join it with: async-mcp join ${context.current.id}\n`);
+    if (context.current) io.stderr.write(`Interrupted; the call keeps running. Join it with: ${cliCommand()} join ${context.current.id}\n`);
     process.exit(130);
   };
   process.once('SIGINT', onInterrupt);
@@ -151,7 +152,7 @@ async function call(command: Extract<Command, { name: 'call' }>, context: Contex
   if (command.detach) {
     line?.stop();
     if (context.cli.json) printJson(handle, context);
-    else io.stdout.write(`Started ${handle.tool} as ${handle.id} (${handle.dialect}).\nJoin it with: async-mcp join ${handle.id}\n`);
+    else io.stdout.write(`Started ${handle.tool} as ${handle.id} (${handle.dialect}).\nJoin it with: ${cliCommand()} join ${handle.id}\n`);
     return EXIT.OK;
   }
   // One line from start to result: the elapsed time counts from the start.
@@ -181,7 +182,7 @@ async function wait(handle: CallHandle | string, timeoutMs: number | undefined, 
   const id = typeof handle === 'string' ? handle : handle.id;
   if (!result) {
     if (context.cli.json) printJson({ id, state: last?.state ?? 'working', ...(last?.statusMessage ? { statusMessage: last.statusMessage } : {}), timedOut: true }, context);
-    else context.io.stderr.write(`Still ${last?.state ?? 'running'} after ${formatMs(timeoutMs ?? 0)}. Join it later with: async-mcp join ${id}\n`);
+    else context.io.stderr.write(`Still ${last?.state ?? 'running'} after ${formatMs(timeoutMs ?? 0)}. Join it later with: ${cliCommand()} join ${id}\n`);
     return EXIT.TIMED_OUT;
   }
   printResult(result, context);

@@ -10,6 +10,7 @@
  * (oidc-provider, Auth0, Okta), and the user logged out.
  */
 import { auth, extractWWWAuthenticateParams, type FetchLike as SdkFetchLike } from '@modelcontextprotocol/client';
+import { cliCommand } from '../cli-command.ts';
 import type { FetchLike } from '../mcp-connection.ts';
 import { DEFAULT_STALE_LOCK_MS } from '../stores/file-lock.ts';
 import type { FileLoginStore, StoredLogin } from '../stores/login-store.ts';
@@ -26,8 +27,8 @@ export class LoginRequiredError extends Error {
   constructor(url: string, reason: 'none' | 'expired', options?: { cause?: unknown }) {
     super(
       reason === 'none'
-        ? `${url} requires a login: run async-mcp login ${url}`
-        : `The login for ${url} has expired and could not be renewed: run async-mcp login ${url}`,
+        ? `${url} requires a login: run ${cliCommand()} login ${url}`
+        : `The login for ${url} has expired and could not be renewed: run ${cliCommand()} login ${url}`,
       options,
     );
     this.name = 'LoginRequiredError';

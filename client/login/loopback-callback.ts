@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { cliCommand } from '../cli-command.ts';
 
 export interface AuthorizationCallback {
   code: string;
@@ -22,7 +23,7 @@ export interface LoopbackCallback {
 
 const DONE_PAGE = '<!doctype html><meta charset="utf-8"><title>async-mcp</title><p>Signed in. You can close this window and go back to the terminal.</p>';
 const FAILED_PAGE = (why: string) =>
-  `<!doctype html><meta charset="utf-8"><title>async-mcp</title><p>The sign-in did not complete: ${escapeHtml(why)}</p><p>Run async-mcp login again.</p>`;
+  `<!doctype html><meta charset="utf-8"><title>async-mcp</title><p>The sign-in did not complete: ${escapeHtml(why)}</p><p>Run ${escapeHtml(cliCommand())} login again.</p>`;
 
 /** Listens on `port` (0: any free port; a busy preferred port falls back to a free one). */
 export async function listenForCallback(port = 0): Promise<LoopbackCallback> {

@@ -12,6 +12,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { cliCommand } from '../cli-command.ts';
 import { loginKey, type FileLoginStore, type StoredLogin } from '../stores/login-store.ts';
 
 /** How the CLI names itself when it registers (RFC 7591 `client_name`). */
@@ -85,7 +86,7 @@ export class StoredLoginProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
-    if (!this.options.onAuthorizationUrl) throw this.options.onLoginNeeded?.() ?? new Error(`Run async-mcp login ${this.serverUrl}`);
+    if (!this.options.onAuthorizationUrl) throw this.options.onLoginNeeded?.() ?? new Error(`Run ${cliCommand()} login ${this.serverUrl}`);
     await this.options.onAuthorizationUrl(url);
   }
 

@@ -127,7 +127,7 @@ describe.skipIf(!hasChromium)(`async-mcp login with Chromium${hasChromium ? '' :
   it('before any login, a command against the server says which login to run', async () => {
     const run = await runCli(['tools', url], env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`run async-mcp login ${url}`);
+    expect(run.stderr).toContain(`run npm run cli -- login ${url}`);
   });
 
   it('alice logs in in the browser the CLI starts; the login is kept for the resource URL in a file only she can read', async () => {
@@ -228,7 +228,7 @@ describe.skipIf(!hasChromium)(`async-mcp login with Chromium${hasChromium ? '' :
 
     const call = await runCli(['call', url, 'analyze_dataset', '-a', 'rows=10'], env);
     expect(call.code).toBe(1);
-    expect(call.stderr).toContain(`run async-mcp login ${url}`);
+    expect(call.stderr).toContain(`run npm run cli -- login ${url}`);
 
     const again = await runCli(['logout', url], env);
     expect(again.code).toBe(0);
