@@ -183,6 +183,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const sfn = new SFNClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: facade.endpoint, credentials: LOCAL_CREDENTIALS, disableHostPrefix: true });
     closers.push(async () => sfn.destroy());
     const engine = new StepFunctionsEngine(sfn);
+    // One key for the MCP edge and the events' owner ids, as the two functions share one secret in AWS.
+    const secretKey = localSecretKey(options.dataDir ? resolve(options.dataDir, 'secret.key') : undefined);
     app = createAsyncMcpApp({
       store: new DynamoDbRecordStore({ client: dynamo.client, tableName: dynamo.tableName }),
       engine,
@@ -190,12 +192,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.limits ? { limits: options.limits } : {}),
       handleTools: options.handleTools !== false,
       results: { store: results.store },
-      secretKey: localSecretKey(options.dataDir ? resolve(options.dataDir, 'secret.key') : undefined),
+      secretKey,
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
       ...(options.metrics ? { metrics: options.metrics } : {}),
       listen: { ...options.listen, wake: createStatusSignal() },
       // The events status sync emits in AWS (lambdas/handlers/status-sync.ts), on the local default bus.
-      operationEvents: createOperationEventsPublisher({ client: eventBridge, eventBusName: 'default', logger: consoleLogger, ...(options.metrics ? { metrics: options.metrics } : {}) }),
+      operationEvents: createOperationEventsPublisher({ client: eventBridge, eventBusName: 'default', serverKey: secretKey, logger: consoleLogger, ...(options.metrics ? { metrics: options.metrics } : {}) }),
     });
     const mcpApp = app;
     // The resource URL is known once the server listens; requests only arrive after that.

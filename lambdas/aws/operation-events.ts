@@ -23,7 +23,11 @@ export interface OperationStatusChangedDetail {
   operationId: string;
   /** Which wire started it, which says what kind of id `operationId` is. */
   dialect: Dialect;
-  /** The owner's principal, hashed as the operations table keys it (never the principal itself). */
+  /**
+   * The owner: an HMAC under the server key of the id the operations table keys it by
+   * (`eventOwnerIdFor`). Stable for a principal while the key is; without the key, no reader
+   * can test a candidate principal against it.
+   */
   ownerId: string;
   status: OperationStatus;
   statusMessage?: string;
@@ -38,18 +42,23 @@ export interface OperationStatusChangedDetail {
   resultBytes?: number;
 }
 
+/** The detail but its owner, which only the holder of the server key can name. */
+export type OperationEventFields = Omit<OperationStatusChangedDetail, 'ownerId'>;
+
 /** Emits one event for a record status sync has just written; never throws (see operation-events-publisher.ts). */
 export type OperationEventSink = (record: OperationRecord) => Promise<void>;
 
-/** The event detail of `record`, without its arguments or result. */
-export function operationEventDetail(record: OperationRecord): OperationStatusChangedDetail {
+/**
+ * The event detail of `record`, without its arguments or result, and without its owner: the
+ * record's own owner id is an unkeyed hash of the principal, so the publisher adds the keyed one.
+ */
+export function operationEventDetail(record: OperationRecord): OperationEventFields {
   const finished = isTerminal(record.status);
   const bytes = finished ? resultBytesOf(record.outcome) : undefined;
   return {
     tool: record.tool,
     operationId: record.token,
     dialect: record.dialect,
-    ownerId: record.ownerId,
     status: record.status,
     ...(record.statusMessage === undefined ? {} : { statusMessage: record.statusMessage }),
     createdAt: new Date(record.createdAt).toISOString(),

@@ -1,5 +1,5 @@
 /** Stable hashes the core derives its identities from. */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 /** JSON with object keys sorted, so equal arguments hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
@@ -25,6 +25,16 @@ export function argumentsHash(tool: string, args: unknown): string {
  */
 export function ownerIdFor(principal: string): string {
   return sha256(`principal\n${principal}`).subarray(0, 16).toString('hex');
+}
+
+/**
+ * The owner id operation events carry: an HMAC-SHA-256 of the record's owner id under the
+ * server key. Events leave the trust boundary, and the unkeyed {@link ownerIdFor} lets whoever
+ * reads them test candidate principals offline; this one needs the key. Stable for a principal
+ * while the key is; the label keeps it apart from the key's other MACs.
+ */
+export function eventOwnerIdFor(ownerId: string, serverKey: Uint8Array): string {
+  return createHmac('sha256', serverKey).update(`async-mcp event owner\n${ownerId}`).digest().subarray(0, 16).toString('hex');
 }
 
 /**

@@ -50,6 +50,8 @@ let refuseNext = 1;
 let attempts = 0;
 let receiver: Server;
 let stack: LocalStack;
+/** The owner id of the local principal's first event. */
+let localOwner = '';
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -127,8 +129,11 @@ describe('operation events reach a loopback webhook, signed', () => {
     expect(completed).toMatchObject({ tool: 'run_test_suite', dialect: 'tasks-2025-11-25', isError: false, resultBytes: expect.any(Number) });
     expect(completed.resultBytes).toBeGreaterThan(suite.length);
     expect(completed.completedAt).toEqual(expect.any(String));
-    // The owner as the operations table keys it: the hash of the local principal, never the principal.
-    expect(completed.ownerId).toBe(ownerIdFor('local'));
+    // The owner, keyed with the server key: neither the principal nor the table's unkeyed hash of it.
+    expect(completed.ownerId).toMatch(/^[0-9a-f]{32}$/);
+    expect(completed.ownerId).not.toBe(ownerIdFor('local'));
+    expect(events.every(({ delivery }) => !delivery.body.includes(ownerIdFor('local')))).toBe(true);
+    localOwner = completed.ownerId as string;
     expect(events[0]!.event.detail).not.toHaveProperty('isError');
   });
 
@@ -139,6 +144,8 @@ describe('operation events reach a loopback webhook, signed', () => {
     expect(validateEvent(final), ajv.errorsText(validateEvent.errors)).toBe(true);
     expect(final.detail).toMatchObject({ tool: 'summarize_numbers', status: 'failed', isError: true });
     expect(final.detail).not.toHaveProperty('resultBytes');
+    // Stable: the same principal is the same owner in every event.
+    expect(final.detail.ownerId).toBe(localOwner);
   });
 
   it('a delivery the receiver refused is retried with the same webhook-id', () => {

@@ -1,6 +1,6 @@
 /**
- * The `Operation Status Changed` event: its detail (the owner hashed as the record keys it,
- * no argument, no result), status sync emitting it after the write and best-effort, the
+ * The `Operation Status Changed` event: its detail (no argument, no result; the owner id is
+ * keyed, see operation-events-owner.test.ts), status sync emitting it after the write and best-effort, the
  * PutEvents endpoint the local stack runs, and the Standard Webhooks signature.
  */
 import { readFileSync } from 'node:fs';
@@ -31,6 +31,7 @@ const tool = testTool({ name: 'job', timing: { keepAliveSeconds: 60, maxKeepAliv
 const PRINCIPAL = 'iam-role:arn:aws:iam::123456789012:role/analyst';
 const SECRET_ARGUMENT = 'argument-that-must-not-leave';
 const SECRET_OUTPUT = 'output-that-must-not-leave';
+const serverKey = async () => new Uint8Array(32).fill(7);
 
 function statusEvent(record: OperationRecord, input: unknown, detail: Partial<ExecutionStatusChangeEvent['detail']>): ExecutionStatusChangeEvent {
   return {
@@ -40,7 +41,7 @@ function statusEvent(record: OperationRecord, input: unknown, detail: Partial<Ex
 }
 
 describe('the event detail', () => {
-  it('names the owner by the hash the operations table keys it with, and carries neither arguments nor result', () => {
+  it('carries neither arguments nor result, and leaves the owner to the publisher (the record has only the unkeyed hash)', () => {
     const ownerId = ownerIdFor(PRINCIPAL);
     const record: OperationRecord = {
       ownerId,
@@ -63,7 +64,6 @@ describe('the event detail', () => {
       tool: 'job',
       operationId: 'task-1',
       dialect: 'tasks-2026-07-28',
-      ownerId,
       status: 'completed',
       statusMessage: 'The operation completed',
       createdAt: '2026-01-01T00:00:00.000Z',
@@ -72,8 +72,9 @@ describe('the event detail', () => {
       isError: false,
       resultBytes: Buffer.byteLength(JSON.stringify(record.outcome?.kind === 'call-tool-result' && record.outcome.result)),
     });
-    // The very owner id of the record's partition key, and not the principal.
-    expect(operationPk(record)).toBe(`OP#${detail.ownerId}#task-1`);
+    // Neither the principal nor the owner id of the record's partition key.
+    expect(operationPk(record)).toBe(`OP#${ownerId}#task-1`);
+    expect(JSON.stringify(detail)).not.toContain(ownerId);
     expect(JSON.stringify(detail)).not.toContain(PRINCIPAL);
     expect(JSON.stringify(detail)).not.toContain(SECRET_OUTPUT);
   });
@@ -128,14 +129,15 @@ describe('status sync emits through the local PutEvents endpoint', () => {
   }
 
   it('working, then completed: events that fit the schema, after each write, without arguments or output', async () => {
-    const sync = createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client, eventBusName: 'default', logger, metrics }));
+    const sync = createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client, eventBusName: 'default', serverKey, logger, metrics }));
     const { record, input } = await started();
     await sync(statusEvent(record, input, { status: 'RUNNING' }));
     await sync(statusEvent(record, input, { status: 'SUCCEEDED', output: JSON.stringify({ echo: SECRET_OUTPUT }), stopDate: Date.now() }));
     expect(delivered.map((event) => (event.detail as { status: string }).status)).toEqual(['working', 'completed']);
     for (const event of delivered) {
       expect(validateEvent(event), ajv.errorsText(validateEvent.errors)).toBe(true);
-      expect(event.resources).toEqual([record.executionArn]);
+      // The machine, not the execution: its name derives from the unkeyed owner id.
+      expect(event.resources).toEqual([tool.stateMachineArn]);
       expect(JSON.stringify(event)).not.toContain(SECRET_ARGUMENT);
       expect(JSON.stringify(event)).not.toContain(SECRET_OUTPUT);
     }
@@ -144,7 +146,7 @@ describe('status sync emits through the local PutEvents endpoint', () => {
   });
 
   it('a RUNNING event delivered after the end reports nothing; a redelivered end reports the end again', async () => {
-    const sync = createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client, eventBusName: 'default', logger }));
+    const sync = createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client, eventBusName: 'default', serverKey, logger }));
     const { record, input } = await started();
     const end = statusEvent(record, input, { status: 'FAILED', error: 'Boom', stopDate: Date.now() });
     await sync(end);
@@ -159,7 +161,7 @@ describe('status sync emits through the local PutEvents endpoint', () => {
       engine,
       logger,
       metrics,
-      createOperationEventsPublisher({ client, eventBusName: 'no-such-bus', logger, metrics, maxAttempts: 3, backoffMs: 1 }),
+      createOperationEventsPublisher({ client, eventBusName: 'no-such-bus', serverKey, logger, metrics, maxAttempts: 3, backoffMs: 1 }),
     );
     const { record, input } = await started();
     await sync(statusEvent(record, input, { status: 'SUCCEEDED', output: '{}', stopDate: Date.now() }));
@@ -176,7 +178,7 @@ describe('status sync emits through the local PutEvents endpoint', () => {
       throw new Error('connect ECONNREFUSED');
     };
     const failing = { send } as unknown as EventBridgeClient;
-    const sync = createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client: failing, eventBusName: 'default', logger, metrics, backoffMs: 1 }));
+    const sync = createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client: failing, eventBusName: 'default', serverKey, logger, metrics, backoffMs: 1 }));
     const { record, input } = await started();
     await expect(sync(statusEvent(record, input, { status: 'SUCCEEDED', output: '{}', stopDate: Date.now() }))).resolves.toBeUndefined();
     expect((await store.get(record))?.status).toBe('completed');
