@@ -17,11 +17,13 @@ export const USAGE = `Usage:
   async-mcp tools <url>
   async-mcp login <url> [--no-browser] [--timeout 5m]
   async-mcp logout <url>
+  async-mcp token <url>
 
 login signs in to an OAuth-protected server in the browser (it prints the URL, and opens a
 browser unless --no-browser or none is available; $BROWSER picks the command) and keeps the
 login; call, join, status, cancel and tools then use it for that server, renewing it when it
-expires. logout removes it.
+expires. logout removes it. token prints the login's access token (renewed first if it has
+expired) for curl or another client: it is a secret, so keep it out of logs and command lines.
 
 Options for every command:
   --json            one JSON document on stdout, as the last line
@@ -47,6 +49,7 @@ export type Command =
   | { name: 'tools'; url: string }
   | { name: 'login'; url: string; openBrowser: boolean; timeoutMs?: number }
   | { name: 'logout'; url: string }
+  | { name: 'token'; url: string }
   | { name: 'help' };
 
 export interface ParsedCli {
@@ -153,7 +156,7 @@ export function parseCli(argv: string[]): ParsedCli {
   onlyFor(name === 'call' || (values.detach === undefined && values.dialect === undefined), '--detach / --dialect');
   onlyFor(name === 'call' || name === 'join' || name === 'login' || values.timeout === undefined, '--timeout');
   onlyFor(name === 'login' || values['no-browser'] === undefined, '--no-browser');
-  onlyFor((name !== 'login' && name !== 'logout') || (values.token === undefined && !values.sigv4 && values.region === undefined), '--token / --sigv4 / --region');
+  onlyFor((name !== 'login' && name !== 'logout' && name !== 'token') || (values.token === undefined && !values.sigv4 && values.region === undefined), '--token / --sigv4 / --region');
   switch (name) {
     case 'call': {
       const [url, tool] = positionals(name, operands, ['url', 'tool']) as [string, string];
@@ -189,6 +192,7 @@ export function parseCli(argv: string[]): ParsedCli {
         command: { name, url: checkUrl(operand(name, operands, 'url')), openBrowser: !(values['no-browser'] ?? false), ...timeout },
       };
     case 'logout':
+    case 'token':
       return { ...common, command: { name, url: checkUrl(operand(name, operands, 'url')) } };
     default:
       throw new UsageError(`Unknown command: ${name}`);

@@ -4,7 +4,7 @@ import { cancel, join, list, listTools, startToolCall, status } from './async-cl
 import { CallCancelledError, CallFailedError, type CallHandle, type CallStatus, type CallToolResult } from './call-handle.ts';
 import { EXIT, parseCli, USAGE, UsageError, type Command, type ParsedCli } from './cli-args.ts';
 import { cliCommand } from './cli-command.ts';
-import { LoginRequiredError } from './login/login-fetch.ts';
+import { currentLogin, LoginRequiredError } from './login/login-fetch.ts';
 import { login, logout } from './login/login-flow.ts';
 import { openBrowser } from './login/open-browser.ts';
 import { McpRpcError } from './mcp-connection.ts';
@@ -104,9 +104,30 @@ async function run(command: Command, context: Context): Promise<number> {
       else context.io.stdout.write(`Logged out of ${command.url}${outcome.revoked === false ? ' (the authorization server did not confirm the refresh token revoked)' : ''}.\n`);
       return EXIT.OK;
     }
+    case 'token':
+      return printToken(command.url, context);
     case 'help':
       return EXIT.OK;
   }
+}
+
+/**
+ * `token <url>`: the kept login's access token, alone on stdout so `$(…)` takes it, with a
+ * warning on stderr. It leaves the login file only through this command's stdout.
+ */
+async function printToken(url: string, context: Context): Promise<number> {
+  const login = await currentLogin(context.logins, url, (input, init) => fetch(input, init));
+  const { tokens } = login;
+  const expiresAt = tokens.expires_in === undefined || login.tokensSavedAt === undefined ? undefined : new Date(login.tokensSavedAt + tokens.expires_in * 1000);
+  const minutes = expiresAt ? Math.max(Math.round((expiresAt.getTime() - Date.now()) / 60_000), 0) : undefined;
+  context.io.stderr.write(
+    `async-mcp: this access token lets anyone who holds it act as you on ${url}${minutes === undefined ? '' : ` for about ${minutes} min`}. ` +
+      'Keep it out of logs, shell history and command lines: hand it over in an environment variable or a file only you can read (mode 0600).\n',
+  );
+  if (context.cli.json) {
+    printJson({ url, accessToken: tokens.access_token, tokenType: tokens.token_type, ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}), ...(tokens.scope ? { scope: tokens.scope } : {}) }, context);
+  } else context.io.stdout.write(`${tokens.access_token}\n`);
+  return EXIT.OK;
 }
 
 async function signIn(command: Extract<Command, { name: 'login' }>, context: Context): Promise<number> {

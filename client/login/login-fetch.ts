@@ -79,6 +79,26 @@ export function loginFetch(store: FileLoginStore, base: FetchLike): FetchLike {
   };
 }
 
+/**
+ * The kept login for `url`, renewed first when its access token has expired (by the
+ * client's clock): what `async-mcp token` prints. Throws LoginRequiredError without one.
+ */
+export async function currentLogin(store: FileLoginStore, url: string, base: FetchLike): Promise<StoredLogin & Required<Pick<StoredLogin, 'tokens'>>> {
+  const provider = new StoredLoginProvider(store, url, { onLoginNeeded: () => new LoginRequiredError(url, 'expired') });
+  const login = await provider.load();
+  if (!login?.tokens?.access_token || !provider.redirectUrl) throw new LoginRequiredError(url, 'none');
+  if (!hasExpired(login)) return { ...login, tokens: login.tokens };
+  try {
+    await renew(store, provider, login.tokens.access_token, base);
+  } catch (error) {
+    if (error instanceof RenewalError) throw new LoginRequiredError(url, 'expired', { cause: error.cause });
+    throw error;
+  }
+  const renewed = await store.get(url);
+  if (!renewed?.tokens?.access_token) throw new LoginRequiredError(url, 'expired');
+  return { ...renewed, tokens: renewed.tokens };
+}
+
 /** Whatever stopped a renewal (a refused refresh, an unreachable authorization server). */
 class RenewalError extends Error {
   constructor(cause: unknown) {
