@@ -16,6 +16,8 @@ import type { EventBridgeEvent } from './events/put-events-endpoint.ts';
 import { createWebhookDelivery, WebhookConfigError } from './events/webhook-delivery.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack, type LocalStack } from './local-stack.ts';
 import { oauthOptionsFrom } from './oauth/oauth-options.ts';
+import { stopOnSignals } from './stop-signals.ts';
+import { toolLabel } from './tool-label.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
                     [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
@@ -89,7 +91,6 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values['cdk-out'] !== undefined || values['as-deployed']) {
-    let close: () => Promise<void>;
     let webhook: EventsWebhookSettings | undefined;
     try {
       webhook = eventsWebhookFrom(values, process.env);
@@ -98,27 +99,33 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     const delivery = webhook ? createWebhookDelivery(webhook) : undefined;
+    // Listening from the start: a signal during the synth (it takes a while) ends it, and the
+    // temporary assembly goes with the process.
+    const stopping = new AbortController();
+    const starting = runDeployedFromCli({
+      ...(delivery ? { onEvent: (event: EventBridgeEvent) => delivery.deliver(event.id, event) } : {}),
+      ...(values['cdk-out'] !== undefined ? { cdkOut: values['cdk-out'] } : {}),
+      context: values.context ?? [],
+      port,
+      ...(values.host ? { host: values.host } : {}),
+      ...(values.data ? { dataDir: values.data } : {}),
+      signal: stopping.signal,
+    });
+    stopOnSignals(async (signal) => {
+      stopping.abort(new Error(`stopped by ${signal}`));
+      const close = await starting.catch(() => undefined);
+      await close?.();
+      await delivery?.close();
+    });
     try {
-      close = await runDeployedFromCli({
-        ...(delivery ? { onEvent: (event: EventBridgeEvent) => delivery.deliver(event.id, event) } : {}),
-        ...(values['cdk-out'] !== undefined ? { cdkOut: values['cdk-out'] } : {}),
-        context: values.context ?? [],
-        port,
-        ...(values.host ? { host: values.host } : {}),
-        ...(values.data ? { dataDir: values.data } : {}),
-      });
+      await starting;
     } catch (error) {
+      // A stop signal ended the start: stopOnSignals finishes and exits.
+      if (stopping.signal.aborted) return;
       console.error(`Cannot start: ${(error as Error).message}`);
       process.exit(1);
     }
     if (webhook) printWebhook(webhook);
-    const stop = async () => {
-      await close();
-      await delivery?.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
     return;
   }
   if (values.context?.length) {
@@ -172,14 +179,9 @@ async function main(): Promise<void> {
   if (webhook) printWebhook(webhook);
   console.log('Tools:');
   for (const tool of stack.catalog.tools) {
-    console.log(`  ${tool.name.padEnd(24)} ${tool.invocation.padEnd(5)} ${tool.workflowType.padEnd(8)} ${tool.title ?? ''}`);
+    console.log(`  ${tool.name.padEnd(24)} ${tool.invocation.padEnd(5)} ${tool.workflowType.padEnd(8)} ${toolLabel(tool)}`);
   }
-  const shutdown = async () => {
-    await stack.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  stopOnSignals(() => stack.close());
 }
 
 /** Where events go; shown once, as a generated secret exists nowhere else. */

@@ -3,13 +3,14 @@
  * cloud assembly with startDeployedStack (synthesizing it first for --as-deployed) and prints
  * where MCP is served, the tools, and where the local stack differs from AWS.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AssemblyError } from '../assembly/assembly-error.ts';
 import type { DeployedStack } from '../assembly/deployed-stack.ts';
 import type { EventBridgeEvent } from '../events/put-events-endpoint.ts';
+import { toolLabel } from '../tool-label.ts';
 import { startDeployedStack } from './start-deployed-stack.ts';
 import { synthesizeAssembly } from './synthesize-assembly.ts';
 
@@ -23,6 +24,8 @@ export interface DeployedCliOptions {
   port: number;
   /** Each event a function put on the default bus (the operation events, for --events-webhook). */
   onEvent?: (event: EventBridgeEvent) => void;
+  /** Stops a synth under way (the start then rejects with the signal's reason). */
+  signal?: AbortSignal;
 }
 
 /** Where the local stack is not AWS, printed at start. */
@@ -48,10 +51,13 @@ export async function runDeployedFromCli(options: DeployedCliOptions): Promise<(
     }
     // With --data the assembly stays beside the data it ran on, for the dead-letter replay.
     const outDir = options.dataDir ? resolve(options.dataDir, 'cdk.out') : await mkdtemp(join(tmpdir(), 'async-mcp-as-deployed-'));
-    if (!options.dataDir) temporary = outDir;
     if (options.dataDir) await rm(outDir, { recursive: true, force: true });
+    else {
+      temporary = outDir;
+      removeOnExit(outDir);
+    }
     console.log(`Synthesizing the app into ${outDir} (npx cdk synth${options.context.map((c) => ` -c ${c}`).join('')}) ...`);
-    await synthesizeAssembly({ outDir, context });
+    await synthesizeAssembly({ outDir, context, ...(options.signal ? { signal: options.signal } : {}) });
     cdkOut = outDir;
   }
   const stack = await startDeployedStack({
@@ -68,10 +74,14 @@ export async function runDeployedFromCli(options: DeployedCliOptions): Promise<(
   const { model } = stack;
   console.log(`async-mcp is serving MCP at ${stack.url.href}`);
   console.log(`Assembly: ${resolve(cdkOut)}${temporary ? ' (synthesized now, removed on exit)' : ''}, stack ${model.stackName}, Function URL auth ${model.functionUrl?.authType ?? 'none'}`);
-  if (model.functionUrl?.authType === 'AWS_IAM') console.log('Sign requests with SigV4 for service lambda, region us-east-1, access key "local", secret "local" (npm run cli -- --sigv4 ...).');
+  if (model.functionUrl?.authType === 'AWS_IAM') {
+    const key = stack.authority.localCaller;
+    console.log(`Requests must be signed with SigV4 (service lambda, region ${model.region}) with the local key: access key "${key.accessKeyId}", secret "${key.secretAccessKey}". With the CLI:`);
+    console.log(`  ${signedCliCommand(stack.url, model.region, key)}`);
+  }
   console.log(`Data: ${options.dataDir ? `kept in ${options.dataDir}` : 'in memory (use --data DIR to keep it)'}`);
   console.log('Tools:');
-  for (const tool of toolsOf(model)) console.log(`  ${tool.name.padEnd(24)} ${tool.type.padEnd(8)} ${tool.title}`);
+  for (const tool of toolsOf(model)) console.log(`  ${tool.name.padEnd(24)} ${tool.type.padEnd(8)} ${tool.label}`);
   console.log('Where this differs from AWS:');
   for (const line of DIFFERENCES_FROM_AWS) console.log(`  - ${line}`);
   return async () => {
@@ -80,19 +90,36 @@ export async function runDeployedFromCli(options: DeployedCliOptions): Promise<(
   };
 }
 
+/**
+ * The CLI's `tools` command, signed with the local key given in the environment. The empty
+ * AWS_SESSION_TOKEN and AWS_PROFILE keep a shell's own AWS settings out: the SDK would send the
+ * token with the local key, and prefers a profile to keys in the environment.
+ */
+export function signedCliCommand(url: URL, region: string, key: { accessKeyId: string; secretAccessKey: string }): string {
+  return `AWS_REGION=${region} AWS_ACCESS_KEY_ID=${key.accessKeyId} AWS_SECRET_ACCESS_KEY=${key.secretAccessKey} AWS_SESSION_TOKEN= AWS_PROFILE= npm run cli -- tools ${url.href} --sigv4`;
+}
+
+/**
+ * Removes a folder when the process exits, however it exits (a failed start, a stop signal, an
+ * error): 'exit' listeners run for process.exit and a drained event loop alike, and must be synchronous.
+ */
+function removeOnExit(dir: string): void {
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+}
+
 /** The tools the MCP function was bundled with (its asset's state-machines/), each with its machine's type. */
-function toolsOf(model: DeployedStack): Array<{ name: string; type: string; title: string }> {
+function toolsOf(model: DeployedStack): Array<{ name: string; type: string; label: string }> {
   const mcp = model.functions.find((f) => f.logicalId === model.functionUrl?.targetFunctionLogicalId);
   const dir = mcp ? join(mcp.assetDir, 'state-machines') : undefined;
-  if (!dir || !existsSync(dir)) return model.stateMachines.map((m) => ({ name: m.name, type: m.type, title: '' }));
+  if (!dir || !existsSync(dir)) return model.stateMachines.map((m) => ({ name: m.name, type: m.type, label: '' }));
   return readdirSync(dir)
     .sort()
     .flatMap((folder) => {
       const file = join(dir, folder, 'tool.json');
       if (!existsSync(file)) return [];
-      const tool = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; title?: string };
+      const tool = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; title?: string; description?: string };
       const name = tool.name ?? folder;
       const machine = model.stateMachines.find((m) => m.name.endsWith(`-${name}`));
-      return [{ name, type: machine?.type ?? '-', title: tool.title ?? '' }];
+      return [{ name, type: machine?.type ?? '-', label: toolLabel(tool) }];
     });
 }

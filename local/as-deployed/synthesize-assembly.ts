@@ -16,14 +16,28 @@ export interface SynthesizeOptions {
   cwd?: string;
   /** Lines of cdk's output, for a progress display. @default kept until a failure reports them */
   onOutput?: (text: string) => void;
+  /** Stops the synth: every process it started ends before the promise rejects. */
+  signal?: AbortSignal;
 }
 
-/** Synthesizes the app; rejects with cdk's output when it fails. */
+/** Synthesizes the app; rejects with cdk's output when it fails, or with the abort reason once its processes have ended. */
 export function synthesizeAssembly(options: SynthesizeOptions): Promise<void> {
   const args = ['cdk', 'synth', '--no-notices', '-q', '-o', options.outDir];
   for (const [key, value] of Object.entries(options.context ?? {})) args.push('-c', `${key}=${value}`);
+  const { signal } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', args, { cwd: options.cwd ?? REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (signal?.aborted) return reject(signal.reason);
+    // npx, cdk, the app and esbuild are a tree of processes: a group of their own lets an abort
+    // end them all, so none writes into the output folder after it is removed.
+    const child = spawn('npx', args, { cwd: options.cwd ?? REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: signal !== undefined });
+    const abort = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // The group has ended already.
+      }
+    };
+    signal?.addEventListener('abort', abort, { once: true });
     let output = '';
     const collect = (chunk: Buffer) => {
       const text = chunk.toString('utf8');
@@ -33,8 +47,11 @@ export function synthesizeAssembly(options: SynthesizeOptions): Promise<void> {
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     child.once('error', reject);
+    // 'close' waits for every process holding the output pipes, so the whole tree has ended.
     child.once('close', (code) => {
-      if (code === 0) resolve();
+      signal?.removeEventListener('abort', abort);
+      if (signal?.aborted) reject(signal.reason);
+      else if (code === 0) resolve();
       else reject(new Error(`npx ${args.join(' ')} failed (exit ${code}):\n${output.trim()}`));
     });
   });
