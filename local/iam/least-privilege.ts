@@ -2,7 +2,8 @@
  * Least privilege, measured: every (action, resource) a role's own policy statements grant that no
  * recorded call used. A grant nothing exercises either goes, or is listed with the reason it stays.
  */
-import type { DeployedRole } from '../assembly/deployed-stack.ts';
+import { STATE_MACHINE_ARN_PREFIX_ENV, toolStateMachineArns } from '../../lambdas/tools/state-machine-names.ts';
+import type { DeployedRole, DeployedStack } from '../assembly/deployed-stack.ts';
 import type { Decision } from './iam-authority.ts';
 
 /** One action on one resource pattern of one Allow statement that no decision used. */
@@ -67,6 +68,35 @@ export function unusedGrants(roles: DeployedRole[], decisions: ReadonlyArray<Dec
   return unused;
 }
 
+/**
+ * The roles flows that run exactly `tools` can measure: every role of the stack but those of
+ * the other tools' state machines and of the workers only those machines call. A tool folder
+ * the flows do not know (one a user added) has no flow to use its grants, so they would all
+ * read as unused; its grants follow from its own folder by the same rules as the measured
+ * tools', which the template test checks for every folder. A tool in `tools` that the stack
+ * does not deploy is an error, so the list cannot go stale unnoticed.
+ */
+export function rolesForTools(model: Pick<DeployedStack, 'roles' | 'stateMachines' | 'functions'>, tools: readonly string[]): DeployedRole[] {
+  const prefixes = [...new Set(model.functions.flatMap((fn) => fn.environment[STATE_MACHINE_ARN_PREFIX_ENV] ?? []))];
+  const [prefix] = prefixes;
+  if (prefix === undefined || prefixes.length !== 1) throw new Error(`expected one function with ${STATE_MACHINE_ARN_PREFIX_ENV}, found ${prefixes.length}`);
+  const arnOf = toolStateMachineArns(prefix);
+  const measuredArns = new Set(tools.map(arnOf));
+  for (const tool of tools) {
+    if (!model.stateMachines.some((machine) => machine.arn === arnOf(tool))) throw new Error(`the stack deploys no state machine for tool ${tool}`);
+  }
+  const toolMachines = model.stateMachines.filter((machine) => machine.arn.startsWith(prefix));
+  const measured = toolMachines.filter((machine) => measuredArns.has(machine.arn));
+  const others = toolMachines.filter((machine) => !measuredArns.has(machine.arn));
+  // A definition names a worker by its ARN, qualified with a version or alias.
+  const calls = (machine: { definition: string }, functionArn: string) => new RegExp(`${escapeRegExp(functionArn)}(?![\\w-])`).test(machine.definition);
+  const unmeasured = new Set(others.map((machine) => machine.roleArn));
+  for (const fn of model.functions) {
+    if (others.some((machine) => calls(machine, fn.arn)) && !measured.some((machine) => calls(machine, fn.arn))) unmeasured.add(fn.roleArn);
+  }
+  return model.roles.filter((role) => !unmeasured.has(role.arn));
+}
+
 /** The unused grants no expectation explains: what a least-privilege test fails on. */
 export function unexpectedUnusedGrants(unused: UnusedGrant[], expected: ExpectedUnusedGrant[]): UnusedGrant[] {
   return unused.filter(
@@ -91,6 +121,10 @@ export function describeUnusedGrants(unused: UnusedGrant[]): string {
 export function globMatches(pattern: string, value: string, ignoreCase: boolean): boolean {
   const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   return new RegExp(`^${source}$`, ignoreCase ? 'is' : 's').test(value);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function strings(value: unknown): string[] {

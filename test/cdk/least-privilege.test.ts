@@ -1,17 +1,22 @@
 /**
  * Every IAM statement names specific ARNs (issue 5: "no `*` resource except where AWS
  * requires it, each such case acknowledged with a reason"), and each role gets only
- * what its code uses.
+ * what its code uses. The checks read every tool folder, so they hold for a user's own tool
+ * as for the project's: the README's word_count example is among the tools (issue 28).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { OPERATIONS_TABLE } from '../../lambdas/aws/operations-table.ts';
-import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
-import { BUILT_IN_WORKERS } from '../../lambdas/tools/worker-placeholders.ts';
+import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import { BUILT_IN_WORKERS, workerModuleFile } from '../../lambdas/tools/worker-placeholders.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
+import { DEFAULT_WORKERS_DIR, REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { logicalIdOf, resourcesOf, synthTemplate, toolsWithInputFixtures } from './cdk-test-app.ts';
 import { STATE_MACHINE_LOG_DELIVERY_ACTIONS } from '../support/log-delivery-actions.ts';
+import { writeWordCountExample } from '../support/markdown-blocks.ts';
 
 interface Statement {
   Effect: string;
@@ -85,13 +90,30 @@ let stack: AsyncMcpStack;
 let template: Template;
 let traced: Template;
 let stateMachineNames: string[];
+let examples: string;
+let workersDir: string;
 
 beforeAll(async () => {
+  // A user's tool as the README adds it: its worker beside copies of the project's, under the
+  // repository (git-ignored .scratch/), where the CDK takes function entries from.
+  mkdirSync(join(REPO_ROOT, '.scratch'), { recursive: true });
+  examples = mkdtempSync(join(REPO_ROOT, '.scratch', 'least-privilege-'));
+  workersDir = join(examples, 'workers');
+  cpSync(DEFAULT_WORKERS_DIR, workersDir, { recursive: true });
+  writeWordCountExample('README.md', join(examples, 'tools'), workersDir);
   // Machines that ask the client questions too, so the built-in worker and the task grants are checked.
-  tools = await toolsWithInputFixtures();
-  ({ stack, template } = synthTemplate(tools));
-  traced = synthTemplate(tools, { tracing: true }).template;
+  tools = [...(await toolsWithInputFixtures()), ...(await loadToolFolders(join(examples, 'tools')))];
+  ({ stack, template } = synthTemplate(tools, { workersDir }));
+  traced = synthTemplate(tools, { tracing: true, workersDir }).template;
   stateMachineNames = [...stack.server.toolStateMachines.values()].map((machine) => machine.stateMachineName);
+});
+afterAll(() => {
+  rmSync(examples, { recursive: true, force: true });
+});
+
+it("has the README's word_count among the tools, with its own worker", () => {
+  expect(tools.find((tool) => tool.config.name === 'word_count')?.workers).toEqual(['count_words']);
+  expect(stack.server.workerFunctions.has('count_words')).toBe(true);
 });
 
 describe('every policy statement', () => {
@@ -214,12 +236,17 @@ describe('the status-sync Lambda', () => {
   });
 });
 
-/** Workers whose module uses the results helper (lambdas/results/write-result.ts). */
-const RESULT_WRITERS = ['export_dataset'];
+/** Workers whose module imports the results helper (lambdas/results/write-result.ts), a user's as the project's. */
+function resultWriters(): string[] {
+  return [...stack.server.workerFunctions.keys()].filter(
+    (name) => !BUILT_IN_WORKERS.includes(name) && /from\s+['"][^'"]*results\/write-result(\.ts)?['"]/.test(readFileSync(join(workersDir, workerModuleFile(name)), 'utf8')),
+  );
+}
 
 describe('workers', () => {
   it('that write large results may put result objects, on the results prefix only, and nothing else but their log group', () => {
-    for (const name of RESULT_WRITERS) {
+    expect(resultWriters()).toContain('export_dataset');
+    for (const name of resultWriters()) {
       const fn = stack.server.workerFunctions.get(name)!;
       const statements = statementsOf(template, fn.role!);
       expect(actionsOf(statements), name).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', 's3:PutObject']);
@@ -240,7 +267,7 @@ describe('workers', () => {
 
   it('others get only their own log group', () => {
     for (const [name, fn] of stack.server.workerFunctions) {
-      if (RESULT_WRITERS.includes(name) || BUILT_IN_WORKERS.includes(name)) continue;
+      if (resultWriters().includes(name) || BUILT_IN_WORKERS.includes(name)) continue;
       const statements = statementsOf(template, fn.role!);
       expect(actionsOf(statements), name).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
       expect(statements.flatMap((s) => asArray(s.Resource)), name).toEqual([{ 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] }]);
