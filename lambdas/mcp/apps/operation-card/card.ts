@@ -64,6 +64,7 @@ const progressRow = h('div', { class: 'progress', hidden: true }, progressBar, p
 const message = h('p', { class: 'message', hidden: true });
 const question = h('div', { class: 'question-slot' });
 const cancelButton = h('button', { type: 'button', class: 'danger', disabled: true, onclick: () => void cancel() }, 'Cancel');
+const actions = h('div', { class: 'actions' }, cancelButton);
 const noteLine = h('p', { class: 'note', role: 'alert', hidden: true });
 const result = h('div', { class: 'result-slot' });
 const card = h(
@@ -75,7 +76,7 @@ const card = h(
   progressRow,
   message,
   question,
-  h('div', { class: 'actions' }, cancelButton),
+  actions,
   noteLine,
   result,
 );
@@ -220,10 +221,11 @@ function render(): void {
   renderProgress(snapshot, status);
   const line = snapshot?.progress?.message ?? snapshot?.log?.text ?? snapshot?.statusMessage;
   message.textContent = line ?? '';
-  message.hidden = !line || TERMINAL.includes(status);
+  // While a question is open the form says what the run waits for; a cancelled run says why it stopped.
+  message.hidden = !line || (TERMINAL.includes(status) && status !== 'canceled') || (status === 'input_required' && snapshot?.question !== undefined);
   renderQuestion(snapshot, status);
   cancelButton.disabled = !state.operationId || TERMINAL.includes(status) || cancelButton.textContent !== 'Cancel';
-  cancelButton.hidden = TERMINAL.includes(status);
+  actions.hidden = TERMINAL.includes(status);
   noteLine.textContent = state.note ?? '';
   noteLine.hidden = !state.note;
   renderResult(snapshot);
