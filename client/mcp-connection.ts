@@ -25,13 +25,28 @@ export class McpRpcError extends Error {
   readonly code: number;
   readonly data: unknown;
   readonly httpStatus: number;
-  constructor(code: number, message: string, data: unknown, httpStatus: number) {
+  /**
+   * AWS itself refused the request (a Lambda Function URL's 403 AccessDeniedException,
+   * `{"Message":"Forbidden"}`): under AWS_IAM that is an unsigned request, or a signature or
+   * principal it does not accept. The server never saw it.
+   */
+  readonly awsAccessDenied: boolean;
+  constructor(code: number, message: string, data: unknown, httpStatus: number, awsAccessDenied = false) {
     super(message);
     this.name = 'McpRpcError';
     this.code = code;
     this.data = data;
     this.httpStatus = httpStatus;
+    this.awsAccessDenied = awsAccessDenied;
   }
+}
+
+/** A Function URL's own refusal: AWS's error type header, or its body, since proxies may drop headers. */
+async function isAwsAccessDenied(response: Response): Promise<boolean> {
+  if (response.status !== 403) return false;
+  if (response.headers.get('x-amzn-errortype')?.startsWith('AccessDeniedException')) return true;
+  const body = await response.clone().text().catch(() => '');
+  return body.trim() === '{"Message":"Forbidden"}';
 }
 
 /** Server-to-client notifications that arrive on a request's SSE stream (progress, logging). */
@@ -143,8 +158,9 @@ export class McpConnection {
     });
     const session = response.headers.get('mcp-session-id');
     if (session) this.sessionId = session;
+    const awsAccessDenied = await isAwsAccessDenied(response);
     const message = await readResponse(response, id, options.onNotification);
-    if (!message) throw new McpRpcError(-32603, `${method}: HTTP ${response.status} without a JSON-RPC answer`, undefined, response.status);
+    if (!message) throw new McpRpcError(-32603, `${method}: HTTP ${response.status} without a JSON-RPC answer`, undefined, response.status, awsAccessDenied);
     if (isObject(message.error)) {
       const { code, message: text, data } = message.error;
       throw new McpRpcError(typeof code === 'number' ? code : -32603, `${method}: ${String(text)}`, data, response.status);

@@ -72,11 +72,14 @@ async function run(command: Command, context: Context): Promise<number> {
     case 'join':
       return wait((await store.get(command.id))?.handle ?? command.id, command.timeoutMs, context);
     case 'status': {
+      // The handle says whether the call was signed, for what a refusal means.
+      context.current = (await store.get(command.id))?.handle;
       const current = await status(command.id, { store, auth });
       printStatus(current, context);
       return EXIT.OK;
     }
     case 'cancel': {
+      context.current = (await store.get(command.id))?.handle;
       const after = await cancel(command.id, { store, auth });
       if (context.cli.json) printJson(after, context);
       else context.io.stdout.write(after.state === 'cancelled' ? `Cancelled ${after.id}\n` : `${after.id} had already ended: ${after.state}\n`);
@@ -239,7 +242,7 @@ function printResult(result: CallToolResult, context: Context): void {
 }
 
 function failure(error: unknown, context: Context): number {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = `${error instanceof Error ? error.message : String(error)}${awsRefusalHint(error, context)}`;
   const details =
     error instanceof LoginRequiredError
       ? { loginRequired: error.url }
@@ -250,6 +253,15 @@ function failure(error: unknown, context: Context): number {
   if (context.cli.json) printJson({ ...(context.current ? { id: context.current.id } : {}), ...state, error: { message, ...details } }, context);
   else context.io.stderr.write(`async-mcp: ${message}\n`);
   return EXIT.FAILED;
+}
+
+/** What to do about AWS's own 403 (an IAM-authenticated Function URL), which carries no reason. */
+function awsRefusalHint(error: unknown, context: Context): string {
+  if (!(error instanceof McpRpcError) || !error.awsAccessDenied) return '';
+  const signed = context.auth.sigv4 !== undefined || context.current?.auth === 'sigv4';
+  return signed
+    ? ": AWS refused the signed request: check that the credentials may call lambda:InvokeFunctionUrl on this function, and that the Region is the function's"
+    : ': this URL takes SigV4-signed requests: add --sigv4';
 }
 
 function formatMs(ms: number): string {
