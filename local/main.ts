@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { OAuthConfigError } from '../lambdas/auth/oauth-config.ts';
 import { handleToolsFromEnv, limitsFromEnv } from '../lambdas/handlers/environment.ts';
 import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
+import { OPERATION_CARD_ENV, operationCardOn } from '../lambdas/mcp/apps/operation-card.ts';
 import { runDeployedFromCli } from './as-deployed/run-deployed-cli.ts';
 import { eventsWebhookFrom, type EventsWebhookSettings } from './events/events-webhook-options.ts';
 import type { EventBridgeEvent } from './events/put-events-endpoint.ts';
@@ -22,6 +23,7 @@ import { toolLabel } from './tool-label.ts';
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
                     [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
                     [--events-webhook http://127.0.0.1:PORT/PATH [--events-webhook-secret whsec_...]]
+                    [--no-operation-card]
        npm start -- --cdk-out DIR [--port N] [--host HOST] [--data DIR] [--events-webhook URL ...]
        npm start -- --as-deployed [-c key=value ...] [--port N] [--host HOST] [--data DIR] [--events-webhook URL ...]
 
@@ -45,6 +47,8 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
                         (127.0.0.1, ::1 or localhost only), signed as Standard Webhooks specifies
   --events-webhook-secret whsec_...  the signing secret (default: $ASYNC_MCP_EVENTS_WEBHOOK_SECRET, else a
                         new one for each run, printed at startup)
+  --no-operation-card   no operation card (docs/apps.md) for hosts that render MCP Apps (default:
+                        $ASYNC_MCP_OPERATION_CARD=0 turns it off; as deployed: -c operationCard=false)
 
 Environment: ASYNC_MCP_MAX_ACTIVE_OPERATIONS (active operations per principal, default 100),
 ASYNC_MCP_HANDLE_TOOLS=0 (no handle tools for clients without async support; on by default),
@@ -66,6 +70,7 @@ function parseCommandLine() {
         'oauth-dev': { type: 'boolean' },
         'events-webhook': { type: 'string' },
         'events-webhook-secret': { type: 'string' },
+        'no-operation-card': { type: 'boolean' },
         'cdk-out': { type: 'string' },
         'as-deployed': { type: 'boolean' },
         context: { type: 'string', short: 'c', multiple: true },
@@ -91,6 +96,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values['cdk-out'] !== undefined || values['as-deployed']) {
+    if (values['no-operation-card']) {
+      console.error(`--no-operation-card: an assembly's function reads its template's environment; synthesize with -c operationCard=false\n\n${USAGE}`);
+      process.exit(2);
+    }
     let webhook: EventsWebhookSettings | undefined;
     try {
       webhook = eventsWebhookFrom(values, process.env);
@@ -141,6 +150,9 @@ async function main(): Promise<void> {
     handleTools = handleToolsFromEnv();
     oauth = oauthOptionsFrom(values, process.env);
     webhook = eventsWebhookFrom(values, process.env);
+    // The in-process server reads the card's setting where the Lambda does: the environment.
+    if (values['no-operation-card']) process.env[OPERATION_CARD_ENV] = '0';
+    operationCardOn(undefined);
   } catch (error) {
     console.error(`Cannot start: ${(error as Error).message}`);
     process.exit(2);
