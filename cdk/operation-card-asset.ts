@@ -10,20 +10,36 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildOperationCardHtml } from '../lambdas/mcp/apps/build-operation-card.ts';
 import { CARD_ASSET_FILE } from '../lambdas/mcp/apps/card-resource.ts';
+import { OPERATION_CARD_ENV } from '../lambdas/mcp/apps/operation-card.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT } from './repo-paths.ts';
 import { COPY_SCRIPT } from './tool-asset-commands.ts';
+
+/** The CDK context key that turns the card off: `-c operationCard=false` (or `false` in cdk.json). */
+export const OPERATION_CARD_CONTEXT = 'operationCard';
 
 /** Whether the function of `entry` serves the card: the MCP handler does. */
 export function servesOperationCard(entry: string): boolean {
   return resolve(REPO_ROOT, entry) === MCP_HTTP_ENTRY;
 }
 
+/** The card's setting from its context value: on unless `false`; anything but a boolean fails the synth, naming the key. */
+export function operationCardFromContext(value: unknown): boolean {
+  if (value === undefined || value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`CDK context ${OPERATION_CARD_CONTEXT} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+/** The environment the function of `entry` gets for the card: `ASYNC_MCP_OPERATION_CARD=0` when it is off, else nothing. */
+export function operationCardEnvironment(entry: string, on: boolean): Record<string, string> {
+  return servesOperationCard(entry) && !on ? { [OPERATION_CARD_ENV]: '0' } : {};
+}
+
 /**
  * The after-bundling commands that put the built card into `outputDir`; none for functions
  * that do not serve it. The HTML goes to a folder named by its content hash first.
  */
-export function operationCardCommands(entry: string, outputDir: string, platform: NodeJS.Platform = process.platform): string[] {
-  if (!servesOperationCard(entry)) return [];
+export function operationCardCommands(entry: string, outputDir: string, platform: NodeJS.Platform = process.platform, on = true): string[] {
+  if (!servesOperationCard(entry) || !on) return [];
   const html = buildOperationCardHtml();
   const dir = join(tmpdir(), `async-mcp-operation-card-${createHash('sha256').update(html).digest('hex').slice(0, 16)}`);
   mkdirSync(dir, { recursive: true });

@@ -1,7 +1,8 @@
 /**
  * The operation card in the MCP Lambda's asset: the after-bundling command puts the built
  * HTML beside the bundle (where the function reads it lazily), only for the MCP handler,
- * and the handler's bundle leaves the builder (and esbuild with it) out.
+ * and the handler's bundle leaves the builder (and esbuild with it) out. And its setting:
+ * the CDK context, the function's environment.
  */
 import { execSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,10 +11,11 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { esbuildOptions, MCP_LAZY_MODULES } from '../../cdk/lambda-bundling.ts';
-import { operationCardCommands } from '../../cdk/operation-card-asset.ts';
+import { OPERATION_CARD_CONTEXT, operationCardCommands } from '../../cdk/operation-card-asset.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT, STATUS_SYNC_ENTRY } from '../../cdk/repo-paths.ts';
 import { buildOperationCardHtml } from '../../lambdas/mcp/apps/build-operation-card.ts';
 import { CARD_ASSET_FILE } from '../../lambdas/mcp/apps/card-resource.ts';
+import { OPERATION_CARD_ENV, operationCardOn } from '../../lambdas/mcp/apps/operation-card.ts';
 
 const scratch: string[] = [];
 afterAll(() => {
@@ -43,5 +45,33 @@ describe('the card in the MCP asset', () => {
     expect(inputs.some((input) => input.includes('lambdas/mcp/apps/card-resource.ts'))).toBe(true);
     expect(inputs.filter((input) => input.includes('build-operation-card') || input.includes('node_modules/esbuild/'))).toEqual([]);
     expect(inputs.filter((input) => input.includes('lambdas/mcp/apps/operation-card/'))).toEqual([]);
+  });
+});
+
+describe('turning the card off in the CDK app', () => {
+  it('-c operationCard=false gives the MCP function ASYNC_MCP_OPERATION_CARD=0 and no card in its asset; by default it has neither', async () => {
+    const { testApp, buildStack, repoTools, logicalIdOf, resourcesOf } = await import('../cdk/cdk-test-app.ts');
+    const { Template } = await import('aws-cdk-lib/assertions');
+    const tools = await repoTools();
+    const environmentOf = (context?: string) => {
+      const app = testApp();
+      if (context !== undefined) app.node.setContext(OPERATION_CARD_CONTEXT, context);
+      const stack = buildStack(app, tools);
+      const fn = resourcesOf(Template.fromStack(stack), 'AWS::Lambda::Function')[logicalIdOf(stack.server.mcpFunction)];
+      return (fn?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    };
+    expect(environmentOf('false')).toMatchObject({ [OPERATION_CARD_ENV]: '0' });
+    expect(environmentOf()).not.toHaveProperty(OPERATION_CARD_ENV);
+    expect(environmentOf('true')).not.toHaveProperty(OPERATION_CARD_ENV);
+    expect(() => environmentOf('maybe')).toThrow(/CDK context operationCard must be true or false/);
+    expect(operationCardCommands(MCP_HTTP_ENTRY, tempDir(), process.platform, false)).toEqual([]);
+  });
+
+  it('ASYNC_MCP_OPERATION_CARD: unset, "", "1" or "true" is on; "0" or "false" is off; anything else fails the start', () => {
+    for (const value of [undefined, '', '1', 'true']) expect(operationCardOn(undefined, { [OPERATION_CARD_ENV]: value })).toBe(true);
+    for (const value of ['0', 'false']) expect(operationCardOn(undefined, { [OPERATION_CARD_ENV]: value })).toBe(false);
+    expect(() => operationCardOn(undefined, { [OPERATION_CARD_ENV]: 'off' })).toThrow(`Environment variable ${OPERATION_CARD_ENV} must be 1 or 0`);
+    // The option wins over the environment.
+    expect(operationCardOn(true, { [OPERATION_CARD_ENV]: '0' })).toBe(true);
   });
 });
