@@ -99,6 +99,16 @@ describe('README.md, against the repository tools', () => {
   });
 });
 
+describe("docs/tools.md's fuller word_count", () => {
+  it('passes the loader as written, with its worker', async () => {
+    const dir = join(scratch, 'docs-word-count');
+    writeWordCountExample('docs/tools.md', join(dir, 'tools'), join(dir, 'workers'));
+    const [folder] = await loadToolFolders(join(dir, 'tools'));
+    expect(folder?.config).toMatchObject({ name: 'word_count', title: 'Word count', invocation: 'both', outputSchema: { required: ['words'] } });
+    expect(folder?.workers).toEqual(['count_words']);
+  });
+});
+
 describe("README.md's word_count tool", () => {
   let stack: LocalStack;
   let client: Client;
