@@ -3,8 +3,9 @@
  * authorization flow locally: oidc-provider (a certified implementation) with open dynamic
  * client registration (RFC 7591), the authorization code grant with PKCE S256 only,
  * resource indicators (RFC 8707) that issue JWT access tokens (RFC 9068) for the MCP
- * server's resource URL, refresh tokens for `offline_access`, and a sign-in page that takes
- * any user name without a password. It authenticates nobody: development only.
+ * server's resource URL, refresh tokens for every client that registered the `refresh_token`
+ * grant, and a sign-in page that takes any user name without a password. It authenticates
+ * nobody: development only.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -83,6 +84,13 @@ export async function startDevAuthorizationServer(options: DevAuthorizationServe
       },
     },
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+    // Hosts (Claude, VS Code, mcp-remote) register the refresh_token grant and never ask for
+    // offline_access; the MCP refresh-token guidance (SEP "OIDC-Flavored Refresh Token Guidance")
+    // says to decide from the registered grant types. oidc-provider's default wants offline_access.
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // Nor does such a refresh token end with the browser's sign-in session, as oidc-provider's
+    // default does without offline_access: the host renews long after the browser is closed.
+    expiresWithSession: (ctx, code) => !code.scopes.has('offline_access') && !ctx.oidc.client?.grantTypeAllowed('refresh_token'),
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },

@@ -30,6 +30,16 @@ declare module 'oidc-provider' {
     body: unknown;
   }
 
+  /** A registered client, as the configuration helpers receive it. */
+  export interface ClientLike {
+    grantTypeAllowed(grantType: string): boolean;
+  }
+
+  /** The token endpoint's context, as far as the helpers read it. */
+  export interface TokenContextLike {
+    oidc: { client?: ClientLike };
+  }
+
   export interface Configuration {
     jwks: { keys: object[] };
     cookies: { keys: string[] };
@@ -39,6 +49,10 @@ declare module 'oidc-provider' {
     responseTypes: string[];
     pkce: { required: () => boolean };
     clientDefaults: Record<string, unknown>;
+    /** Whether a grant of `client` gets a refresh token; `source` is the code (or refresh token) it is made from. */
+    issueRefreshToken: (ctx: TokenContextLike, client: ClientLike, source: { scopes: Set<string> }) => boolean | Promise<boolean>;
+    /** Whether tokens made from `code` end with the sign-in session that made it. */
+    expiresWithSession: (ctx: TokenContextLike, code: { scopes: Set<string> }) => boolean | Promise<boolean>;
     extraClientMetadata: { properties: string[]; validator: (ctx: unknown, key: string, value: unknown, metadata: Record<string, unknown>) => void };
     features: Record<string, unknown> & {
       resourceIndicators: {

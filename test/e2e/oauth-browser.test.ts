@@ -72,8 +72,7 @@ describe.skipIf(!hasChromium)(`the browser sign-in with Chromium${hasChromium ? 
   }
 
   /** The SDK client meets the 401; Chromium signs `user` in; the code comes back to the loopback listener. */
-  async function signIn(user: string) {
-    const provider = new MemoryOAuthProvider(`e2e browser ${user}`, { redirectUri });
+  async function signIn(user: string, provider = new MemoryOAuthProvider(`e2e browser ${user}`, { redirectUri })) {
     const transport = new StreamableHTTPClientTransport(stack.url, { authProvider: provider });
     await expect(new Client({ name: `browser-${user}`, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.authorizationUrls).toHaveLength(1);
@@ -131,6 +130,45 @@ describe.skipIf(!hasChromium)(`the browser sign-in with Chromium${hasChromium ? 
     expect(decodeJwt(bob.provider.savedTokens!.access_token).sub).toBe('bob');
     expect(rpcError(await modernRequest(stack.url, 'tasks/get', { taskId: aliceTaskId }, { capabilities: TASKS, headers: bearer(bob.provider) })).code).toBe(-32602);
     expect(ok(await modernRequest(stack.url, 'tasks/get', { taskId: aliceTaskId }, { capabilities: TASKS, headers: bearer(alice.provider) })).status).toBe('completed');
+  });
+
+  it('a host that registers the refresh_token grant and asks for no offline_access gets a refresh token that renews its access token', async () => {
+    // As Claude, VS Code and mcp-remote register: the SDK's default grant types, and its scope
+    // request left to the protected resource's metadata (only an explicitly listed grant makes
+    // the SDK add offline_access).
+    const host = new (class extends MemoryOAuthProvider {
+      override get clientMetadata() {
+        const { grant_types: _grants, ...metadata } = super.clientMetadata;
+        return metadata;
+      }
+    })('e2e browser host dana', { redirectUri });
+    const dana = await signIn('dana', host);
+    expect((dana.provider.clientInformation() as { grant_types?: string[] }).grant_types).toContain('refresh_token');
+    const scope = dana.provider.authorizationUrls[0]!.searchParams.get('scope')!.split(' ');
+    expect(scope).toContain(DEV_MCP_SCOPE);
+    expect(scope).not.toContain('offline_access');
+    expect(dana.provider.savedTokens!.refresh_token).toBeTruthy();
+
+    const before = dana.provider.savedTokens!.access_token;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(decodeJwt(before).exp! * 1000 + 120_000);
+      expect((await modernRequest(stack.url, 'tools/list', {}, { headers: bearer(dana.provider) })).status).toBe(401);
+      expect((await dana.client.listTools()).tools.map((tool) => tool.name)).toContain('analyze_dataset');
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(dana.provider.savedTokens!.access_token).not.toBe(before);
+    expect(decodeJwt(dana.provider.savedTokens!.access_token).sub).toBe('dana');
+    expect(dana.provider.authorizationUrls).toHaveLength(1);
+  });
+
+  it('offline_access is in neither the protected-resource metadata nor the WWW-Authenticate challenge', async () => {
+    const challenge = (await modernRequest(stack.url, 'tools/list', {})).headers.get('www-authenticate')!;
+    expect(challenge).toContain(`scope="${DEV_MCP_SCOPE}"`);
+    expect(challenge).not.toContain('offline_access');
+    const metadata = (await (await fetch(new URL('/.well-known/oauth-protected-resource/mcp', stack.url))).json()) as { scopes_supported?: string[] };
+    expect(metadata.scopes_supported).toEqual([DEV_MCP_SCOPE]);
   });
 
   it('alice’s expired access token is refreshed without opening the browser again', async () => {
