@@ -50,7 +50,8 @@ let ticker: ReturnType<typeof setInterval> | undefined;
 let polling = false;
 let stopped = false;
 let shownQuestion: string | undefined;
-let shownResult: unknown;
+/** The result on show, as JSON: a poll's equal result is not drawn (nor its preview read) again. */
+let shownResult: string | undefined;
 
 // The card's regions: built once, updated in place, so focus and typed answers survive a poll.
 const heading = h('h1', { id: 'card-title' }, 'Operation');
@@ -210,12 +211,15 @@ async function answerQuestion(key: string, answer: FormAnswer): Promise<void> {
 
 function render(): void {
   const snapshot = state.snapshot;
-  const status = state.final ? (state.final.isError ? 'failed' : 'completed') : (snapshot?.status ?? 'starting');
+  // The operation's own end wins over what the host's call answered (a cancelled run's call ends in an error).
+  const ended = snapshot && TERMINAL.includes(snapshot.status) ? snapshot : undefined;
+  const status = ended ? ended.status : state.final ? (state.final.isError ? 'failed' : 'completed') : (snapshot?.status ?? 'starting');
   heading.textContent = state.title ?? snapshot?.title ?? state.tool ?? snapshot?.tool ?? 'Operation';
   argsLine.textContent = state.args ? shortArguments(state.args) : '';
   argsLine.hidden = argsLine.textContent === '';
   statusText.textContent = STATUS_WORDS[status] ?? status;
   card.dataset.status = status;
+  if (state.operationId) card.dataset.operationId = state.operationId;
   card.setAttribute('aria-busy', String(!TERMINAL.includes(status)));
   renderElapsed();
   renderProgress(snapshot, status);
@@ -228,7 +232,7 @@ function render(): void {
   actions.hidden = TERMINAL.includes(status);
   noteLine.textContent = state.note ?? '';
   noteLine.hidden = !state.note;
-  renderResult(snapshot);
+  renderResult(snapshot, ended);
 }
 
 function renderElapsed(): void {
@@ -272,10 +276,12 @@ function renderQuestion(snapshot: CardSnapshot | undefined, status: string): voi
   replaceChildren(question, schemaForm(asked.message, asked.requestedSchema, (answer) => void answerQuestion(asked.key, answer)));
 }
 
-function renderResult(snapshot: CardSnapshot | undefined): void {
-  const shown = state.final ?? (snapshot?.error ? { isError: true, content: [{ type: 'text', text: snapshot.error.message }] } : snapshot?.result);
-  if (shown === shownResult) return;
-  shownResult = shown;
+function renderResult(snapshot: CardSnapshot | undefined, ended: CardSnapshot | undefined): void {
+  const fromSnapshot = snapshot?.error ? { isError: true, content: [{ type: 'text', text: snapshot.error.message }] } : snapshot?.result;
+  const shown = ended ? fromSnapshot : (state.final ?? fromSnapshot);
+  const key = shown === undefined ? undefined : JSON.stringify(shown);
+  if (key === shownResult) return;
+  shownResult = key;
   if (!shown) replaceChildren(result);
   else replaceChildren(result, resultView(shown as ToolResult, { bridge, locale: state.locale, canDownload: state.hostCapabilities.downloadFile !== undefined }));
 }
