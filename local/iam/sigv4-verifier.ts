@@ -146,7 +146,15 @@ export async function verifySigV4(
   const expected = parseAuthorization(signed.headers.authorization)?.signature ?? '';
   const a = Buffer.from(expected);
   const b = Buffer.from(authorization.signature);
-  return a.length === b.length && timingSafeEqual(a, b) ? { ok: true, authorization } : { ok: false, problem: 'mismatch', authorization };
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, problem: 'mismatch', authorization };
+  // A named payload hash is signed in place of the body, so the body must be the one it names.
+  return namesOtherBody(headers['x-amz-content-sha256'], request.body) ? { ok: false, problem: 'mismatch', authorization } : { ok: true, authorization };
+}
+
+/** Whether `named` is a hex SHA-256 that `body` does not have (S3's UNSIGNED-PAYLOAD and STREAMING-* name none). */
+function namesOtherBody(named: string | undefined, body: Uint8Array | undefined): boolean {
+  if (named === undefined || body === undefined || !/^[0-9a-f]{64}$/i.test(named)) return false;
+  return named.toLowerCase() !== createHash('sha256').update(body).digest('hex');
 }
 
 /** `20261201T103000Z` -> Date. */

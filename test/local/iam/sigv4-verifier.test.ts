@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signRequest } from '../../../client/sigv4-signer.ts';
 import { IamAuthority } from '../../../local/iam/iam-authority.ts';
@@ -35,6 +36,25 @@ describe('SigV4 verification (as a Function URL under AWS_IAM uses it)', () => {
     await expect(verifySigV4(request, { service: 'dynamodb', lookup: (key) => iam.identify(key) })).resolves.toMatchObject({ ok: false, problem: 'wrong-scope' });
     await expect(verify({ ...request, headers: { ...request.headers, authorization: undefined } })).resolves.toEqual({ ok: false, problem: 'missing' });
     await expect(verify({ ...request, headers: { ...request.headers, authorization: 'Bearer x' } })).resolves.toEqual({ ok: false, problem: 'malformed' });
+  });
+
+  it('refuses a signed request whose body was swapped under the payload hash it names', async () => {
+    const request = await signed();
+    const named = { ...request, headers: { ...request.headers, 'x-amz-content-sha256': createHash('sha256').update(BODY).digest('hex') } };
+    const resigned = await signRequest(
+      { url: URL_, method: 'POST', headers: { 'content-type': 'application/json', 'x-amz-content-sha256': named.headers['x-amz-content-sha256'] as string }, body: BODY },
+      { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
+    );
+    const honest = { ...named, headers: resigned };
+    await expect(verify(honest)).resolves.toMatchObject({ ok: true });
+    const swapped = { ...honest, body: Buffer.from(BODY.replace('tools/list', 'tools/call')) };
+    await expect(verify(swapped)).resolves.toMatchObject({ ok: false, problem: 'mismatch' });
+    // S3's unsigned payloads name no hash to check.
+    const unsigned = await signRequest(
+      { url: URL_, method: 'POST', headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' }, body: BODY },
+      { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
+    );
+    await expect(verify({ ...honest, headers: unsigned, body: Buffer.from('anything') })).resolves.toMatchObject({ ok: true });
   });
 
   it('parses the Authorization header', () => {
