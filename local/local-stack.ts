@@ -18,7 +18,9 @@ import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
 import { createOperationEventsPublisher } from '../lambdas/aws/operation-events-publisher.ts';
 import { statusChangePattern } from '../lambdas/aws/status-events.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
-import { createAsyncMcpApp, type AsyncMcpApp } from '../lambdas/app/async-mcp-app.ts';
+import { createAsyncMcpApp, type AsyncMcpApp, type EventsAppOptions } from '../lambdas/app/async-mcp-app.ts';
+import { DynamoDbEventLog } from '../lambdas/events/dynamodb-event-log.ts';
+import { DynamoDbWebhookSubscriptions } from '../lambdas/events/dynamodb-webhook-subscriptions.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { DEFINITION_FILE, loadToolFolders, ToolFolderError, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
@@ -85,6 +87,8 @@ export interface LocalStackOptions {
    * (`parseLoopbackWebhookUrl`). The events go through the local PutEvents endpoint either way.
    */
   eventsWebhook?: Pick<WebhookDeliveryOptions, 'url' | 'secret' | 'maxAttempts' | 'backoffMs'>;
+  /** The MCP Events extension's settings (docs/mcp-events.md); its log and subscriptions are in the local table. */
+  events?: EventsAppOptions;
 }
 
 export interface LocalStack {
@@ -196,10 +200,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       allowedHostnames: [...new Set([...localhostAllowedHostnames(), host])],
       ...(options.metrics ? { metrics: options.metrics } : {}),
       listen: { ...options.listen, wake: createStatusSignal() },
+      // As in AWS: the event log and webhook subscriptions in the operations table; delivery jobs run in process.
+      events: { log: new DynamoDbEventLog(dynamo), subscriptions: new DynamoDbWebhookSubscriptions(dynamo), ...options.events },
       // The events status sync emits in AWS (lambdas/handlers/status-sync.ts), on the local default bus.
       operationEvents: createOperationEventsPublisher({ client: eventBridge, eventBusName: 'default', serverKey: secretKey, logger: consoleLogger, ...(options.metrics ? { metrics: options.metrics } : {}) }),
     });
     const mcpApp = app;
+    const webhookQueue = app.webhookQueue;
+    if (webhookQueue) closers.push(() => webhookQueue.close());
     // The resource URL is known once the server listens; requests only arrive after that.
     let serve: (request: Request) => Promise<Response> = (request) => mcpApp.fetch(request, principalOf(request));
     // As in Lambda: each request has a log context named by a request id, and its metrics are flushed once answered.

@@ -22,20 +22,11 @@ import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import { LISTEN_DEFAULTS, type ListenOptions } from '../mcp/listen/listen-handler.ts';
 import { ListenLeases } from '../operations/listen-leases.ts';
 import { signallingRecordStore } from '../operations/status-signal.ts';
-import type { EventLog } from '../events/event-log.ts';
-import { resolveEventsSettings, type EventsSettingsInput } from '../events/events-settings.ts';
-import { InMemoryEventLog } from '../events/in-memory-event-log.ts';
-import type { EventsRuntime } from '../mcp/events/events-runtime.ts';
-import { withEventRecording } from '../mcp/events/event-recording.ts';
+import { createAppEvents, type EventsAppOptions } from '../mcp/events/app-events.ts';
+import type { DeliverWebhookJob } from '../events/webhook-delivery-job.ts';
+import type { LocalWebhookDeliveryQueue } from '../events/local-webhook-delivery-queue.ts';
 
-/** The Events extension's parts and settings; every one has a default. */
-export interface EventsAppOptions extends EventsSettingsInput {
-  /**
-   * The per-principal event log. @default in memory, which serves one process (the local
-   * stack); a deployment of several functions passes the DynamoDB log (`DynamoDbEventLog`).
-   */
-  log?: EventLog;
-}
+export type { EventsAppOptions };
 
 export interface AsyncMcpAppOptions {
   store: RecordStore;
@@ -83,6 +74,10 @@ export interface AsyncMcpApp {
   fetch: McpFetch;
   statusSync: StatusSyncHandler;
   operations: OperationsService;
+  /** One try of one webhook delivery job (the Events extension), where webhooks are offered. */
+  deliverWebhookJob?: DeliverWebhookJob;
+  /** The in-process webhook delivery queue of a local app: `drain()` waits for its jobs. */
+  webhookQueue?: LocalWebhookDeliveryQueue;
 }
 
 /**
@@ -96,10 +91,11 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const metrics = options.metrics ?? noMetrics;
   // Starts and ends are counted where the conditional writes decide them.
   const observed = new ObservedRecordStore(options.store, metrics);
-  const { log = new InMemoryEventLog(), ...settings } = options.events ?? {};
-  const eventsSettings = resolveEventsSettings(settings);
+  const secretKey = cachedServerKey(options.secretKey);
+  // The allowlist is set for the local server only: there, webhook jobs run in process and callbacks are loopback.
+  const events = createAppEvents(options.events ?? {}, { logger, secretKey, local: options.allowedHostnames !== undefined });
   // Each status write that is an occurrence (an end, a question, a progress line) is appended to the event log.
-  const recording = withEventRecording(observed, { log, settings: eventsSettings, logger });
+  const recording = events.recordingStore(observed);
   // Where status writes happen beside the listen and event streams (locally), each wakes them, after its occurrences are logged.
   const store = options.listen?.wake ? signallingRecordStore(recording, options.listen.wake) : recording;
   // A result is checked and shaped once, when its operation ends, then served as stored; the catalog
@@ -108,14 +104,7 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     shapeResult: shapeFinishedResult,
     catalog: options.catalog,
   });
-  const deps = { catalog: options.catalog, operations, logger, secretKey: cachedServerKey(options.secretKey) };
-  const events: EventsRuntime = {
-    settings: eventsSettings,
-    log,
-    streams: new ListenLeases(store, eventsSettings.maxStreamsPerPrincipal, logger),
-    ...(options.listen?.wake ? { wake: options.listen.wake } : {}),
-    now: Date.now,
-  };
+  const deps = { catalog: options.catalog, operations, logger, secretKey };
   const fetch = createHttpHandler({
     deps,
     dialects: DIALECTS,
@@ -124,7 +113,13 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     ...(options.operationCard === undefined ? {} : { operationCard: options.operationCard }),
     metrics,
     listen: { ...options.listen, leases: new ListenLeases(store, options.listen?.maxStreamsPerPrincipal ?? LISTEN_DEFAULTS.maxStreamsPerPrincipal, logger) },
-    events,
+    events: events.runtime(store, options.listen?.wake),
   });
-  return { fetch, statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics, options.operationEvents), operations };
+  return {
+    fetch,
+    statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics, options.operationEvents),
+    operations,
+    ...(events.deliverWebhookJob ? { deliverWebhookJob: events.deliverWebhookJob } : {}),
+    ...(events.localQueue ? { webhookQueue: events.localQueue } : {}),
+  };
 }

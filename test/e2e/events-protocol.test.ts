@@ -99,3 +99,22 @@ describe('bad requests', () => {
     ok(await modernRequest(stack.url, 'tasks/cancel', { taskId }, { ...alice, capabilities: TASKS }));
   });
 });
+
+describe('webhooks need an authenticated principal', () => {
+  it('"Servers MUST reject calls without an authorized principal with Forbidden": npm start without OAuth refuses subscribe and unsubscribe, and poll still works', async () => {
+    const delivery = { mode: 'webhook', url: 'http://127.0.0.1:9/hook', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` };
+    for (const headers of [{}, alice.headers]) {
+      const subscribe = rpcError(await modernRequest(stack.url, 'events/subscribe', { name: 'operation.finished', arguments: {}, delivery }, { headers }));
+      expect(subscribe).toMatchObject({ code: -32024, data: { reason: 'unauthenticated' } });
+      const unsubscribe = rpcError(await modernRequest(stack.url, 'events/unsubscribe', { name: 'operation.finished', arguments: {}, delivery: { url: delivery.url } }, { headers }));
+      expect(unsubscribe.code).toBe(-32024);
+    }
+    expect(ok(await modernRequest(stack.url, 'events/poll', { name: 'operation.finished', cursor: null })).events).toEqual([]);
+  });
+
+  it('events/list still lists webhook among the modes: an authenticated client of the same server may use it', async () => {
+    const { events } = ok(await modernRequest(stack.url, 'events/list'));
+    expect(events[0].delivery).toEqual(['poll', 'push', 'webhook']);
+  });
+});
+

@@ -43,6 +43,12 @@ const STATUSES_FOR_CODE: Record<number, { legacy: readonly number[]; modern: rea
   [UNSUPPORTED_PROTOCOL_VERSION]: { legacy: [400], modern: [400] },
   [SDK_TRANSPORT_ERROR]: { legacy: [400, 406, 413, 415], modern: [400, 406, 413, 415] },
   [SESSION_NOT_FOUND]: { legacy: [404], modern: [404] },
+  // The Events extension's codes (SEP-3415 "Error Handling"), in-band, on the 2026-07-28 wire only.
+  [JSONRPC.NOT_FOUND]: { legacy: [], modern: [200] },
+  [JSONRPC.FORBIDDEN]: { legacy: [], modern: [200] },
+  [JSONRPC.RESOURCE_EXHAUSTED]: { legacy: [], modern: [200] },
+  [JSONRPC.UNSUPPORTED]: { legacy: [], modern: [200] },
+  [JSONRPC.CALLBACK_ENDPOINT_ERROR]: { legacy: [], modern: [200] },
 };
 
 /** What the oracle found in one answer. */

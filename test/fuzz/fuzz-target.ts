@@ -99,6 +99,8 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
     limits: { ...TEST_LIMITS, maxBlockingSeconds: 0.005, maxActiveOperations: 100_000 },
     results: { store: new InMemoryResultStore(), thresholdBytes: 64 },
     logger: { error: record('error'), warn: record('warn') },
+    // A push stream ends after its first pass, so every answer can be read to its end.
+    events: { maxStreamMs: 1 },
   });
 
   const send = async (principal: string, headers: Record<string, string>, body: string): Promise<TargetAnswer> => {

@@ -2,7 +2,8 @@
  * Valid requests of every method of every dialect, in both eras, as the fuzzer's seeds:
  * tools/list, tools/call (synchronous, Tasks extension, 2025-11-25 `task`, SEP-1391
  * `operation`), tasks/*, tools/async/*, notifications/cancelled, resources/*,
- * server/discover, initialize, ping, and a client's answers to server requests.
+ * server/discover, initialize, ping, the Events extension's events/*, and a client's answers
+ * to server requests.
  * Every string argument carries a fresh marker.
  */
 import { EXTENSION } from '../../lambdas/mcp/dialects/tasks-2026-07-28.ts';
@@ -175,10 +176,41 @@ const OTHERS: readonly Template[] = [
   },
 ];
 
+const EVENT_NAMES = ['operation.finished', 'operation.input_required', 'operation.progress'] as const;
+const EVENTS_EXT = { extensions: { 'io.modelcontextprotocol/events': {} } };
+
+/** A subscription as poll, stream and subscribe name it: an event, arguments (an operation of any kind), a cursor. */
+function eventSubscription(ctx: GenerationContext): Record<string, unknown> {
+  const { rng } = ctx;
+  const operationId = someTaskId(ctx, [...extTaskIds(ctx), ...sepTokens(ctx), ...legacyTaskIds(ctx)]);
+  const args = rng.pick([{}, { operationId }, { tool: rng.pick(ASYNC_TOOLS) }, { operationId, tool: rng.pick(ASYNC_TOOLS) }, { marker: ctx.marker() }]);
+  return {
+    name: rng.chance(0.9) ? rng.pick(EVENT_NAMES) : ctx.marker(),
+    arguments: args,
+    cursor: rng.chance(0.7) ? null : rng.pick([ctx.marker(), 'eyJ2IjoxLCJwIjoiMDAwMDAwMDAwMDAwMDAwIyJ9']),
+    ...(rng.chance(0.3) ? { maxAgeMs: rng.int(0, 600_000) } : {}),
+  };
+}
+
+/** The Events extension's methods (SEP-3415), in the era that has them and in one that does not. */
+const EVENTS: readonly Template[] = [
+  (ctx) => modern(ctx, 'events/list', 'events/list', ctx.rng.chance(0.8) ? {} : { cursor: ctx.marker() }, ctx.rng.pick([{}, EVENTS_EXT])),
+  (ctx) => modern(ctx, 'events/poll', 'events/poll', { ...eventSubscription(ctx), ...(ctx.rng.chance(0.3) ? { maxEvents: ctx.rng.int(1, 200) } : {}) }),
+  (ctx) => modern(ctx, 'events/stream', 'events/stream', eventSubscription(ctx)),
+  (ctx) =>
+    modern(ctx, 'events/subscribe', 'events/subscribe', {
+      ...eventSubscription(ctx),
+      delivery: { mode: 'webhook', url: `http://127.0.0.1:9/${ctx.marker()}`, secret: ctx.rng.chance(0.5) ? `whsec_${ctx.marker()}` : 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=' },
+      ...(ctx.rng.chance(0.3) ? { ttlMs: ctx.rng.pick([null, ctx.rng.int(1, 90_000_000)]) } : {}),
+    }),
+  (ctx) => modern(ctx, 'events/unsubscribe', 'events/unsubscribe', { name: ctx.rng.pick(EVENT_NAMES), arguments: {}, delivery: { url: `http://127.0.0.1:9/${ctx.marker()}` } }),
+  (ctx) => legacy(ctx, 'events/poll', 'events/poll', eventSubscription(ctx), { version: '2025-11-25' }),
+];
+
 /** A valid request from a template chosen at random. */
 export function validDraft(ctx: GenerationContext): Draft {
   // Calls weigh more: they carry the arguments whose values must stay out of the logs.
-  const draft = ctx.rng.pick(ctx.rng.chance(0.35) ? CALLS : [...CALLS, ...OTHERS])(ctx);
+  const draft = ctx.rng.pick(ctx.rng.chance(0.35) ? CALLS : [...CALLS, ...OTHERS, ...EVENTS])(ctx);
   // Templates share constant capability objects: mutations must only ever touch a copy.
   return { ...draft, message: structuredClone(draft.message), raw: [] };
 }

@@ -66,7 +66,7 @@ const EVENTS_WIRE_ERROR_FOR: Record<EventsErrorCode, number> = {
 };
 
 /** The JSON-RPC error object of an Events error, for answers written outside the SDK (the push stream). */
-export function eventsWireError(error: EventsError): { code: number; message: string; data?: unknown } {
+export function eventsWireError(error: EventsError): { code: number; message: string; data?: Record<string, unknown> } {
   return { code: EVENTS_WIRE_ERROR_FOR[error.code], message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
 }
 

@@ -1,18 +1,40 @@
 /**
- * The Events extension in a deployed function, from its environment (environment.ts):
- * the DynamoDB event log on the operations table, and the record store every writer of
- * operation records wraps so its writes feed the log. Used by status sync and the built-in
- * workers; the MCP function passes the same log to the app (`events.log`).
+ * The Events extension in a deployed function, from its environment (environment.ts): the
+ * DynamoDB event log and webhook subscriptions on the operations table, and, where the stack
+ * names a delivery queue, the SQS queue new occurrences fan out to. Status sync and the
+ * built-in workers wrap their record store with `deployedEventRecording`; the MCP function
+ * passes `deployedEventsOptions` to the app as its `events`.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV } from '../../aws/operations-table.ts';
+import { secretsManagerKey } from '../../aws/secrets-manager-key.ts';
+import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../../aws/sqs-webhook-delivery-queue.ts';
 import { DynamoDbEventLog } from '../../events/dynamodb-event-log.ts';
-import { resolveEventsSettings } from '../../events/events-settings.ts';
-import { eventsFromEnv } from '../../handlers/environment.ts';
+import { DynamoDbWebhookSubscriptions } from '../../events/dynamodb-webhook-subscriptions.ts';
+import { eventsDeliveryQueueUrlFromEnv, eventsFromEnv } from '../../handlers/environment.ts';
 import type { Logger, RecordStore } from '../../operations/ports.ts';
-import { withEventRecording } from './event-recording.ts';
+import { cachedServerKey, type ServerKey } from '../../shared/server-key.ts';
+import { createAppEvents, type EventsAppOptions } from './app-events.ts';
 
-/** `store`, appending each occurrence its writes amount to, as the environment configures events. */
-export function deployedEventRecording(store: RecordStore, aws: { client: DynamoDBClient; tableName: string }, logger: Logger): RecordStore {
-  const settings = resolveEventsSettings(eventsFromEnv());
-  return withEventRecording(store, { log: new DynamoDbEventLog(aws), settings, logger });
+type Table = { client: DynamoDBClient; tableName: string };
+
+/** The app's `events` option in a deployed MCP function. */
+export function deployedEventsOptions(table: Table): EventsAppOptions {
+  const queueUrl = eventsDeliveryQueueUrlFromEnv();
+  return {
+    ...eventsFromEnv(),
+    log: new DynamoDbEventLog(table),
+    subscriptions: new DynamoDbWebhookSubscriptions(table),
+    ...(queueUrl ? { queue: new SqsWebhookDeliveryQueue({ client: new SQSClient(SQS_CLIENT_CONFIG), queueUrl }), callbackMode: 'aws' as const } : {}),
+  };
+}
+
+/** `store`, appending each occurrence its writes amount to (and fanning it out to webhooks), as the environment configures events. */
+export function deployedEventRecording(store: RecordStore, table: Table, logger: Logger): RecordStore {
+  const options = deployedEventsOptions(table);
+  // Only subscribe and delivery open sealed secrets; a function without the key's ARN never asks for it.
+  const secretArn = process.env[ENV.secretArn];
+  const secretKey: ServerKey = secretArn ? cachedServerKey(secretsManagerKey(secretArn)) : () => Promise.reject(new Error(`${ENV.secretArn} is not set`));
+  return createAppEvents(options, { logger, secretKey, local: false }).recordingStore(store);
 }

@@ -15,8 +15,10 @@ import { ANY_RESULT } from '../dialects/dialect-support.ts';
 import type { McpDeps } from '../dialects/dialect.ts';
 import { toProtocolError } from '../edge/json-rpc-errors.ts';
 import { eventTypeNamed, listEventTypes } from './event-catalog.ts';
-import { occurrenceOf } from './event-occurrence.ts';
+import { occurrenceOf } from '../../events/event-occurrence.ts';
 import { checkOwnOperation, deliveryModes, readSettingsOf, type EventsCaller, type EventsRuntime } from './events-runtime.ts';
+import { parseCallbackUrl } from '../../events/webhooks/callback-url-guard.ts';
+import { parseWebhookSecret } from '../../events/webhooks/webhook-secret.ts';
 
 /** The extension identifier, in capabilities. */
 export const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
@@ -37,6 +39,22 @@ const PollParams = SubscriptionParams.extend({
   maxEvents: z.number({ message: 'must be a number' }).int('must be an integer').min(1, 'must be at least 1').optional(),
 });
 const ListParams = z.looseObject({ cursor: z.string({ message: 'must be a string' }).optional() });
+const Delivery = z.looseObject(
+  {
+    mode: z.string({ message: 'must be a string' }).optional(),
+    url: z.unknown(),
+  },
+  { message: 'is required and must be an object' },
+);
+const SubscribeParams = SubscriptionParams.extend({
+  delivery: Delivery.extend({ secret: z.unknown() }),
+  ttlMs: z.number({ message: 'must be a positive integer or null' }).int('must be an integer').positive('must be positive').nullable().optional(),
+});
+const UnsubscribeParams = z.looseObject({
+  name: SubscriptionParams.shape.name,
+  arguments: z.unknown().optional(),
+  delivery: Delivery,
+});
 
 /**
  * "A server advertises event support in the capabilities it returns from server/discover";
@@ -117,4 +135,75 @@ export function registerEventMethods(server: Server, runtime: EventsRuntime, dep
       };
     }),
   );
+
+  server.setRequestHandler(
+    'events/subscribe',
+    SCHEMAS,
+    handle(async (params) => {
+      const webhooks = webhooksFor(runtime, caller);
+      const request = parseEventParams(SubscribeParams, params);
+      const type = eventTypeNamed(request.name);
+      const filter = type.parse(request.arguments);
+      const url = callbackUrl(request.delivery, webhooks.callbackMode);
+      // "Servers MUST reject other values with InvalidParams"; the reason never repeats the value.
+      const secret = parseWebhookSecret(request.delivery.secret);
+      if (!secret.ok) throw new EventsError('INVALID_PARAMS', `Invalid params.delivery.secret: ${secret.reason}`, { field: 'params.delivery.secret' });
+      const cursor = cursorPosition(request.cursor);
+      if (filter.operationId !== undefined) await checkOwnOperation(deps, caller.ownerId, filter.operationId);
+      const outcome = await webhooks.subscriptions.subscribe({
+        ownerId: caller.ownerId,
+        name: type.name,
+        arguments: filter,
+        url,
+        secret: secret.secret,
+        cursor,
+        ...(request.maxAgeMs === undefined ? {} : { maxAgeMs: request.maxAgeMs }),
+        ...(request.ttlMs === undefined ? {} : { ttlMs: request.ttlMs }),
+      });
+      return {
+        resultType: 'complete',
+        id: outcome.id,
+        refreshBefore: outcome.refreshBefore === null ? null : new Date(outcome.refreshBefore).toISOString(),
+        cursor: encodeEventCursor(outcome.position),
+        truncated: outcome.truncated,
+        ...(outcome.deliveryStatus ? { deliveryStatus: outcome.deliveryStatus } : {}),
+      };
+    }),
+  );
+
+  server.setRequestHandler(
+    'events/unsubscribe',
+    SCHEMAS,
+    handle(async (params) => {
+      const webhooks = webhooksFor(runtime, caller);
+      const request = parseEventParams(UnsubscribeParams, params);
+      const type = eventTypeNamed(request.name);
+      const filter = type.parse(request.arguments);
+      const url = callbackUrl(request.delivery, webhooks.callbackMode);
+      await webhooks.subscriptions.unsubscribe({ ownerId: caller.ownerId, name: type.name, arguments: filter, url });
+      return { resultType: 'complete' };
+    }),
+  );
+}
+
+/**
+ * "events/subscribe and events/unsubscribe MUST be called with an authenticated principal.
+ * Servers MUST reject calls without an authorized principal with Forbidden."
+ */
+function webhooksFor(runtime: EventsRuntime, caller: EventsCaller): NonNullable<EventsRuntime['webhooks']> {
+  if (!caller.authenticated) {
+    throw new EventsError('FORBIDDEN', 'Webhook subscriptions need an authenticated principal (OAuth or IAM); poll and push work without one', { reason: 'unauthenticated' });
+  }
+  if (!runtime.webhooks) throw new EventsError('UNSUPPORTED', 'This server does not deliver events by webhook; use poll or push', { feature: 'deliveryMode', value: 'webhook' });
+  return runtime.webhooks;
+}
+
+/** The callback URL, checked for its shape now ("InvalidParams"); its addresses are checked at each delivery. */
+function callbackUrl(delivery: { mode?: string | undefined; url: unknown }, mode: 'aws' | 'local'): string {
+  if (delivery.mode !== undefined && delivery.mode !== 'webhook') {
+    throw new EventsError('UNSUPPORTED', `Delivery mode ${delivery.mode.slice(0, 50)} is not one events/subscribe takes; it takes webhook`, { feature: 'deliveryMode', value: delivery.mode.slice(0, 50) });
+  }
+  const parsed = parseCallbackUrl(delivery.url, mode);
+  if (!parsed.ok) throw new EventsError('INVALID_PARAMS', `Invalid params.delivery.url: ${parsed.reason}`, { field: 'params.delivery.url' });
+  return parsed.url.href;
 }

@@ -4,6 +4,8 @@
  * configured), the per-principal cap on push streams, and the local wake-up signal.
  */
 import type { EventLog } from '../../events/event-log.ts';
+import type { WebhookSubscriptions } from '../../events/webhook-subscriptions.ts';
+import type { CallbackMode } from '../../events/webhooks/callback-url-guard.ts';
 import type { ReadSettings } from '../../events/event-reader.ts';
 import { retentionMsOf, type EventsSettings } from '../../events/events-settings.ts';
 import type { ListenLeases } from '../../operations/listen-leases.ts';
@@ -18,8 +20,8 @@ import type { DeliveryMode } from './event-catalog.ts';
 export interface EventsRuntime {
   readonly settings: EventsSettings;
   readonly log: EventLog;
-  /** Webhook subscriptions; without them `events/subscribe` is Unsupported and `webhook` is not listed. */
-  readonly webhooks?: unknown;
+  /** Webhook subscriptions and the callbacks they may name; without them `events/subscribe` is Unsupported and `webhook` is not listed. */
+  readonly webhooks?: { readonly subscriptions: WebhookSubscriptions; readonly callbackMode: CallbackMode };
   /** The per-principal cap on open `events/stream` requests. */
   readonly streams: ListenLeases;
   /** Wakes push streams when a status is written in this process (the local stack). */

@@ -7,7 +7,7 @@
  * cleanly before the invocation's deadline (the client reconnects with its cursor), wakes at
  * once on a status written in this process, and counts against a per-principal cap.
  */
-import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, SUBSCRIPTION_ID_META_KEY, type InboundHttpRequest } from '@modelcontextprotocol/server';
 import { matchesFilter, type EventFilter } from '../../events/event-filter.ts';
 import { encodeEventCursor } from '../../events/event-cursor.ts';
 import { positionOf } from '../../events/event-log.ts';
@@ -19,7 +19,7 @@ import type { McpDeps } from '../dialects/dialect.ts';
 import { eventsWireError, JSONRPC } from '../edge/json-rpc-errors.ts';
 import { invocationDeadline } from '../listen/listen-deadline.ts';
 import { eventTypeNamed, type EventType } from './event-catalog.ts';
-import { occurrenceOf } from './event-occurrence.ts';
+import { occurrenceOf } from '../../events/event-occurrence.ts';
 import { cursorPosition, MAX_EVENTS_PER_POLL, parseEventParams, SubscriptionParams } from './events-methods.ts';
 import { checkOwnOperation, readSettingsOf, streamLeaseOwner, type EventsRuntime } from './events-runtime.ts';
 
@@ -56,9 +56,11 @@ export function createEventsStreamHandler(deps: McpDeps, runtime: EventsRuntime)
     if (!isEventsStreamRequest(body) || !isObject(body)) return undefined;
     const params = isObject(body.params) ? body.params : {};
     const meta = isObject(params._meta) ? params._meta : {};
-    // Only a well-formed 2026-07-28 request is ours; the SDK answers the rest as any unknown method.
+    // Only a well-formed 2026-07-28 request is ours: what the SDK's ladder would refuse (a bad envelope, headers that
+    // disagree), or route to the legacy era, goes on to the SDK, which answers it as it answers any request.
     if (meta['io.modelcontextprotocol/protocolVersion'] !== MODERN_VERSION) return undefined;
     if (request.headers.get('mcp-protocol-version') !== MODERN_VERSION || request.headers.get('mcp-method') !== METHOD) return undefined;
+    if (classifyInboundRequest(inboundOf(request, body)).kind !== 'modern') return undefined;
     const id = body.id as string | number;
     if (!settings.enabled) return jsonRpcError(id, 404, { code: JSONRPC.METHOD_NOT_FOUND, message: `Method not found: ${METHOD}` });
 
@@ -268,6 +270,21 @@ function streamResponse(plan: StreamPlan, deps: McpDeps, runtime: EventsRuntime)
   if (plan.signal.aborted) abort();
   else plan.signal.addEventListener('abort', abort, { once: true });
   return new Response(body, { status: 200, headers: SSE_HEADERS });
+}
+
+/** The request as the SDK's classifier reads it. */
+function inboundOf(request: Request, body: unknown): InboundHttpRequest {
+  const header = (name: string) => request.headers.get(name) ?? undefined;
+  const version = header('mcp-protocol-version');
+  const method = header('mcp-method');
+  const name = header('mcp-name');
+  return {
+    httpMethod: request.method,
+    body,
+    ...(version === undefined ? {} : { protocolVersionHeader: version }),
+    ...(method === undefined ? {} : { mcpMethodHeader: method }),
+    ...(name === undefined ? {} : { mcpNameHeader: name }),
+  };
 }
 
 function jsonRpcError(id: string | number, status: number, error: { code: number; message: string; data?: unknown }): Response {

@@ -2,7 +2,7 @@
  * An `EventOccurrence` on the wire (SEP-3415 "Event Occurrences"): `eventId`, `name`,
  * `timestamp`, `data`, and, in push and webhook bodies, the `cursor` after it.
  */
-import type { EventEntry } from '../../events/event-log.ts';
+import type { EventEntry } from './event-log.ts';
 
 export function occurrenceOf(entry: EventEntry, cursor?: string): Record<string, unknown> {
   return {

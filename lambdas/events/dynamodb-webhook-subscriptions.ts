@@ -1,0 +1,129 @@
+/**
+ * Webhook subscriptions over the operations table: one item per subscription
+ * (`SUB#<owner>#<id>`, with `expiresAt` a day past its grant so DynamoDB's TTL collects the
+ * abandoned ones; reads check the grant itself), listed per owner through the `byOwner` index
+ * (`SUBS#<owner>`). The subscription is kept as JSON text beside its version, and every write
+ * is conditional on the version read.
+ */
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { OPERATIONS_TABLE } from '../aws/operations-table.ts';
+import { checkOwner, conditionFailed, EventStoreError, sendOrThrow } from './dynamodb-items.ts';
+import type { WebhookSubscription, WebhookSubscriptionStore } from './webhook-subscription.ts';
+
+type Item = Record<string, AttributeValue>;
+
+const PK = OPERATIONS_TABLE.partitionKey;
+const OWNER_KEY = OPERATIONS_TABLE.ownerIndex.partitionKey;
+const SORT_KEY = OPERATIONS_TABLE.ownerIndex.sortKey;
+const EXPIRES_AT = OPERATIONS_TABLE.ttlAttribute;
+
+/** Named conditions: the item is absent, or still at the version that was read. */
+const SUBSCRIPTION_IS_NEW = 'attribute_not_exists(#pk)';
+const VERSION_IS = '#version = :expected';
+
+/** How long past its grant an abandoned subscription stays before DynamoDB's TTL may delete it. */
+const TTL_MARGIN_SECONDS = 86_400;
+/** The most subscriptions one owner's listing reads (the per-principal cap is far lower). */
+const MAX_LISTED = 200;
+
+export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
+  readonly #client: DynamoDBClient;
+  readonly #tableName: string;
+
+  constructor(options: { readonly client: DynamoDBClient; readonly tableName: string }) {
+    this.#client = options.client;
+    this.#tableName = options.tableName;
+  }
+
+  async get(ownerId: string, id: string): Promise<WebhookSubscription | undefined> {
+    checkOwner(ownerId);
+    const output = await sendOrThrow('GetItem', () =>
+      this.#client.send(new GetItemCommand({ TableName: this.#tableName, Key: { [PK]: { S: subscriptionPk(ownerId, id) } }, ConsistentRead: true })),
+    );
+    return output.Item && fromItem(output.Item);
+  }
+
+  async listByOwner(ownerId: string): Promise<WebhookSubscription[]> {
+    checkOwner(ownerId);
+    const output = await sendOrThrow('Query', () =>
+      this.#client.send(
+        new QueryCommand({
+          TableName: this.#tableName,
+          IndexName: OPERATIONS_TABLE.ownerIndex.name,
+          KeyConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': OWNER_KEY },
+          ExpressionAttributeValues: { ':owner': { S: ownerKey(ownerId) } },
+          Limit: MAX_LISTED,
+        }),
+      ),
+    );
+    return (output.Items ?? []).map(fromItem);
+  }
+
+  async save(subscription: WebhookSubscription, expectedVersion: number | undefined): Promise<boolean> {
+    checkOwner(subscription.ownerId);
+    try {
+      await sendOrThrow('PutItem', () =>
+        this.#client.send(
+          new PutItemCommand({
+            TableName: this.#tableName,
+            Item: toItem(subscription),
+            ConditionExpression: expectedVersion === undefined ? SUBSCRIPTION_IS_NEW : VERSION_IS,
+            ExpressionAttributeNames: expectedVersion === undefined ? { '#pk': PK } : { '#version': 'version' },
+            ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': { N: String(expectedVersion) } } }),
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async delete(ownerId: string, id: string, expectedVersion: number): Promise<boolean> {
+    checkOwner(ownerId);
+    try {
+      await sendOrThrow('DeleteItem', () =>
+        this.#client.send(
+          new DeleteItemCommand({
+            TableName: this.#tableName,
+            Key: { [PK]: { S: subscriptionPk(ownerId, id) } },
+            ConditionExpression: VERSION_IS,
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':expected': { N: String(expectedVersion) } },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+}
+
+function subscriptionPk(ownerId: string, id: string): string {
+  return `SUB#${ownerId}#${id}`;
+}
+
+function ownerKey(ownerId: string): string {
+  return `SUBS#${ownerId}`;
+}
+
+function toItem(subscription: WebhookSubscription): Item {
+  return {
+    [PK]: { S: subscriptionPk(subscription.ownerId, subscription.id) },
+    [OWNER_KEY]: { S: ownerKey(subscription.ownerId) },
+    [SORT_KEY]: { S: subscription.id },
+    version: { N: String(subscription.version) },
+    subscription: { S: JSON.stringify(subscription) },
+    ...(subscription.refreshBefore === null ? {} : { [EXPIRES_AT]: { N: String(Math.ceil(subscription.refreshBefore / 1000) + TTL_MARGIN_SECONDS) } }),
+  };
+}
+
+function fromItem(item: Item): WebhookSubscription {
+  const text = item.subscription?.S;
+  if (text === undefined) throw new EventStoreError('Malformed subscription item: subscription is missing');
+  return JSON.parse(text) as WebhookSubscription;
+}

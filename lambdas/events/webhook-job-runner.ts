@@ -1,0 +1,49 @@
+/**
+ * `createWebhookJobRunner`: the `DeliverWebhookJob` of a deployed delivery function, built
+ * from its environment (environment.ts): the operations table (subscriptions and the event
+ * log), the server's key in Secrets Manager (the sealed signing secrets), the events settings,
+ * and the SSRF-guarded sender in its AWS mode (public https only). Built once per container.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DEPLOYED_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
+import { ENV } from '../aws/operations-table.ts';
+import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
+import { eventsFromEnv, requiredEnv } from '../handlers/environment.ts';
+import { consoleLogger } from '../logging/logger.ts';
+import { systemClock, type Logger } from '../operations/ports.ts';
+import { cachedServerKey } from '../shared/server-key.ts';
+import { DynamoDbEventLog } from './dynamodb-event-log.ts';
+import { DynamoDbWebhookSubscriptions } from './dynamodb-webhook-subscriptions.ts';
+import { resolveEventsSettings } from './events-settings.ts';
+import { createDeliverWebhookJob } from './webhook-delivery.ts';
+import type { DeliverWebhookJob } from './webhook-delivery-job.ts';
+import { WebhookSubscriptions } from './webhook-subscriptions.ts';
+import { createWebhookSender, type WebhookSender } from './webhooks/webhook-sender.ts';
+
+export interface WebhookJobRunnerOptions {
+  /** @default a client with the deployed functions' bounded timeouts */
+  readonly dynamodb?: DynamoDBClient;
+  /** @default the SSRF-guarded sender, public https callbacks only */
+  readonly send?: WebhookSender;
+  readonly logger?: Logger;
+}
+
+export function createWebhookJobRunner(options: WebhookJobRunnerOptions = {}): DeliverWebhookJob {
+  const table = { client: options.dynamodb ?? new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
+  const subscriptions = new WebhookSubscriptions({
+    store: new DynamoDbWebhookSubscriptions(table),
+    log: new DynamoDbEventLog(table),
+    send: options.send ?? createWebhookSender({ mode: 'aws' }),
+    // Delivery sends; it never fans out, so it enqueues nothing.
+    queue: {
+      enqueue: async () => {
+        throw new Error('the delivery function enqueues no jobs');
+      },
+    },
+    settings: resolveEventsSettings(eventsFromEnv()),
+    secretKey: cachedServerKey(secretsManagerKey(requiredEnv(ENV.secretArn))),
+    clock: systemClock,
+    logger: options.logger ?? consoleLogger,
+  });
+  return createDeliverWebhookJob(subscriptions);
+}

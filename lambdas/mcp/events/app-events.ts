@@ -1,0 +1,107 @@
+/**
+ * The Events extension's part of the app (createAsyncMcpApp): the log and the record store
+ * that feeds it, the webhook subscriptions with their fan-out, sender and queue, and the
+ * runtime the MCP edge serves `events/*` from. Every part has a default: in one process (the
+ * local stack) everything lives in memory and jobs run on timers; a deployment passes the
+ * DynamoDB log and subscriptions and its SQS queue.
+ */
+import type { EventEntry, EventLog } from '../../events/event-log.ts';
+import { EventsError } from '../../events/events-error.ts';
+import { resolveEventsSettings, type EventsSettings, type EventsSettingsInput } from '../../events/events-settings.ts';
+import { InMemoryEventLog } from '../../events/in-memory-event-log.ts';
+import { InMemoryWebhookSubscriptions } from '../../events/in-memory-webhook-subscriptions.ts';
+import { createLocalWebhookDeliveryQueue, type LocalWebhookDeliveryQueue } from '../../events/local-webhook-delivery-queue.ts';
+import { createDeliverWebhookJob } from '../../events/webhook-delivery.ts';
+import type { DeliverWebhookJob, WebhookDeliveryQueue } from '../../events/webhook-delivery-job.ts';
+import type { WebhookSubscriptionStore } from '../../events/webhook-subscription.ts';
+import { WebhookSubscriptions } from '../../events/webhook-subscriptions.ts';
+import type { CallbackMode } from '../../events/webhooks/callback-url-guard.ts';
+import { createWebhookSender, type WebhookSender } from '../../events/webhooks/webhook-sender.ts';
+import { ListenLeases } from '../../operations/listen-leases.ts';
+import { systemClock, type Logger, type RecordStore } from '../../operations/ports.ts';
+import type { StatusSignal } from '../../operations/status-signal.ts';
+import type { ServerKey } from '../../shared/server-key.ts';
+import { eventsWireError } from '../edge/json-rpc-errors.ts';
+import { withEventRecording } from './event-recording.ts';
+import type { EventsRuntime } from './events-runtime.ts';
+
+/** The Events extension's parts and settings; every one has a default. */
+export interface EventsAppOptions extends EventsSettingsInput {
+  /**
+   * The per-principal event log. @default in memory, which serves one process (the local
+   * stack); a deployment of several functions passes the DynamoDB log (`DynamoDbEventLog`).
+   */
+  log?: EventLog;
+  /** Webhook subscriptions. @default in memory (one process); a deployment passes `DynamoDbWebhookSubscriptions`. */
+  subscriptions?: WebhookSubscriptionStore;
+  /**
+   * Where delivery jobs go. @default, locally, an in-process queue on timers; elsewhere none, and
+   * without a queue webhook delivery is not offered (a deployment passes its SQS queue).
+   */
+  queue?: WebhookDeliveryQueue;
+  /** The callback sender. @default the SSRF-guarded sender in `callbackMode` */
+  send?: WebhookSender;
+  /** `local`: loopback callbacks only (npm start); `aws`: public https only. @default local for the local server, else aws */
+  callbackMode?: CallbackMode;
+}
+
+export interface AppEvents {
+  readonly settings: EventsSettings;
+  /** The store every writer uses, appending occurrences (and fanning them out to webhooks). */
+  recordingStore(store: RecordStore): RecordStore;
+  /** What the MCP edge serves `events/*` from; `store` holds the push streams' leases. */
+  runtime(store: RecordStore, wake?: StatusSignal): EventsRuntime;
+  /** One try of one delivery job, for the transport (the delivery function, the local queue). */
+  readonly deliverWebhookJob?: DeliverWebhookJob;
+  /** The in-process queue, when this app runs one (the local stack). */
+  readonly localQueue?: LocalWebhookDeliveryQueue;
+}
+
+export function createAppEvents(
+  options: EventsAppOptions,
+  context: { logger: Logger; secretKey: ServerKey; local: boolean },
+): AppEvents {
+  const { log = new InMemoryEventLog(), subscriptions: store = new InMemoryWebhookSubscriptions(), queue: givenQueue, send, callbackMode, ...input } = options;
+  const settings = resolveEventsSettings(input);
+  const { logger } = context;
+  const mode: CallbackMode = callbackMode ?? (context.local ? 'local' : 'aws');
+  let deliver: DeliverWebhookJob | undefined;
+  const localQueue = !givenQueue && context.local ? createLocalWebhookDeliveryQueue(() => deliverOrThrow(deliver), logger) : undefined;
+  const queue = givenQueue ?? localQueue;
+  const subscriptions = queue
+    ? new WebhookSubscriptions({
+        store,
+        log,
+        send: send ?? createWebhookSender({ mode }),
+        queue,
+        settings,
+        secretKey: context.secretKey,
+        clock: systemClock,
+        logger,
+        operationEnded: eventsWireError(
+          new EventsError('NOT_FOUND', 'The operation has ended; its progress subscription is over', { kind: 'operation', reason: 'operation_ended' }),
+        ),
+      })
+    : undefined;
+  if (subscriptions) deliver = createDeliverWebhookJob(subscriptions);
+  const onAppended = subscriptions ? (entry: EventEntry) => subscriptions.fanOut(entry) : undefined;
+  return {
+    settings,
+    recordingStore: (base) => withEventRecording(base, { log, settings, logger, ...(onAppended ? { onAppended } : {}) }),
+    runtime: (leaseStore, wake) => ({
+      settings,
+      log,
+      ...(subscriptions ? { webhooks: { subscriptions, callbackMode: mode } } : {}),
+      streams: new ListenLeases(leaseStore, settings.maxStreamsPerPrincipal, logger),
+      ...(wake ? { wake } : {}),
+      now: Date.now,
+    }),
+    ...(deliver ? { deliverWebhookJob: deliver } : {}),
+    ...(localQueue ? { localQueue } : {}),
+  };
+}
+
+function deliverOrThrow(deliver: DeliverWebhookJob | undefined): DeliverWebhookJob {
+  if (!deliver) throw new Error('webhook delivery is not ready yet');
+  return deliver;
+}
