@@ -51,6 +51,15 @@ const BUNDLES: BundleSpec[] = [
     entry: 'lambdas/handlers/status-sync.ts',
     environment: { [ENV.tableName]: 'bench', [ENV.resultsBucket]: 'bench-results' },
   },
+  {
+    name: 'webhook delivery Lambda',
+    entry: 'lambdas/handlers/events-delivery.ts',
+    environment: {
+      [ENV.tableName]: 'bench',
+      [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
+      [ENV.eventsDeliveryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench',
+    },
+  },
 ];
 
 // The Lambda runtime's streaming global, which the MCP handler needs at import, stood in for here.

@@ -3,8 +3,10 @@
  * deployment can point at another tools directory or choose who may call without code changes.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { Duration } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
 import * as z from 'zod';
+import type { EventsOptions } from './events-delivery.ts';
 import type { McpAuth } from './mcp-auth.ts';
 import { DEFAULT_TOOLS_DIR } from './repo-paths.ts';
 
@@ -53,6 +55,14 @@ export const CONTEXT_KEYS = {
   alarmEmail: 'alarmEmail',
   /** The EventBridge bus operation events go on, by name or ARN (default: the account's default bus). */
   eventBus: 'eventBus',
+  /** `false` turns off the MCP Events extension (on by default). */
+  events: 'events',
+  /** Hours the event log keeps an occurrence (default 24). */
+  eventsRetentionHours: 'eventsRetentionHours',
+  /** The longest webhook subscription TTL, in seconds (default 3600, at most 86400). */
+  eventsMaxSubscriptionTtlSeconds: 'eventsMaxSubscriptionTtlSeconds',
+  /** Webhook delivery batches run at once (default 10, 2 to 1000). */
+  eventsDeliveryConcurrency: 'eventsDeliveryConcurrency',
 } as const;
 
 export interface AppSettings {
@@ -79,7 +89,11 @@ export interface AppSettings {
   alarmEmail?: string;
   /** A bus name or ARN; absent: the default bus. */
   eventBus?: string;
+  /** The Events extension's settings, when any context key sets one; absent: the construct's defaults. */
+  events?: EventsOptions;
 }
+
+const eventsKeys = ['events', 'eventsRetentionHours', 'eventsMaxSubscriptionTtlSeconds', 'eventsDeliveryConcurrency'] as const;
 
 // Context from the command line arrives as strings; from cdk.json it may be typed.
 const positiveWholeNumber = z.union([z.number(), z.string().regex(/^\d+$/, 'expected a whole number').transform(Number)]).pipe(z.number().int().positive());
@@ -110,6 +124,10 @@ const Settings = z.object({
     .string()
     .regex(/^(arn:[a-z-]+:events:[a-z0-9-]+:\d{12}:event-bus\/[A-Za-z0-9._\-/]{1,256}|[A-Za-z0-9._\-/]{1,256})$/, 'expected an event bus name or ARN')
     .optional(),
+  events: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).optional(),
+  eventsRetentionHours: positiveWholeNumber.optional(),
+  eventsMaxSubscriptionTtlSeconds: positiveWholeNumber.optional(),
+  eventsDeliveryConcurrency: positiveWholeNumber.optional(),
 });
 
 /** Reads and validates the settings; throws naming the bad context key. */
@@ -143,6 +161,16 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     ...(data.workerStackCount === undefined ? {} : { workerStackCount: data.workerStackCount }),
     ...(data.alarmEmail === undefined ? {} : { alarmEmail: data.alarmEmail }),
     ...(data.eventBus === undefined ? {} : { eventBus: data.eventBus }),
+    ...(eventsKeys.some((key) => raw[key] !== undefined)
+      ? {
+          events: {
+            enabled: data.events ?? true,
+            ...(data.eventsRetentionHours === undefined ? {} : { retentionHours: data.eventsRetentionHours }),
+            ...(data.eventsMaxSubscriptionTtlSeconds === undefined ? {} : { maxSubscriptionTtl: Duration.seconds(data.eventsMaxSubscriptionTtlSeconds) }),
+            ...(data.eventsDeliveryConcurrency === undefined ? {} : { deliveryConcurrency: data.eventsDeliveryConcurrency }),
+          },
+        }
+      : {}),
   };
 }
 

@@ -20,10 +20,12 @@ import { REQUEST_MARGIN_SECONDS, requestTimeoutSeconds } from '../lambdas/operat
 import { MAX_NAME_PREFIX, STATE_MACHINE_ARN_PREFIX_ENV, toolStateMachineName } from '../lambdas/tools/state-machine-names.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
+import { REPORT_PROGRESS_WORKER } from '../lambdas/tools/report-progress-states.ts';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { BundledFunction } from './bundled-function.ts';
 import { CatalogStacks, DEFAULT_TOOL_STACK_COUNT, DEFAULT_WORKER_STACK_COUNT } from './catalog-stacks.ts';
 import { DeployedToolGrants } from './deployed-tool-grants.ts';
+import { EventsDelivery, type EventsOptions } from './events-delivery.ts';
 import { ResultsBucket } from './results-bucket.ts';
 import { ExistingToolStateMachine } from './existing-tool-state-machine.ts';
 import { mcpCorsOptions, resolveMcpAuth, type McpAuth } from './mcp-auth.ts';
@@ -198,6 +200,13 @@ export interface AsyncMcpServerProps {
    * @default - the account's default bus
    */
   readonly eventBus?: IEventBus;
+  /**
+   * The MCP Events extension (SEP-3415): on or off, how long the event log keeps occurrences,
+   * the longest webhook subscription TTL, and how many webhook delivery batches run at once
+   * (events-delivery.ts).
+   * @default - on, 24 hours, 1 hour, 10
+   */
+  readonly events?: EventsOptions;
 }
 
 export class AsyncMcpServer extends Construct {
@@ -230,6 +239,8 @@ export class AsyncMcpServer extends Construct {
   public readonly alarms: OperationsAlarms;
   /** The server's CloudWatch dashboard. */
   public readonly dashboard: Dashboard;
+  /** The Events extension's settings, and its webhook delivery queue and function. */
+  public readonly events: EventsDelivery;
 
   constructor(scope: Construct, id: string, props: AsyncMcpServerProps) {
     super(scope, id);
@@ -391,6 +402,22 @@ export class AsyncMcpServer extends Construct {
       this.statusSync.function.function.addEnvironment(ENV.resultsBucket, this.results.bucket.bucketName);
       this.results.grantWriteResults(this.statusSync.function.function);
     }
+
+    const progressWorker = this.workerFunctions.get(REPORT_PROGRESS_WORKER);
+    this.events = new EventsDelivery(this, 'Events', {
+      options: props.events,
+      operations: this.operations,
+      serverKey: this.serverKey,
+      // Status writes append occurrences and enqueue their deliveries (status sync, report_progress); subscribe enqueues too.
+      participants: [
+        { function: this.mcpFunction, enqueues: true },
+        ...(this.statusSync ? [{ function: this.statusSync.function.function, appendsEvents: true, listsSubscriptions: true, enqueues: true }] : []),
+        ...(progressWorker ? [{ function: progressWorker, appendsEvents: true, listsSubscriptions: true, enqueues: true }] : []),
+      ],
+      logRetention,
+      tracing,
+      alarmTopic: props.alarmTopic,
+    });
 
     const monitored = {
       mcpFunction: this.mcpFunction,
