@@ -1,12 +1,14 @@
 /**
  * Lambda entry point for the Events extension's webhook deliveries: an SQS event source mapping
- * with ReportBatchItemFailures invokes it with batches of delivery jobs. Wiring only: the SQS
- * client is built once per container, and each batch runs through sqs-delivery-batch.ts.
+ * with ReportBatchItemFailures invokes it with batches of delivery jobs. Wiring only: the clients
+ * are built once per container (webhook-job-runner.ts builds the delivery from the environment),
+ * and each batch runs through sqs-delivery-batch.ts.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV } from '../aws/operations-table.ts';
 import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../aws/sqs-webhook-delivery-queue.ts';
 import type { DeliverWebhookJob } from '../events/webhook-delivery-job.ts';
+import { createWebhookJobRunner } from '../events/webhook-job-runner.ts';
 import { createSqsDeliveryBatch, type RetryScheduler, type SqsBatchResponse, type SqsDeliveryEvent } from '../events/webhooks/sqs-delivery-batch.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import type { Logger } from '../operations/ports.ts';
@@ -19,9 +21,5 @@ export function createEventsDeliveryHandler(deliver: DeliverWebhookJob, queue: R
 
 const queue = new SqsWebhookDeliveryQueue({ client: new SQSClient(SQS_CLIENT_CONFIG), queueUrl: requiredEnv(ENV.eventsDeliveryQueueUrl) });
 
-// Until the delivery logic is wired in here, every job is retried with a long backoff: none is
-// lost, and past the queue's maxReceiveCount they wait in the dead-letter queue, whose alarm fires.
-const notWired: DeliverWebhookJob = async () => ({ kind: 'retry', afterSeconds: 900, reason: 'webhook delivery is not wired into this function yet' });
-
 /** Lambda entry point: one SQS batch per invocation, its failed items reported for redelivery. */
-export const handler = createEventsDeliveryHandler(notWired, queue);
+export const handler = createEventsDeliveryHandler(createWebhookJobRunner(), queue);
