@@ -50,17 +50,17 @@ afterAll(async () => {
 });
 
 /** One request of a client that does not declare MCP Apps, sent the same way to a server. */
-type Ask = (url: URL, method: string, id: number) => Promise<RawResponse>;
+type Ask = (url: URL, method: string, id: number, params?: Record<string, unknown>) => Promise<RawResponse>;
 
 const NOT_DECLARING: Array<[string, Ask]> = [
-  ['a 2025-06-18 client (handle tools)', (url, method, id) => legacyRequest(url, method, {}, { version: '2025-06-18', id })],
-  ['a 2025-11-25 client (tasks implied)', (url, method, id) => legacyRequest(url, method, {}, { id })],
-  ['a 2025-11-25 client declaring tasks in _meta', (url, method, id) => legacyRequest(url, method, {}, { id, capabilities: { tasks: { requests: { tools: { call: {} } } } } })],
-  ['a SEP-1391 client', (url, method, id) => legacyRequest(url, method, {}, { id, capabilities: { experimental: { longRunningOperations: {} } } })],
-  ['a 2026-07-28 client declaring nothing', (url, method, id) => modernRequest(url, method, {}, { id })],
-  ['a 2026-07-28 Tasks extension client', (url, method, id) => modernRequest(url, method, {}, { id, capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } })],
-  ['a 2026-07-28 client declaring MCP Apps without the HTML profile', (url, method, id) => modernRequest(url, method, {}, { id, capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/uri-list'] } } } })],
-  ['a 2026-07-28 client declaring elicitation and sampling', (url, method, id) => modernRequest(url, method, {}, { id, capabilities: { elicitation: { form: {} }, sampling: {} } })],
+  ['a 2025-06-18 client (handle tools)', (url, method, id, params = {}) => legacyRequest(url, method, params, { version: '2025-06-18', id })],
+  ['a 2025-11-25 client (tasks implied)', (url, method, id, params = {}) => legacyRequest(url, method, params, { id })],
+  ['a 2025-11-25 client declaring tasks in _meta', (url, method, id, params = {}) => legacyRequest(url, method, params, { id, capabilities: { tasks: { requests: { tools: { call: {} } } } } })],
+  ['a SEP-1391 client', (url, method, id, params = {}) => legacyRequest(url, method, params, { id, capabilities: { experimental: { longRunningOperations: {} } } })],
+  ['a 2026-07-28 client declaring nothing', (url, method, id, params = {}) => modernRequest(url, method, params, { id })],
+  ['a 2026-07-28 Tasks extension client', (url, method, id, params = {}) => modernRequest(url, method, params, { id, capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } })],
+  ['a 2026-07-28 client declaring MCP Apps without the HTML profile', (url, method, id, params = {}) => modernRequest(url, method, params, { id, capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/uri-list'] } } } })],
+  ['a 2026-07-28 client declaring elicitation and sampling', (url, method, id, params = {}) => modernRequest(url, method, params, { id, capabilities: { elicitation: { form: {} }, sampling: {} } })],
 ];
 
 describe('clients that do not declare MCP Apps', () => {
@@ -72,6 +72,14 @@ describe('clients that do not declare MCP Apps', () => {
       expect(withCard.text).toBe(without.text);
       expect(withCard.text).not.toContain('ui://');
     }
+  });
+
+  it.each(NOT_DECLARING)('%s calling a card tool by name gets the same "Unknown tool" answer with the card on and off', async (_label, ask) => {
+    const params = { name: 'operation_card_status', arguments: { operationId: 'x' } };
+    const [withCard, without] = await Promise.all([ask(on.url, 'tools/call', 8, params), ask(off.url, 'tools/call', 8, params)]);
+    expect(without.message?.error?.message).toBe('Unknown tool: operation_card_status');
+    expect(withCard.status).toBe(without.status);
+    expect(withCard.text).toBe(without.text);
   });
 
   it('cannot find the card tools in their listing, and the card is still readable (hosts may prefetch it)', async () => {
