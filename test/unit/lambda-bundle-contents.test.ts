@@ -1,0 +1,72 @@
+/**
+ * Which npm packages each Lambda bundle may carry, read from esbuild's metafile of a build
+ * with the deployed settings (cdk/lambda-bundling.ts). Sizes and cold imports are figures
+ * for `npm run bench -- --only=bundle`; this holds what goes in.
+ */
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { esbuildOptions, lazyModulesOf } from '../../cdk/lambda-bundling.ts';
+import { MCP_HTTP_ENTRY, REPO_ROOT, STATUS_SYNC_ENTRY } from '../../cdk/repo-paths.ts';
+
+const SHAPING_ENTRY = join(REPO_ROOT, 'lambdas/mcp/results/result-shaping.ts');
+
+/** Bytes of the bundle of `entry` per npm package, and in all. */
+async function bundleContents(entry: string): Promise<{ bytes: number; packages: Map<string, number> }> {
+  const result = await build({
+    ...esbuildOptions(entry, 'bundle-contents/index.mjs', REPO_ROOT, lazyModulesOf(entry)),
+    write: false,
+    metafile: true,
+    sourcemap: false,
+  });
+  const output = Object.values((result.metafile as Metafile).outputs).find((candidate) => candidate.entryPoint !== undefined);
+  if (!output) throw new Error(`esbuild's metafile has no output for ${entry}`);
+  const packages = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const name = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
+    if (name && bytesInOutput > 0) packages.set(name, (packages.get(name) ?? 0) + bytesInOutput);
+  }
+  return { bytes: output.bytes, packages };
+}
+
+describe('the Lambda bundles carry only the packages their handler uses', () => {
+  it('the result shaping status sync uses carries neither the MCP server SDK nor zod', async () => {
+    const { packages } = await bundleContents(SHAPING_ENTRY);
+    // An EventBridge handler has no use for an MCP server: it checks an output against the
+    // tool's outputSchema and the CallToolResult shape, with the one JSON Schema engine.
+    expect([...packages.keys()]).toEqual(['@cfworker/json-schema']);
+  }, 60_000);
+
+  // Fails today, on imports outside the shaping: the events' status-sync path reaches the SDK
+  // and zod (mcp/events/operation-occurrences.ts, event-catalog.ts, edge/json-rpc-errors.ts),
+  // and the core's run-reports.ts validates with zod. Make this `it` once they are gone.
+  it.fails('status sync carries neither the MCP server SDK nor zod, and stays within 200 KB', async () => {
+    const { bytes, packages } = await bundleContents(STATUS_SYNC_ENTRY);
+    expect([...packages.keys()].sort()).toEqual([...LOGGING_PACKAGES, '@cfworker/json-schema'].sort());
+    expect(bytes, `${bytes} bytes`).toBeLessThanOrEqual(200_000);
+  }, 60_000);
+
+  it('the MCP function carries the MCP server SDK, zod and one JSON Schema engine, and no Ajv', async () => {
+    const { packages } = await bundleContents(MCP_HTTP_ENTRY);
+    expect([...packages.keys()].filter((name) => !MCP_PACKAGES.includes(name))).toEqual([]);
+    for (const name of ['@modelcontextprotocol/server', 'zod', '@cfworker/json-schema']) expect(packages.has(name), name).toBe(true);
+  }, 60_000);
+});
+
+/** Structured logs and EMF metrics, with the runtime's invoke store they read the request id from. */
+const LOGGING_PACKAGES: readonly string[] = [
+  '@aws-lambda-powertools/commons',
+  '@aws-lambda-powertools/logger',
+  '@aws-lambda-powertools/metrics',
+  '@aws/lambda-invoke-store',
+];
+
+/** What the MCP bundle may hold: the SDK, zod and the MCP Apps helpers, the one schema engine, the logging. */
+const MCP_PACKAGES: readonly string[] = [
+  ...LOGGING_PACKAGES,
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/core',
+  '@modelcontextprotocol/ext-apps',
+  'zod',
+  '@cfworker/json-schema',
+];
