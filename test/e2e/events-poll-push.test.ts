@@ -21,7 +21,8 @@ const bob = { authorization: 'Bearer bob-events' };
 let stack: LocalStack;
 
 beforeAll(async () => {
-  stack = await startTestStack({ waitTimeScale: 0.01 });
+  // Two push streams per principal, so the cap is reached with a few.
+  stack = await startTestStack({ waitTimeScale: 0.01, events: { maxStreamsPerPrincipal: 2 } });
 });
 afterAll(async () => {
   await stack?.drainEvents();
@@ -178,3 +179,36 @@ describe('operation.progress and operation.input_required', () => {
     ok(await modernRequest(stack.url, 'tasks/cancel', { taskId: created.taskId }, { headers: alice, capabilities: caps }));
   });
 });
+
+describe('limits', () => {
+  it('a principal past its cap on open streams gets ResourceExhausted naming the limit, and may open another once one closes', async () => {
+    const carol = { authorization: 'Bearer carol-events' };
+    const first = await openEventStream(carol, { name: 'operation.finished', cursor: null });
+    const second = await openEventStream(carol, { name: 'operation.finished', cursor: null });
+    try {
+      await nextOf(first, 'notifications/events/active');
+      await nextOf(second, 'notifications/events/active');
+      const refused = await openEventStream(carol, { name: 'operation.finished', cursor: null });
+      const [answer] = await refused.rest();
+      expect(answer?.error).toMatchObject({ code: -32025, data: { limit: 'streams', max: 2 } });
+      // Another principal is not counted against carol's.
+      const dave = await openEventStream({ authorization: 'Bearer dave-events' }, { name: 'operation.finished', cursor: null });
+      expect((await dave.next()).method).toBe('notifications/events/active');
+      await dave.cancel();
+      await first.cancel();
+      const third = await vi.waitFor(
+        async () => {
+          const stream = await openEventStream(carol, { name: 'operation.finished', cursor: null });
+          const message = await stream.next();
+          if (message.method !== 'notifications/events/active') throw new Error(`still refused: ${JSON.stringify(message.error)}`);
+          return stream;
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+      await third.cancel();
+    } finally {
+      await second.cancel();
+    }
+  });
+});
+

@@ -17,7 +17,7 @@ import { isTerminal } from '../../operations/operation.ts';
 import { isObject } from '../../shared/json-values.ts';
 import type { McpDeps } from '../dialects/dialect.ts';
 import { eventsWireError, JSONRPC } from '../edge/json-rpc-errors.ts';
-import { invocationDeadline } from '../listen/listen-deadline.ts';
+import { finishWithinInvocation, invocationDeadline } from '../listen/listen-deadline.ts';
 import { eventTypeNamed, type EventType } from './event-catalog.ts';
 import { occurrenceOf } from '../../events/event-occurrence.ts';
 import { cursorPosition, MAX_EVENTS_PER_POLL, parseEventParams, SubscriptionParams } from './events-methods.ts';
@@ -111,7 +111,14 @@ function streamResponse(plan: StreamPlan, deps: McpDeps, runtime: EventsRuntime)
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
   let released: Promise<void> | undefined;
-  const release = () => (released ??= plan.release().catch(() => undefined));
+  const release = () => {
+    if (!released) {
+      released = plan.release().catch(() => undefined);
+      // Lambda freezes what is pending once the handler returns: the lease goes back within the invocation.
+      finishWithinInvocation(released);
+    }
+    return released;
+  };
   let position = plan.position;
 
   const write = (message: Record<string, unknown>) => {
@@ -125,9 +132,11 @@ function streamResponse(plan: StreamPlan, deps: McpDeps, runtime: EventsRuntime)
   // "Every notifications/events/* message carries the JSON-RPC id of the parent events/stream request"
   const meta = { _meta: { [SUBSCRIPTION_ID_META_KEY]: plan.id } };
   const notify = (method: string, params: Record<string, unknown>) => write({ method, params: { ...params, ...meta } });
-  const finish = (final?: Record<string, unknown>) => {
+  const finish = async (final?: Record<string, unknown>) => {
     if (closed) return;
     if (final) notify(final.method as string, final.params as Record<string, unknown>);
+    // The lease goes back before the final frame, so a client that reconnects at once is not refused at the cap.
+    await release();
     // "When the server ends the stream it sends the StreamEventsResult as the final data: frame."
     write({ id: plan.id, result: { resultType: 'complete', ...meta } });
     closed = true;
@@ -213,7 +222,7 @@ function streamResponse(plan: StreamPlan, deps: McpDeps, runtime: EventsRuntime)
           const over = await operationOver();
           if (over) {
             await pass();
-            finish({
+            await finish({
               method: 'notifications/events/terminated',
               params: { error: { code: JSONRPC.NOT_FOUND, message: 'The operation has ended; its progress stream is over', data: { kind: 'operation', reason: 'operation_ended', status: over.status } } },
             });
@@ -227,7 +236,7 @@ function streamResponse(plan: StreamPlan, deps: McpDeps, runtime: EventsRuntime)
           lastBeat = now;
         }
         if (now >= plan.endAtMs) {
-          finish();
+          await finish();
           break;
         }
         if (more) continue;
@@ -238,7 +247,7 @@ function streamResponse(plan: StreamPlan, deps: McpDeps, runtime: EventsRuntime)
       }
     } catch (error) {
       deps.logger.error('events/stream failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-      finish();
+      await finish();
     } finally {
       unsubscribe?.();
       void release();
