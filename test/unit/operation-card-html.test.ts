@@ -1,10 +1,12 @@
 /**
  * The operation card as built: one self-contained HTML document that makes no request of
- * its own (MCP Apps: "If `ui.csp` is omitted, Host MUST use ... connect-src 'none'"), and the
- * card's reading of the tool results each dialect hands a host.
+ * its own (MCP Apps: "If `ui.csp` is omitted, Host MUST use ... connect-src 'none'"), the
+ * card's reading of the tool results each dialect hands a host, and what a session keeps
+ * of a host's MCP Apps declaration.
  */
 import { describe, expect, it } from 'vitest';
 import { buildOperationCardHtml } from '../../lambdas/mcp/apps/build-operation-card.ts';
+import { mcpAppsCapabilityOf } from '../../lambdas/mcp/apps/operation-card.ts';
 import { operationRefOf } from '../../lambdas/mcp/apps/operation-card/operation-ref.ts';
 
 describe('the built card', () => {
@@ -49,5 +51,14 @@ describe('which operation a tool result names', () => {
   it('a finished task result names its task in the related-task metadata; a plain result names none', () => {
     expect(operationRefOf({ content: [], _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't-3' } } })).toEqual({ operationId: 't-3', final: true });
     expect(operationRefOf({ content: [{ type: 'text', text: '{"count":1}' }], structuredContent: { count: 1 } })).toEqual({ final: true });
+  });
+});
+
+describe('what an initialize-era session keeps of an MCP Apps declaration', () => {
+  it('the extension with the one profile the card needs, and nothing for any other declaration', () => {
+    const ui = (mimeTypes: unknown) => ({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes, features: ['x'.repeat(2000)] } } });
+    expect(mcpAppsCapabilityOf(ui(['text/uri-list', 'text/html;profile=mcp-app']))).toEqual({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } });
+    expect(mcpAppsCapabilityOf(ui(['text/uri-list']))).toEqual({});
+    expect(mcpAppsCapabilityOf({ extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} })).toEqual({});
   });
 });

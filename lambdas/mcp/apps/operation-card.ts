@@ -10,7 +10,7 @@
  * `io.modelcontextprotocol/ui`" with `mimeTypes` (REQUIRED). The request view merges what
  * an initialize-era client declared with the 2026-07-28 per-request capabilities.
  */
-import { getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
+import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import type { ToolCatalog } from '../../operations/tool-spec.ts';
 import { isObject } from '../../shared/json-values.ts';
 import { OPERATION_CANCEL, OPERATION_RESULT, OPERATION_STATUS } from '../calls/handle-tool-schemas.ts';
@@ -46,6 +46,15 @@ export function operationCardOn(option: boolean | undefined, env: NodeJS.Process
 export function declaresMcpApps(view: Pick<RequestView, 'clientCapabilities'>): boolean {
   const ui: unknown = getUiCapability(view.clientCapabilities as Parameters<typeof getUiCapability>[0]);
   return isObject(ui) && Array.isArray(ui.mimeTypes) && ui.mimeTypes.includes(OPERATION_CARD_MIME_TYPE);
+}
+
+/**
+ * What an initialize-era session must remember for the card: the MCP Apps declaration,
+ * cut down to the one profile the card needs (so it fits the session id whatever else the
+ * client declared); `{}` when `capabilities` does not declare it.
+ */
+export function mcpAppsCapabilityOf(capabilities: Record<string, unknown>): Record<string, unknown> {
+  return declaresMcpApps({ clientCapabilities: capabilities }) ? { extensions: { [EXTENSION_ID]: { mimeTypes: [OPERATION_CARD_MIME_TYPE] } } } : {};
 }
 
 /** Throws when a tool of the catalog has the name of one of the card's own tools. */
