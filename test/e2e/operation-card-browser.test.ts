@@ -3,7 +3,7 @@
  * on the SDK's own host side (`AppBridge`, through a sandbox proxy on another origin with the
  * CSP the card declared), whose MCP client (SDK v2, 2026-07-28, declaring MCP Apps and
  * elicitation forms) talks to the local stack. The host has no async support, so it is served
- * handle tools, as ChatGPT and Claude are. Screenshots go to test-results/operation-card/.
+ * handle tools, as chat hosts without task support are. Screenshots go to test-results/operation-card/.
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
