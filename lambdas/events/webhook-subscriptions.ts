@@ -23,6 +23,8 @@ import type { WebhookSender, WebhookSendResult } from './webhooks/webhook-sender
 
 /** The most replayed events one subscribe enqueues; older ones are the client's to fetch by poll. */
 const MAX_REPLAY = 100;
+/** The grant when the client suggests none: an hour, or the maximum when that is shorter. */
+const DEFAULT_TTL_SECONDS = 3600;
 /** Compare-and-set attempts before a write gives up. */
 const CAS_ATTEMPTS = 5;
 
@@ -243,7 +245,7 @@ export class WebhookSubscriptions {
   private grant(ttlMs: number | null | undefined, nowMs: number): number | null {
     const { minSubscriptionTtlSeconds, maxSubscriptionTtlSeconds, allowNoExpiry } = this.deps.settings;
     if (ttlMs === null && allowNoExpiry) return null;
-    const wanted = ttlMs ?? maxSubscriptionTtlSeconds * 1000;
+    const wanted = ttlMs ?? DEFAULT_TTL_SECONDS * 1000;
     return nowMs + Math.min(Math.max(wanted, minSubscriptionTtlSeconds * 1000), maxSubscriptionTtlSeconds * 1000);
   }
 
