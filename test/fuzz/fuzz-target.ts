@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { format } from 'node:util';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
+import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
@@ -100,7 +101,7 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
     results: { store: new InMemoryResultStore(), thresholdBytes: 64 },
     logger: { error: record('error'), warn: record('warn') },
     // A push stream ends after its first pass, so every answer can be read to its end.
-    events: { maxStreamMs: 1 },
+    events: { log: new InMemoryEventLog(), maxStreamMs: 1 },
   });
 
   const send = async (principal: string, headers: Record<string, string>, body: string): Promise<TargetAnswer> => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
+import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
 import { withInvocationDeadline } from '../../lambdas/mcp/listen/listen-deadline.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
@@ -36,7 +37,7 @@ describe('events/stream near the invocation\'s deadline', () => {
       catalog: buildToolCatalog([], () => 'arn:aws:states:us-east-1:000000000000:stateMachine:none'),
       secretKey: TEST_SECRET_KEY,
       logger: { error: () => undefined, warn: () => undefined },
-      events: { heartbeatMs: 100, streamReadMs: 50, deadlineMarginMs: 5000, maxStreamsPerPrincipal: 1 },
+      events: { log: new InMemoryEventLog(), heartbeatMs: 100, streamReadMs: 50, deadlineMarginMs: 5000, maxStreamsPerPrincipal: 1 },
     });
     const text = await withInvocationDeadline(Date.now() + 5600, async () => (await app.fetch(streamRequest(1), 'iam:arn:aws:iam::1:role/r')).text());
     const messages = text

@@ -28,8 +28,9 @@ import type { EventsRuntime } from './events-runtime.ts';
 /** The Events extension's parts and settings; every one has a default. */
 export interface EventsAppOptions extends EventsSettingsInput {
   /**
-   * The per-principal event log. @default in memory, which serves one process (the local
-   * stack); a deployment of several functions passes the DynamoDB log (`DynamoDbEventLog`).
+   * The per-principal event log. @default in memory for the local server, which is one
+   * process; elsewhere none, and without a log events are off (a deployment passes the
+   * DynamoDB log, `DynamoDbEventLog`).
    */
   log?: EventLog;
   /** Webhook subscriptions. @default in memory (one process); a deployment passes `DynamoDbWebhookSubscriptions`. */
@@ -61,8 +62,12 @@ export function createAppEvents(
   options: EventsAppOptions,
   context: { logger: Logger; secretKey: ServerKey; local: boolean },
 ): AppEvents {
-  const { log = new InMemoryEventLog(), subscriptions: store = new InMemoryWebhookSubscriptions(), queue: givenQueue, send, callbackMode, ...input } = options;
-  const settings = resolveEventsSettings(input);
+  const { log: givenLog, subscriptions: store = new InMemoryWebhookSubscriptions(), queue: givenQueue, send, callbackMode, ...input } = options;
+  // A log in memory serves one process only: elsewhere, without a shared log, events stay off rather than half-work.
+  const log = givenLog ?? (context.local ? new InMemoryEventLog() : undefined);
+  const resolved = resolveEventsSettings(input);
+  const settings: EventsSettings = log ? resolved : { ...resolved, enabled: false };
+  if (!log) return disabledEvents(settings);
   const { logger } = context;
   const mode: CallbackMode = callbackMode ?? (context.local ? 'local' : 'aws');
   let deliver: DeliverWebhookJob | undefined;
@@ -98,6 +103,15 @@ export function createAppEvents(
     }),
     ...(deliver ? { deliverWebhookJob: deliver } : {}),
     ...(localQueue ? { localQueue } : {}),
+  };
+}
+
+/** Events turned off: the store is left as it is, and the edge answers `events/*` with -32601. */
+function disabledEvents(settings: EventsSettings): AppEvents {
+  return {
+    settings,
+    recordingStore: (base) => base,
+    runtime: (leaseStore) => ({ settings, log: new InMemoryEventLog(), streams: new ListenLeases(leaseStore, settings.maxStreamsPerPrincipal, { error: () => undefined, warn: () => undefined }), now: Date.now }),
   };
 }
 
