@@ -1,6 +1,9 @@
 /**
  * Size and cold import time of the Lambda bundles, built with the very settings the CDK
- * construct deploys (cdk/lambda-bundling.ts). Prints figures; asserts nothing.
+ * construct deploys (cdk/lambda-bundling.ts), beside a reference: the smallest stateless MCP
+ * server of the SDK (reference-mcp-lambda.ts) built the same way. Imports alternate between
+ * the bundles, so a busy machine slows each alike, and our MCP bundle's cold import is
+ * printed as a ratio to the reference's. Prints figures; asserts nothing.
  * Run alone with `npx tsx bench/lambda-bundle.ts`.
  */
 import { execFileSync } from 'node:child_process';
@@ -34,6 +37,9 @@ interface BundleSpec {
   environment: Record<string, string>;
 }
 
+/** The reference our MCP bundle's cold import is read against. */
+const REFERENCE = 'minimal SDK server';
+
 const BUNDLES: BundleSpec[] = [
   {
     name: 'MCP Lambda',
@@ -59,7 +65,7 @@ const BUNDLES: BundleSpec[] = [
       [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
       [ENV.eventsDeliveryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench',
     },
-  },
+  },  { name: REFERENCE, entry: 'bench/reference-mcp-lambda.ts', environment: {} },
 ];
 
 // The Lambda runtime's streaming global, which the MCP handler needs at import, stood in for here.
@@ -70,7 +76,7 @@ export async function lambdaBundles(runs = Number(process.env.BENCH_IMPORT_RUNS 
   // Inside the project, so the bundle's external @aws-sdk imports resolve as they do in Lambda's runtime.
   await mkdir(join(REPO_ROOT, 'node_modules/.cache'), { recursive: true });
   const dir = await mkdtemp(join(REPO_ROOT, 'node_modules/.cache/bench-bundle-'));
-  const figures: BundleFigures[] = [];
+  const built: { spec: BundleSpec; outfile: string; sizes: Omit<BundleFigures, 'importMs' | 'importCpuMs'> }[] = [];
   try {
     for (const spec of BUNDLES) {
       const assetDir = join(dir, spec.name.replace(/\W+/g, '-'));
@@ -85,14 +91,27 @@ export async function lambdaBundles(runs = Number(process.env.BENCH_IMPORT_RUNS 
         lazyBytes.push([name, (await stat(options.outfile)).size]);
       }
       const { size } = await stat(outfile);
-      const measured = { name: spec.name, bytes: size, byPackage: byPackage(result.metafile, outfile), lazyBytes, ...coldImports(outfile, spec, runs) };
-      print(measured);
-      figures.push(measured);
+      built.push({ spec, outfile, sizes: { name: spec.name, bytes: size, byPackage: byPackage(result.metafile, outfile), lazyBytes } });
     }
+    const timings = built.map(() => ({ importMs: [] as number[], importCpuMs: [] as number[] }));
+    // Round-robin, one fresh process each: load from other work falls on every bundle alike.
+    for (let i = 0; i < runs; i++) {
+      for (const [index, { spec, outfile }] of built.entries()) {
+        const { wall, cpu } = coldImport(outfile, spec);
+        timings[index]?.importMs.push(wall);
+        timings[index]?.importCpuMs.push(cpu);
+      }
+    }
+    const figures = built.map(({ sizes }, index) => {
+      const { importMs = [], importCpuMs = [] } = timings[index] ?? {};
+      return { ...sizes, importMs: importMs.sort((a, b) => a - b), importCpuMs: importCpuMs.sort((a, b) => a - b) };
+    });
+    for (const measured of figures) print(measured);
+    printRatio(figures);
+    return figures;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  return figures;
 }
 
 function byPackage(metafile: Metafile, outfile: string): [string, number][] {
@@ -107,21 +126,28 @@ function byPackage(metafile: Metafile, outfile: string): [string, number][] {
   return [...sizes].sort((a, b) => b[1] - a[1]);
 }
 
-function coldImports(outfile: string, spec: BundleSpec, runs: number): { importMs: number[]; importCpuMs: number[] } {
+function coldImport(outfile: string, spec: BundleSpec): { wall: number; cpu: number } {
   const url = JSON.stringify(pathToFileURL(outfile).href);
   const script = `${RUNTIME_GLOBAL} const c = process.cpuUsage(); const t = performance.now(); await import(${url});
     const wall = performance.now() - t; const cpu = process.cpuUsage(c); console.log(wall, (cpu.user + cpu.system) / 1000);`;
   const env = { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', NODE_OPTIONS: FUNCTION_NODE_OPTIONS, NODE_NO_WARNINGS: '1', ...spec.environment };
-  const importMs: number[] = [];
-  const importCpuMs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    // A fresh process each time: what a Lambda cold start pays for module init.
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    const [wall = Number.NaN, cpu = Number.NaN] = out.toString().trim().split(' ').map(Number);
-    importMs.push(wall);
-    importCpuMs.push(cpu);
-  }
-  return { importMs: importMs.sort((a, b) => a - b), importCpuMs: importCpuMs.sort((a, b) => a - b) };
+  // A fresh process: what a Lambda cold start pays for module init.
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [wall = Number.NaN, cpu = Number.NaN] = out.toString().trim().split(' ').map(Number);
+  return { wall, cpu };
+}
+
+const median = (sorted: number[]) => sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+
+/** Our MCP bundle's cold import over the reference's, wall and CPU medians. */
+function printRatio(figures: BundleFigures[]): void {
+  const ours = figures.find(({ name }) => name === 'MCP Lambda');
+  const reference = figures.find(({ name }) => name === REFERENCE);
+  if (!ours || !reference) return;
+  const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
+  console.log(
+    `${'MCP cold import / minimal SDK server'.padEnd(44)} ${ratio(ours.importMs, reference.importMs)}x wall, ${ratio(ours.importCpuMs, reference.importCpuMs)}x cpu (alternating, n=${ours.importMs.length} each)`,
+  );
 }
 
 function print({ name, bytes, byPackage: packages, lazyBytes, importMs, importCpuMs }: BundleFigures): void {
