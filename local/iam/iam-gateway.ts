@@ -43,6 +43,7 @@ const JSON_CONTENT_TYPE: Record<Exclude<GatewayService, 's3'>, string> = {
   states: 'application/x-amz-json-1.0',
   secretsmanager: 'application/x-amz-json-1.1',
   events: 'application/x-amz-json-1.1',
+  sqs: 'application/x-amz-json-1.0',
 };
 
 /** Starts the gateway on a loopback port. */

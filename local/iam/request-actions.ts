@@ -32,7 +32,7 @@ export interface ActionScope {
   stateMachineOfTaskToken?: (taskToken: string) => string | undefined;
 }
 
-export type GatewayService = 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events';
+export type GatewayService = 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events' | 'sqs';
 
 /** The actions of a request to `service`. Throws for a request that names no operation. */
 export function requestActions(service: GatewayService, request: ServiceRequest, scope: ActionScope): RequestAction[] {
@@ -45,6 +45,8 @@ export function requestActions(service: GatewayService, request: ServiceRequest,
       return secretsManagerActions(operationOf(request, 'secretsmanager.'), asObject(request.body), scope);
     case 'events':
       return eventBridgeActions(operationOf(request, 'AWSEvents.'), asObject(request.body), scope);
+    case 'sqs':
+      return sqsActions(operationOf(request, 'AmazonSQS.'), asObject(request.body), scope);
     case 's3':
       return s3Actions(request);
   }
@@ -176,6 +178,18 @@ export function eventBridgeActions(operation: string, body: Record<string, unkno
   );
   if (buses.size === 0) throw new MissingFieldError('Entries');
   return [...buses].map((resource) => ({ action, resource }));
+}
+
+/** SQS (AWS JSON): one action on the queue its QueueUrl names; a batch call is authorized as its single form. */
+export function sqsActions(operation: string, body: Record<string, unknown>, scope: ActionScope): RequestAction[] {
+  const single: Record<string, string> = { SendMessageBatch: 'SendMessage', DeleteMessageBatch: 'DeleteMessage', ChangeMessageVisibilityBatch: 'ChangeMessageVisibility' };
+  const action = `sqs:${single[operation] ?? operation}`;
+  if (operation === 'ListQueues') return [{ action, resource: '*' }];
+  if (operation === 'GetQueueUrl' || operation === 'CreateQueue') return [{ action, resource: `arn:aws:sqs:${scope.region}:${scope.accountId}:${stringField(body, 'QueueName')}` }];
+  // The URL's last two segments are the account and the queue, whatever its host.
+  const [account, name] = (URL.parse(stringField(body, 'QueueUrl'))?.pathname ?? '').split('/').filter(Boolean);
+  if (!account || !name) throw new MissingFieldError('QueueUrl');
+  return [{ action, resource: `arn:aws:sqs:${scope.region}:${account}:${name}` }];
 }
 
 function secretArnFor(secretId: string, scope: ActionScope): string {
