@@ -14,10 +14,13 @@ export const SQS_BATCH_LIMIT = 10;
 
 /**
  * How the functions that enqueue build their SQS client: each call bounded (1 s to connect, 3 s to
- * answer), so an unreachable SQS costs seconds on status sync's path, never its timeout.
+ * answer), so an unreachable SQS costs seconds on status sync's path, never its timeout. Requests
+ * go to the client's endpoint (the Region's, or AWS_ENDPOINT_URL_SQS), never to the host a queue
+ * URL names: the SDK's default follows the URL, which as deployed locally is AWS's own host.
  */
 export const SQS_CLIENT_CONFIG = {
   ...AWS_CLIENT_CONFIG,
+  useQueueUrlAsEndpoint: false,
   maxAttempts: 2,
   requestHandler: { connectionTimeout: 1000, requestTimeout: 3000, throwOnRequestTimeout: true },
 } as const satisfies SQSClientConfig;

@@ -17,7 +17,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqsWebhookDeliveryQueue } from '../../lambdas/aws/sqs-webhook-delivery-queue.ts';
+import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../../lambdas/aws/sqs-webhook-delivery-queue.ts';
 import type { WebhookDeliveryJob } from '../../lambdas/events/webhook-delivery-job.ts';
 import { parseDeliveryMessage } from '../../lambdas/events/webhooks/delivery-message.ts';
 import { type LocalSqs, startLocalSqs } from '../../local/sqs/local-sqs.ts';
@@ -141,5 +141,21 @@ describe('the SQS webhook delivery queue', () => {
     const [first] = received;
     await queue.postpone(first?.ReceiptHandle ?? '', 0);
     expect((await receiveAll(client, url)).Messages?.[0]).toMatchObject({ MessageId: first?.MessageId, Attributes: { ApproximateReceiveCount: '2' } });
+  });
+
+  it('sends to the client endpoint (AWS_ENDPOINT_URL_SQS as deployed locally), never to the host the queue URL names', async () => {
+    const { sqs } = await setUp();
+    const saved = process.env.AWS_ENDPOINT_URL_SQS;
+    process.env.AWS_ENDPOINT_URL_SQS = sqs.endpoint;
+    const client = new SQSClient({ ...SQS_CLIENT_CONFIG, region: scope.region, credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' } });
+    try {
+      // A loopback port nothing serves: were the URL's host followed, the send would fail.
+      await new SqsWebhookDeliveryQueue({ client, queueUrl: 'http://127.0.0.1:9/000000000000/deliveries' }).enqueue([{ subscriptionId: 's', ownerKey: 'o', eventId: 'e', attempt: 1 }]);
+    } finally {
+      if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_SQS;
+      else process.env.AWS_ENDPOINT_URL_SQS = saved;
+      client.destroy();
+    }
+    expect(sqs.queues.get('deliveries')?.counts().visible).toBe(1);
   });
 });
