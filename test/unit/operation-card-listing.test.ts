@@ -140,6 +140,20 @@ describe('clients that declare MCP Apps', () => {
     expect(content._meta.ui.csp).toEqual({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
   });
 
+  it('a 2025-06-18 host that declares MCP Apps only at initialize sees the card links on later requests of its session', async () => {
+    const init = await legacyRequest(
+      on.url,
+      'initialize',
+      { protocolVersion: '2025-06-18', capabilities: { extensions: UI }, clientInfo: { name: 'host', version: '1' } },
+      { version: '2025-06-18', id: 1 },
+    );
+    const session = init.headers.get('mcp-session-id');
+    expect(session).toBeTruthy();
+    const tools = byName(await listTools(() => legacyRequest(on.url, 'tools/list', {}, { version: '2025-06-18', id: 2, headers: { 'mcp-session-id': session ?? '' } })));
+    expect(tools.get('job')?._meta?.ui).toEqual({ resourceUri: CARD });
+    expect(tools.get('operation_status')?._meta?.ui).toEqual({ resourceUri: CARD });
+  });
+
   it('with the card turned off, nothing links to it and it does not exist', async () => {
     const tools = await listTools(() => modernRequest(off.url, 'tools/list', {}, { capabilities: { extensions: UI } }));
     expect(tools.flatMap((tool) => (tool._meta ? [tool._meta] : []))).toEqual([{ team: 'qa' }]);

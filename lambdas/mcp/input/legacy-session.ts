@@ -19,6 +19,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { inputCapabilitiesOf } from '../../operations/input-requests.ts';
+import { mcpAppsCapabilityOf } from '../apps/operation-card.ts';
 import { decodeBase64UrlJson, encodeBase64UrlJson, isObject } from '../../shared/json-values.ts';
 import { verifyWithKeys, type ServerKey } from '../../shared/server-key.ts';
 
@@ -32,10 +33,11 @@ const MAX_CAPABILITIES_JSON = 1024;
 /** No id we mint is longer; a longer header names no session. */
 const MAX_SESSION_ID_LENGTH = 2048;
 
-/** The session id for an `initialize` that declared `capabilities`: what later requests need of them (input and tasks). */
+/** The session id for an `initialize` that declared `capabilities`: what later requests need of them (input, tasks and MCP Apps). */
 export async function mintSessionId(capabilities: unknown, ownerId: string, secretKey: () => Promise<Uint8Array>): Promise<string> {
   const all = isObject(capabilities) ? capabilities : {};
-  const declared = { ...inputCapabilitiesOf(all), ...(isObject(all.tasks) ? { tasks: all.tasks } : {}) };
+  // MCP Apps too: a host of these revisions declares it at initialize only, and tools/list needs it.
+  const declared = { ...inputCapabilitiesOf(all), ...(isObject(all.tasks) ? { tasks: all.tasks } : {}), ...mcpAppsCapabilityOf(all) };
   // A random part keeps ids of equal capabilities apart ("globally unique").
   const payload = encodeBase64UrlJson({ c: bounded(declared), n: randomBytes(9).toString('base64url') });
   return `${VERSION}.${payload}.${await sign(payload, ownerId, secretKey)}`;
