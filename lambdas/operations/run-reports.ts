@@ -3,7 +3,6 @@
  * report_progress worker). They are written to the operation record, numbered, so a
  * waiting call on any instance streams each one once, and polls show the latest.
  */
-import * as z from 'zod';
 import { isTerminal, LOG_LEVELS, type LogLevel, type OperationKey, type OperationRecord, type RunReport } from './operation.ts';
 import type { Clock, RecordStore } from './ports.ts';
 import { updateRecord } from './record-updates.ts';
@@ -12,21 +11,6 @@ import { updateRecord } from './record-updates.ts';
 export const MAX_KEPT_REPORTS = 50;
 /** The largest log `data` (JSON, UTF-8 bytes). */
 export const MAX_LOG_DATA_BYTES = 4096;
-
-const ProgressReport = z
-  .strictObject({
-    progress: z.number().finite().min(0).optional(),
-    /** Adds to the progress so far: parallel branches (a Map's items) each report their part. */
-    increment: z.number().finite().positive().optional(),
-    total: z.number().finite().positive().optional(),
-    message: z.string().max(1000).optional(),
-  })
-  .refine((report) => (report.progress === undefined) !== (report.increment === undefined), 'needs exactly one of progress and increment');
-const LogReport = z.strictObject({
-  level: z.enum(LOG_LEVELS),
-  logger: z.string().max(200).optional(),
-  data: z.unknown().refine((data) => data !== undefined, 'data is required'),
-});
 
 /** Why a report was not written; the worker fails its state with `errorName`. */
 export class ReportRefused extends Error {
@@ -89,22 +73,58 @@ function resolveIncrement(body: ParsedReport, record: OperationRecord): ReportBo
   return { ...rest, kind: 'progress', progress };
 }
 
+/**
+ * Checks a report by hand, field by field: this core runs in status sync and the workers,
+ * whose bundles carry no schema library.
+ */
 function parseReport(value: unknown): ParsedReport {
-  const asObject = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  if ('level' in asObject) {
-    const parsed = LogReport.safeParse(value);
-    if (!parsed.success) throw new ReportRefused(`Invalid log report: ${describe(parsed.error)}`);
-    if (Buffer.byteLength(JSON.stringify(parsed.data.data)) > MAX_LOG_DATA_BYTES) throw new ReportRefused(`Invalid log report: data is over ${MAX_LOG_DATA_BYTES} bytes of JSON`);
-    return { kind: 'log', ...parsed.data } as ReportBody;
+  const report = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  if (report && 'level' in report) {
+    const problem = logProblem(report);
+    if (problem) throw new ReportRefused(`Invalid log report: ${problem}`);
+    if (Buffer.byteLength(JSON.stringify(report.data)) > MAX_LOG_DATA_BYTES) throw new ReportRefused(`Invalid log report: data is over ${MAX_LOG_DATA_BYTES} bytes of JSON`);
+    return { kind: 'log', level: report.level as LogLevel, ...(report.logger === undefined ? {} : { logger: report.logger as string }), data: report.data };
   }
-  const parsed = ProgressReport.safeParse(value);
-  if (!parsed.success) throw new ReportRefused(`Invalid progress report: ${describe(parsed.error)} (a report is { progress | increment, total?, message? } or { level, logger?, data })`);
-  return { kind: 'progress', ...parsed.data } as ParsedReport;
+  const problem = report ? progressProblem(report) : 'report must be an object';
+  if (problem || !report) throw new ReportRefused(`Invalid progress report: ${problem} (a report is { progress | increment, total?, message? } or { level, logger?, data })`);
+  const { progress, increment, total, message } = report as { progress?: number; increment?: number; total?: number; message?: string };
+  return {
+    kind: 'progress',
+    ...(progress === undefined ? {} : { progress }),
+    ...(increment === undefined ? {} : { increment }),
+    ...(total === undefined ? {} : { total }),
+    ...(message === undefined ? {} : { message }),
+  } as ParsedReport;
 }
 
-function describe(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return `${issue?.path.join('.') || 'report'} ${issue?.message ?? 'is invalid'}`;
+const PROGRESS_FIELDS = new Set(['progress', 'increment', 'total', 'message']);
+const LOG_FIELDS = new Set(['level', 'logger', 'data']);
+
+function progressProblem(report: Record<string, unknown>): string | undefined {
+  const unknown = Object.keys(report).find((key) => !PROGRESS_FIELDS.has(key));
+  if (unknown !== undefined) return `${unknown} is not a field of a report`;
+  const finite = (key: string, check: (n: number) => boolean, rule: string) => {
+    const v = report[key];
+    if (v === undefined) return undefined;
+    return typeof v === 'number' && Number.isFinite(v) && check(v) ? undefined : `${key} must be a ${rule}`;
+  };
+  const problem =
+    finite('progress', (n) => n >= 0, 'finite number, 0 or more') ??
+    finite('increment', (n) => n > 0, 'finite positive number') ??
+    finite('total', (n) => n > 0, 'finite positive number');
+  if (problem) return problem;
+  if (report.message !== undefined && (typeof report.message !== 'string' || report.message.length > 1000)) return 'message must be a string of at most 1000 characters';
+  if ((report.progress === undefined) === (report.increment === undefined)) return 'report needs exactly one of progress and increment';
+  return undefined;
+}
+
+function logProblem(report: Record<string, unknown>): string | undefined {
+  const unknown = Object.keys(report).find((key) => !LOG_FIELDS.has(key));
+  if (unknown !== undefined) return `${unknown} is not a field of a log report`;
+  if (typeof report.level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(report.level)) return `level must be one of ${LOG_LEVELS.join(', ')}`;
+  if (report.logger !== undefined && (typeof report.logger !== 'string' || report.logger.length > 200)) return 'logger must be a string of at most 200 characters';
+  if (report.data === undefined) return 'data is required';
+  return undefined;
 }
 
 /** The latest progress report, for status answers. */

@@ -5,7 +5,8 @@
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { Logger } from '../../operations/ports.ts';
-import { EventsError, type EventsErrorCode } from '../../events/events-error.ts';
+import { EventsError } from '../../events/events-error.ts';
+import { EVENTS_JSONRPC, EVENTS_WIRE_ERROR_FOR, eventsWireError } from './events-wire-errors.ts';
 import { OperationError, type OperationErrorCode } from '../../operations/operation-error.ts';
 import { isObject } from '../../shared/json-values.ts';
 import { setHttpHeader, setHttpStatus } from './request-scope.ts';
@@ -25,16 +26,8 @@ export const JSONRPC = {
    * active operations as the server allows. Answered with HTTP 429 and `Retry-After`.
    */
   TOO_MANY_ACTIVE_OPERATIONS: -32029,
-  /** SEP-3415 (Events), provisional: "A referenced entity does not exist". */
-  NOT_FOUND: -32023,
-  /** SEP-3415: "The authenticated principal is not permitted". */
-  FORBIDDEN: -32024,
-  /** SEP-3415: "A server-imposed limit or quota was reached". */
-  RESOURCE_EXHAUSTED: -32025,
-  /** SEP-3415: "a requested capability or option is not supported here". */
-  UNSUPPORTED: -32026,
-  /** SEP-3415: "A client-supplied callback endpoint failed verification or could not be reached". */
-  CALLBACK_ENDPOINT_ERROR: -32027,
+  /** The Events extension's (SEP-3415): NOT_FOUND, FORBIDDEN, RESOURCE_EXHAUSTED, UNSUPPORTED, CALLBACK_ENDPOINT_ERROR. */
+  ...EVENTS_JSONRPC,
 } as const;
 
 interface WireError {
@@ -55,20 +48,7 @@ const WIRE_ERROR_FOR: Record<OperationErrorCode, WireError> = {
   INTERNAL: { code: JSONRPC.INTERNAL_ERROR },
 };
 
-/** The Events extension's errors (SEP-3415 "Error Handling"); all are answered in-band, HTTP 200. */
-const EVENTS_WIRE_ERROR_FOR: Record<EventsErrorCode, number> = {
-  INVALID_PARAMS: JSONRPC.INVALID_PARAMS,
-  NOT_FOUND: JSONRPC.NOT_FOUND,
-  FORBIDDEN: JSONRPC.FORBIDDEN,
-  RESOURCE_EXHAUSTED: JSONRPC.RESOURCE_EXHAUSTED,
-  UNSUPPORTED: JSONRPC.UNSUPPORTED,
-  CALLBACK_FAILED: JSONRPC.CALLBACK_ENDPOINT_ERROR,
-};
-
-/** The JSON-RPC error object of an Events error, for answers written outside the SDK (the push stream). */
-export function eventsWireError(error: EventsError): { code: number; message: string; data?: Record<string, unknown> } {
-  return { code: EVENTS_WIRE_ERROR_FOR[error.code], message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
-}
+export { eventsWireError };
 
 /**
  * Any thrown value as a ProtocolError. Internal failures are logged with the request

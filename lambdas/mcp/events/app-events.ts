@@ -21,7 +21,7 @@ import { ListenLeases } from '../../operations/listen-leases.ts';
 import { systemClock, type Logger, type RecordStore } from '../../operations/ports.ts';
 import type { StatusSignal } from '../../operations/status-signal.ts';
 import type { ServerKey } from '../../shared/server-key.ts';
-import { eventsWireError } from '../edge/json-rpc-errors.ts';
+import { eventsWireError } from '../edge/events-wire-errors.ts';
 import { withEventRecording } from './event-recording.ts';
 import type { EventsRuntime } from './events-runtime.ts';
 

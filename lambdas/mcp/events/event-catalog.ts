@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import type { EventFilter } from '../../events/event-filter.ts';
+import { OPERATION_FINISHED, OPERATION_INPUT_REQUIRED, OPERATION_PROGRESS } from '../../events/event-names.ts';
 import { EventsError } from '../../events/events-error.ts';
 
 export type DeliveryMode = 'poll' | 'push' | 'webhook';
@@ -19,9 +20,7 @@ export interface EventType {
   parse(args: unknown): EventFilter;
 }
 
-export const OPERATION_FINISHED = 'operation.finished';
-export const OPERATION_INPUT_REQUIRED = 'operation.input_required';
-export const OPERATION_PROGRESS = 'operation.progress';
+export { OPERATION_FINISHED, OPERATION_INPUT_REQUIRED, OPERATION_PROGRESS };
 
 const OPERATION_ID = { type: 'string', minLength: 1, maxLength: 256, description: 'The id a long tool call gave you: a taskId, a SEP-1391 token, or a handle tool\'s operationId.' };
 const TOOL = { type: 'string', minLength: 1, maxLength: 128, description: 'Only operations of this tool.' };

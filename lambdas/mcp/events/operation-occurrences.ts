@@ -7,11 +7,11 @@
  * The payloads name the operation by the id its caller holds, and say how to read or
  * answer it in the protocol that started it.
  */
-import { ProtocolError } from '@modelcontextprotocol/server';
 import { eventIdFor, type OccurrenceDraft } from '../../events/event-recorder.ts';
 import { isTerminal, type Dialect, type OperationChanges, type OperationRecord, type RunReport } from '../../operations/operation.ts';
-import { finishedResult } from '../results/tool-result.ts';
-import { OPERATION_FINISHED, OPERATION_INPUT_REQUIRED, OPERATION_PROGRESS } from './event-catalog.ts';
+import { OPERATION_FINISHED, OPERATION_INPUT_REQUIRED, OPERATION_PROGRESS } from '../../events/event-names.ts';
+// The SDK-free reading of a finished outcome: status sync appends events without the MCP SDK.
+import { finishedAnswer } from '../results/result-shaping.ts';
 
 /**
  * The most JSON a finished result may have to be inlined: the delivery body stays under
@@ -73,14 +73,14 @@ function finished(record: OperationRecord): OccurrenceDraft {
   if (record.status === 'canceled' || !record.outcome) {
     data = { ...base, status: 'cancelled', isError: false };
   } else {
-    try {
-      const result = finishedResult(record.outcome, record.tool, undefined);
+    const answer = finishedAnswer(record.outcome, { name: record.tool });
+    if ('result' in answer) {
+      const { result } = answer;
       const inline = Buffer.byteLength(JSON.stringify(result)) <= MAX_INLINE_RESULT_BYTES;
       data = { ...base, status: 'completed', isError: result.isError === true, ...(inline ? { result } : { resultTooLarge: true }) };
-    } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
+    } else {
       // A protocol failure: the JSON-RPC error the original call would have answered.
-      data = { ...base, status: 'failed', isError: true, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
+      data = { ...base, status: 'failed', isError: true, error: answer.error };
     }
   }
   return { name: OPERATION_FINISHED, eventId: eventIdFor(record.ownerId, OPERATION_FINISHED, record.token, record.createdAt), at: finishedAt, ...pick(record), data };
