@@ -401,6 +401,9 @@ export class AsyncMcpServer extends Construct {
       // Status sync writes terminal results, and spills the large ones.
       this.statusSync.function.function.addEnvironment(ENV.resultsBucket, this.results.bucket.bucketName);
       this.results.grantWriteResults(this.statusSync.function.function);
+      // Operation events name each owner by an HMAC under the server key (docs/events.md).
+      this.statusSync.function.function.addEnvironment(ENV.secretArn, this.serverKey.secret.secretArn);
+      this.serverKey.grantRead(this.statusSync.function.function);
     }
 
     const progressWorker = this.workerFunctions.get(REPORT_PROGRESS_WORKER);

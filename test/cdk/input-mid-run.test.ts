@@ -149,14 +149,16 @@ describe('the server key', () => {
     expect(mcp.Properties.Environment.Variables[ENV.secretArn]).toEqual({ Ref: logicalIdOf(stack.server.serverKey.secret) });
   });
 
-  it('may be read by the MCP Lambda alone, with GetSecretValue on that secret only', () => {
+  it('may be read by the MCP Lambda, status sync (the events owner id) and webhook delivery (sealed secrets) alone, with GetSecretValue on that secret only', () => {
     const secretRef = JSON.stringify({ Ref: logicalIdOf(stack.server.serverKey.secret) });
-    const mcpRoles = JSON.stringify([{ Ref: logicalIdOf(stack.server.mcpFunction.role!) }]);
+    const readers = [stack.server.mcpFunction, stack.server.statusSync?.function.function, stack.server.events.deliveryFunction?.function];
+    const expected = readers.map((fn) => ({ roles: JSON.stringify([{ Ref: logicalIdOf(fn!.role!) }]), actions: ['secretsmanager:GetSecretValue'], resources: [secretRef] }));
     const secretGrants = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap((policy) =>
       (policy.Properties.PolicyDocument.Statement as Statement[])
         .filter((statement) => asArray(statement.Action).some((action) => action.startsWith('secretsmanager:')))
         .map((statement) => ({ roles: JSON.stringify(policy.Properties.Roles), actions: asArray(statement.Action), resources: asArray(statement.Resource).map((r) => JSON.stringify(r)) })),
     );
-    expect(secretGrants).toEqual([{ roles: mcpRoles, actions: ['secretsmanager:GetSecretValue'], resources: [secretRef] }]);
+    expect(secretGrants).toHaveLength(3);
+    expect(secretGrants).toEqual(expect.arrayContaining(expected));
   });
 });
