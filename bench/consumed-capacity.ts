@@ -10,6 +10,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
+let metersAdded = 0;
+
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand']);
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand']);
 
@@ -40,7 +42,8 @@ export function meterConsumedCapacity(client: DynamoDBClient, options: { when?: 
       if (metered && WRITES.has(command)) units.write += consumed * (isOperationItem(args.input) ? 2 : 1);
       return result;
     };
-  client.middlewareStack.add(middleware as never, { step: 'initialize', name: 'benchConsumedCapacity' });
+  // Several meters may watch one client, each for its own calls.
+  client.middlewareStack.add(middleware as never, { step: 'initialize', name: `benchConsumedCapacity${++metersAdded}` });
   return {
     units: () => ({ ...units }),
     reset: () => {

@@ -31,6 +31,8 @@ export interface Measured {
   background: AwsCallCounts;
   /** DynamoDB request units of every call above. */
   units: RequestUnits;
+  /** The same units, by who made the calls. */
+  unitsBy: Record<'request' | 'statusSync' | 'background', RequestUnits>;
   /** Each MCP request's handler time, ms. */
   requestMs: number[];
   /** Each status-sync invocation's handler time, ms. */
@@ -66,6 +68,8 @@ export async function startMeasuredStack(): Promise<MeasuredStack> {
     background: [counter(undefined), sfnCounter(undefined)],
   };
   const meter: CapacityMeter = meterConsumedCapacity(stack.awsClients.dynamodb, { when: () => scope.getStore() !== 'waiting' });
+  const scopedMeter = (wanted: Scope | undefined) => meterConsumedCapacity(stack.awsClients.dynamodb, { when: () => scope.getStore() === wanted });
+  const meters = { request: scopedMeter('request'), statusSync: scopedMeter('status-sync'), background: scopedMeter(undefined) };
   let requestMs: number[] = [];
   let statusSyncMs: number[] = [];
 
@@ -106,6 +110,7 @@ export async function startMeasuredStack(): Promise<MeasuredStack> {
   const reset = () => {
     for (const c of Object.values(counters).flat()) c.reset();
     meter.reset();
+    for (const m of Object.values(meters)) m.reset();
     requestMs = [];
     statusSyncMs = [];
   };
@@ -122,6 +127,7 @@ export async function startMeasuredStack(): Promise<MeasuredStack> {
         statusSync: merged(counters.statusSync),
         background: merged(counters.background),
         units: meter.units(),
+        unitsBy: { request: meters.request.units(), statusSync: meters.statusSync.units(), background: meters.background.units() },
         requestMs,
         statusSyncMs,
       };

@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { GetExecutionHistoryCommand, ListExecutionsCommand, ListStateMachinesCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
 import type { DialectSteps } from './aws-calls.ts';
+import { footprintChange, tableFootprint } from './item-footprint.ts';
 import type { Measured, MeasuredStack } from './measured-stack.ts';
 
 /** USD. */
@@ -153,4 +154,42 @@ async function latestHistory(measured: MeasuredStack, tool: string): Promise<His
   } finally {
     sfn.destroy();
   }
+}
+
+/** DynamoDB on-demand storage, per GB-month (us-east-1 Standard table class, re-read 2026-11-30). */
+const STORAGE_GB_MONTH = 0.25;
+
+/**
+ * What a deployment pays DynamoDB for one operation's life, in place of the memory a local
+ * process holds per waiting operation (in AWS a waiting operation holds no Lambda memory):
+ * the write units of its start, its status changes (status sync, the workers' reports) and
+ * its result read, and the bytes of the items it leaves, until its TTL removes them.
+ */
+export async function printDynamoDbPerOperation(measured: MeasuredStack, steps: DialectSteps, untilDone: (id: string) => Promise<void>): Promise<void> {
+  const endpoint = measured.stack.dynamo.endpoint;
+  const before = await tableFootprint(endpoint);
+  let id = '';
+  const run = await measured.measure(async () => {
+    id = await steps.start(COSTED_RUN);
+    for (let i = 0; i < POLLS; i++) await steps.poll(id);
+    await untilDone(id);
+    if (steps.result) await steps.result(id);
+  });
+  const items = footprintChange(before, await tableFootprint(endpoint));
+  const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
+  const { request, statusSync, background } = run.unitsBy;
+  // Status events arrive while the run is under way, so units are split by who wrote, not by phase.
+  const parts: [string, { read: number; write: number }][] = [
+    [`MCP requests (start, ${POLLS} polls${steps.result ? ', the result' : ''})`, request],
+    ['status sync (status changes, result, events)', statusSync],
+    ['workers (progress reports)', background],
+    ['one operation', run.units],
+  ];
+  console.log(`DynamoDB per ${COSTED_RUN.name} operation, ${steps.name} (write units count the owner index; bench/consumed-capacity.ts):`);
+  for (const [label, units] of parts) console.log(`  ${label.padEnd(52)} ${String(units.write).padStart(4)} WRU ${String(units.read).padStart(5)} RRU`);
+  for (const item of items) console.log(`  ${`items left: ${item.kind}`.padEnd(52)} ${item.items} item(s), ${item.bytes} bytes`);
+  const gbMonth = (bytes * OPERATIONS) / 1e9;
+  console.log(
+    `  ${`stored, per ${OPERATIONS.toLocaleString('en-US')} operations kept a month`.padEnd(52)} ${bytes} bytes each, $${(gbMonth * STORAGE_GB_MONTH).toFixed(6)} (plus the owner index's copy)`,
+  );
 }

@@ -19,7 +19,7 @@ import { legacyRequest } from '../test/support/raw-mcp.ts';
 import { awsCallsPerOperation, dialects, untilDone } from './aws-calls.ts';
 import { lambdaBundles } from './lambda-bundle.ts';
 import { startMeasuredStack } from './measured-stack.ts';
-import { costOfOperation, perThousand, printCost } from './operation-cost.ts';
+import { costOfOperation, perThousand, printCost, printDynamoDbPerOperation } from './operation-cost.ts';
 import { pollThroughput } from './poll-throughput.ts';
 import { printReconcileCadence } from './reconcile-cadence.ts';
 import { printStartupTime } from './startup-time.ts';
@@ -121,9 +121,17 @@ async function callsAndCost(sections: ReadonlySet<Section>): Promise<void> {
       if (!modern) throw new Error('no tasks 2026 dialect to cost');
       const others = steps.filter((d) => d !== modern);
       printCost(modern.name, modern.result !== undefined, await costOfOperation(measured, modern, wait(modern)));
+      console.log();
+      await printDynamoDbPerOperation(measured, modern, wait(modern));
+      console.log();
       for (const dialect of others) {
-        const total = perThousand(await costOfOperation(measured, dialect, wait(dialect)));
-        console.log(`  ${`total, ${dialect.name}`.padEnd(44)} ${''.padEnd(56)} $${total.toFixed(4)}`);
+        try {
+          const total = perThousand(await costOfOperation(measured, dialect, wait(dialect)));
+          console.log(`  ${`total, ${dialect.name}`.padEnd(44)} ${''.padEnd(56)} $${total.toFixed(4)}`);
+        } catch (error) {
+          // One dialect's failure should not cost the sections after it.
+          console.log(`  ${`total, ${dialect.name}`.padEnd(44)} not measured: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }
     }
   } finally {
