@@ -3,13 +3,15 @@
  * dynalite (with a TTL sweeper on its TTL attribute), its bucket in s3rver, its secret, each
  * function's bundled asset in a sandbox of its own with its role's credentials, each state
  * machine's resolved definition in the Step Functions facade under its role, the event rule with
- * its retry policy and dead-letter queue, and the Function URL. Every AWS call a function makes
+ * its retry policy and dead-letter queue, the SQS queues with their event source mappings
+ * (pollers that invoke the function under its role), and the Function URL. Every AWS call a function makes
  * goes through an IAM gateway that enforces the caller's role; every Task a machine runs is
  * authorized as the machine's role.
  */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadDeployedStack } from '../assembly/build-deployed-stack.ts';
 import type { DeployedFunction, DeployedStack } from '../assembly/deployed-stack.ts';
 import { startLocalDynamo } from '../dynamodb/dynamo-local.ts';
@@ -22,6 +24,8 @@ import { serveFunctionUrl } from '../lambda/function-url-server.ts';
 import { startLocalResults } from '../s3/local-results.ts';
 import { startLocalSecretsManager } from '../secretsmanager/local-secrets-manager.ts';
 import { startPutEventsEndpoint, type EventBridgeEvent } from '../events/put-events-endpoint.ts';
+import { type LocalSqs, startLocalSqs } from '../sqs/local-sqs.ts';
+import { startSqsEventSource } from '../sqs/sqs-event-source.ts';
 import { TaskError } from '../stepfunctions/sfn-facade-errors.ts';
 import { startSfnFacade, type TaskAuthorization } from '../stepfunctions/sfn-facade.ts';
 import { createDeadLetterQueue, type DeadLetterQueue } from './dead-letter-queue.ts';
@@ -32,6 +36,8 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** Under the data directory: which assembly ran on it last. */
 export const ASSEMBLY_RECORD = 'assembly.json';
 export const DEFAULT_PORT = 3000;
+/** Pollers per SQS event source mapping at most, whatever its maximum concurrency. */
+const LOCAL_POLLERS = 2;
 /** s3rver checks signatures against its own fixed key pair; the gateway re-signs with it. */
 const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
@@ -63,7 +69,9 @@ export interface DeployedLocalStack {
   /** The facade's own endpoint (no IAM), for inspecting executions. */
   sfnEndpoint: string;
   /** The IAM-enforcing endpoints the functions are given. */
-  gateways: { dynamodb: string; states: string; s3: string; secretsmanager: string; events: string };
+  gateways: { dynamodb: string; states: string; s3: string; secretsmanager: string; events: string; sqs: string };
+  /** The template's SQS queues (no IAM in front of this one), for inspecting them. */
+  sqs: LocalSqs;
   /** The running functions, by logical id. */
   functions: Map<string, LocalFunction>;
   deadLetterQueues: DeadLetterQueue[];
@@ -114,6 +122,21 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
     // The operation events status sync puts (the default bus; a bus of the template's own is not run).
     const events = await startPutEventsEndpoint({ ...scope, host, onEvent: (event) => options.onEvent?.(event) });
     closers.push(() => events.close());
+    // Every queue of the template; the event rule's dead-letter queue keeps its letters as files too (dead-letter-queue.ts).
+    const sqs = await startLocalSqs({
+      ...scope,
+      queues: model.queues.map((queue) => {
+        const deadLetters = queue.redrive && model.queues.find((other) => other.arn === queue.redrive?.deadLetterTargetArn);
+        if (queue.redrive && !deadLetters) throw new Error(`${options.cdkOut}: queue ${queue.logicalId} redrives to ${queue.redrive.deadLetterTargetArn}, not a queue of the stack`);
+        return {
+          name: queue.name,
+          ...(queue.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: queue.visibilityTimeoutSeconds }),
+          ...(queue.messageRetentionSeconds === undefined ? {} : { messageRetentionSeconds: queue.messageRetentionSeconds }),
+          ...(queue.redrive && deadLetters ? { redrive: { deadLetterQueueName: deadLetters.name, maxReceiveCount: queue.redrive.maxReceiveCount } } : {}),
+        };
+      }),
+    });
+    closers.push(() => sqs.close());
 
     const functions = new Map<string, LocalFunction>();
     const functionFor = (arnOrName: string): { fn: DeployedFunction; local: LocalFunction } => {
@@ -169,7 +192,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
     });
     closers.push(() => facade.close());
 
-    const gateway = async (service: 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events', upstream: string) => {
+    const gateway = async (service: 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events' | 'sqs', upstream: string) => {
       const started = await startIamGateway({
         service,
         upstream,
@@ -190,6 +213,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       s3: await gateway('s3', results.endpoint),
       secretsmanager: await gateway('secretsmanager', secrets.endpoint),
       events: await gateway('events', events.endpoint),
+      sqs: await gateway('sqs', sqs.endpoint),
     };
 
     for (const fn of model.functions) {
@@ -208,12 +232,39 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
           AWS_ENDPOINT_URL_S3: gateways.s3,
           AWS_ENDPOINT_URL_SECRETS_MANAGER: gateways.secretsmanager,
           AWS_ENDPOINT_URL_EVENTBRIDGE: gateways.events,
+          AWS_ENDPOINT_URL_SQS: gateways.sqs,
         },
         onLog: logs.sink(fn.logicalId),
       });
       functions.set(fn.logicalId, local);
       closers.push(() => local.close());
     }
+    // Lambda polls each mapped queue with the function's role: the role needs sqs:ReceiveMessage and sqs:DeleteMessage, as in AWS.
+    for (const mapping of model.eventSourceMappings.filter((m) => m.enabled)) {
+      const fn = model.functions.find((f) => f.logicalId === mapping.functionLogicalId);
+      const local = functions.get(mapping.functionLogicalId);
+      const queue = model.queues.find((q) => q.arn === mapping.queueArn);
+      if (!fn || !local || !queue) throw new Error(`${options.cdkOut}: event source mapping ${mapping.logicalId} names a function or queue that is not running`);
+      const client = new SQSClient({ region: model.region, endpoint: gateways.sqs, credentials: authority.credentialsFor(fn.roleArn, fn.name), maxAttempts: 1 });
+      const sink = logs.sink(mapping.logicalId);
+      const source = startSqsEventSource({
+        client,
+        queueUrl: queue.url,
+        queueArn: queue.arn,
+        region: model.region,
+        batchSize: mapping.batchSize,
+        // Lambda scales pollers up to the mapping's maximum; a few here, on a laptop's cores.
+        maxConcurrency: Math.min(mapping.maximumConcurrency ?? LOCAL_POLLERS, LOCAL_POLLERS),
+        reportBatchItemFailures: mapping.reportBatchItemFailures,
+        invoke: (event) => local.invoke(event),
+        logger: { warn: (line) => sink(line) },
+      });
+      closers.push(async () => {
+        await source.close();
+        client.destroy();
+      });
+    }
+
     // Stopping: executions stop without an outcome first (as a stopped process would, see the
     // facade), then pending deliveries settle, and only then do the functions go.
     closers.push(async () => void (await Promise.all(rules.map((rule) => rule.close()))));
@@ -246,6 +297,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       results: { endpoint: results.endpoint, bucketName: results.bucketName },
       sfnEndpoint: facade.endpoint,
       gateways,
+      sqs,
       functions,
       deadLetterQueues,
       replayDeadLetters: () => replayDeadLetters(deadLetterQueues, rules, model),

@@ -175,7 +175,40 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     return { logicalId: r.logicalId, name: r.identity.name, arn: arnOf(r), eventPattern: pattern, targets };
   });
 
-  const queues = ofType('AWS::SQS::Queue').map((r) => ({ logicalId: r.logicalId, name: r.identity.name, arn: arnOf(r), url: r.identity.ref }));
+  const queues = ofType('AWS::SQS::Queue').map((r) => {
+    const p = r.properties;
+    const redrive = (typeof p.RedrivePolicy === 'string' ? JSON.parse(p.RedrivePolicy) : p.RedrivePolicy) as { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown } | undefined;
+    if (redrive && (typeof redrive.deadLetterTargetArn !== 'string' || !Number.isInteger(Number(redrive.maxReceiveCount)))) {
+      throw new AssemblyError(r.templateFile, r.logicalId, 'the RedrivePolicy needs a deadLetterTargetArn and a whole maxReceiveCount');
+    }
+    return {
+      logicalId: r.logicalId,
+      name: r.identity.name,
+      arn: arnOf(r),
+      url: r.identity.ref,
+      ...(p.VisibilityTimeout === undefined ? {} : { visibilityTimeoutSeconds: Number(p.VisibilityTimeout) }),
+      ...(p.MessageRetentionPeriod === undefined ? {} : { messageRetentionSeconds: Number(p.MessageRetentionPeriod) }),
+      ...(redrive ? { redrive: { deadLetterTargetArn: String(redrive.deadLetterTargetArn), maxReceiveCount: Number(redrive.maxReceiveCount) } } : {}),
+    };
+  });
+
+  const eventSourceMappings = ofType('AWS::Lambda::EventSourceMapping').map((r) => {
+    const p = r.properties;
+    const target = functionByArn(functionArn(p.FunctionName, r));
+    if (!target) throw new AssemblyError(r.templateFile, r.logicalId, 'the event source mapping names a function that is not in the assembly');
+    const queue = queues.find((q) => q.arn === p.EventSourceArn);
+    if (!queue) throw new AssemblyError(r.templateFile, r.logicalId, `the event source ${String(p.EventSourceArn)} is not an SQS queue of the assembly (only SQS sources run locally)`);
+    const concurrency = (p.ScalingConfig as { MaximumConcurrency?: unknown } | undefined)?.MaximumConcurrency;
+    return {
+      logicalId: r.logicalId,
+      functionLogicalId: target.logicalId,
+      queueArn: queue.arn,
+      batchSize: Number(p.BatchSize ?? 10),
+      ...(concurrency === undefined ? {} : { maximumConcurrency: Number(concurrency) }),
+      reportBatchItemFailures: ((p.FunctionResponseTypes ?? []) as unknown[]).includes('ReportBatchItemFailures'),
+      enabled: p.Enabled !== false && p.Enabled !== 'false',
+    };
+  });
 
   const roles: DeployedRole[] = ofType('AWS::IAM::Role').map((r) => {
     const inline = ((r.properties.Policies ?? []) as Array<{ PolicyName: string; PolicyDocument: DeployedRole['policyDocuments'][number]['document'] }>).map((policy) => ({
@@ -226,6 +259,7 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     stateMachines,
     rules,
     queues,
+    eventSourceMappings,
     roles,
     versions,
     outputs: assembly.outputs,

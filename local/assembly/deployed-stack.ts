@@ -61,7 +61,27 @@ export interface DeployedStack {
       deadLetterQueueArn?: string;
     }>;
   }>;
-  queues: Array<{ logicalId: string; name: string; arn: string; url: string }>;
+  queues: Array<{
+    logicalId: string;
+    name: string;
+    arn: string;
+    url: string;
+    /** The template's VisibilityTimeout, MessageRetentionPeriod and RedrivePolicy, when it sets them. */
+    visibilityTimeoutSeconds?: number;
+    messageRetentionSeconds?: number;
+    redrive?: { deadLetterTargetArn: string; maxReceiveCount: number };
+  }>;
+  /** AWS::Lambda::EventSourceMapping resources of SQS queues: who polls which queue for which function. */
+  eventSourceMappings: Array<{
+    logicalId: string;
+    functionLogicalId: string;
+    queueArn: string;
+    batchSize: number;
+    /** ScalingConfig.MaximumConcurrency. */
+    maximumConcurrency?: number;
+    reportBatchItemFailures: boolean;
+    enabled: boolean;
+  }>;
   roles: DeployedRole[];
   /** Published versions / aliases (AWS::Lambda::Version, AWS::Lambda::Alias) -> the function they name. */
   versions: Array<{ /** Function ARN with :N or :alias. */ arn: string; functionLogicalId: string }>;
