@@ -40,12 +40,20 @@ export async function startWaitingOperations(url: URL): Promise<Omit<LocalServer
   return { legacyTaskId, modernTaskId, token };
 }
 
+/** CPU time this process has used, user and system, in ms. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const stack = await startLocalStack({ toolsDir: 'state-machines', port: 0 });
   const ids = await startWaitingOperations(stack.url);
   const stop = () => void stack.close().then(() => process.exit(0));
   process.on('message', (message) => {
     if ((message as { close?: boolean } | null)?.close) stop();
+    // The poll bench reads this process's CPU time around each segment.
+    if ((message as { cpu?: boolean } | null)?.cpu) process.send?.({ cpuMs: cpuMs() });
   });
   process.on('disconnect', stop);
   process.send({ url: stack.url.href, ...ids } satisfies LocalServerReady);

@@ -53,22 +53,28 @@ export async function pollThroughput(options: PollThroughputOptions = {}): Promi
     console.log(
       '  reference: @modelcontextprotocol/sdk 1.x stateless server + InMemoryTaskStore, tasks/get (2025-11-25). It has no 2026-07-28 wire and no SEP-1391, so every line compares against that one request.',
     );
-    console.log(`  ${'c'.padStart(3)}  ${'request'.padEnd(44)} ${'ours rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ${'ref rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ours/ref`);
+    console.log(
+      '  cpu/req: the server process\'s CPU time (user + system) over the requests it answered in the segment; ours excludes dynalite, which runs in its own process.',
+    );
+    console.log(
+      `  ${'c'.padStart(3)}  ${'request'.padEnd(44)} ${'ours rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ${'ref rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ours/ref ${'cpu/req ours ref'.padStart(17)}  cpu ours/ref`,
+    );
     for (const concurrency of concurrencies) {
-      const ourResults = lines.map(() => [] as LoadResult[]);
-      const referenceResults = lines.map(() => [] as LoadResult[]);
+      const ourResults = lines.map(() => [] as MeteredResult[]);
+      const referenceResults = lines.map(() => [] as MeteredResult[]);
       for (let round = 0; round < rounds; round++) {
         for (const [index, line] of lines.entries()) {
-          ourResults[index]?.push(await runLoad(line.target, { concurrency, seconds }));
-          referenceResults[index]?.push(await runLoad(referenceTarget, { concurrency, seconds }));
+          ourResults[index]?.push(await withCpu(ours, () => runLoad(line.target, { concurrency, seconds })));
+          referenceResults[index]?.push(await withCpu(reference, () => runLoad(referenceTarget, { concurrency, seconds })));
         }
       }
       for (const [index, line] of lines.entries()) {
         const a = merge(ourResults[index] ?? []);
         const b = merge(referenceResults[index] ?? []);
         const errors = a.errors + b.errors > 0 ? `  errors: ours ${a.errors}, ref ${b.errors}` : '';
+        const cpu = `${a.cpuPerRequest.toFixed(2)} ${b.cpuPerRequest.toFixed(2)} ms`;
         console.log(
-          `  ${String(concurrency).padStart(3)}  ${line.label.padEnd(44)} ${a.rps.toFixed(0).padStart(8)} ${a.percentiles.padStart(17)}  ${b.rps.toFixed(0).padStart(8)} ${b.percentiles.padStart(17)}  ${(a.rps / b.rps).toFixed(2).padStart(8)}${errors}`,
+          `  ${String(concurrency).padStart(3)}  ${line.label.padEnd(44)} ${a.rps.toFixed(0).padStart(8)} ${a.percentiles.padStart(17)}  ${b.rps.toFixed(0).padStart(8)} ${b.percentiles.padStart(17)}  ${(a.rps / b.rps).toFixed(2).padStart(8)} ${cpu.padStart(17)}  ${(a.cpuPerRequest / b.cpuPerRequest).toFixed(2).padStart(11)}${errors}`,
         );
       }
     }
@@ -77,12 +83,23 @@ export async function pollThroughput(options: PollThroughputOptions = {}): Promi
   }
 }
 
-function merge(results: readonly LoadResult[]): { rps: number; percentiles: string; errors: number } {
+/** A load segment with the server process's CPU time over it. */
+type MeteredResult = LoadResult & { cpuMs: number };
+
+async function withCpu(server: Child<unknown>, load: () => Promise<LoadResult>): Promise<MeteredResult> {
+  const before = await server.cpuMs();
+  const result = await load();
+  return { ...result, cpuMs: (await server.cpuMs()) - before };
+}
+
+function merge(results: readonly MeteredResult[]): { rps: number; percentiles: string; errors: number; cpuPerRequest: number } {
   const ok = results.reduce((sum, r) => sum + r.ok, 0);
+  const cpuMs = results.reduce((sum, r) => sum + r.cpuMs, 0);
   const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
   const sorted = results.flatMap((r) => r.latencies).sort((x, y) => x - y);
   const percentiles = [0.5, 0.95, 0.99].map((q) => quantile(sorted, q).toFixed(1)).join('/');
-  return { rps: ok / seconds, percentiles, errors: results.reduce((sum, r) => sum + r.errors, 0) };
+  const answered = results.reduce((sum, r) => sum + r.ok + r.errors, 0);
+  return { rps: ok / seconds, percentiles, errors: results.reduce((sum, r) => sum + r.errors, 0), cpuPerRequest: cpuMs / Math.max(1, answered) };
 }
 
 /** A 2025-era request: the protocol version header, no session (both servers are stateless). */
@@ -106,12 +123,17 @@ function modernTasksGet(url: URL, taskId: string): LoadTarget {
 
 interface Child<T> {
   ready: T;
+  /** The child's CPU time so far, user and system, ms. */
+  cpuMs(): Promise<number>;
   close(): Promise<void>;
 }
 
 /** Forks a bench server module (with this process's loader flags) and waits for its ready message. */
 async function startChild<T>(relative: string): Promise<Child<T>> {
+  // BENCH_CPU_PROF=DIR: each server writes a CPU profile there when it closes (npx tsx bench/cpu-profile-summary.ts FILE).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child: ChildProcess = fork(fileURLToPath(new URL(relative, import.meta.url)), [], {
+    execArgv: [...process.execArgv, ...profile],
     // Their log lines are not bench output; their errors are.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -123,6 +145,17 @@ async function startChild<T>(relative: string): Promise<Child<T>> {
   });
   return {
     ready,
+    cpuMs: () =>
+      new Promise<number>((resolve) => {
+        const onMessage = (message: unknown) => {
+          const cpu = (message as { cpuMs?: number } | null)?.cpuMs;
+          if (typeof cpu !== 'number') return;
+          child.off('message', onMessage);
+          resolve(cpu);
+        };
+        child.on('message', onMessage);
+        child.send({ cpu: true });
+      }),
     close: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.send({ close: true });

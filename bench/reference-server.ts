@@ -94,11 +94,19 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
+/** CPU time this process has used, user and system, in ms. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const server = await startReferenceServer();
   const stop = () => void server.close().then(() => process.exit(0));
   process.on('message', (message) => {
     if ((message as { close?: boolean } | null)?.close) stop();
+    // The poll bench reads this process's CPU time around each segment.
+    if ((message as { cpu?: boolean } | null)?.cpu) process.send?.({ cpuMs: cpuMs() });
   });
   process.on('disconnect', stop);
   process.send({ url: server.url.href, taskId: server.taskId } satisfies ReferenceServerReady);
