@@ -10,7 +10,7 @@ import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { invocationDeadlineOf, lambdaStreamingRuntime, streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
 import { authenticatedFunctionUrlFetch, functionUrlAuthFromEnv } from '../aws/function-url-principal.ts';
-import { AWS_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
+import { DEPLOYED_CLIENT_CONFIG, runWaitingClientConfig } from '../aws/aws-client-config.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
@@ -28,11 +28,13 @@ const folders = await loadDeployedToolFolders(process.env[ENV.toolsDir] ?? 'stat
 // Deployed machines have fixed names: one ARN prefix locates them all, however many tools there are.
 const catalog = buildToolCatalog(folders, deployedStateMachineArns(requiredEnv(STATE_MACHINE_ARN_PREFIX_ENV)));
 const metrics = createEmfMetrics();
+const limits = limitsFromEnv();
 const app = createAsyncMcpApp({
-  store: new DynamoDbRecordStore({ client: new DynamoDBClient(AWS_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) }),
-  engine: new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG)),
+  // Each attempt of each call is bounded, so none outlasts the function (or a listen stream's graceful end).
+  store: new DynamoDbRecordStore({ client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) }),
+  engine: new StepFunctionsEngine(new SFNClient(runWaitingClientConfig(limits.maxBlockingSeconds))),
   catalog,
-  limits: limitsFromEnv(),
+  limits,
   handleTools: handleToolsFromEnv(),
   results: { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
   secretKey: secretsManagerKey(requiredEnv(ENV.secretArn)),

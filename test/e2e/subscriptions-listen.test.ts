@@ -95,7 +95,15 @@ describe('subscriptions/listen with notifications.taskIds', () => {
       expect(note.params._meta[SUBSCRIPTION_ID]).toBe(7001);
     }
     expect(notes[0]!.params.status).toBe('working');
-    const last = notes.at(-1)!.params;
+    // The stream ends with the listen request's own result, when the task is final or its time is up.
+    expect(messages.at(-1)).toMatchObject({ id: 7001, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 7001 } } });
+    // On a busy machine the task may outlast this short stream: listen again, as clients are told to.
+    let last = notes.at(-1)!.params;
+    for (let id = 7002; last.status !== 'completed' && id < 7022; id++) {
+      const again = await listen({ taskIds: [taskId] }, { headers: alice, id });
+      expect((await again.next()).method).toBe('notifications/subscriptions/acknowledged');
+      last = (await untilEnd(again)).filter((m) => m.method === 'notifications/tasks').at(-1)!.params;
+    }
     expect(last.status).toBe('completed');
     expect(last.result).toMatchObject({ structuredContent: { suite: 'listened', passed: 3, failed: 1, durationSeconds: 1 } });
 
@@ -104,9 +112,6 @@ describe('subscriptions/listen with notifications.taskIds', () => {
     const { resultType: _resultType, _meta: _gotMeta, ...task } = got;
     const { _meta: _noteMeta, ...noted } = last;
     expect(noted).toEqual(task);
-
-    // The task is final: the stream ends with the listen request's own result.
-    expect(messages.at(-1)).toMatchObject({ id: 7001, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 7001 } } });
   });
 
   it("only the caller's own tasks are agreed to: another principal's task and unknown ids are left out alike", async () => {

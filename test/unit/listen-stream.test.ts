@@ -113,4 +113,12 @@ describe('listen stream', () => {
     const messages = messagesOf(await frames(response));
     expect(messages.filter((m) => m.method === 'notifications/tasks').map((m) => m.params.status)).toEqual(['working', 'completed']);
   });
+
+  it('a read that never answers still lets the stream end at its end time, with the listen result, and give its lease back', async () => {
+    let ended = 0;
+    const response = listenStream(plan({ pollIntervalMs: 10, endAtMs: Date.now() + 100, read: () => new Promise<never>(() => undefined), onEnd: async () => void ended++ }));
+    const messages = messagesOf(await frames(response));
+    expect(messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 9, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 9 } } });
+    expect(ended).toBe(1);
+  });
 });

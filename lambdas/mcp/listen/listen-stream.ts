@@ -3,7 +3,8 @@
  * acknowledgement first, then a notification each time a watched item reads differently,
  * a keep-alive comment in between, and a graceful end (the listen request's own result)
  * before its time is up. It reads the watched items at its interval, or at once when the
- * wake-up signal fires; between invocations it keeps nothing. Its lease goes back within
+ * wake-up signal fires; between invocations it keeps nothing. Its end bounds each wait and
+ * each read, so it ends on time however slow its store is. Its lease goes back within
  * its own invocation: before the graceful end is sent, and before the invocation returns
  * however the stream ends (Lambda freezes work still pending once the handler has returned).
  */
@@ -11,6 +12,7 @@ import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import type { Logger } from '../../operations/ports.ts';
 import type { StatusSignal } from '../../operations/status-signal.ts';
 import { finishWithinInvocation } from './listen-deadline.ts';
+import { ENDED, streamEnd } from './stream-end.ts';
 
 /** An item as one read found it: the notification's params, what marks a change, and whether it can still change. */
 export interface WatchedState {
@@ -100,6 +102,8 @@ export function listenStream(plan: ListenStreamPlan): Response {
 
   const run = async () => {
     const keepAlive = setInterval(() => write(': keepalive\n\n'), plan.keepAliveMs);
+    // Every wait and every read gives way to the stream's end: a slow read never carries it past its deadline.
+    const over = streamEnd(plan.endAtMs, stop.signal);
     let woken = false;
     let wakeUp: (() => void) | undefined;
     const unsubscribe = plan.wake?.subscribe(() => {
@@ -114,34 +118,30 @@ export function listenStream(plan: ListenStreamPlan): Response {
         notify(plan.method, state.params);
         if (!state.terminal) last.set(id, state.change);
       }
-      while (last.size > 0 && !stop.signal.aborted) {
-        const wait = Math.min(plan.pollIntervalMs, plan.endAtMs - Date.now());
-        if (wait <= 0) break;
+      cycles: while (last.size > 0 && !over.reached) {
         if (!woken) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, wait);
-            function done() {
-              clearTimeout(timer);
-              stop.signal.removeEventListener('abort', done);
-              wakeUp = undefined;
-              resolve();
-            }
-            wakeUp = done;
-            stop.signal.addEventListener('abort', done, { once: true });
-          });
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          await over.before(
+            new Promise<void>((resolve) => {
+              timer = setTimeout(resolve, plan.pollIntervalMs);
+              wakeUp = resolve;
+            }),
+          );
+          clearTimeout(timer);
+          wakeUp = undefined;
         }
         woken = false;
-        if (stop.signal.aborted) break;
+        if (over.reached) break;
         for (const [id, seen] of [...last]) {
-          let state: WatchedState | undefined;
-          try {
-            state = await plan.read(id);
-          } catch (error) {
+          const read = await over.before(plan.read(id));
+          if (read === ENDED) break cycles;
+          if ('error' in read) {
             // A failed read is tried again at the next interval; the client still has tasks/get.
+            const { error } = read;
             plan.logger.warn('listen read failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
             continue;
           }
-          if (stop.signal.aborted) break;
+          const state = read.value;
           if (state === undefined) {
             last.delete(id);
             continue;
@@ -157,6 +157,7 @@ export function listenStream(plan: ListenStreamPlan): Response {
       await finish(false);
     } finally {
       clearInterval(keepAlive);
+      over.dispose();
       unsubscribe?.();
     }
   };
