@@ -116,6 +116,7 @@ function toItem(entry: EventEntry): Item {
     name: { S: entry.name },
     stream: { S: entry.stream },
     at: { N: String(entry.at) },
+    loggedAt: { N: String(entry.loggedAt) },
     operationId: { S: entry.operationId },
     tool: { S: entry.tool },
     // JSON text, so any payload round-trips exactly (empty maps, nested nulls).
@@ -141,6 +142,7 @@ function fromItem(item: Item): EventEntry {
     name: text('name'),
     stream: text('stream'),
     at: number('at'),
+    loggedAt: number('loggedAt'),
     operationId: text('operationId'),
     tool: text('tool'),
     data: isObject(data) ? data : {},

@@ -15,8 +15,14 @@ export interface EventEntry {
   readonly name: string;
   /** The stream it belongs to within its owner's log (see `streamOf`). */
   readonly stream: string;
-  /** When it occurred, epoch milliseconds. */
+  /** When it occurred, epoch milliseconds: the occurrence's `timestamp`. */
   readonly at: number;
+  /**
+   * When it was appended, epoch milliseconds: its place in the log. An occurrence is often
+   * appended well after it happened (status sync hears of an execution's end seconds later),
+   * so the log is ordered by this, never by `at`: a cursor past it cannot skip a late arrival.
+   */
+  readonly loggedAt: number;
   /** Fields subscriptions filter on. */
   readonly operationId: string;
   readonly tool: string;
@@ -71,12 +77,12 @@ export function isPerOperation(name: string): boolean {
 const TIME_DIGITS = 15;
 
 /**
- * An entry's position: its time, zero-padded so positions sort as strings, then its id. A
+ * An entry's position: the time it was appended, zero-padded so positions sort as strings, then its id. A
  * time position (`timePosition`) ends at the `#`, which sorts before every id character, so
  * it falls just before every entry of that millisecond.
  */
-export function positionOf(entry: Pick<EventEntry, 'at' | 'eventId'>): string {
-  return `${timePosition(entry.at)}${entry.eventId}`;
+export function positionOf(entry: Pick<EventEntry, 'loggedAt' | 'eventId'>): string {
+  return `${timePosition(entry.loggedAt)}${entry.eventId}`;
 }
 
 /** The position just before the entries of millisecond `ms`. */

@@ -37,6 +37,8 @@ export interface EventRecorderOptions {
   readonly logger: Logger;
   /** Called with each entry the log did not hold before (webhook fan-out); its failure is logged. */
   readonly onAppended?: (entry: EventEntry) => Promise<void>;
+  /** Epoch ms, the entries' place in the log. @default Date.now */
+  readonly now?: () => number;
 }
 
 export class EventRecorder {
@@ -45,11 +47,13 @@ export class EventRecorder {
   /** Appends each occurrence once, then hands the new ones on. A failure is logged: the record's own write stands. */
   async record(ownerId: string, drafts: readonly OccurrenceDraft[]): Promise<void> {
     for (const draft of drafts) {
+      const loggedAt = (this.options.now ?? Date.now)();
       const entry: EventEntry = {
         ...draft,
         ownerId,
         stream: streamOf(draft.name, draft.operationId),
-        expiresAt: Math.ceil((draft.at + this.options.retentionMs) / 1000),
+        loggedAt,
+        expiresAt: Math.ceil((loggedAt + this.options.retentionMs) / 1000),
       };
       let created: boolean;
       try {

@@ -21,6 +21,7 @@ export function entry(overrides: Partial<EventEntry> = {}): EventEntry {
     data: { status: 'completed', nested: { a: [1, null, ''] }, empty: {} },
     expiresAt: Math.floor(T0 / 1000) + 86_400,
     ...overrides,
+    loggedAt: overrides.loggedAt ?? overrides.at ?? T0,
   };
 }
 

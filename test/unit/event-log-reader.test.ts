@@ -23,6 +23,7 @@ function entry(i: number, overrides: Partial<EventEntry> = {}): EventEntry {
     data: { i },
     expiresAt: Math.floor(T0 / 1000) + 86_400,
     ...overrides,
+    loggedAt: overrides.loggedAt ?? overrides.at ?? T0 + i * 1000,
   };
 }
 
@@ -114,6 +115,16 @@ describe('readEvents', () => {
     await log.append(entry(11, { name: 'operation.progress', operationId: 'op-y' }));
     const progress = await readEvents(log, request({ name: 'operation.progress', operationId: 'op-x' }), settings, T0 + 200_000);
     expect(progress.entries.map((e) => e.eventId)).toEqual(['evt_10']);
+  });
+
+  it('an end heard of late (status sync lags the execution) still reaches a reader whose cursor passed the time it happened', async () => {
+    const log = await logWith(0, () => now);
+    const first = await readEvents(log, request({ cursor: timePosition(now - 60_000) }), settings, now);
+    // The execution stopped 30 s ago; status sync appends its end only now.
+    await log.append(entry(1, { at: now - 30_000, loggedAt: now + 500 }));
+    const later = await readEvents(log, request({ cursor: first.position }), settings, now + 2000);
+    expect(later.entries.map((e) => e.eventId)).toEqual(['evt_1']);
+    expect(later.entries[0]?.at).toBe(now - 30_000);
   });
 
   it('never moves a cursor backwards', async () => {

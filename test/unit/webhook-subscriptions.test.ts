@@ -74,7 +74,7 @@ const request = (overrides: Partial<Parameters<WebhookSubscriptions['subscribe']
 function entry(overrides: Partial<EventEntry> = {}): EventEntry {
   const name = overrides.name ?? 'operation.finished';
   const operationId = overrides.operationId ?? 'op-1';
-  return { ownerId: 'owner-a', eventId: 'evt_1', name, stream: streamOf(name, operationId), at: T0, operationId, tool: 'analyze_dataset', data: { status: 'completed' }, expiresAt: T0 / 1000 + 3600, ...overrides };
+  return { ownerId: 'owner-a', eventId: 'evt_1', name, stream: streamOf(name, operationId), at: T0, operationId, tool: 'analyze_dataset', data: { status: 'completed' }, expiresAt: T0 / 1000 + 3600, ...overrides, loggedAt: overrides.loggedAt ?? T0 };
 }
 
 describe('subscription identity', () => {
