@@ -6,7 +6,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import { AWS_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
+import { DEPLOYED_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
@@ -22,8 +22,8 @@ let operations: OperationsService | undefined;
 
 export function deployedOperations(): OperationsService {
   operations ??= new OperationsService(
-    new ObservedRecordStore(new DynamoDbRecordStore({ client: new DynamoDBClient(AWS_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) }), deployedMetrics),
-    new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG)),
+    new ObservedRecordStore(new DynamoDbRecordStore({ client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) }), deployedMetrics),
+    new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG)),
   );
   return operations;
 }

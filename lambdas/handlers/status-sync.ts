@@ -6,7 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
-import { AWS_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
+import { AWS_CLIENT_CONFIG, DEPLOYED_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
@@ -22,9 +22,9 @@ import { shapeFinishedResult } from '../mcp/results/result-shaping.ts';
 import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
 
-const engine = new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG));
+const engine = new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG));
 const metrics = createEmfMetrics();
-const table = { client: new DynamoDBClient(AWS_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
+const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
 const operations = new OperationsService(
   // Ends (completed, failed, cancelled) are counted where status-sync writes them, and appended to the event log (MCP Events).
   deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), metrics), table, consoleLogger),
