@@ -202,6 +202,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
         resolve: {
           secretArn: (id) => secrets.secretArn(id),
           stateMachineOfTaskToken: (token) => facade.stateMachineOfTaskToken(token),
+          partitionKeyOf: (tableName) => (tableName === table.name ? table.keySchema.find((key) => key.KeyType === 'HASH')?.AttributeName : undefined),
         },
       });
       closers.push(() => started.close());

@@ -24,8 +24,8 @@ export interface IamGatewayOptions {
   port?: number;
   /** Re-sign forwarded requests with these (an upstream that checks its own keys, such as s3rver). */
   upstreamCredentials?: { accessKeyId: string; secretAccessKey: string };
-  /** Lookups a request alone cannot answer: secret names -> ARNs, task tokens -> state machines. */
-  resolve?: Pick<ActionScope, 'secretArn' | 'stateMachineOfTaskToken'>;
+  /** Lookups a request alone cannot answer: secret names -> ARNs, task tokens -> state machines, tables -> partition keys. */
+  resolve?: Pick<ActionScope, 'secretArn' | 'stateMachineOfTaskToken' | 'partitionKeyOf'>;
   /** Denials and failures are reported here (never request bodies). @default console */
   logger?: Pick<Console, 'warn' | 'error'>;
 }

@@ -30,6 +30,8 @@ export interface ActionScope {
   secretArn?: (secretId: string) => string | undefined;
   /** The state machine whose task issued a task token (SendTask* are authorized on it). */
   stateMachineOfTaskToken?: (taskToken: string) => string | undefined;
+  /** A table's partition key attribute, so item calls carry `dynamodb:LeadingKeys` as AWS sets it. */
+  partitionKeyOf?: (tableName: string) => string | undefined;
 }
 
 export type GatewayService = 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events' | 'sqs';
@@ -101,6 +103,16 @@ export function dynamodbActions(operation: string, body: Record<string, unknown>
     case 'Query':
     case 'Scan':
       return [on(operation, stringField(body, 'TableName'), body.IndexName)];
+    case 'GetItem':
+    case 'PutItem':
+    case 'UpdateItem':
+    case 'DeleteItem': {
+      const table = stringField(body, 'TableName');
+      // The item's partition key value, which a `dynamodb:LeadingKeys` condition tests.
+      const key = scope.partitionKeyOf?.(table.startsWith('arn:') ? (table.split('/')[1] ?? table) : table);
+      const value = key === undefined ? undefined : asObject(asObject(operation === 'PutItem' ? body.Item : body.Key)[key]).S;
+      return [{ ...on(operation, table), ...(typeof value === 'string' ? { context: { 'dynamodb:LeadingKeys': [value] } } : {}) }];
+    }
     default:
       return [on(operation, stringField(body, 'TableName'))];
   }

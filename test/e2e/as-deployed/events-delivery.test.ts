@@ -5,10 +5,11 @@
  * the bundled delivery function with Lambda's SQS event. A job the MCP function's role enqueues
  * (with its template environment's queue URL) is received, run and deleted.
  */
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../../lambdas/aws/operations-table.ts';
+import { ENV, OPERATIONS_TABLE } from '../../../lambdas/aws/operations-table.ts';
 import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../../../lambdas/aws/sqs-webhook-delivery-queue.ts';
 import type { DeployedLocalStack } from '../../../local/as-deployed/start-deployed-stack.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
@@ -74,6 +75,19 @@ describe('webhook delivery as deployed', () => {
     const client = clientAs(mcp.roleArn, mcp.name);
     try {
       await expect(client.send(new ReceiveMessageCommand({ QueueUrl: queue.url }))).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('sqs:ReceiveMessage') });
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('lets the delivery function read subscription and event items of the table, and no operation record (dynamodb:LeadingKeys)', async () => {
+    const { delivery } = deployed();
+    const client = new DynamoDBClient({ region: stack.model.region, endpoint: stack.gateways.dynamodb, credentials: stack.authority.credentialsFor(delivery.roleArn, delivery.name), maxAttempts: 1 });
+    const get = (pk: string) => client.send(new GetItemCommand({ TableName: stack.model.table.name, Key: { [OPERATIONS_TABLE.partitionKey]: { S: pk } } }));
+    try {
+      await expect(get('SUB#nobody#sub_1')).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+      await expect(get('EVT#nobody#evt_1')).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+      await expect(get('OP#nobody#token')).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('dynamodb:GetItem') });
     } finally {
       client.destroy();
     }
