@@ -21,6 +21,7 @@ import { MAX_NAME_PREFIX, STATE_MACHINE_ARN_PREFIX_ENV, toolStateMachineName } f
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { REPORT_PROGRESS_WORKER } from '../lambdas/tools/report-progress-states.ts';
+import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { BundledFunction } from './bundled-function.ts';
 import { CatalogStacks, DEFAULT_TOOL_STACK_COUNT, DEFAULT_WORKER_STACK_COUNT } from './catalog-stacks.ts';
@@ -407,6 +408,7 @@ export class AsyncMcpServer extends Construct {
     }
 
     const progressWorker = this.workerFunctions.get(REPORT_PROGRESS_WORKER);
+    const inputWorker = this.workerFunctions.get(REQUEST_INPUT_WORKER);
     this.events = new EventsDelivery(this, 'Events', {
       options: props.events,
       operations: this.operations,
@@ -416,6 +418,8 @@ export class AsyncMcpServer extends Construct {
         { function: this.mcpFunction, enqueues: true },
         ...(this.statusSync ? [{ function: this.statusSync.function.function, appendsEvents: true, listsSubscriptions: true, enqueues: true }] : []),
         ...(progressWorker ? [{ function: progressWorker, appendsEvents: true, listsSubscriptions: true, enqueues: true }] : []),
+        // A question asked is an `operation.input_required` occurrence.
+        ...(inputWorker ? [{ function: inputWorker, appendsEvents: true, listsSubscriptions: true, enqueues: true }] : []),
       ],
       logRetention,
       tracing,

@@ -13,6 +13,8 @@ import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { requiredEnv } from '../handlers/environment.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
+import { consoleLogger } from '../logging/logger.ts';
+import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
 import { OperationsService } from '../operations/operations-service.ts';
 
 /** The metrics the deployed workers' core records into. */
@@ -21,8 +23,10 @@ export const deployedMetrics = createEmfMetrics();
 let operations: OperationsService | undefined;
 
 export function deployedOperations(): OperationsService {
+  const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
   operations ??= new OperationsService(
-    new ObservedRecordStore(new DynamoDbRecordStore({ client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) }), deployedMetrics),
+    // A question asked is an `operation.input_required` occurrence, appended and fanned out here.
+    deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), deployedMetrics), table, consoleLogger),
     new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG)),
   );
   return operations;

@@ -22,6 +22,7 @@ import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../tools
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { loadDeployedToolFolders } from '../tools/deployed-tool-folders.ts';
 import { withInvocationDeadline } from '../mcp/listen/listen-deadline.ts';
+import { deployedEventsOptions } from '../mcp/events/deployed-events.ts';
 import { handleToolsFromEnv, limitsFromEnv, listenFromEnv, requiredEnv } from './environment.ts';
 
 const folders = await loadDeployedToolFolders(process.env[ENV.toolsDir] ?? 'state-machines');
@@ -29,9 +30,10 @@ const folders = await loadDeployedToolFolders(process.env[ENV.toolsDir] ?? 'stat
 const catalog = buildToolCatalog(folders, deployedStateMachineArns(requiredEnv(STATE_MACHINE_ARN_PREFIX_ENV)));
 const metrics = createEmfMetrics();
 const limits = limitsFromEnv();
+// Each attempt of each call is bounded, so none outlasts the function (or a listen stream's graceful end).
+const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
 const app = createAsyncMcpApp({
-  // Each attempt of each call is bounded, so none outlasts the function (or a listen stream's graceful end).
-  store: new DynamoDbRecordStore({ client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) }),
+  store: new DynamoDbRecordStore(table),
   engine: new StepFunctionsEngine(new SFNClient(runWaitingClientConfig(limits.maxBlockingSeconds))),
   catalog,
   limits,
@@ -41,6 +43,8 @@ const app = createAsyncMcpApp({
   metrics,
   // No wake-up signal: status-sync is another function, so listen streams read at their interval.
   listen: { enabled: listenFromEnv() },
+  // The Events extension on the operations table, its webhook jobs on the stack's delivery queue.
+  events: deployedEventsOptions(table),
 });
 
 // Who may call (IAM, OAuth or nobody in particular) is the construct's `auth` prop; a bad setting fails the cold start.
