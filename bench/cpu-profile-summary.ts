@@ -3,7 +3,7 @@
  * our source folder, Node internals or V8's own entries ((garbage collector), (program)).
  * A bundle built unminified keeps esbuild's `// path` comment before each module, which is
  * how a sample in a bundle is traced to its package without a source map.
- * Run alone with `npx tsx bench/cpu-profile-summary.ts PROFILE.cpuprofile`.
+ * Run alone with `npx tsx bench/cpu-profile-summary.ts PROFILE.cpuprofile [SECONDS_TO_SKIP]`.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,17 +20,21 @@ interface CpuProfile {
 }
 
 /** Self milliseconds per package, largest first, and the profile's total. */
-export function selfTimeByPackage(profilePath: string): { total: number; parts: [string, number][] } {
-  return selfTime(profilePath, keyFor);
+export function selfTimeByPackage(profilePath: string, afterSeconds = 0): { total: number; parts: [string, number][] } {
+  return selfTime(profilePath, keyFor, afterSeconds);
 }
 
-function selfTime(profilePath: string, keyOf: (frame: ProfileNode['callFrame']) => string): { total: number; parts: [string, number][] } {
+/** `afterSeconds` leaves out the process's start (a server's catalog load, say): the steady state is what a request costs. */
+function selfTime(profilePath: string, keyOf: (frame: ProfileNode['callFrame']) => string, afterSeconds = 0): { total: number; parts: [string, number][] } {
   const profile = JSON.parse(readFileSync(profilePath, 'utf8')) as CpuProfile;
   const keys = new Map(profile.nodes.map((node) => [node.id, keyOf(node.callFrame)]));
   const sums = new Map<string, number>();
   let total = 0;
+  let elapsed = 0;
   for (const [index, id] of profile.samples.entries()) {
     const ms = (profile.timeDeltas[index] ?? 0) / 1000;
+    elapsed += ms;
+    if (elapsed < afterSeconds * 1000) continue;
     const key = keys.get(id) ?? '(unknown)';
     sums.set(key, (sums.get(key) ?? 0) + ms);
     total += ms;
@@ -85,7 +89,8 @@ export function printSelfTime({ total, parts }: { total: number; parts: [string,
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const [profile, bundle] = process.argv.slice(2);
-  if (!profile) throw new Error('usage: cpu-profile-summary.ts PROFILE.cpuprofile [UNMINIFIED_BUNDLE.mjs]');
-  printSelfTime(bundle ? bundleSelfTime(profile, bundle) : selfTimeByPackage(profile));
+  const [profile, second] = process.argv.slice(2);
+  if (!profile) throw new Error('usage: cpu-profile-summary.ts PROFILE.cpuprofile [UNMINIFIED_BUNDLE.mjs | SECONDS_TO_SKIP]');
+  const skip = Number(second);
+  printSelfTime(second && Number.isNaN(skip) ? bundleSelfTime(profile, second) : selfTimeByPackage(profile, skip || 0));
 }
