@@ -50,4 +50,6 @@ export const ENV = {
   eventsMaxSubscriptionTtlSeconds: 'ASYNC_MCP_EVENTS_MAX_TTL_SECONDS',
   /** The SQS queue webhook delivery jobs go to; without it, subscriptions are refused as unsupported. */
   eventsDeliveryQueueUrl: 'ASYNC_MCP_EVENTS_DELIVERY_QUEUE_URL',
+  /** "1" allows loopback http callbacks (local mode); only the local as-deployed runner sets it, never the CDK template. */
+  eventsLoopbackCallbacks: 'ASYNC_MCP_EVENTS_LOOPBACK_CALLBACKS',
 } as const;

@@ -2,13 +2,14 @@
  * `createWebhookJobRunner`: the `DeliverWebhookJob` of a deployed delivery function, built
  * from its environment (environment.ts): the operations table (subscriptions and the event
  * log), the server's key in Secrets Manager (the sealed signing secrets), the events settings,
- * and the SSRF-guarded sender in its AWS mode (public https only). Built once per container.
+ * and the SSRF-guarded sender in its AWS mode (public https only; the local as-deployed runner
+ * alone switches it to loopback callbacks). Built once per container.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEPLOYED_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
-import { eventsFromEnv, requiredEnv } from '../handlers/environment.ts';
+import { eventsCallbackModeFromEnv, eventsFromEnv, requiredEnv } from '../handlers/environment.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import { systemClock, type Logger } from '../operations/ports.ts';
 import { cachedServerKey } from '../shared/server-key.ts';
@@ -23,7 +24,7 @@ import { createWebhookSender, type WebhookSender } from './webhooks/webhook-send
 export interface WebhookJobRunnerOptions {
   /** @default a client with the deployed functions' bounded timeouts */
   readonly dynamodb?: DynamoDBClient;
-  /** @default the SSRF-guarded sender, public https callbacks only */
+  /** @default the SSRF-guarded sender in the environment's callback mode (public https callbacks only unless the local runner says otherwise) */
   readonly send?: WebhookSender;
   readonly logger?: Logger;
 }
@@ -33,7 +34,7 @@ export function createWebhookJobRunner(options: WebhookJobRunnerOptions = {}): D
   const subscriptions = new WebhookSubscriptions({
     store: new DynamoDbWebhookSubscriptions(table),
     log: new DynamoDbEventLog(table),
-    send: options.send ?? createWebhookSender({ mode: 'aws' }),
+    send: options.send ?? createWebhookSender({ mode: eventsCallbackModeFromEnv() }),
     // Delivery sends; it never fans out, so it enqueues nothing.
     queue: {
       enqueue: async () => {

@@ -5,6 +5,7 @@
  */
 import { ENV } from '../aws/operations-table.ts';
 import { DEFAULT_LIMITS, type OperationsLimits } from '../operations/operations-service.ts';
+import type { CallbackMode } from '../events/webhooks/callback-url-guard.ts';
 import { EVENTS_DEFAULTS, MAX_SUBSCRIPTION_TTL_CEILING_SECONDS, type EventsSettingsInput } from '../events/events-settings.ts';
 
 export function requiredEnv(name: string): string {
@@ -65,6 +66,18 @@ export function eventsFromEnv(): EventsSettingsInput & { enabled: boolean } {
 /** The queue webhook delivery jobs go to; without one, webhook subscriptions are not offered. */
 export function eventsDeliveryQueueUrlFromEnv(): string | undefined {
   return process.env[ENV.eventsDeliveryQueueUrl] || undefined;
+}
+
+/**
+ * Which callbacks webhooks may use: "1" is local mode (loopback http only, every other host
+ * refused, as in `npm start`), for the local as-deployed runner; unset, "" or "0" is AWS mode
+ * (public https only).
+ */
+export function eventsCallbackModeFromEnv(): CallbackMode {
+  const raw = process.env[ENV.eventsLoopbackCallbacks];
+  if (raw === undefined || raw === '' || raw === '0') return 'aws';
+  if (raw === '1') return 'local';
+  throw new Error(`Environment variable ${ENV.eventsLoopbackCallbacks} must be 1 or 0`);
 }
 
 function positiveInt(name: string, fallback: number): number {

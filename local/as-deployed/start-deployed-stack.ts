@@ -14,6 +14,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadDeployedStack } from '../assembly/build-deployed-stack.ts';
 import type { DeployedFunction, DeployedStack } from '../assembly/deployed-stack.ts';
+import { ENV } from '../../lambdas/aws/operations-table.ts';
 import { startLocalDynamo } from '../dynamodb/dynamo-local.ts';
 import { startTtlSweeper, type TtlSweeperOptions } from '../dynamodb/dynamo-ttl-sweeper.ts';
 import { IamAuthority } from '../iam/iam-authority.ts';
@@ -234,6 +235,8 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
           AWS_ENDPOINT_URL_SECRETS_MANAGER: gateways.secretsmanager,
           AWS_ENDPOINT_URL_EVENTBRIDGE: gateways.events,
           AWS_ENDPOINT_URL_SQS: gateways.sqs,
+          // Webhook callbacks go to loopback receivers here, as with `npm start`; the template never sets it, so AWS stays https-only.
+          [ENV.eventsLoopbackCallbacks]: '1',
         },
         onLog: logs.sink(fn.logicalId),
       });

@@ -12,7 +12,7 @@ import { secretsManagerKey } from '../../aws/secrets-manager-key.ts';
 import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../../aws/sqs-webhook-delivery-queue.ts';
 import { DynamoDbEventLog } from '../../events/dynamodb-event-log.ts';
 import { DynamoDbWebhookSubscriptions } from '../../events/dynamodb-webhook-subscriptions.ts';
-import { eventsDeliveryQueueUrlFromEnv, eventsFromEnv } from '../../handlers/environment.ts';
+import { eventsCallbackModeFromEnv, eventsDeliveryQueueUrlFromEnv, eventsFromEnv } from '../../handlers/environment.ts';
 import type { Logger, RecordStore } from '../../operations/ports.ts';
 import { cachedServerKey, type ServerKey } from '../../shared/server-key.ts';
 import { createAppEvents, type EventsAppOptions } from './app-events.ts';
@@ -26,7 +26,7 @@ export function deployedEventsOptions(table: Table): EventsAppOptions {
     ...eventsFromEnv(),
     log: new DynamoDbEventLog(table),
     subscriptions: new DynamoDbWebhookSubscriptions(table),
-    ...(queueUrl ? { queue: new SqsWebhookDeliveryQueue({ client: new SQSClient(SQS_CLIENT_CONFIG), queueUrl }), callbackMode: 'aws' as const } : {}),
+    ...(queueUrl ? { queue: new SqsWebhookDeliveryQueue({ client: new SQSClient(SQS_CLIENT_CONFIG), queueUrl }), callbackMode: eventsCallbackModeFromEnv() } : {}),
   };
 }
 
