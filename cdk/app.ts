@@ -30,6 +30,7 @@ new AsyncMcpStack(app, settings.stackName, {
   ...(settings.workerStackCount ? { workerStackCount: settings.workerStackCount } : {}),
   ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
   ...(settings.eventBus ? { eventBusName: settings.eventBus } : {}),
+  ...(settings.events ? { events: settings.events } : {}),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 

@@ -72,6 +72,32 @@ describe('cdk/app.ts', () => {
     expect(files.filter((file) => /^AsyncMcpServerTools/.test(file))).toHaveLength(1);
   });
 
+  it('takes the events settings from context (-c eventsRetentionHours=72 -c eventsMaxSubscriptionTtlSeconds=7200 -c eventsDeliveryConcurrency=7)', () => {
+    const run = runApp({ eventsRetentionHours: '72', eventsMaxSubscriptionTtlSeconds: '7200', eventsDeliveryConcurrency: '7' });
+    expect(run.status, run.stderr).toBe(0);
+    const template = JSON.parse(readFileSync(join(run.outdir, 'AsyncMcp.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties: { Description?: string; ScalingConfig?: { MaximumConcurrency?: number }; Environment?: { Variables: Record<string, unknown> } } }>;
+    };
+    const resources = Object.values(template.Resources);
+    const mcp = resources.filter((resource) => resource.Type === 'AWS::Lambda::Function' && /^async-mcp MCP server/.test(resource.Properties.Description ?? ''));
+    expect(mcp).toHaveLength(1);
+    expect(mcp[0]?.Properties.Environment?.Variables).toMatchObject({ [ENV.events]: '1', [ENV.eventsRetentionHours]: '72', [ENV.eventsMaxSubscriptionTtlSeconds]: '7200' });
+    const mappings = resources.filter((resource) => resource.Type === 'AWS::Lambda::EventSourceMapping').map((resource) => resource.Properties.ScalingConfig);
+    expect(mappings).toContainEqual({ MaximumConcurrency: 7 });
+  });
+
+  it('turns the events extension off from context (-c events=false): the MCP function serves no events and has no delivery queue', () => {
+    const run = runApp({ events: 'false' });
+    expect(run.status, run.stderr).toBe(0);
+    const template = JSON.parse(readFileSync(join(run.outdir, 'AsyncMcp.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties: { Description?: string; Environment?: { Variables: Record<string, unknown> } } }>;
+    };
+    const mcp = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function' && /^async-mcp MCP server/.test(resource.Properties.Description ?? ''));
+    expect(mcp).toHaveLength(1);
+    expect(mcp[0]?.Properties.Environment?.Variables[ENV.events]).toBe('0');
+    expect(mcp[0]?.Properties.Environment?.Variables[ENV.eventsDeliveryQueueUrl]).toBeUndefined();
+  });
+
   it('refuses an invalid tools directory before synthesizing anything', () => {
     const run = runApp({ toolsDir: join(REPO_ROOT, 'no-such-tools-dir') });
     expect(run.status).not.toBe(0);
