@@ -3,15 +3,22 @@
  * body, no secret). The attempt is not in the body: the queue counts receives, and a retried
  * message is the same message made visible again.
  */
-import * as z from 'zod';
 import type { WebhookDeliveryJob } from '../webhook-delivery-job.ts';
 
-/** Strict: a message that is not one of ours is not delivered. */
-const DeliveryMessage = z.strictObject({
-  subscriptionId: z.string().min(1).max(200),
-  ownerKey: z.string().min(1).max(1024),
-  eventId: z.string().min(1).max(512).optional(),
-});
+/**
+ * Strict: a message that is not one of ours is not delivered. Checked by hand, not with zod:
+ * status sync enqueues jobs, and its bundle carries no schema library.
+ */
+const FIELD_LENGTHS = { subscriptionId: 200, ownerKey: 1024, eventId: 512 } as const;
+type Field = keyof typeof FIELD_LENGTHS;
+
+function isDeliveryMessage(json: unknown): json is { subscriptionId: string; ownerKey: string; eventId?: string } {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return false;
+  const entries = Object.entries(json);
+  const fieldOk = ([name, value]: [string, unknown]) =>
+    Object.hasOwn(FIELD_LENGTHS, name) && typeof value === 'string' && value.length >= 1 && value.length <= FIELD_LENGTHS[name as Field];
+  return entries.every(fieldOk) && 'subscriptionId' in json && 'ownerKey' in json;
+}
 
 /** A job's message body. */
 export function deliveryMessageOf(job: WebhookDeliveryJob): string {
@@ -26,7 +33,7 @@ export function parseDeliveryMessage(body: string, receiveCount: number): Webhoo
   } catch {
     return undefined;
   }
-  const parsed = DeliveryMessage.safeParse(json);
-  if (!parsed.success) return undefined;
-  return { ...parsed.data, attempt: Number.isInteger(receiveCount) && receiveCount >= 1 ? receiveCount : 1 };
+  if (!isDeliveryMessage(json)) return undefined;
+  const { subscriptionId, ownerKey, eventId } = json;
+  return { subscriptionId, ownerKey, ...(eventId === undefined ? {} : { eventId }), attempt: Number.isInteger(receiveCount) && receiveCount >= 1 ? receiveCount : 1 };
 }
