@@ -43,7 +43,7 @@ async function rpc(method: string, params: Record<string, unknown>, capabilities
     'io.modelcontextprotocol/clientInfo': { name: 'events-as-deployed', version: '1.0.0' },
     'io.modelcontextprotocol/clientCapabilities': capabilities,
   };
-  const name = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
+  const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
   const response = await signed(stack.url.href, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method, ...name },
