@@ -60,6 +60,7 @@ const EXPECTED: ExpectedUnusedGrant[] = [
   {
     role: 'ServerStatusSyncHandlerRole*',
     action: 'sqs:SendMessage',
+    resource: '*StatusSyncDeadLetterQueue*',
     reason: "Lambda sends an asynchronous invocation that failed every retry to the function's OnFailure destination with the function's role; no invocation fails here, and the local runner dead-letters through the rule's own queue",
   },
   {
@@ -73,6 +74,37 @@ const EXPECTED: ExpectedUnusedGrant[] = [
     role: 'ServerStatusSyncHandlerRole*',
     action,
     reason: "granted with SendMessage by the queue's grantSendMessages; Lambda's OnFailure destination needs only sqs:SendMessage (a candidate to trim)",
+  })),
+  // The Events extension: these flows subscribe no webhook, so no occurrence becomes a delivery job.
+  ...['ServerMcpRole*', 'ServerStatusSyncHandlerRole*', 'WorkersreportprogressRole*', 'WorkersrequestinputRole*'].map((role) => ({
+    role,
+    action: 'sqs:SendMessage',
+    resource: '*EventsQueue*',
+    reason: 'an appended occurrence is enqueued as a delivery job only for a matching webhook subscription (and the MCP function enqueues only a subscription\'s verification); no flow here subscribes one (the Events webhook tests do)',
+  })),
+  ...['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'].map((action) => ({
+    role: 'ServerEventsDeliveryRole*',
+    action,
+    resource: '*EventsQueue*',
+    reason: "the delivery queue's event source mapping deletes a job the delivery function finished and backs off a retried one with these; with no webhook subscription no job is ever enqueued, so the mapping's polls receive nothing",
+  })),
+  ...['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
+    role: 'ServerEventsDeliveryRole*',
+    action,
+    resource: '*EventsQueue*',
+    reason:
+      "granted by SqsEventSource's grantConsumeMessages; Lambda reads the queue's attributes when the mapping is created (a deploy-time call the local mapping skips), and nothing calls GetQueueUrl (a candidate to trim)",
+  })),
+  {
+    role: 'ServerEventsDeliveryRole*',
+    action: 'secretsmanager:GetSecretValue',
+    reason: "the delivery function reads the server key to open a subscription's sealed signing secret when it runs a job; no job runs in these flows",
+  },
+  ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'].map((action) => ({
+    role: 'ServerEventsDeliveryRole*',
+    action,
+    resource: 'arn:aws:dynamodb:*:table/*OperationsTable*',
+    reason: "a delivery job reads its subscription and event items, saves the subscription's delivery status, and deletes a terminated subscription (SUB#* and EVT#* items only); no job runs in these flows",
   })),
 ];
 
