@@ -77,8 +77,8 @@ describe('operations table', () => {
 });
 
 describe('Lambda functions', () => {
-  it('are one MCP Lambda, one status-sync Lambda and one per distinct worker', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 2 + distinctWorkers().length);
+  it('are one MCP Lambda, one status-sync Lambda, one webhook delivery Lambda and one per distinct worker', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 3 + distinctWorkers().length);
     expect([...stack.server.workerFunctions.keys()].sort()).toEqual(distinctWorkers().sort());
   });
 
@@ -168,7 +168,8 @@ describe('Lambda functions', () => {
   });
 
   it('write to their own log groups with a retention, under roles without AWS managed policies', () => {
-    template.resourceCountIs('AWS::Logs::LogGroup', 2 + distinctWorkers().length + tools.length);
+    // One per function (MCP, status sync, webhook delivery, each worker) and one per state machine.
+    template.resourceCountIs('AWS::Logs::LogGroup', 3 + distinctWorkers().length + tools.length);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     template.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
     template.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: { LogGroup: Match.anyValue() } });
@@ -264,7 +265,7 @@ describe('state machines', () => {
       const { template: bigger } = synthTemplate(more);
       bigger.resourceCountIs('AWS::StepFunctions::StateMachine', tools.length + 1);
       // The copy reuses its original's worker: still one Lambda per distinct worker.
-      bigger.resourceCountIs('AWS::Lambda::Function', 2 + distinctWorkers().length);
+      bigger.resourceCountIs('AWS::Lambda::Function', 3 + distinctWorkers().length);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

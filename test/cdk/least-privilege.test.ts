@@ -22,6 +22,7 @@ interface Statement {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: unknown;
 }
 
 /** Actions AWS authorizes only on Resource "*" (CDK adds them for logging and tracing). */
@@ -84,6 +85,27 @@ function resultObjects() {
 }
 
 const s3Statements = (statements: Statement[]) => statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('s3:')));
+
+const tableArn = () => ({ 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] });
+const ownerIndexArn = () => ({ 'Fn::Join': ['', [tableArn(), `/index/${OPERATIONS_TABLE.ownerIndex.name}`]] });
+const eventsQueueArn = () => ({ 'Fn::GetAtt': [logicalIdOf(stack.server.events.queue!), 'Arn'] });
+/** Items whose partition key starts with one of `prefixes` (`EVT#*` events, `SUB#*` subscriptions), and no operation record. */
+const onItemsOf = (...prefixes: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes } });
+const withAction = (statements: Statement[], action: string) => statements.filter((s) => asArray(s.Action).includes(action));
+
+/**
+ * An Events participant that records occurrences (status sync, report_progress, request_input): it appends
+ * event items only, queries the owner index for the principal's subscriptions, and enqueues delivery jobs
+ * on the delivery queue only.
+ */
+function expectEventsWriterGrants(statements: Statement[], name: string): void {
+  const puts = withAction(statements, 'dynamodb:PutItem');
+  expect(puts.map((s) => [asArray(s.Action), asArray(s.Resource), s.Condition]), name).toEqual([[['dynamodb:PutItem'], [tableArn()], onItemsOf('EVT#*')]]);
+  expect(withAction(statements, 'dynamodb:Query').map((s) => [asArray(s.Action), asArray(s.Resource)]), name).toEqual([[['dynamodb:Query'], [ownerIndexArn()]]]);
+  expect(withAction(statements, 'sqs:SendMessage').filter((s) => JSON.stringify(s.Resource).includes(logicalIdOf(stack.server.events.queue!))).map((s) => [asArray(s.Action), asArray(s.Resource)]), name).toEqual([
+    [['sqs:SendMessage'], [eventsQueueArn()]],
+  ]);
+}
 
 let tools: ToolFolder[];
 let stack: AsyncMcpStack;
@@ -201,9 +223,14 @@ describe('the MCP Lambda', () => {
     expect(secrets.flatMap((s) => asArray(s.Resource))).toEqual([{ Ref: logicalIdOf(stack.server.serverKey.secret) }]);
   });
 
+  it('may send webhook delivery jobs (a subscription\'s verification) to the delivery queue, and no other queue', () => {
+    const sqs = statementsOf(template, stack.server.mcpFunction.role!).filter((s) => asArray(s.Action).some((a) => a.startsWith('sqs:')));
+    expect(sqs.map((s) => [asArray(s.Action), asArray(s.Resource)])).toEqual([[['sqs:SendMessage'], [eventsQueueArn()]]]);
+  });
+
   it('has nothing else but its own log group', () => {
     const statements = statementsOf(template, stack.server.mcpFunction.role!);
-    const known = ['dynamodb:', 'states:', 's3:', 'secretsmanager:'];
+    const known = ['dynamodb:', 'states:', 's3:', 'secretsmanager:', 'sqs:'];
     const other = statements.filter((s) => !asArray(s.Action).some((a) => known.some((prefix) => a.startsWith(prefix))));
     expect(actionsOf(other)).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
     expect(other.flatMap((s) => asArray(s.Resource))).toEqual([
@@ -213,17 +240,20 @@ describe('the MCP Lambda', () => {
 });
 
 describe('the status-sync Lambda', () => {
-  it('may update records, release their active slots, describe executions and stop those canceled while starting, spill large results, put operation events, write its logs and dead-letter failures, nothing more', () => {
+  it('may update records, release their active slots, describe executions and stop those canceled while starting, spill large results, put operation events, append Events occurrences and enqueue their deliveries, read the server key, write its logs and dead-letter failures, nothing more', () => {
     const statusSync = stack.server.statusSync!;
     const statements = statementsOf(template, statusSync.function.role);
     expect(actionsOf(statements)).toEqual([
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
       'dynamodb:UpdateItem',
       'events:PutEvents',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       's3:PutObject',
+      'secretsmanager:GetSecretValue',
       'sqs:GetQueueAttributes',
       'sqs:GetQueueUrl',
       'sqs:SendMessage',
@@ -231,8 +261,11 @@ describe('the status-sync Lambda', () => {
       'states:StopExecution',
     ]);
     const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
-    expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual([{ 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] }]);
+    expect(dynamo.filter((s) => !asArray(s.Action).includes('dynamodb:Query')).flatMap((s) => asArray(s.Resource))).toEqual([tableArn(), tableArn()]);
+    expectEventsWriterGrants(statements, 'status sync');
     expect(s3Statements(statements).flatMap((s) => asArray(s.Resource))).toEqual([resultObjects()]);
+    const secrets = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('secretsmanager:')));
+    expect(secrets.flatMap((s) => asArray(s.Resource))).toEqual([{ Ref: logicalIdOf(stack.server.serverKey.secret) }]);
   });
 });
 
@@ -254,14 +287,23 @@ describe('workers', () => {
     }
   });
 
-  it('that are built in (request_input, report_progress) may get and update items of the table alone, and nothing else but their log group', () => {
+  it('that are built in (request_input, report_progress) may get and update items of the table, append Events occurrences and enqueue their deliveries, and nothing else but their log group', () => {
     const builtIn = [...stack.server.workerFunctions].filter(([name]) => BUILT_IN_WORKERS.includes(name));
-    expect(builtIn.length).toBeGreaterThan(0);
+    expect(builtIn.map(([name]) => name).sort()).toEqual(['report_progress', 'request_input']);
     for (const [name, fn] of builtIn) {
       const statements = statementsOf(template, fn.role!);
-      expect(actionsOf(statements), name).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']);
-      const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
-      expect(dynamo.flatMap((s) => asArray(s.Resource)), name).toEqual([{ 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] }]);
+      expect(actionsOf(statements), name).toEqual([
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'sqs:SendMessage',
+      ]);
+      const records = statements.filter((s) => asArray(s.Action).some((a) => a === 'dynamodb:GetItem' || a === 'dynamodb:UpdateItem'));
+      expect(records.map((s) => [actionsOf([s]), asArray(s.Resource)]), name).toEqual([[['dynamodb:GetItem', 'dynamodb:UpdateItem'], [tableArn()]]]);
+      expectEventsWriterGrants(statements, name);
     }
   });
 
@@ -272,6 +314,50 @@ describe('workers', () => {
       expect(actionsOf(statements), name).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
       expect(statements.flatMap((s) => asArray(s.Resource)), name).toEqual([{ 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] }]);
     }
+  });
+});
+
+describe('the webhook delivery Lambda', () => {
+  it('may consume its queue, read the server key, read, save and delete subscription items, read event items, and write its log group, nothing more', () => {
+    const delivery = stack.server.events.deliveryFunction!;
+    const statements = statementsOf(template, delivery.role);
+    expect(actionsOf(statements)).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:GetSecretValue',
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+    ]);
+    const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
+    // Never an operation record: every item grant is held to SUB#* or EVT#* partition keys.
+    expect(dynamo.map((s) => [actionsOf([s]), asArray(s.Resource), s.Condition])).toEqual([
+      [['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], [tableArn()], onItemsOf('SUB#*')],
+      [['dynamodb:GetItem'], [tableArn()], onItemsOf('EVT#*')],
+    ]);
+    const sqs = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('sqs:')));
+    expect(sqs.flatMap((s) => asArray(s.Resource))).toEqual([eventsQueueArn()]);
+    const secrets = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('secretsmanager:')));
+    expect(secrets.flatMap((s) => asArray(s.Resource))).toEqual([{ Ref: logicalIdOf(stack.server.serverKey.secret) }]);
+    const logs = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('logs:')));
+    expect(logs.flatMap((s) => asArray(s.Resource))).toEqual([{ 'Fn::GetAtt': [logicalIdOf(delivery.logGroup), 'Arn'] }]);
+  });
+});
+
+describe('the server key', () => {
+  it('is read by the MCP Lambda, status sync and webhook delivery, and no other role', () => {
+    const secret = JSON.stringify({ Ref: logicalIdOf(stack.server.serverKey.secret) });
+    const readers = Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
+      .filter((policy) => (policy.Properties.PolicyDocument.Statement as Statement[]).some((s) => JSON.stringify(s.Resource).includes(secret)))
+      .map((policy) => JSON.stringify(policy.Properties.Roles))
+      .sort();
+    const expected = [stack.server.mcpFunction.role!, stack.server.statusSync!.function.role, stack.server.events.deliveryFunction!.role].map((role) => JSON.stringify([{ Ref: logicalIdOf(role) }]));
+    expect(readers).toEqual(expected.sort());
   });
 });
 
