@@ -450,7 +450,9 @@ export class AsyncMcpServer extends Construct {
         StateMachine.fromStateMachineName(dashboardScope, tool, machine.stateMachineName),
       ]),
     );
-    this.dashboard = new OperationsDashboard(this, 'Dashboard', { ...monitored, stateMachines: namedMachines, alarms: this.alarms.all }).dashboard;
+    // The webhook delivery dead-letter alarm is the Events construct's own; the dashboard shows it beside the rest.
+    const alarms = this.events.deadLetterAlarm ? [...this.alarms.all, this.events.deadLetterAlarm] : this.alarms.all;
+    this.dashboard = new OperationsDashboard(this, 'Dashboard', { ...monitored, stateMachines: namedMachines, alarms }).dashboard;
   }
 
   /**

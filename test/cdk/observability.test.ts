@@ -135,7 +135,9 @@ describe('dashboard', () => {
 
   it('shows the state of every alarm', () => {
     const shown = dashboardBody(template).widgets.find((widget) => widget.type === 'alarm')!.properties.alarms!;
-    expect(shown).toHaveLength(stack.server.alarms.all.length);
+    // Every alarm of the template, the webhook delivery dead-letter alarm beside the operations alarms.
+    const every = Object.keys(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((id) => `<<${id}.Arn>>`);
+    expect([...shown].sort()).toEqual(every.sort());
     for (const alarm of stack.server.alarms.all) expect(shown).toContain(`<<${logicalIdOf(alarm)}.Arn>>`);
   });
 });
@@ -229,7 +231,9 @@ describe('alarms', () => {
   it('are exactly these, each with a description of what it means and what to do, and without a topic no actions', () => {
     const expected = 2 + stack.server.toolStateMachines.size + 2 + stack.server.workerFunctions.size + 1;
     expect(stack.server.alarms.all).toHaveLength(expected);
-    template.resourceCountIs('AWS::CloudWatch::Alarm', expected);
+    // Beside those, the Events construct's own: the webhook delivery dead-letter queue.
+    expect(stack.server.events.deadLetterAlarm).toBeDefined();
+    template.resourceCountIs('AWS::CloudWatch::Alarm', expected + 1);
     for (const alarm of alarms()) {
       expect(alarm.Properties.AlarmDescription).toMatch(/^async-mcp: .+ To do: /);
       expect((alarm.Properties.AlarmDescription as string).length).toBeLessThanOrEqual(1024);
@@ -345,7 +349,8 @@ describe('alarm notifications', () => {
 describe('functions', () => {
   it('all carry the Powertools service name and metrics namespace the dashboard searches for', () => {
     const functions = Object.entries(resourcesOf(template, 'AWS::Lambda::Function'));
-    expect(functions.length).toBe(2 + stack.server.workerFunctions.size);
+    // MCP, status sync, webhook delivery and the workers.
+    expect(functions.length).toBe(3 + stack.server.workerFunctions.size);
     for (const [id, fn] of functions) {
       expect(fn.Properties.Environment?.Variables, id).toMatchObject({ POWERTOOLS_SERVICE_NAME: 'async-mcp', POWERTOOLS_METRICS_NAMESPACE: 'AsyncMcp' });
     }
