@@ -78,6 +78,7 @@ function allFunctions(): [string, IConstruct][] {
   return [
     ['mcp', stack.server.mcpFunction],
     ['status-sync', stack.server.statusSync!.function.function],
+    ['events-delivery', stack.server.events.deliveryFunction!.function],
     ...[...stack.server.workerFunctions].map(([name, fn]): [string, IConstruct] => [`worker ${name}`, fn]),
   ];
 }
@@ -166,6 +167,9 @@ describe('bundled assets', () => {
       const run = runNode(dir, "const m = await import('./index.mjs'); console.log(typeof m.handler);", {
         [ENV.tableName]: 'operations',
         [ENV.resultsBucket]: 'results',
+        // The delivery function builds its job runner at init from these (nothing is sent).
+        [ENV.eventsDeliveryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/events-delivery',
+        [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:server-key-AbCdEf',
       });
       expect(`${run.stdout}${run.stderr}`.trim(), name).toBe('function');
     }
