@@ -26,6 +26,9 @@ import {
   type WorkflowEngine,
 } from '../operations/ports.ts';
 import { parseJsonOrText } from '../shared/json-values.ts';
+import { executionArnFor } from './execution-arn.ts';
+
+export { executionArnFor };
 
 export class StepFunctionsEngine implements WorkflowEngine {
   constructor(private readonly client: SFNClient) {}
@@ -98,11 +101,6 @@ async function taskCall(send: () => Promise<unknown>): Promise<void> {
     if (error instanceof TaskTimedOut || error instanceof TaskDoesNotExist || error instanceof InvalidToken) throw new TaskGoneError({ cause: error });
     throw error;
   }
-}
-
-/** A STANDARD execution's ARN is derivable from its state machine and name. */
-export function executionArnFor(stateMachineArn: string, name: string): string {
-  return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 }
 
 /** The fields StartSyncExecution and DescribeExecution share, as the port's snapshot. */

@@ -1,11 +1,11 @@
 /**
  * Lambda entry point for the MCP endpoint behind a Function URL (payload v2.0, invoke mode
- * RESPONSE_STREAM). Wiring only: clients and the tool catalog are built once per container,
+ * RESPONSE_STREAM). Wiring only: clients and the tool catalog are built once per container
+ * (the Step Functions client on first use),
  * the caller is authenticated at the edge (function-url-principal.ts), and the shared fetch
  * handler's responses are streamed as they are produced.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { invocationDeadlineOf, lambdaStreamingRuntime, streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
@@ -13,7 +13,7 @@ import { authenticatedFunctionUrlFetch, functionUrlAuthFromEnv } from '../aws/fu
 import { DEPLOYED_CLIENT_CONFIG, runWaitingClientConfig } from '../aws/aws-client-config.ts';
 import { ENV } from '../aws/operations-table.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
-import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
+import { lazyStepFunctionsEngine } from '../aws/lazy-step-functions-engine.ts';
 import { createAsyncMcpApp } from '../app/async-mcp-app.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';
@@ -22,8 +22,19 @@ import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../tools
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { loadDeployedToolFolders } from '../tools/deployed-tool-folders.ts';
 import { withInvocationDeadline } from '../mcp/listen/listen-deadline.ts';
-import { deployedEventsOptions } from '../mcp/events/deployed-events.ts';
-import { handleToolsFromEnv, limitsFromEnv, listenFromEnv, requiredEnv } from './environment.ts';
+import type { EventsAppOptions } from '../mcp/events/app-events.ts';
+import { lazySqsWebhookDeliveryQueue } from '../aws/lazy-sqs-webhook-delivery-queue.ts';
+import { DynamoDbEventLog } from '../events/dynamodb-event-log.ts';
+import { DynamoDbWebhookSubscriptions } from '../events/dynamodb-webhook-subscriptions.ts';
+import {
+  eventsCallbackModeFromEnv,
+  eventsDeliveryQueueUrlFromEnv,
+  eventsFromEnv,
+  handleToolsFromEnv,
+  limitsFromEnv,
+  listenFromEnv,
+  requiredEnv,
+} from './environment.ts';
 
 const folders = await loadDeployedToolFolders(process.env[ENV.toolsDir] ?? 'state-machines');
 // Deployed machines have fixed names: one ARN prefix locates them all, however many tools there are.
@@ -34,7 +45,8 @@ const limits = limitsFromEnv();
 const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
 const app = createAsyncMcpApp({
   store: new DynamoDbRecordStore(table),
-  engine: new StepFunctionsEngine(new SFNClient(runWaitingClientConfig(limits.maxBlockingSeconds))),
+  // Built on a start's first call: a poll never calls Step Functions, so a cold start does not load its client.
+  engine: lazyStepFunctionsEngine(runWaitingClientConfig(limits.maxBlockingSeconds)),
   catalog,
   limits,
   handleTools: handleToolsFromEnv(),
@@ -44,8 +56,22 @@ const app = createAsyncMcpApp({
   // No wake-up signal: status-sync is another function, so listen streams read at their interval.
   listen: { enabled: listenFromEnv() },
   // The Events extension on the operations table, its webhook jobs on the stack's delivery queue.
-  events: deployedEventsOptions(table),
+  events: eventsOptions(),
 });
+
+/**
+ * deployedEventsOptions (deployed-events.ts) with the SQS client loaded on the first
+ * enqueue: that module imports it statically, which was a quarter of this function's cold start.
+ */
+function eventsOptions(): EventsAppOptions {
+  const queueUrl = eventsDeliveryQueueUrlFromEnv();
+  return {
+    ...eventsFromEnv(),
+    log: new DynamoDbEventLog(table),
+    subscriptions: new DynamoDbWebhookSubscriptions(table),
+    ...(queueUrl ? { queue: lazySqsWebhookDeliveryQueue(queueUrl), callbackMode: eventsCallbackModeFromEnv() } : {}),
+  };
+}
 
 // Who may call (IAM, OAuth or nobody in particular) is the construct's `auth` prop; a bad setting fails the cold start.
 const serve = authenticatedFunctionUrlFetch((request, principal) => app.fetch(request, principal), functionUrlAuthFromEnv(process.env), {
