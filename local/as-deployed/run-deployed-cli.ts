@@ -52,12 +52,12 @@ export async function runDeployedFromCli(options: DeployedCliOptions): Promise<(
     // With --data the assembly stays beside the data it ran on, for the dead-letter replay.
     const outDir = options.dataDir ? resolve(options.dataDir, 'cdk.out') : await mkdtemp(join(tmpdir(), 'async-mcp-as-deployed-'));
     if (options.dataDir) await rm(outDir, { recursive: true, force: true });
-    else {
-      temporary = outDir;
-      removeOnExit(outDir);
-    }
+    else temporary = outDir;
     console.log(`Synthesizing the app into ${outDir} (npx cdk synth${options.context.map((c) => ` -c ${c}`).join('')}) ...`);
-    await synthesizeAssembly({ outDir, context, ...(options.signal ? { signal: options.signal } : {}) });
+    const synthesized = synthesizeAssembly({ outDir, context, ...(options.signal ? { signal: options.signal } : {}) });
+    // After the synth's own exit hook, which ends its processes: none writes into the folder once it is removed.
+    if (temporary) removeOnExit(temporary);
+    await synthesized;
     cdkOut = outDir;
   }
   const stack = await startDeployedStack({

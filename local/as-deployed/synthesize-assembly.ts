@@ -30,14 +30,18 @@ export function synthesizeAssembly(options: SynthesizeOptions): Promise<void> {
     // npx, cdk, the app and esbuild are a tree of processes: a group of their own lets an abort
     // end them all, so none writes into the output folder after it is removed.
     const child = spawn('npx', args, { cwd: options.cwd ?? REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: signal !== undefined });
-    const abort = () => {
+    const killGroup = (kill: NodeJS.Signals) => {
       try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+        if (signal && child.pid !== undefined) process.kill(-child.pid, kill);
       } catch {
         // The group has ended already.
       }
     };
+    const abort = () => killGroup('SIGTERM');
+    // A group of its own is not ended with this process: end it when this process exits.
+    const orphaned = () => killGroup('SIGKILL');
     signal?.addEventListener('abort', abort, { once: true });
+    if (signal) process.once('exit', orphaned);
     let output = '';
     const collect = (chunk: Buffer) => {
       const text = chunk.toString('utf8');
@@ -47,9 +51,12 @@ export function synthesizeAssembly(options: SynthesizeOptions): Promise<void> {
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     child.once('error', reject);
-    // 'close' waits for every process holding the output pipes, so the whole tree has ended.
+    // 'close': npx, and every process still holding its output pipes, have ended.
     child.once('close', (code) => {
       signal?.removeEventListener('abort', abort);
+      process.removeListener('exit', orphaned);
+      // A process cdk started may outlive cdk itself (a failed synth does not wait for its bundlings).
+      killGroup('SIGKILL');
       if (signal?.aborted) reject(signal.reason);
       else if (code === 0) resolve();
       else reject(new Error(`npx ${args.join(' ')} failed (exit ${code}):\n${output.trim()}`));

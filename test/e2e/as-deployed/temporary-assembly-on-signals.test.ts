@@ -5,7 +5,7 @@
  * may come while the synth still runs. The folder is gone once the group has ended, either way.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -34,6 +34,10 @@ function startAsDeployed(): Started {
   };
   started.push(run);
   return run;
+}
+
+function entriesOf(folder: string | undefined): string[] {
+  return folder && existsSync(folder) ? readdirSync(folder) : [];
 }
 
 function groupIsRunning(pgid: number): boolean {
@@ -73,7 +77,8 @@ describe('--as-deployed removes its temporary assembly', () => {
 
   it('when the process group gets SIGTERM during the synth', async () => {
     const run = startAsDeployed();
-    await vi.waitFor(() => expect(existsSync(run.folder() ?? '')).toBe(true), { timeout: 60_000, interval: 100 });
+    // Once cdk has written into the folder, the synth is under way.
+    await vi.waitFor(() => expect(entriesOf(run.folder())).not.toEqual([]), { timeout: 120_000, interval: 100 });
     const folder = run.folder()!;
     process.kill(-run.pgid, 'SIGTERM');
     await groupEnded(run);
