@@ -16,6 +16,7 @@ import { eventsWebhookFrom, type EventsWebhookSettings } from './events/events-w
 import type { EventBridgeEvent } from './events/put-events-endpoint.ts';
 import { createWebhookDelivery, WebhookConfigError } from './events/webhook-delivery.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack, type LocalStack } from './local-stack.ts';
+import { announceNodeVersion, withoutRuntimeWarning } from './node-version-notice.ts';
 import { oauthOptionsFrom } from './oauth/oauth-options.ts';
 import { stopOnSignals } from './stop-signals.ts';
 import { toolLabel } from './tool-label.ts';
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  announceNodeVersion();
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`--port must be a port number, got "${values.port}"\n\n${USAGE}`);
@@ -163,7 +165,9 @@ async function main(): Promise<void> {
   let stack: LocalStack;
   try {
     // oidc-provider is loaded only when asked for: it is large, and warns about Node 20 at import.
-    const start = values['oauth-dev'] ? (await import('./oauth/local-stack-with-dev-authorization.ts')).startLocalStackWithDevAuthorization : startLocalStack;
+    const start = values['oauth-dev']
+      ? (await withoutRuntimeWarning(() => import('./oauth/local-stack-with-dev-authorization.ts'))).startLocalStackWithDevAuthorization
+      : startLocalStack;
     stack = await start({
       toolsDir,
       ...(workersDir ? { workersDir } : {}),

@@ -14,10 +14,13 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider, { errors, type Configuration } from 'oidc-provider';
+import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
 import { renderConsentPage, renderErrorPage, renderLoginPage } from './dev-login-pages.ts';
 
 /** The scope the MCP server asks for by default when it trusts this server. */
 export const DEV_MCP_SCOPE = 'mcp:tools';
+/** oidc-provider's default leeway, in seconds, for the token times it checks. */
+const CLOCK_TOLERANCE = 15;
 /** User names the banner suggests; any other works as well. */
 export const DEV_USERS = ['alice', 'bob'] as const;
 
@@ -65,6 +68,10 @@ export async function startDevAuthorizationServer(options: DevAuthorizationServe
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const configuration: Configuration = {
+    // In memory on purpose (a restart signs everyone out; keys can be kept, see keysFile). Named
+    // here, oidc-provider knows it was chosen and does not warn at every start that it is in use.
+    adapter: createMemoryAdapter(CLOCK_TOLERANCE),
+    clockTolerance: CLOCK_TOLERANCE,
     jwks: { keys: [keys.signing] },
     cookies: { keys: keys.cookies },
     // Every user name is an account whose subject is that name.

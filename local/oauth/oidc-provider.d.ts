@@ -40,7 +40,12 @@ declare module 'oidc-provider' {
     oidc: { client?: ClientLike };
   }
 
+  /** Makes the storage adapter of one model (Session, AccessToken, ...). */
+  export type AdapterFactory = (model: string) => object;
+
   export interface Configuration {
+    adapter: AdapterFactory;
+    clockTolerance: number;
     jwks: { keys: object[] };
     cookies: { keys: string[] };
     findAccount: (ctx: unknown, id: string) => { accountId: string; claims: () => Record<string, unknown> };
@@ -77,4 +82,11 @@ declare module 'oidc-provider' {
   }
 
   export const errors: { InvalidTarget: new (description?: string) => Error };
+}
+
+declare module 'oidc-provider/lib/adapters/memory_adapter.js' {
+  import type { AdapterFactory } from 'oidc-provider';
+
+  /** oidc-provider's in-memory adapter, with a store of its own. */
+  export function createMemoryAdapter(clockTolerance?: number): AdapterFactory;
 }

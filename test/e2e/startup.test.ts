@@ -8,8 +8,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 
 const TSX = join('node_modules', '.bin', 'tsx');
 
-function start(args: string[]) {
-  const child = spawn(TSX, ['local/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  const child = spawn(TSX, ['local/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -46,6 +46,24 @@ describe('npm start', { timeout: 180_000 }, () => {
       const result = await client.callTool({ name: 'quick_calculation', arguments: { a: 2, b: 3, op: 'add' } });
       expect(result.structuredContent).toEqual({ result: 5 });
       await client.close();
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it('with --oauth-dev warns of nothing on Node 22 or 24, and on Node 20 prints one line saying what to upgrade and why', async () => {
+    const { NODE_NO_WARNINGS: _quiet, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _sdk, ...env } = process.env;
+    const server = start(['--port', '0', '--oauth-dev'], env);
+    try {
+      await printed(server, 'run_test_suite');
+      const lines = server.output().stderr.split('\n').filter((line) => line.trim() !== '');
+      if (Number(process.versions.node.split('.')[0]) >= 22) expect(lines).toEqual([]);
+      else {
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(/^Node\.js 20\.\d+\.\d+ is past its end of life: upgrade to Node 22 or 24 \(the Lambda functions run on nodejs24\.x, and AWS SDK releases after early January 2027 need Node 22 or later\)\.$/);
+      }
+      expect(server.output().stdout).not.toMatch(/WARNING|Warning/);
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
