@@ -22,19 +22,8 @@ import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../tools
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { loadDeployedToolFolders } from '../tools/deployed-tool-folders.ts';
 import { withInvocationDeadline } from '../mcp/listen/listen-deadline.ts';
-import type { EventsAppOptions } from '../mcp/events/app-events.ts';
-import { lazySqsWebhookDeliveryQueue } from '../aws/lazy-sqs-webhook-delivery-queue.ts';
-import { DynamoDbEventLog } from '../events/dynamodb-event-log.ts';
-import { DynamoDbWebhookSubscriptions } from '../events/dynamodb-webhook-subscriptions.ts';
-import {
-  eventsCallbackModeFromEnv,
-  eventsDeliveryQueueUrlFromEnv,
-  eventsFromEnv,
-  handleToolsFromEnv,
-  limitsFromEnv,
-  listenFromEnv,
-  requiredEnv,
-} from './environment.ts';
+import { deployedEventsOptions } from '../mcp/events/deployed-events.ts';
+import { handleToolsFromEnv, limitsFromEnv, listenFromEnv, requiredEnv } from './environment.ts';
 
 const folders = await loadDeployedToolFolders(process.env[ENV.toolsDir] ?? 'state-machines');
 // Deployed machines have fixed names: one ARN prefix locates them all, however many tools there are.
@@ -56,22 +45,8 @@ const app = createAsyncMcpApp({
   // No wake-up signal: status-sync is another function, so listen streams read at their interval.
   listen: { enabled: listenFromEnv() },
   // The Events extension on the operations table, its webhook jobs on the stack's delivery queue.
-  events: eventsOptions(),
+  events: deployedEventsOptions(table),
 });
-
-/**
- * deployedEventsOptions (deployed-events.ts) with the SQS client loaded on the first
- * enqueue: that module imports it statically, which was a quarter of this function's cold start.
- */
-function eventsOptions(): EventsAppOptions {
-  const queueUrl = eventsDeliveryQueueUrlFromEnv();
-  return {
-    ...eventsFromEnv(),
-    log: new DynamoDbEventLog(table),
-    subscriptions: new DynamoDbWebhookSubscriptions(table),
-    ...(queueUrl ? { queue: lazySqsWebhookDeliveryQueue(queueUrl), callbackMode: eventsCallbackModeFromEnv() } : {}),
-  };
-}
 
 // Who may call (IAM, OAuth or nobody in particular) is the construct's `auth` prop; a bad setting fails the cold start.
 const serve = authenticatedFunctionUrlFetch((request, principal) => app.fetch(request, principal), functionUrlAuthFromEnv(process.env), {

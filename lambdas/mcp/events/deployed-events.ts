@@ -6,10 +6,9 @@
  * passes `deployedEventsOptions` to the app as its `events`.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV } from '../../aws/operations-table.ts';
 import { secretsManagerKey } from '../../aws/secrets-manager-key.ts';
-import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../../aws/sqs-webhook-delivery-queue.ts';
+import { lazySqsWebhookDeliveryQueue } from '../../aws/lazy-sqs-webhook-delivery-queue.ts';
 import { DynamoDbEventLog } from '../../events/dynamodb-event-log.ts';
 import { DynamoDbWebhookSubscriptions } from '../../events/dynamodb-webhook-subscriptions.ts';
 import { eventsCallbackModeFromEnv, eventsDeliveryQueueUrlFromEnv, eventsFromEnv } from '../../handlers/environment.ts';
@@ -19,14 +18,17 @@ import { createAppEvents, type EventsAppOptions } from './app-events.ts';
 
 type Table = { client: DynamoDBClient; tableName: string };
 
-/** The app's `events` option in a deployed MCP function. */
+/**
+ * The app's `events` option in a deployed MCP function. The SQS client loads on the first
+ * enqueue: a poll never enqueues, and importing it was a quarter of a cold start.
+ */
 export function deployedEventsOptions(table: Table): EventsAppOptions {
   const queueUrl = eventsDeliveryQueueUrlFromEnv();
   return {
     ...eventsFromEnv(),
     log: new DynamoDbEventLog(table),
     subscriptions: new DynamoDbWebhookSubscriptions(table),
-    ...(queueUrl ? { queue: new SqsWebhookDeliveryQueue({ client: new SQSClient(SQS_CLIENT_CONFIG), queueUrl }), callbackMode: eventsCallbackModeFromEnv() } : {}),
+    ...(queueUrl ? { queue: lazySqsWebhookDeliveryQueue(queueUrl), callbackMode: eventsCallbackModeFromEnv() } : {}),
   };
 }
 
