@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { ENV, OPERATIONS_TABLE } from '../../lambdas/aws/operations-table.ts';
 import { MIN_SECRET_KEY_BYTES } from '../../lambdas/aws/secrets-manager-key.ts';
 import { REQUEST_INPUT_WORKER } from '../../lambdas/tools/request-input-states.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
@@ -20,6 +20,7 @@ interface Statement {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: unknown;
 }
 
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
@@ -89,13 +90,18 @@ describe('the request_input worker', () => {
     expect(variables[ENV.tableName]).toEqual({ Ref: logicalIdOf(stack.server.operations.table) });
   });
 
-  it('may only get and update items of the operations table (records and execution pointers), and write its own logs', () => {
+  it('may get and update items of the operations table (records and execution pointers), append operation.input_required to the event log and enqueue its deliveries, and write its own logs', () => {
     const worker = stack.server.workerFunctions.get(REQUEST_INPUT_WORKER)!;
     const statements = statementsOf(template, worker.role!);
-    expect(actionsOf(statements)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']);
-    const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
-    // The table itself: no index, no Scan, no Query, no Put or Delete.
-    expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual([{ 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] }]);
+    expect(actionsOf(statements)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage']);
+    const tableArn = { 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] };
+    const withAction = (action: string) => statements.filter((s) => asArray(s.Action).includes(action)).map((s) => [asArray(s.Action), asArray(s.Resource), s.Condition]);
+    // Records: the table itself, no Scan, no Put or Delete of an operation record.
+    expect(withAction('dynamodb:UpdateItem')).toEqual([[['dynamodb:GetItem', 'dynamodb:UpdateItem'], [tableArn], undefined]]);
+    // Events: Put on EVT# items alone, Query on the owner index alone (the principal's subscriptions), SendMessage on the delivery queue.
+    expect(withAction('dynamodb:PutItem')).toEqual([[['dynamodb:PutItem'], [tableArn], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVT#*'] } }]]);
+    expect(withAction('dynamodb:Query')).toEqual([[['dynamodb:Query'], [{ 'Fn::Join': ['', [tableArn, `/index/${OPERATIONS_TABLE.ownerIndex.name}`]] }], undefined]]);
+    expect(withAction('sqs:SendMessage')).toEqual([[['sqs:SendMessage'], [{ 'Fn::GetAtt': [logicalIdOf(stack.server.events.queue!), 'Arn'] }], undefined]]);
   });
 
   it('comes from this repository even when the tools name another workers directory', () => {

@@ -201,26 +201,30 @@ describe('CORS', () => {
 });
 
 describe('status-sync dead-letter queue retention', () => {
-  const retentionOf = (template: Template) => Object.values(resourcesOf(template, 'AWS::SQS::Queue')).map((queue) => queue.Properties.MessageRetentionPeriod);
+  /** Status sync's dead-letter queue's retention (the Events delivery queues beside it keep their own). */
+  const retentionOf = ({ stack, template }: { stack: AsyncMcpStack; template: Template }) =>
+    resourcesOf(template, 'AWS::SQS::Queue')[logicalIdOf(stack.server.statusSync!.deadLetterQueue)]!.Properties.MessageRetentionPeriod;
+  const synthWith = (folders: ToolFolder[], overrides: StackOverrides) => {
+    const stack = buildStack(testApp(), folders, overrides);
+    return { stack, template: Template.fromStack(stack) };
+  };
 
   it('defaults to the keepAlive bound: the messages hold whole events and outlive no record', () => {
-    expect(retentionOf(synthTemplate(tools).template)).toEqual([7 * 24 * 3600]);
-    expect(retentionOf(synthTemplate(tools, { maxKeepAliveSeconds: 3600 }).template)).toEqual([3600]);
+    expect(retentionOf(synthTemplate(tools))).toEqual(7 * 24 * 3600);
+    expect(retentionOf(synthTemplate(tools, { maxKeepAliveSeconds: 3600 }))).toEqual(3600);
   });
 
   it("follows the tools' own maximum and stays within SQS's bounds: 14 days when keepAlive may be longer or unlimited, a minute at least", () => {
     // The tools' own maximum (7 days here) lowers a longer server bound.
-    expect(retentionOf(synthTemplate(tools, { maxKeepAliveSeconds: 30 * 24 * 3600 }).template)).toEqual([7 * 24 * 3600]);
+    expect(retentionOf(synthTemplate(tools, { maxKeepAliveSeconds: 30 * 24 * 3600 }))).toEqual(7 * 24 * 3600);
     const noToolMax = tools.map((tool) => ({ ...tool, config: { ...tool.config, maxKeepAliveSeconds: null } })) as ToolFolder[];
-    const longer = Template.fromStack(buildStack(testApp(), noToolMax, { maxKeepAliveSeconds: 30 * 24 * 3600 }));
-    expect(retentionOf(longer)).toEqual([14 * 24 * 3600]);
-    const unlimited = Template.fromStack(buildStack(testApp(), noToolMax, { allowUnlimitedKeepAlive: true, maxKeepAliveSeconds: 3600 }));
-    expect(retentionOf(unlimited)).toEqual([14 * 24 * 3600]);
-    expect(retentionOf(synthTemplate(tools, { maxKeepAliveSeconds: 10 }).template)).toEqual([60]);
+    expect(retentionOf(synthWith(noToolMax, { maxKeepAliveSeconds: 30 * 24 * 3600 }))).toEqual(14 * 24 * 3600);
+    expect(retentionOf(synthWith(noToolMax, { allowUnlimitedKeepAlive: true, maxKeepAliveSeconds: 3600 }))).toEqual(14 * 24 * 3600);
+    expect(retentionOf(synthTemplate(tools, { maxKeepAliveSeconds: 10 }))).toEqual(60);
   });
 
   it('takes the deadLetterRetention prop, refusing one SQS cannot keep', () => {
-    expect(retentionOf(synthTemplate(tools, { deadLetterRetention: Duration.days(2) }).template)).toEqual([2 * 24 * 3600]);
+    expect(retentionOf(synthTemplate(tools, { deadLetterRetention: Duration.days(2) }))).toEqual(2 * 24 * 3600);
     expect(() => synthTemplate(tools, { deadLetterRetention: Duration.days(15) })).toThrow(/deadLetterRetention must be/);
     expect(() => synthTemplate(tools, { deadLetterRetention: Duration.seconds(30) })).toThrow(/deadLetterRetention must be/);
   });
