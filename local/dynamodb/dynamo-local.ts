@@ -96,7 +96,8 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
     (closing ??= (async () => {
       client.destroy();
       if (child.exitCode === null && child.signalCode === null) {
-        if (child.connected) child.send({ close: true });
+        // A dynalite already dying (a signal to the whole process group) refuses the message: kill it instead.
+        if (child.connected) child.send({ close: true }, (error) => error && child.kill('SIGTERM'));
         else child.kill('SIGTERM');
         const killer = setTimeout(() => child.kill('SIGKILL'), CLOSE_GRACE_MS);
         await exited;
