@@ -122,10 +122,11 @@ describe('bundled assets', () => {
     expect(requestInput).toContain('"@aws-sdk/client-dynamodb"');
   });
 
-  it('keep the MCP bundle within 520 KB, the AWS SDK left out', () => {
+  it('keep the MCP bundle within 580 KB, the AWS SDK left out', () => {
     const size = statSync(join(assetDirOf(stack.server.mcpFunction), 'index.mjs')).size;
-    // 499 KB before subscriptions/listen, which adds 8 KB; its cold import is measured by `npm run bench -- --only=startup`.
-    expect(size).toBeLessThanOrEqual(520_000);
+    // 499 KB before subscriptions/listen (+8 KB), 518 KB before the operation card (+8 KB) and the
+    // Events extension (+42 KB): 568 KB. Its cold import is measured by `npm run bench -- --only=bundle`.
+    expect(size).toBeLessThanOrEqual(580_000);
   });
 
   it('carry one JSON Schema engine in the MCP bundle: neither our Ajv nor the MCP SDK\'s', () => {
