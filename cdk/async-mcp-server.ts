@@ -214,7 +214,7 @@ export class AsyncMcpServer extends Construct {
   public readonly operations: OperationsTable;
   /** Tool results too large for a record; the MCP Lambda serves them with resources/read. */
   public readonly results: ResultsBucket;
-  /** The server's secret key (Secrets Manager), which only the MCP Lambda may read. */
+  /** The server's secret key (Secrets Manager): the MCP Lambda, status sync (the events owner id) and webhook delivery (sealed secrets) may read it. */
   public readonly serverKey: ServerKey;
   /** The MCP Lambda (Function URL payload v2, response streaming). */
   public readonly mcpFunction: NodejsFunction;
