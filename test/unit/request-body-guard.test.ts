@@ -71,6 +71,13 @@ describe('JSON-RPC batches', () => {
     }
   });
 
+  it('"The initialize request MUST NOT be part of a JSON-RPC batch" (2025-03-26): one holding it is refused with HTTP 400 and -32600, not an internal error', async () => {
+    const batch = JSON.stringify([{ jsonrpc: '2.0', id: 98, method: 'initialize' }, { jsonrpc: '2.0', id: 99, method: 'tools/list' }]);
+    const { status, body } = await refusal(post(batch, { 'mcp-protocol-version': '2025-03-26' }));
+    expect(status).toBe(400);
+    expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: initialize must not be part of a JSON-RPC batch' } });
+  });
+
   it('without a protocol version header are taken as 2025-03-26 ones', async () => {
     const batch = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' })));
     const served = await guardRequestBody(post(batch(2)));

@@ -50,6 +50,10 @@ export async function guardRequestBody(request: Request): Promise<GuardedBody> {
   if (Array.isArray(parsed)) {
     const refusal = batchRefusal(parsed.length, request.headers.get('mcp-protocol-version') ?? ASSUMED_VERSION);
     if (refusal) return refuse(400, refusal);
+    // 2025-03-26: "The initialize request MUST NOT be part of a JSON-RPC batch."
+    if (parsed.some((message) => isObject(message) && message.method === 'initialize')) {
+      return refuse(400, 'Invalid Request: initialize must not be part of a JSON-RPC batch');
+    }
   }
   for (const message of messages) {
     if (isObject(message) && typeof message.id === 'string' && message.id.length > MAX_REQUEST_ID_LENGTH) {
