@@ -17,7 +17,7 @@ import { isTerminal } from '../../operations/operation.ts';
 import { isObject } from '../../shared/json-values.ts';
 import type { McpDeps } from '../dialects/dialect.ts';
 import { eventsWireError, JSONRPC } from '../edge/json-rpc-errors.ts';
-import { finishWithinInvocation, invocationDeadline } from '../listen/listen-deadline.ts';
+import { invocationDeadline, onceWithinInvocation } from '../listen/listen-deadline.ts';
 import { eventTypeNamed, type EventType } from './event-catalog.ts';
 import { occurrenceOf } from '../../events/event-occurrence.ts';
 import { cursorPosition, MAX_EVENTS_PER_POLL, parseEventParams, SubscriptionParams } from './events-methods.ts';
@@ -110,15 +110,7 @@ function streamResponse(plan: StreamPlan, deps: McpDeps, runtime: EventsRuntime)
   const stop = new AbortController();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
-  let released: Promise<void> | undefined;
-  const release = () => {
-    if (!released) {
-      released = plan.release().catch(() => undefined);
-      // Lambda freezes what is pending once the handler returns: the lease goes back within the invocation.
-      finishWithinInvocation(released);
-    }
-    return released;
-  };
+  const release = onceWithinInvocation(() => plan.release());
   let position = plan.position;
 
   const write = (message: Record<string, unknown>) => {

@@ -33,6 +33,24 @@ export function invocationDeadline(): number | undefined {
   return invocation.getStore()?.deadlineMs;
 }
 
+/**
+ * `work` run at most once, its failure swallowed, and registered with the invocation it starts
+ * in: a stream's lease goes back before the handler returns, since Lambda freezes what is pending.
+ */
+export function onceWithinInvocation(work: () => Promise<unknown>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => {
+    if (!done) {
+      done = work().then(
+        () => undefined,
+        () => undefined,
+      );
+      finishWithinInvocation(done);
+    }
+    return done;
+  };
+}
+
 /** Registers `work` with the current invocation, which returns only once it has settled; outside one it runs free. */
 export function finishWithinInvocation(work: Promise<unknown>): void {
   const state = invocation.getStore();

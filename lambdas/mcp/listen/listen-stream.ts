@@ -11,7 +11,7 @@
 import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import type { Logger } from '../../operations/ports.ts';
 import type { StatusSignal } from '../../operations/status-signal.ts';
-import { finishWithinInvocation } from './listen-deadline.ts';
+import { onceWithinInvocation } from './listen-deadline.ts';
 import { ENDED, streamEnd } from './stream-end.ts';
 
 /** An item as one read found it: the notification's params, what marks a change, and whether it can still change. */
@@ -60,14 +60,7 @@ export function listenStream(plan: ListenStreamPlan): Response {
   const stop = new AbortController();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
-  let ended: Promise<void> | undefined;
-  const end = () => {
-    if (!ended) {
-      ended = plan.onEnd().catch(() => undefined);
-      finishWithinInvocation(ended);
-    }
-    return ended;
-  };
+  const end = onceWithinInvocation(() => plan.onEnd());
 
   const write = (frame: string) => {
     if (closed) return;
