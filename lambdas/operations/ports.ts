@@ -77,7 +77,11 @@ export class KeyTooLongError extends Error {
   }
 }
 
-export interface RecordStore {
+/**
+ * The operation records, and the small items looked up beside them (execution pointers, log
+ * levels): each its own item, written whole or conditionally, never scanned.
+ */
+export interface OperationRecordStore {
   /** Conditional put (`attribute_not_exists`): never overwrites an existing token. */
   create(record: OperationRecord): Promise<CreateResult>;
   /** Strongly consistent read; `undefined` when absent. Expiry is the caller's concern. */
@@ -102,18 +106,6 @@ export interface RecordStore {
   /** The owner's records, newest first (served by the owner+time index, never a scan). */
   listByOwner(ownerId: string, options: { limit: number; cursor?: string }): Promise<Page<OperationRecord>>;
   /**
-   * Remembers which token a JSON-RPC request id started, for `notifications/cancelled`.
-   * Aliases are kept with the owner's active slots and only while `alias.token` holds one
-   * (an operation that is over has nothing to cancel); otherwise this does nothing.
-   * Last writer wins: the newest request with an id is the one a cancel names. A token keeps
-   * its newest {@link MAX_REQUEST_ALIASES_PER_OPERATION} ids; an older one is forgotten.
-   * `requestId` arrives typed by the edge (7 and "7" are two ids), opaque here.
-   */
-  putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void>;
-  /** Forgets a request id: a later call that cannot be cancelled reused it. Absent is fine, and costs no write. */
-  deleteRequestAlias(ownerId: string, requestId: string): Promise<void>;
-  findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined>;
-  /**
    * Remembers which operation an execution runs, for executions whose input does not
    * carry it (tools that pass the machine only its arguments). Execution names are
    * unique, so the pointer is keyed by the name alone.
@@ -128,6 +120,14 @@ export interface RecordStore {
   putLogLevel(ownerId: string, level: string, expiresAt: number): Promise<void>;
   /** The owner's log level as `putLogLevel` left it; expiry is the caller's concern. */
   findLogLevel(ownerId: string): Promise<{ level: string; expiresAt: number } | undefined>;
+}
+
+/**
+ * The per-owner side item: the owner's active-operation slots, and the request aliases of
+ * the operations holding them. One item per owner, so a claim is one conditional write;
+ * it goes once the owner holds no slot, and its aliases with it.
+ */
+export interface ActiveSlotStore {
   /**
    * Takes one of the owner's `limit` active-operation slots for `token`, atomically
    * (one conditional update of a per-owner item; no scan, no transaction). Idempotent
@@ -142,7 +142,22 @@ export interface RecordStore {
   releaseActiveSlot(ownerId: string, token: string, requestId?: string): Promise<void>;
   /** The tokens holding the owner's slots (for repairing slots a crash never released). */
   listActiveSlots(ownerId: string): Promise<string[]>;
+  /**
+   * Remembers which token a JSON-RPC request id started, for `notifications/cancelled`.
+   * Aliases are kept with the owner's active slots and only while `alias.token` holds one
+   * (an operation that is over has nothing to cancel); otherwise this does nothing.
+   * Last writer wins: the newest request with an id is the one a cancel names. A token keeps
+   * its newest {@link MAX_REQUEST_ALIASES_PER_OPERATION} ids; an older one is forgotten.
+   * `requestId` arrives typed by the edge (7 and "7" are two ids), opaque here.
+   */
+  putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void>;
+  /** Forgets a request id: a later call that cannot be cancelled reused it. Absent is fine, and costs no write. */
+  deleteRequestAlias(ownerId: string, requestId: string): Promise<void>;
+  findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined>;
 }
+
+/** The whole store the core runs on: both halves, which one adapter serves from one table. */
+export interface RecordStore extends OperationRecordStore, ActiveSlotStore {}
 
 /** Step Functions execution states, as the service names them. */
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE';

@@ -1,10 +1,12 @@
 /**
  * The RecordStore contract: one suite that every store implementation must pass,
  * run against the in-memory store (with and without a lagging owner index) and
- * against DynamoDB (dynalite). This file holds the record cases and the entry point.
+ * against DynamoDB (dynalite). This file holds the record cases (the `OperationRecordStore`
+ * half of the port) and the entry point; the side items file holds the `ActiveSlotStore`
+ * half (slots and request aliases) beside execution pointers and log levels.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { RecordStore } from '../../lambdas/operations/ports.ts';
+import type { OperationRecordStore } from '../../lambdas/operations/ports.ts';
 import { describeLimitCases } from './record-store-limits-contract.ts';
 import { describeListingCases } from './record-store-listing-contract.ts';
 import { describeSideItemCases } from './record-store-side-items-contract.ts';
@@ -34,7 +36,7 @@ export function describeRecordStoreContract(name: string, makeStore: MakeStore, 
 
 function describeRecordCases(makeStore: MakeStore): void {
   const current = useStore(makeStore);
-  let store: RecordStore;
+  let store: OperationRecordStore;
   beforeEach(() => {
     store = current();
   });

@@ -1,4 +1,8 @@
-/** The RecordStore contract, side items: request aliases and active-operation slots. */
+/**
+ * The RecordStore contract, side items: the `ActiveSlotStore` half (active-operation slots
+ * and the request aliases kept with them), and the execution pointers and log levels kept
+ * beside the records.
+ */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RecordStore } from '../../lambdas/operations/ports.ts';
 import { OTHER_OWNER, OWNER, makeRecord, useStore, type MakeStore } from './record-store-fixtures.ts';
