@@ -3,7 +3,7 @@
  * record store, a workflow engine and the catalog, it builds the MCP fetch handler
  * and the status-sync handler. Both environments run exactly this wiring.
  */
-import { OperationsService, type OperationsLimits, type ResultSpill } from '../operations/operations-service.ts';
+import { createOperations, type OperationsLimits, type OperationsService, type ResultSpill } from '../operations/operations-service.ts';
 import type { RecordStore, WorkflowEngine } from '../operations/ports.ts';
 import type { ToolCatalog } from '../operations/tool-spec.ts';
 import { createStatusSyncHandler, type StatusSyncHandler } from '../aws/status-sync.ts';
@@ -100,7 +100,12 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   const store = options.listen?.wake ? signallingRecordStore(recording, options.listen.wake) : recording;
   // A result is checked and shaped once, when its operation ends, then served as stored; the catalog
   // tells a running operation whose tool this deploy no longer serves.
-  const operations = new OperationsService(store, options.engine, options.limits, undefined, logger, options.results, {
+  const operations = createOperations({
+    store,
+    engine: options.engine,
+    limits: options.limits,
+    logger,
+    results: options.results,
     shapeResult: shapeFinishedResult,
     catalog: options.catalog,
   });

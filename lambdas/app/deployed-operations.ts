@@ -15,7 +15,7 @@ import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
-import { OperationsService } from '../operations/operations-service.ts';
+import { createOperations, type OperationsService } from '../operations/operations-service.ts';
 
 /** The metrics the deployed workers' core records into. */
 export const deployedMetrics = createEmfMetrics();
@@ -24,10 +24,10 @@ let operations: OperationsService | undefined;
 
 export function deployedOperations(): OperationsService {
   const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
-  operations ??= new OperationsService(
+  operations ??= createOperations({
     // A question asked is an `operation.input_required` occurrence, appended and fanned out here.
-    deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), deployedMetrics), table, consoleLogger),
-    new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG)),
-  );
+    store: deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), deployedMetrics), table, consoleLogger),
+    engine: new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG)),
+  });
   return operations;
 }

@@ -17,7 +17,7 @@ import { consoleLogger } from '../logging/logger.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import type { InvocationContext } from '../observability/request-observer.ts';
-import { OperationsService } from '../operations/operations-service.ts';
+import { createOperations } from '../operations/operations-service.ts';
 import { shapeFinishedResult } from '../mcp/results/result-shaping.ts';
 import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
@@ -25,17 +25,16 @@ import { limitsFromEnv, requiredEnv } from './environment.ts';
 const engine = new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG));
 const metrics = createEmfMetrics();
 const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
-const operations = new OperationsService(
+const operations = createOperations({
   // Ends (completed, failed, cancelled) are counted where status-sync writes them, and appended to the event log (MCP Events).
-  deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), metrics), table, consoleLogger),
+  store: deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), metrics), table, consoleLogger),
   engine,
-  limitsFromEnv(),
-  undefined,
-  consoleLogger,
-  { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
+  limits: limitsFromEnv(),
+  logger: consoleLogger,
+  results: { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
   // Results are checked against the contract their record carries: this function needs no catalog.
-  { shapeResult: shapeFinishedResult },
-);
+  shapeResult: shapeFinishedResult,
+});
 
 // The stack names the bus, and the server key's secret (read as the MCP function reads it, on
 // the first event): an event names its owner by an HMAC under that key. Without either (an

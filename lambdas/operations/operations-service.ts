@@ -47,12 +47,27 @@ export type { ResultSpill } from './result-store.ts';
 export type { StartOperationInput } from './start-operation-input.ts';
 import { consoleLogger } from '../logging/logger.ts';
 
-/** What the app wires into the core beside its ports. */
+/** Everything the core is built from: its ports, and what the app wires in beside them. */
 export interface OperationsOptions {
+  store: RecordStore;
+  engine: WorkflowEngine;
+  /** @default DEFAULT_LIMITS */
+  limits?: OperationsLimits;
+  /** @default systemClock */
+  clock?: Clock;
+  /** @default consoleLogger */
+  logger?: Logger;
+  /** Where outputs too large for a record go; without it they stay in the record (up to its size limit). */
+  results?: ResultSpill;
   /** Checks and shapes a finished result once, at completion (the protocol edge's rules). Without it, outcomes stay raw and are shaped on read. */
   shapeResult?: ResultShaper;
   /** The tools this deploy serves: a running operation of a tool not among them, whose execution is gone, is failed at once. */
   catalog?: ToolCatalog;
+}
+
+/** The one way to build the operations core. */
+export function createOperations(options: OperationsOptions): OperationsService {
+  return new OperationsService(options);
 }
 
 const NON_TERMINAL: readonly OperationStatus[] = ['submitted', 'working', 'input_required'];
@@ -72,15 +87,25 @@ export class OperationsService {
   /** Progress and log lines executions report while they run. */
   readonly reports: RunReports;
 
-  constructor(
-    private readonly store: RecordStore,
-    private readonly engine: WorkflowEngine,
-    readonly limits: OperationsLimits = DEFAULT_LIMITS,
-    private readonly clock: Clock = systemClock,
-    logger: Logger = consoleLogger,
-    private readonly results?: ResultSpill,
-    private readonly options: OperationsOptions = {},
-  ) {
+  readonly limits: OperationsLimits;
+  private readonly store: RecordStore;
+  private readonly engine: WorkflowEngine;
+  private readonly clock: Clock;
+  private readonly results: ResultSpill | undefined;
+  private readonly options: OperationsOptions;
+
+  /** Built through `createOperations`. */
+  constructor(options: OperationsOptions) {
+    const { store, engine } = options;
+    const limits = options.limits ?? DEFAULT_LIMITS;
+    const clock = options.clock ?? systemClock;
+    const logger = options.logger ?? consoleLogger;
+    this.options = options;
+    this.store = store;
+    this.engine = engine;
+    this.limits = limits;
+    this.clock = clock;
+    this.results = options.results;
     this.#slots = new ActiveSlots(store, limits.maxActiveOperations, (key, budget) => this.isOver(key, budget), logger);
     this.#syncRuns = new SyncRuns({
       store,

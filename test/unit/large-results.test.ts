@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
-import { OperationsService } from '../../lambdas/operations/operations-service.ts';
+import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import { DEFAULT_SPILL_THRESHOLD_BYTES, parseResultUri, resultKeyFor, RESULT_URI_PREFIX } from '../../lambdas/operations/result-store.ts';
 import { toCallToolResult } from '../../lambdas/mcp/results/tool-result.ts';
 import { withResultStore, writeResult } from '../../lambdas/results/write-result.ts';
@@ -23,7 +23,7 @@ function harness() {
   const results = new InMemoryResultStore();
   const engine = new FakeWorkflowEngine();
   const clock = new ManualClock();
-  const service = new OperationsService(new InMemoryRecordStore(), engine, TEST_LIMITS, clock, memoryLogger(), { store: results });
+  const service = createOperations({ store: new InMemoryRecordStore(), engine, limits: TEST_LIMITS, clock, logger: memoryLogger(), results: { store: results } });
   return { results, engine, clock, service };
 }
 
