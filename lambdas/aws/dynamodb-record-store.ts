@@ -14,9 +14,8 @@ import {
   type UpdateItemCommandInput,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { KeyTooLongError } from '../operations/ports.ts';
 import type { OperationChanges, OperationKey, OperationRecord, OperationStatus } from '../operations/operation.ts';
-import { MAX_REQUEST_ALIASES_PER_OPERATION, RecordTooLargeError, STORE_LIMITS } from '../operations/ports.ts';
+import { MAX_REQUEST_ALIASES_PER_OPERATION, RecordTooLargeError } from '../operations/ports.ts';
 import type { CreateResult, Page, RecordStore, RequestAlias, SlotAlias, SlotClaim } from '../operations/ports.ts';
 import {
   EXPIRES_AT,
@@ -36,6 +35,7 @@ import {
   toOperationItem,
   type Item,
 } from './operation-item.ts';
+import { DYNAMODB_LIMITS, KeyTooLongError } from './dynamodb-limits.ts';
 import { OPERATIONS_TABLE } from './operations-table.ts';
 
 /** Named conditions: `#pk` is the partition key, `#status` the status attribute, `#tokens` the slot set. */
@@ -79,7 +79,7 @@ export class DynamoDbRecordStore implements RecordStore {
 
   async create(record: OperationRecord): Promise<CreateResult> {
     const item = toOperationItem(record);
-    if (itemBytes(item) > STORE_LIMITS.maxItemBytes) throw new RecordTooLargeError();
+    if (itemBytes(item) > DYNAMODB_LIMITS.maxItemBytes) throw new RecordTooLargeError();
     // A second round only if the existing item vanished (TTL) between the put and the read.
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
@@ -501,13 +501,13 @@ export class DynamoDbRecordStore implements RecordStore {
   /** Refuses, before writing, a transition that would leave the item over DynamoDB's limit. */
   async #checkTransitionSize(pk: string, set: Item, remove: readonly string[]): Promise<void> {
     const setBytes = itemBytes(set);
-    if (setBytes > STORE_LIMITS.maxItemBytes) throw new RecordTooLargeError();
-    if (setBytes <= STORE_LIMITS.maxItemBytes - NEAR_ITEM_LIMIT_BYTES) return;
+    if (setBytes > DYNAMODB_LIMITS.maxItemBytes) throw new RecordTooLargeError();
+    if (setBytes <= DYNAMODB_LIMITS.maxItemBytes - NEAR_ITEM_LIMIT_BYTES) return;
     const current = await this.#getItem(pk);
     if (!current) return; // The conditional update will answer `undefined`.
     const next: Item = { ...current, ...set };
     for (const attribute of remove) delete next[attribute];
-    if (itemBytes(next) > STORE_LIMITS.maxItemBytes) throw new RecordTooLargeError();
+    if (itemBytes(next) > DYNAMODB_LIMITS.maxItemBytes) throw new RecordTooLargeError();
   }
 
   async #getItem(pk: string): Promise<Item | undefined> {

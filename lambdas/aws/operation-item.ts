@@ -5,8 +5,9 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { convertToAttr, marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { OperationChanges, OperationKey, OperationRecord } from '../operations/operation.ts';
-import { InvalidCursorError, KeyTooLongError, STORE_LIMITS } from '../operations/ports.ts';
+import { InvalidCursorError } from '../operations/ports.ts';
 import { decodeBase64UrlJson, encodeBase64UrlJson } from '../shared/json-values.ts';
+import { DYNAMODB_LIMITS, KeyTooLongError } from './dynamodb-limits.ts';
 import { OPERATIONS_TABLE } from './operations-table.ts';
 
 export type Item = Record<string, AttributeValue>;
@@ -15,9 +16,6 @@ export const PK = OPERATIONS_TABLE.partitionKey;
 export const EXPIRES_AT = OPERATIONS_TABLE.ttlAttribute;
 const OWNER_KEY = OPERATIONS_TABLE.ownerIndex.partitionKey;
 const CREATED_KEY = OPERATIONS_TABLE.ownerIndex.sortKey;
-
-/** DynamoDB's limit on a sort key (here the owner index's `createdKey`), in UTF-8 bytes. */
-const MAX_SORT_KEY_BYTES = 1024;
 
 const STRING_FIELDS = ['ownerId', 'token', 'tool', 'argumentsHash', 'dialect', 'status', 'executionName'] as const;
 const NUMBER_FIELDS = ['createdAt', 'updatedAt', 'pollIntervalSeconds'] as const;
@@ -40,7 +38,7 @@ export function checkOwnerId(ownerId: string): void {
  * bytes: the local stack must refuse what AWS refuses.
  */
 function partitionKey(pk: string): string {
-  if (utf8(pk) > STORE_LIMITS.maxPartitionKeyBytes) throw new KeyTooLongError();
+  if (utf8(pk) > DYNAMODB_LIMITS.maxPartitionKeyBytes) throw new KeyTooLongError();
   return pk;
 }
 
@@ -71,7 +69,7 @@ export function ownerKey(ownerId: string): string {
 function createdKey(createdAt: number, token: string): string {
   if (!Number.isSafeInteger(createdAt) || createdAt < 0) throw new RangeError('createdAt must be a non-negative integer');
   const key = `${String(createdAt).padStart(15, '0')}#${token}`;
-  if (utf8(key) > MAX_SORT_KEY_BYTES) throw new KeyTooLongError();
+  if (utf8(key) > DYNAMODB_LIMITS.maxSortKeyBytes) throw new KeyTooLongError();
   return key;
 }
 

@@ -3,15 +3,15 @@
  * adapter's semantics (conditional create and transition, newest-first owner
  * listing with an opaque cursor, request aliases, active-operation slots, key and
  * item size limits, optionally a lagging owner index), and the shared contract
- * suite holds both to the same behaviour.
+ * suite holds both to the same behaviour. Imitating DynamoDB, it takes DynamoDB's
+ * numbers from the adapter's dependency-free limits module, the one place they live.
  */
 import type { OperationChanges, OperationKey, OperationRecord, OperationStatus } from './operation.ts';
+import { DYNAMODB_LIMITS, KeyTooLongError } from '../aws/dynamodb-limits.ts';
 import {
   InvalidCursorError,
-  KeyTooLongError,
   MAX_REQUEST_ALIASES_PER_OPERATION,
   RecordTooLargeError,
-  STORE_LIMITS,
   type CreateResult,
   type Page,
   type RecordStore,
@@ -22,10 +22,7 @@ import {
 import { decodeBase64UrlJson, encodeBase64UrlJson } from '../shared/json-values.ts';
 
 /** DynamoDB's item size limit, which this store approximates. */
-export const DEFAULT_MAX_RECORD_BYTES = STORE_LIMITS.maxItemBytes;
-
-/** DynamoDB's limit on a sort key, which the owner index's `createdKey` must respect. */
-export const MAX_SORT_KEY_BYTES = 1024;
+export const DEFAULT_MAX_RECORD_BYTES = DYNAMODB_LIMITS.maxItemBytes;
 
 export interface InMemoryRecordStoreOptions {
   /**
@@ -318,11 +315,11 @@ function checkOwnerId(ownerId: string): void {
 
 /** Refuses what DynamoDB refuses: a partition key `<prefix>#<id>` over 2,048 UTF-8 bytes. */
 function checkPartitionKey(prefix: string, id: string): void {
-  if (utf8(prefix) + 1 + utf8(id) > STORE_LIMITS.maxPartitionKeyBytes) throw new KeyTooLongError();
+  if (utf8(prefix) + 1 + utf8(id) > DYNAMODB_LIMITS.maxPartitionKeyBytes) throw new KeyTooLongError();
 }
 
 function checkSortKey(record: OperationRecord): void {
-  if (utf8(createdKey(record)) > MAX_SORT_KEY_BYTES) throw new KeyTooLongError();
+  if (utf8(createdKey(record)) > DYNAMODB_LIMITS.maxSortKeyBytes) throw new KeyTooLongError();
 }
 
 function checkCreatedAt(createdAt: number): void {
@@ -351,7 +348,7 @@ function executionPointerKey(executionName: string): string {
 
 function slotKey(ownerId: string): string {
   checkOwnerId(ownerId);
-  if (utf8(`ACTIVE#${ownerId}`) > STORE_LIMITS.maxPartitionKeyBytes) throw new KeyTooLongError();
+  if (utf8(`ACTIVE#${ownerId}`) > DYNAMODB_LIMITS.maxPartitionKeyBytes) throw new KeyTooLongError();
   return ownerId;
 }
 

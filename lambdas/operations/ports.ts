@@ -53,29 +53,12 @@ export const MAX_REQUEST_ALIASES_PER_OPERATION = 4;
 export type SlotClaim = 'claimed' | 'already-held' | 'refused';
 
 /**
- * Bounds every store enforces, because DynamoDB does: a partition key of at most
- * 2,048 bytes and an item of at most 400 KB. The core checks ids against
- * {@link MAX_ID_BYTES} before they reach a key.
- */
-export const STORE_LIMITS = {
-  maxPartitionKeyBytes: 2048,
-  maxItemBytes: 400 * 1024,
-} as const;
-
-/**
- * The longest token or request id (UTF-8 bytes) the core lets reach a key. The owner
- * index's sort key is a 16-byte time prefix plus the token, and a sort key holds at
- * most 1,024 bytes.
+ * The longest token or request id, in UTF-8 bytes, that the core lets reach a store: every
+ * store accepts ids this long in its keys, and the core refuses longer ones before a store
+ * sees them. It leaves room for a key's prefix; the tightest key today, the DynamoDB owner
+ * index's sort key, holds 1,024 bytes with a 16-byte time prefix.
  */
 export const MAX_ID_BYTES = 1000;
-
-/** A key longer than DynamoDB accepts (partition key 2,048 bytes, sort key 1,024); nothing was read or written. */
-export class KeyTooLongError extends Error {
-  constructor(options?: { cause?: unknown }) {
-    super('A key exceeds the size DynamoDB accepts', options);
-    this.name = 'KeyTooLongError';
-  }
-}
 
 /**
  * The operation records, and the small items looked up beside them (execution pointers, log

@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbRecordStore, RecordStoreError } from '../../lambdas/aws/dynamodb-record-store.ts';
-import { KeyTooLongError } from '../../lambdas/operations/ports.ts';
+import { KeyTooLongError } from '../../lambdas/aws/dynamodb-limits.ts';
 import { RecordTooLargeError } from '../../lambdas/operations/ports.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';

@@ -7,7 +7,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { operationItemBytes } from '../../lambdas/operations/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
-import { MAX_ID_BYTES, STORE_LIMITS, type RecordStore } from '../../lambdas/operations/ports.ts';
+import { DYNAMODB_LIMITS } from '../../lambdas/aws/dynamodb-limits.ts';
+import { MAX_ID_BYTES, type RecordStore } from '../../lambdas/operations/ports.ts';
 import { OWNER, makeRecord, useStore, type MakeStore } from './record-store-fixtures.ts';
 
 const KEY_TOO_LONG = { name: 'KeyTooLongError' };
@@ -38,7 +39,7 @@ export function describeLimitCases(makeStore: MakeStore): void {
     });
 
     it('refuses get, transition and create of a token whose key exceeds 2,048 bytes with KeyTooLongError', async () => {
-      const atLimit = { ownerId: OWNER, token: 't'.repeat(STORE_LIMITS.maxPartitionKeyBytes - OP_PREFIX_BYTES) };
+      const atLimit = { ownerId: OWNER, token: 't'.repeat(DYNAMODB_LIMITS.maxPartitionKeyBytes - OP_PREFIX_BYTES) };
       expect(await store.get(atLimit)).toBeUndefined();
       const over = { ownerId: OWNER, token: `${atLimit.token}t` };
       await expect(store.get(over)).rejects.toMatchObject(KEY_TOO_LONG);
@@ -47,7 +48,7 @@ export function describeLimitCases(makeStore: MakeStore): void {
     });
 
     it('refuses slots of an owner id whose slot key exceeds 2,048 bytes with KeyTooLongError', async () => {
-      const ownerId = 'o'.repeat(STORE_LIMITS.maxPartitionKeyBytes - 'ACTIVE#'.length + 1);
+      const ownerId = 'o'.repeat(DYNAMODB_LIMITS.maxPartitionKeyBytes - 'ACTIVE#'.length + 1);
       await expect(store.claimActiveSlot(ownerId, 'token-1', 1)).rejects.toMatchObject(KEY_TOO_LONG);
       await expect(store.listActiveSlots(ownerId)).rejects.toMatchObject(KEY_TOO_LONG);
     });
@@ -80,10 +81,10 @@ export function describeLimitCases(makeStore: MakeStore): void {
     });
 
     it('accepts a record of exactly 400 KB as DynamoDB counts it, and refuses one byte more', async () => {
-      const exact = recordOfSize(STORE_LIMITS.maxItemBytes, { token: 'exact' });
+      const exact = recordOfSize(DYNAMODB_LIMITS.maxItemBytes, { token: 'exact' });
       expect((await store.create(exact)).created).toBe(true);
       expect(await store.get(exact)).toEqual(exact);
-      const over = recordOfSize(STORE_LIMITS.maxItemBytes + 1, { token: 'over' });
+      const over = recordOfSize(DYNAMODB_LIMITS.maxItemBytes + 1, { token: 'over' });
       await expect(store.create(over)).rejects.toMatchObject(TOO_LARGE);
       expect(await store.get(over)).toBeUndefined();
     });
@@ -107,19 +108,19 @@ export function describeLimitCases(makeStore: MakeStore): void {
     it('lets a transition grow a record to exactly 400 KB, and refuses one byte more', async () => {
       const working = makeRecord({ status: 'working', statusMessage: 'running' });
       await store.create(working);
-      const over = recordOfSize(STORE_LIMITS.maxItemBytes + 1, { status: 'completed', statusMessage: 'running' });
+      const over = recordOfSize(DYNAMODB_LIMITS.maxItemBytes + 1, { status: 'completed', statusMessage: 'running' });
       await expect(store.transition(working, ['working'], { status: 'completed', outcome: over.outcome })).rejects.toMatchObject(
         TOO_LARGE,
       );
       expect(await store.get(working)).toEqual(working);
-      const exact = recordOfSize(STORE_LIMITS.maxItemBytes, { status: 'completed', statusMessage: 'running' });
+      const exact = recordOfSize(DYNAMODB_LIMITS.maxItemBytes, { status: 'completed', statusMessage: 'running' });
       expect(await store.transition(working, ['working'], { status: 'completed', outcome: exact.outcome })).toEqual(exact);
     });
 
     it('counts what a transition removes: clearing a field makes room for the outcome', async () => {
       const working = makeRecord({ status: 'working', statusMessage: 'm'.repeat(1000) });
       await store.create(working);
-      const done = recordOfSize(STORE_LIMITS.maxItemBytes, { status: 'completed' });
+      const done = recordOfSize(DYNAMODB_LIMITS.maxItemBytes, { status: 'completed' });
       const updated = await store.transition(working, ['working'], { status: 'completed', statusMessage: undefined, outcome: done.outcome });
       expect(updated).toEqual(done);
     });
