@@ -61,7 +61,7 @@ export async function runMap(execution: BranchHost, frame: StateFrame, signal: S
   const maxConcurrency = (await numberField(frame, 'MaxConcurrency')) ?? 0;
   const processor = (state.ItemProcessor ?? state.Iterator) as StateGraph;
   const selector = state.ItemSelector ?? (frame.jsonata ? undefined : state.Parameters);
-  const parentState = { name: frame.name, type: 'Map' as const, input: frame.input as never };
+  const parentState = { name: frame.name, type: 'Map' as const, input: frame.input };
   const jobs = items.map((item, index): Job<unknown> => async (child) => {
     // `$$.Map.Item` exists only while the ItemSelector is evaluated.
     const context = { ...frame.context, Map: { Item: { Index: index, Value: item } } };

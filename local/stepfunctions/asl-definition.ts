@@ -1,8 +1,10 @@
 /**
- * What the local runtime checks in a definition before running it with JSONata or variables,
- * the checks Step Functions makes when the machine is created: each state's query language
- * (its own `QueryLanguage`, else the machine's, also inside Map and Parallel), fields that
- * belong to the other language, JSONata that does not parse, and reserved variable names.
+ * What the local runtime checks in a definition before running it, on top of asl-validator's
+ * schema check (made once, when the tool folder loads): the checks Step Functions makes when
+ * the machine is created that the interpreter relies on. Transitions that name a state of
+ * their own graph; each state's query language (its own `QueryLanguage`, else the machine's,
+ * also inside Map and Parallel); fields that belong to the other language; JSONata that does
+ * not parse; reserved variable names; and no Distributed Map, which does not run locally.
  */
 import { checkJsonataTemplate, hasJsonata } from './asl-jsonata.ts';
 
@@ -48,40 +50,6 @@ export function stateLanguage(state: State, machineLanguage: QueryLanguage): Que
 /** The machine's own language (JSONPath unless it says JSONata). */
 export function machineLanguage(definition: unknown): QueryLanguage {
   return (definition as State).QueryLanguage === 'JSONata' ? 'JSONata' : 'JSONPath';
-}
-
-/** Whether anything in the definition needs JSONata or variables, which aws-local-stepfunctions cannot run. */
-export function needsJsonataOrVariables(definition: unknown): boolean {
-  // aws-local-stepfunctions' validator predates QueryLanguage, even "JSONPath".
-  if ((definition as State).QueryLanguage !== undefined) return true;
-  let needed = false;
-  walkDefinition(definition, (_name, state) => {
-    if (state.QueryLanguage !== undefined || assignments(state).length > 0) needed = true;
-  });
-  return needed;
-}
-
-/**
- * Whether a JSONPath definition reads the context object's `$$.State` (or the whole `$$`),
- * whose Name, EnteredTime and RetryCount aws-local-stepfunctions cannot give: such a machine
- * runs on asl-interpreter.ts.
- */
-export function readsStateContext(definition: unknown): boolean {
-  // `\b` keeps `$$.StateMachine` out; a literal string that merely mentions `$$.State` runs correctly on either engine.
-  return /\$\$(?:\.State\b|(?![.\w]))/.test(JSON.stringify(definition));
-}
-
-/**
- * Whether a Pass state has a Result of `0`, `""`, `false` or `null`: aws-local-stepfunctions
- * drops such a Result and passes the input on, where the ASL spec treats the value as the
- * output of a virtual task; such a machine runs on asl-interpreter.ts.
- */
-export function hasFalsyPassResult(definition: unknown): boolean {
-  let found = false;
-  walkDefinition(definition, (_name, state) => {
-    if (state.Type === 'Pass' && 'Result' in state && !state.Result) found = true;
-  });
-  return found;
 }
 
 /** Throws naming the state and field of the first problem. */

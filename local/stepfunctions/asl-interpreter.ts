@@ -1,9 +1,8 @@
 /**
- * Runs a definition that uses JSONata or workflow variables, which aws-local-stepfunctions
- * cannot: every state type (Pass, Task, Choice, Wait, Succeed, Fail, Parallel, inline Map),
- * in either query language, with Retry and Catch, and the same event log the facade maps
- * to history. Tasks are delegated to `runTask`, so workers, Lambda invokes, task tokens
- * and mocks behave as they do for JSONPath machines.
+ * The local runtime's ASL interpreter: every state machine runs on it. It runs every state
+ * type (Pass, Task, Choice, Wait, Succeed, Fail, Parallel, inline Map), in either query
+ * language, with Retry and Catch, and logs the events the facade maps to history. Tasks are
+ * delegated to `runTask` (asl-tasks.ts): workers, Lambda invokes, task tokens and mocks.
  */
 import { runMap, runParallel } from './asl-branches.ts';
 import { checkDefinition, machineLanguage, stateLanguage, type QueryLanguage, type StateGraph } from './asl-definition.ts';
@@ -25,7 +24,7 @@ import {
 } from './asl-state-io.ts';
 import { timers, type TimerEntry } from './asl-timer-queue.ts';
 import { TaskError } from './sfn-facade-errors.ts';
-import type { InterpreterEvent, InterpreterRun, RunContext, RunOutcome } from './local-interpreter.ts';
+import type { InterpreterEvent, InterpreterRun, RunContext, RunOutcome, StateData, StateType } from './local-interpreter.ts';
 
 type State = Record<string, unknown>;
 
@@ -133,8 +132,8 @@ export class AslExecution {
   }
 
   private async runState(name: string, state: State, input: unknown, scope: VariableScope, signal: StopSignal): Promise<StateResult> {
-    // The log's StateData is typed for JSON values; ours are JSON too.
-    const stateData = { name, type: state.Type as 'Task', input: input as never };
+    // Any other Type fails in `body` below (asl-validator refuses it when the tool loads).
+    const stateData: StateData = { name, type: state.Type as StateType, input };
     this.events.push({ type: 'StateEntered', timestamp: Date.now(), state: stateData });
     const jsonata = stateLanguage(state, this.language) === 'JSONata';
     const retriers = (state.Retry as State[] | undefined) ?? [];
@@ -156,7 +155,7 @@ export class AslExecution {
         if (retrier && attempted < ((retrier.MaxAttempts as number | undefined) ?? 3)) {
           const delay = retryDelaySeconds(retrier, attempted);
           attempts[retry] = attempted + 1;
-          this.events.push({ type: 'StateRetried', timestamp: Date.now(), state: stateData, retry: { retrier: retrier as never, attempt: attempted + 1 } });
+          this.events.push({ type: 'StateRetried', timestamp: Date.now(), state: stateData, retry: { retrier, attempt: attempted + 1 } });
           await sleep(delay * 1000, signal);
           if (signal.aborted) throw new RunAborted();
           continue;
@@ -164,11 +163,11 @@ export class AslExecution {
         const caught = catchers.findIndex((catcher) => matchesError(catcher.ErrorEquals, failure.Error));
         const catcher = catchers[caught];
         if (!catcher) throw error;
-        this.events.push({ type: 'StateCaught', timestamp: Date.now(), state: stateData, catch: { catcher: catcher as never } });
+        this.events.push({ type: 'StateCaught', timestamp: Date.now(), state: stateData, catch: { catcher } });
         result = await catcherResult(frame, catcher, caught, failure);
       }
       scope.assign(result.assigned);
-      this.events.push({ type: 'StateExited', timestamp: Date.now(), state: { ...stateData, output: result.output as never } });
+      this.events.push({ type: 'StateExited', timestamp: Date.now(), state: { ...stateData, output: result.output } });
       const next = result.next ?? (state.Type === 'Succeed' || state.End === true ? undefined : (state.Next as string | undefined));
       return { output: result.output, next };
     }

@@ -36,7 +36,7 @@ export interface TaskRun {
   takeToken: () => string;
   timeoutSeconds?: number;
   heartbeatSeconds?: number;
-  /** Fail with States.Timeout after `timeoutSeconds` (aws-local-stepfunctions does that itself). */
+  /** Fail with States.Timeout after `timeoutSeconds` (false only for the tests' reference engine, which does that itself). */
   enforceTimeout: boolean;
 }
 

@@ -1,14 +1,53 @@
 /**
- * What the facade's engine needs from a state machine interpreter, whichever runs the
- * machine (aws-local-stepfunctions or asl-interpreter.ts; see sfn-facade-interpreter.ts):
- * start a run, stop it, learn how it ended, and receive its event log as it happens.
+ * What the facade's engine needs from the state machine interpreter (asl-interpreter.ts, bound
+ * to a definition by sfn-facade-interpreter.ts): start a run, stop it, learn how it ended, and
+ * receive its event log as it happens.
  */
-import type { StateMachine } from 'aws-local-stepfunctions';
 
-type Run = ReturnType<StateMachine['run']>;
+/** The ASL state types. */
+export type StateType = 'Pass' | 'Task' | 'Choice' | 'Wait' | 'Succeed' | 'Fail' | 'Parallel' | 'Map';
 
-/** One event of the interpreter's log, before the facade maps it to a history event. */
-export type InterpreterEvent = Run['eventLogs'] extends AsyncGenerator<infer E> ? E : never;
+/** The state an event is about: `output` once it has exited. */
+export interface StateData {
+  name: string;
+  type: StateType;
+  input: unknown;
+  output?: unknown;
+}
+
+/** A failure as a Retrier or Catcher matches it. */
+export interface ErrorInfo {
+  Error: string;
+  Cause: unknown;
+}
+
+interface StateEventBase {
+  /** Epoch milliseconds. */
+  timestamp: number;
+  state: StateData;
+}
+
+interface MapIterationEventBase {
+  timestamp: number;
+  /** The Map state the iteration belongs to. */
+  parentState: StateData;
+  index: number;
+}
+
+/**
+ * One event of the interpreter's log, before the facade maps it to a history event (see
+ * sfn-facade-history.ts). The execution's own start and end are not events here: the facade
+ * writes them from the run's outcome.
+ */
+export type InterpreterEvent =
+  | (StateEventBase & { type: 'StateEntered' })
+  | (StateEventBase & { type: 'StateExited' })
+  | (StateEventBase & ErrorInfo & { type: 'StateFailed' })
+  | (StateEventBase & { type: 'StateRetried'; retry: { retrier: Record<string, unknown>; attempt: number } })
+  | (StateEventBase & { type: 'StateCaught'; catch: { catcher: Record<string, unknown> } })
+  | (MapIterationEventBase & { type: 'MapIterationStarted' })
+  | (MapIterationEventBase & { type: 'MapIterationSucceeded' })
+  | (MapIterationEventBase & ErrorInfo & { type: 'MapIterationFailed' });
 
 /** How a run ended, in the terms of DescribeExecution. */
 export type RunOutcome =

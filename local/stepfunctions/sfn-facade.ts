@@ -1,8 +1,8 @@
 /**
  * A local Step Functions API endpoint for the unmodified `SFNClient`: it serves the
- * actions the project uses over AWS JSON 1.0 and runs the tools' ASL definitions with
- * `aws-local-stepfunctions`, calling worker handlers in-process and emitting the
- * EventBridge status-change events of STANDARD executions.
+ * actions the project uses over AWS JSON 1.0, runs the tools' ASL definitions on the
+ * project's own interpreter (asl-interpreter.ts), calling worker handlers in-process, and
+ * emits the EventBridge status-change events of STANDARD executions.
  *
  * StartSyncExecution carries the endpoint trait `hostPrefix: "sync-"`, so the SDK would
  * send it to `sync-127.0.0.1`, which does not resolve. Build the client with

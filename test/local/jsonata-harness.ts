@@ -2,6 +2,10 @@
 import type { InterpreterEvent } from '../../local/stepfunctions/local-interpreter.ts';
 import { createLocalInterpreter, type LocalInterpreterOptions } from '../../local/stepfunctions/sfn-facade-interpreter.ts';
 import { TaskTokens } from '../../local/stepfunctions/sfn-facade-task-tokens.ts';
+import { createReferenceInterpreter } from './reference-engine.ts';
+
+/** The local runtime's interpreter, or the reference it is compared against (reference-engine.ts). */
+export type LocalEngine = 'asl-interpreter' | 'aws-local-stepfunctions';
 
 export const RUN_CONTEXT = {
   executionArn: 'arn:aws:states:us-east-1:000000000000:execution:m:run-1',
@@ -15,12 +19,15 @@ type Worker = (event: unknown) => Promise<unknown>;
 export interface RunDefinitionOptions extends Partial<Omit<LocalInterpreterOptions, 'resolveWorker'>> {
   /** Worker handlers by name; a worker not listed echoes its event. */
   workers?: Record<string, Worker>;
+  /** @default 'asl-interpreter', the one the local runtime runs every machine on */
+  engine?: LocalEngine;
 }
 
 /** Creates the interpreter for `definition` (throws as loading would). */
 export function interpreterFor(definition: object, options: RunDefinitionOptions = {}) {
-  const { workers = {}, ...rest } = options;
-  return createLocalInterpreter('m', JSON.stringify(definition), {
+  const { workers = {}, engine = 'asl-interpreter', ...rest } = options;
+  const create = engine === 'aws-local-stepfunctions' ? createReferenceInterpreter : createLocalInterpreter;
+  return create('m', JSON.stringify(definition), {
     resolveWorker: (name) => workers[name] ?? (async (event) => event),
     tokens: new TaskTokens(),
     waitTimeScale: 1,

@@ -1,15 +1,14 @@
 /**
- * The local runtime has two ASL engines: aws-local-stepfunctions runs JSONPath machines, and
- * asl-interpreter.ts runs anything with JSONata or workflow variables (and JSONPath too).
- * Each JSONPath definition here runs through both, with the same worker handlers and the
- * same mocks.json answers, and both must end the same way: the same output, or the same
- * Error and Cause, with the same calls made to the Task resources.
+ * The local runtime runs every machine on its own ASL interpreter (asl-interpreter.ts);
+ * aws-local-stepfunctions, a maintained implementation of JSONPath ASL, is the reference it is
+ * held against (reference-engine.ts). Each JSONPath definition here runs through both, with
+ * the same worker handlers and the same mocks.json answers, and both must end the same way:
+ * the same output, or the same Error and Cause, with the same calls made to the Task resources.
  */
 import { describe, expect, it } from 'vitest';
 import { parseToolMocks } from '../../lambdas/tools/tool-mocks.ts';
-import type { LocalEngine } from '../../local/stepfunctions/sfn-facade-interpreter.ts';
 import { createTaskMocks } from '../../local/stepfunctions/sfn-facade-mocks.ts';
-import { interpreterFor, runDefinition } from './jsonata-harness.ts';
+import { interpreterFor, runDefinition, type LocalEngine } from './jsonata-harness.ts';
 
 const ENGINES: readonly LocalEngine[] = ['aws-local-stepfunctions', 'asl-interpreter'];
 const GET_ITEM = 'arn:aws:states:::dynamodb:getItem';

@@ -1,4 +1,4 @@
-import '../../local/stepfunctions/promise-with-resolvers.ts';
+import '../local/promise-with-resolvers.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';

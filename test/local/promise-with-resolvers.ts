@@ -1,6 +1,6 @@
 /**
  * aws-local-stepfunctions 3 calls Promise.withResolvers, which Node gained in 22.
- * Imported for its effect by the local runtime only; the Lambda code never needs it.
+ * Imported for its effect by the tests that run that library; nothing outside test/ runs it.
  */
 const promiseStatics = Promise as unknown as { withResolvers?: unknown };
 if (typeof promiseStatics.withResolvers !== 'function') {
