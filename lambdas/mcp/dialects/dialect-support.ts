@@ -2,11 +2,12 @@
  * Helpers every dialect file uses, kept out of the dialects themselves so that no
  * dialect imports another. Nothing here knows a wire name.
  */
-import { ProtocolError } from '@modelcontextprotocol/server';
+import { ProtocolError, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { OperationKey, OperationRecord } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
-import { JSONRPC } from '../edge/json-rpc-errors.ts';
+import { JSONRPC, toProtocolError } from '../edge/json-rpc-errors.ts';
+import { requestViewOf, type Era, type RequestView } from '../edge/request-view.ts';
 import { finishedResult, type CallToolResultShape } from '../results/tool-result.ts';
 import type { McpDeps } from './dialect.ts';
 
@@ -30,6 +31,32 @@ export interface JsonRpcErrorObject {
  * schemas are costly to construct.
  */
 export const ANY_RESULT = z.looseObject({});
+
+/** Who a dialect's own methods serve on one per-request server, and how their errors are worded. */
+export interface DialectMethodScope {
+  deps: McpDeps;
+  era: Era;
+  ownerId: string;
+  /** Put before a "not found" or "expired" message ("Failed to retrieve task"). */
+  errorPrefix: string;
+  /** The dialect's noun for a missing operation ("Task"); without it, the core's own words. */
+  missingNoun?: string;
+}
+
+/**
+ * Serves one request of a dialect's own methods (`tasks/get`, `tools/async/status`...): its
+ * request view, then `work`, whose errors become the wire error (internal ones logged with
+ * the request id). One function for every dialect, so none words an error apart.
+ */
+export async function serveDialectMethod<T>(scope: DialectMethodScope, ctx: ServerContext, params: unknown, work: (view: RequestView) => Promise<T> | T): Promise<T> {
+  const view = requestViewOf(scope.era, scope.ownerId, params as never, ctx);
+  try {
+    return await work(view);
+  } catch (error) {
+    const worded = scope.missingNoun === undefined ? error : renameMissing(error, scope.missingNoun);
+    throw toProtocolError(worded, view.requestId, scope.deps.logger, scope.errorPrefix);
+  }
+}
 
 /** Parses wire params; the first failure becomes -32602 naming the field (`what.path`). */
 export function parseParams<T>(schema: z.ZodType<T>, value: unknown, what: string): T {

@@ -8,20 +8,20 @@
  * (client-responses.ts). The only file that knows these wire names. Sentences quoted below
  * are from the SEP.
  */
-import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { statusMessageFor } from '../../operations/execution-outcome.ts';
 import { isTerminal, type OperationKey, type OperationRecord, type OperationStatus } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { isObject } from '../../shared/json-values.ts';
-import { JSONRPC, toProtocolError } from '../edge/json-rpc-errors.ts';
-import { MAX_REQUEST_ID_LENGTH, requestKeyOf, requestViewOf, type RequestView } from '../edge/request-view.ts';
+import { JSONRPC } from '../edge/json-rpc-errors.ts';
+import { MAX_REQUEST_ID_LENGTH, requestKeyOf, type RequestView } from '../edge/request-view.ts';
 import { finishBeforeResponse } from '../edge/request-scope.ts';
 import { ServerRequests } from '../input/server-requests.ts';
 import { progressOf } from '../calls/run-notifications.ts';
 import { finishedResult, publicCause } from '../results/tool-result.ts';
-import { ANY_RESULT, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord } from './dialect-support.ts';
+import { ANY_RESULT, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord, serveDialectMethod } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The experimental client capability that opts a request in. */
@@ -181,15 +181,10 @@ export const sep1391Dialect: AsyncDialect = {
   },
 
   register(server: Server, deps: McpDeps, era, ownerId): void {
-    const handle = <T>(ctx: ServerContext, params: unknown, work: (view: RequestView) => Promise<T>): Promise<T> => {
-      const view = requestViewOf(era, ownerId, params as never, ctx);
-      return work(view).catch((error: unknown) => {
-        throw toProtocolError(error, view.requestId, deps.logger, RETRIEVE_PREFIX);
-      });
-    };
+    const scope = { deps, era, ownerId, errorPrefix: RETRIEVE_PREFIX };
 
     server.setRequestHandler('tools/async/status', TOKEN_SCHEMAS, (params, ctx) =>
-      handle(ctx, params, async (view) => {
+      serveDialectMethod(scope, ctx, params, async (view) => {
         const { token } = parseParams(TokenParams, params, 'params');
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
         const questions = deps.operations.inputs.pending(record);
@@ -217,7 +212,7 @@ export const sep1391Dialect: AsyncDialect = {
     );
 
     server.setRequestHandler('tools/async/result', TOKEN_SCHEMAS, (params, ctx) =>
-      handle(ctx, params, async (view) => {
+      serveDialectMethod(scope, ctx, params, async (view) => {
         const { token } = parseParams(TokenParams, params, 'params');
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
         if (record.status === 'canceled') throw invalidParams('Operation was canceled');

@@ -12,18 +12,18 @@
  * server-to-client request with the related-task `_meta`; the client's answer is a new
  * POST that any instance takes (client-responses.ts).
  */
-import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { statusMessageFor } from '../../operations/execution-outcome.ts';
 import { isTerminal, type OperationKey, type OperationRecord } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { isObject } from '../../shared/json-values.ts';
-import { JSONRPC, toProtocolError } from '../edge/json-rpc-errors.ts';
-import { requestViewOf, type RequestView } from '../edge/request-view.ts';
+import { JSONRPC } from '../edge/json-rpc-errors.ts';
+import type { RequestView } from '../edge/request-view.ts';
 import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
 import { ServerRequests } from '../input/server-requests.ts';
-import { ANY_RESULT, boundedCursor, finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
+import { ANY_RESULT, boundedCursor, finalResponse, parseParams, readOwnRecord, serveDialectMethod } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The protocol revision whose clients speak this dialect. */
@@ -203,16 +203,11 @@ export const tasks20251125Dialect: AsyncDialect = {
     // This revision's task methods belong to the initialize-based wire only.
     if (era !== 'legacy') return;
 
-    const handle = <T>(ctx: ServerContext, params: unknown, work: (view: RequestView) => Promise<T>): Promise<T> => {
-      const view = requestViewOf(era, ownerId, params as never, ctx);
-      return work(view).catch((error: unknown) => {
-        throw toProtocolError(renameMissing(error, 'Task'), view.requestId, deps.logger, RETRIEVE_PREFIX);
-      });
-    };
+    const scope = { deps, era, ownerId, errorPrefix: RETRIEVE_PREFIX, missingNoun: 'Task' };
     const schemas = TASK_ID_SCHEMAS;
 
     server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
-      handle(ctx, params, async (view) => {
+      serveDialectMethod(scope, ctx, params, async (view) => {
         const { taskId } = parseParams(TaskIdParams, params, 'params');
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task');
         // A Task has no progress field: the latest progress the run reported goes in the result's `_meta`.
@@ -222,7 +217,7 @@ export const tasks20251125Dialect: AsyncDialect = {
     );
 
     server.setRequestHandler('tasks/result', schemas, (params, ctx) =>
-      handle(ctx, params, async (view) => {
+      serveDialectMethod(scope, ctx, params, async (view) => {
         const { taskId } = parseParams(TaskIdParams, params, 'params');
         const key = { ownerId: view.ownerId, token: taskId };
         await readOwnRecord(deps, key, DIALECT, 'Task');
@@ -250,7 +245,7 @@ export const tasks20251125Dialect: AsyncDialect = {
     );
 
     server.setRequestHandler('tasks/list', { params: ListParams, result: ANY_RESULT }, (params, ctx) =>
-      handle(ctx, params, async (view) => {
+      serveDialectMethod(scope, ctx, params, async (view) => {
         const cursor = boundedCursor(parseParams(ListParams, params, 'params').cursor);
         // "For tasks/list requests, receivers MUST ensure the returned task list includes only tasks
         // associated with the requestor's authorization context": an owner-scoped index query, newest first.
@@ -269,7 +264,7 @@ export const tasks20251125Dialect: AsyncDialect = {
     );
 
     server.setRequestHandler('tasks/cancel', schemas, (params, ctx) =>
-      handle(ctx, params, async (view) => {
+      serveDialectMethod(scope, ctx, params, async (view) => {
         const { taskId } = parseParams(TaskIdParams, params, 'params');
         const key = { ownerId: view.ownerId, token: taskId };
         const before = await readOwnRecord(deps, key, DIALECT, 'Task');

@@ -7,7 +7,7 @@
  * (listen/listen-handler.ts) it reads each task the way `tasks/get` does, for
  * `notifications/tasks`. The only file that knows these wire names. Sentences quoted below are from the extension's specification.
  */
-import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { statusMessageFor } from '../../operations/execution-outcome.ts';
 import type { OperationRecord } from '../../operations/operation.ts';
@@ -15,10 +15,10 @@ import { OperationError } from '../../operations/operation-error.ts';
 import type { SyncStepInput } from '../../operations/operations-service.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, type RoundCall } from '../input/input-responses.ts';
-import { JSONRPC, toProtocolError } from '../edge/json-rpc-errors.ts';
+import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
-import { requestViewOf, type RequestView } from '../edge/request-view.ts';
-import { ANY_RESULT, finalResponse, parseParams, readOwnRecord, renameMissing } from './dialect-support.ts';
+import type { RequestView } from '../edge/request-view.ts';
+import { ANY_RESULT, finalResponse, parseParams, readOwnRecord, serveDialectMethod } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 import { eventSourceFor } from '../events/event-source.ts';
 
@@ -236,28 +236,24 @@ export const tasks20260728Dialect: AsyncDialect = {
     // The extension lives on the 2026-07-28 wire; `tasks/result` and `tasks/list` stay unknown there.
     if (era !== 'modern') return;
 
-    const handle = <T>(method: string, ctx: ServerContext, params: unknown, work: (view: RequestView) => Promise<T>): Promise<T> => {
-      const view = requestViewOf(era, ownerId, params as never, ctx);
-      const run = async () => {
-        // "Servers MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and tasks/cancel requests."
-        if (!declares(view)) throw missingCapability(method);
-        return work(view);
-      };
-      return run().catch((error: unknown) => {
-        throw toProtocolError(renameMissing(error, 'Task'), view.requestId, deps.logger, RETRIEVE_PREFIX);
-      });
+    const scope = { deps, era, ownerId, errorPrefix: RETRIEVE_PREFIX, missingNoun: 'Task' };
+    // "Servers MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and tasks/cancel requests."
+    const declared = (method: string, view: RequestView): void => {
+      if (!declares(view)) throw missingCapability(method);
     };
     const schemas = TASK_ID_SCHEMAS;
 
     server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
-      handle('tasks/get', ctx, params, async (view) => {
+      serveDialectMethod(scope, ctx, params, async (view) => {
+        declared('tasks/get', view);
         const { taskId } = parseParams(TaskIdParams, params, 'params');
         return getTaskResult(await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task'), deps);
       }),
     );
 
     server.setRequestHandler('tasks/update', schemas, (params, ctx) =>
-      handle('tasks/update', ctx, params, async (view) => {
+      serveDialectMethod(scope, ctx, params, async (view) => {
+        declared('tasks/update', view);
         const { taskId } = parseParams(TaskIdParams, params, 'params');
         // The SDK lifts `inputResponses` (an MRTR retry field) out of params into the request context.
         const { inputResponses } = ctx.mcpReq;
@@ -275,7 +271,8 @@ export const tasks20260728Dialect: AsyncDialect = {
     );
 
     server.setRequestHandler('tasks/cancel', schemas, (params, ctx) =>
-      handle('tasks/cancel', ctx, params, async (view) => {
+      serveDialectMethod(scope, ctx, params, async (view) => {
+        declared('tasks/cancel', view);
         const { taskId } = parseParams(TaskIdParams, params, 'params');
         const key = { ownerId: view.ownerId, token: taskId };
         await readOwnRecord(deps, key, DIALECT, 'Task');
