@@ -4,6 +4,7 @@
  * and the status-sync handler. Both environments run exactly this wiring.
  */
 import { createOperations, type OperationsLimits, type OperationsService, type ResultSpill } from '../operations/operations-service.ts';
+import { mcpInputProtocol } from '../mcp/input/mcp-input-protocol.ts';
 import type { RecordStore, WorkflowEngine } from '../operations/ports.ts';
 import type { ToolCatalog } from '../operations/tool-spec.ts';
 import { createStatusSyncHandler, type StatusSyncHandler } from '../aws/status-sync.ts';
@@ -108,6 +109,7 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     results: options.results,
     shapeResult: shapeFinishedResult,
     catalog: options.catalog,
+    input: mcpInputProtocol,
   });
   const deps = { catalog: options.catalog, operations, logger, secretKey };
   const fetch = createHttpHandler({

@@ -16,6 +16,7 @@ import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
 import { createOperations, type OperationsService } from '../operations/operations-service.ts';
+import { mcpInputProtocol } from '../mcp/input/mcp-input-protocol.ts';
 
 /** The metrics the deployed workers' core records into. */
 export const deployedMetrics = createEmfMetrics();
@@ -28,6 +29,7 @@ export function deployedOperations(): OperationsService {
     // A question asked is an `operation.input_required` occurrence, appended and fanned out here.
     store: deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), deployedMetrics), table, consoleLogger),
     engine: new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG)),
+    input: mcpInputProtocol,
   });
   return operations;
 }

@@ -18,6 +18,7 @@ import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import type { InvocationContext } from '../observability/request-observer.ts';
 import { createOperations } from '../operations/operations-service.ts';
+import { mcpInputProtocol } from '../mcp/input/mcp-input-protocol.ts';
 import { shapeFinishedResult } from '../mcp/results/result-shaping.ts';
 import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
@@ -34,6 +35,7 @@ const operations = createOperations({
   results: { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
   // Results are checked against the contract their record carries: this function needs no catalog.
   shapeResult: shapeFinishedResult,
+  input: mcpInputProtocol,
 });
 
 // The stack names the bus, and the server key's secret (read as the MCP function reads it, on

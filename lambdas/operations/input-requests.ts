@@ -15,12 +15,11 @@
  * Closed keys are remembered, so a late answer is told that it came too late.
  */
 import type { Logger } from './ports.ts';
-import { isObject } from '../shared/json-values.ts';
 import { mintId } from './fingerprint.ts';
+import type { Delivery, InputAnswer, InputProtocol } from './input-protocol.ts';
 import {
   isTerminal,
   type ClosedInput,
-  type InputKind,
   type InputRequestMessage,
   type OperationChanges,
   type OperationKey,
@@ -98,14 +97,15 @@ export interface AnswerOutcome {
   closed: ClosedAnswer[];
 }
 
-/** The answer to one question: the client's result, or the JSON-RPC error it answered with. */
-export type InputAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
+export type { InputAnswer } from './input-protocol.ts';
 
 export interface InputRequestsDeps {
   store: RecordStore;
   engine: WorkflowEngine;
   clock: Clock;
   logger: Logger;
+  /** What questions and answers may be, and what an answer does to its state (the wire's words). */
+  protocol: InputProtocol;
   /** The operation an execution runs, for executions whose input does not say. */
   findByExecutionName(executionName: string): Promise<OperationKey | undefined>;
 }
@@ -118,7 +118,7 @@ export class InputRequests {
    * `input_required`. Returns the key it is pending under.
    */
   async ask(input: AskInput): Promise<{ key: string; operation: OperationKey }> {
-    const request = parseInputRequest(input.request);
+    const { request, kind, capability } = this.parseRequest(input.request);
     const operation = input.operation ?? (await this.deps.findByExecutionName(input.executionName));
     if (!operation) throw new InputRequestRefused(INPUT_ERRORS.operationEnded, 'No live operation runs this execution');
     if (input.key !== undefined && (typeof input.key !== 'string' || input.key === '' || input.key.length > MAX_INPUT_KEY_LENGTH)) {
@@ -129,9 +129,8 @@ export class InputRequests {
       if (!record || record.executionName !== input.executionName || !WAITING.includes(record.status) || this.isExpired(record)) {
         throw new InputRequestRefused(INPUT_ERRORS.operationEnded, 'The operation is over: nobody will answer');
       }
-      const kind = inputKindOf(request);
       if (!(record.inputKinds ?? []).includes(kind)) {
-        throw new InputRequestRefused(INPUT_ERRORS.capabilityMissing, `The client did not declare the ${capabilityName(kind)} capability, so ${request.method} is not sent to it`);
+        throw new InputRequestRefused(INPUT_ERRORS.capabilityMissing, `The client did not declare the ${capability} capability, so ${request.method} is not sent to it`);
       }
       const now = nextUpdatedAt(this.deps.clock, record);
       const { open: pending, closed } = this.closeOnAsk(record, now, input.concurrent);
@@ -209,7 +208,7 @@ export class InputRequests {
     for (const [inputKey, answer] of Object.entries(answers)) {
       const request = pending[inputKey];
       const reason = record && !request ? closedReason(record, inputKey, now) : undefined;
-      if (request) deliveries.push([inputKey, deliveryOf(inputKey, request, answer)]);
+      if (request) deliveries.push([inputKey, this.deliveryOf(inputKey, request, answer)]);
       else if (reason) closed.push({ key: inputKey, reason });
       else ignored.push(inputKey);
     }
@@ -290,7 +289,24 @@ export class InputRequests {
     return closeWhere(record, now, (entry) => timedOut(entry, now) || ((concurrent === false || entry.concurrent === false) && entry.answeringSince === undefined));
   }
 
+  /** A question as the protocol reads it; refused (the state's Catch sees why) unless it is one. */
+  private parseRequest(value: unknown) {
+    // The record holds every pending question and is bounded: an oversized one is refused whatever it asks.
+    const json = JSON.stringify(value);
+    if (json !== undefined && Buffer.byteLength(json) > MAX_INPUT_REQUEST_BYTES) {
+      throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, `request must be at most ${MAX_INPUT_REQUEST_BYTES} bytes of JSON`);
+    }
+    const parsed = this.deps.protocol.parseRequest(value);
+    if (!parsed.ok) throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, parsed.message);
+    return parsed;
+  }
 
+  /** What the answer does to its waiting state; an answer of the wrong shape is refused (INVALID_INPUT). */
+  private deliveryOf(inputKey: string, request: InputRequestMessage, answer: InputAnswer): Delivery {
+    const parsed = this.deps.protocol.parseAnswer(inputKey, request, answer);
+    if (!parsed.ok) throw new OperationError('INVALID_INPUT', `Invalid ${parsed.field}: ${parsed.problem}`, { data: { field: parsed.field } });
+    return parsed.delivery;
+  }
 
   /** A compare-and-set update (see record-updates.ts); undefined when nothing was written. */
   private async update(
@@ -305,8 +321,6 @@ export class InputRequests {
     return record.expiresAt !== undefined && record.expiresAt * 1000 <= this.deps.clock.now();
   }
 }
-
-type Delivery = { kind: 'success'; output: unknown } | { kind: 'failure'; error: string; cause: string };
 
 /** The changes that leave `open` pending; with none, the operation is back to `working`. */
 function pendingChanges(record: OperationRecord, open: Record<string, PendingInput>): OperationChanges {
@@ -358,104 +372,6 @@ function closedReason(record: OperationRecord, key: string, now: number): LateRe
 export function inputDeadline(enteredAt: number, timeoutSeconds: number | undefined, heartbeatSeconds: number | undefined): number | undefined {
   const bounds = [timeoutSeconds, heartbeatSeconds].filter((seconds): seconds is number => seconds !== undefined && Number.isFinite(seconds) && seconds > 0);
   return bounds.length === 0 ? undefined : enteredAt + Math.min(...bounds) * 1000;
-}
-
-/**
- * What an answer does to the waiting state. An accepted elicitation, a sampling result and
- * a roots list resume it with the client's result; a declined or cancelled elicitation and
- * an error response fail it, so its Catch decides. A result of the wrong shape is refused.
- */
-function deliveryOf(inputKey: string, request: InputRequestMessage, answer: InputAnswer): Delivery {
-  if ('error' in answer) {
-    return { kind: 'failure', error: INPUT_ERRORS.error, cause: JSON.stringify({ code: answer.error.code, message: answer.error.message }) };
-  }
-  const result = answer.result;
-  const field = `inputResponses.${inputKey}`;
-  if (!isObject(result)) throw invalidAnswer(field, 'must be an object');
-  switch (request.method) {
-    case 'elicitation/create': {
-      const action = result.action;
-      if (action === 'decline' || action === 'cancel') return { kind: 'failure', error: INPUT_ERRORS.declined, cause: JSON.stringify({ action }) };
-      if (action !== 'accept') throw invalidAnswer(`${field}.action`, 'must be "accept", "decline" or "cancel"');
-      if (result.content !== undefined && !isObject(result.content)) throw invalidAnswer(`${field}.content`, 'must be an object');
-      return { kind: 'success', output: result };
-    }
-    case 'sampling/createMessage':
-      if (typeof result.role !== 'string') throw invalidAnswer(`${field}.role`, 'must be a string');
-      if (!isObject(result.content) && !Array.isArray(result.content)) throw invalidAnswer(`${field}.content`, 'must be a content block');
-      return { kind: 'success', output: result };
-    case 'roots/list':
-      if (!Array.isArray(result.roots)) throw invalidAnswer(`${field}.roots`, 'must be an array');
-      return { kind: 'success', output: result };
-  }
-}
-
-function invalidAnswer(field: string, problem: string): OperationError {
-  return new OperationError('INVALID_INPUT', `Invalid ${field}: ${problem}`, { data: { field } });
-}
-
-/** Checks that a state asked a real server-to-client request, and keeps only its method and params. */
-export function parseInputRequest(value: unknown): InputRequestMessage {
-  const refuse = (why: string) => new InputRequestRefused(INPUT_ERRORS.invalidRequest, `request ${why}`);
-  if (!isObject(value)) throw refuse('must be an object with method and params');
-  const { method } = value;
-  const params = value.params ?? {};
-  if (!isObject(params)) throw refuse('params must be an object');
-  if (Buffer.byteLength(JSON.stringify(value)) > MAX_INPUT_REQUEST_BYTES) throw refuse(`must be at most ${MAX_INPUT_REQUEST_BYTES} bytes of JSON`);
-  switch (method) {
-    case 'elicitation/create':
-      if (typeof params.message !== 'string') throw refuse('params.message must be a string');
-      if (params.mode === 'url') {
-        if (typeof params.url !== 'string' || typeof params.elicitationId !== 'string') throw refuse('params.url and params.elicitationId must be strings in URL mode');
-      } else if (!isObject(params.requestedSchema)) {
-        throw refuse('params.requestedSchema must be an object in form mode');
-      }
-      return { method, params };
-    case 'sampling/createMessage':
-      if (!Array.isArray(params.messages)) throw refuse('params.messages must be an array');
-      if (typeof params.maxTokens !== 'number') throw refuse('params.maxTokens must be a number');
-      return { method, params };
-    case 'roots/list':
-      return { method, params };
-    default:
-      throw refuse('method must be elicitation/create, sampling/createMessage or roots/list');
-  }
-}
-
-/** The capability a request needs. */
-export function inputKindOf(request: InputRequestMessage): InputKind {
-  if (request.method === 'sampling/createMessage') return 'sampling';
-  if (request.method === 'roots/list') return 'roots';
-  return request.params.mode === 'url' ? 'elicitation.url' : 'elicitation.form';
-}
-
-/**
- * The request kinds a client's declared capabilities allow. "For backwards compatibility,
- * an empty capabilities object is equivalent to declaring support for form mode only."
- */
-export function inputKindsOf(capabilities: Record<string, unknown>): InputKind[] {
-  const kinds: InputKind[] = [];
-  const elicitation = capabilities.elicitation;
-  if (isObject(elicitation)) {
-    const form = 'form' in elicitation;
-    const url = 'url' in elicitation;
-    if (form || !url) kinds.push('elicitation.form');
-    if (url) kinds.push('elicitation.url');
-  }
-  if (isObject(capabilities.sampling)) kinds.push('sampling');
-  if (isObject(capabilities.roots)) kinds.push('roots');
-  return kinds;
-}
-
-/** The capabilities an execution may read to decide what to ask (`operation.clientCapabilities`). */
-export function inputCapabilitiesOf(capabilities: Record<string, unknown>): Record<string, unknown> {
-  const declared: Record<string, unknown> = {};
-  for (const name of ['elicitation', 'sampling', 'roots']) if (isObject(capabilities[name])) declared[name] = capabilities[name];
-  return declared;
-}
-
-function capabilityName(kind: InputKind): string {
-  return kind === 'elicitation.url' ? 'elicitation (URL mode)' : kind === 'elicitation.form' ? 'elicitation' : kind;
 }
 
 /** The state's own key when it is free; a used one gets the first free `-N` suffix; none gets a minted key. */

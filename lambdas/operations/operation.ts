@@ -83,7 +83,7 @@ export interface OperationRecord extends OperationKey {
   resultContract?: ResultContract;
   /** Typed id of the JSON-RPC request that started it (opaque; the edge encodes its JSON type), for `notifications/cancelled`. */
   requestId?: string;
-  /** What the client that started it declared it can answer (see input-requests.ts). */
+  /** What the client that started it declared it can answer (see input-protocol.ts). */
   inputKinds?: InputKind[];
   /** Questions the execution waits on, by key; the status is `input_required` while any is pending. */
   pendingInputs?: Record<string, PendingInput>;
@@ -105,12 +105,12 @@ export type RunReport = { seq: number; at: number } & (
   | { kind: 'log'; level: LogLevel; logger?: string; data: unknown }
 );
 
-/** A server-to-client request kind a client may declare (elicitation in each mode, sampling, roots). */
-export type InputKind = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'roots';
+/** A kind of question a client may declare it can answer; opaque to the core (see input-protocol.ts). */
+export type InputKind = string;
 
-/** An MCP server-to-client request, as a state machine asked it. */
+/** A question as a state machine asked it (a server-to-client request); opaque to the core, read by the `InputProtocol`. */
 export interface InputRequestMessage {
-  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  method: string;
   params: Record<string, unknown>;
 }
 

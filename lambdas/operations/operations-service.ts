@@ -35,7 +35,8 @@ import { ActiveSlots, type RepairBudget } from './active-slots.ts';
 import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
 import { SyncRuns, type SyncOrHandOff, type SyncRunInput, type SyncStep, type SyncStepInput } from './sync-runs.ts';
 import { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
-import { InputRequests, inputCapabilitiesOf, inputKindsOf } from './input-requests.ts';
+import { InputRequests } from './input-requests.ts';
+import type { InputProtocol } from './input-protocol.ts';
 import { RunReports } from './run-reports.ts';
 import { needsReconcile } from './reconcile-cadence.ts';
 import type { StartOperationInput } from './start-operation-input.ts';
@@ -51,6 +52,8 @@ import { consoleLogger } from '../logging/logger.ts';
 export interface OperationsOptions {
   store: RecordStore;
   engine: WorkflowEngine;
+  /** The questions executions may ask and the answers they take, in the wire's words (lambdas/mcp/input/mcp-input-protocol.ts). */
+  input: InputProtocol;
   /** @default DEFAULT_LIMITS */
   limits?: OperationsLimits;
   /** @default systemClock */
@@ -112,12 +115,13 @@ export class OperationsService {
       engine,
       limits,
       logger,
+      protocol: options.input,
       start: (input) => this.start(input),
       waitFor: (key, boundMs, until, onRead) => this.waitFor(key, boundMs, until, onRead),
       cancel: (key, reason) => this.cancel(key, reason),
       mintToken: () => this.mintToken(),
     });
-    this.inputs = new InputRequests({ store, engine, clock, logger, findByExecutionName: (name) => this.findByExecutionName(name) });
+    this.inputs = new InputRequests({ store, engine, clock, logger, protocol: options.input, findByExecutionName: (name) => this.findByExecutionName(name) });
     this.reports = new RunReports({ store, clock, findByExecutionName: (name) => this.findByExecutionName(name) });
   }
 
@@ -143,10 +147,10 @@ export class OperationsService {
     const { tool } = input;
     checkId('token', input.token);
     if (input.requestId !== undefined) checkId('request id', input.requestId);
-    const capabilities = inputCapabilitiesOf(input.clientCapabilities ?? {});
+    const capabilities = this.options.input.capabilitiesOf(input.clientCapabilities ?? {});
     const executionInput = executionInputOf(input.ownerId, input.token, tool, input.arguments, capabilities);
     checkExecutionInput(executionInput);
-    const inputKinds = inputKindsOf(capabilities);
+    const inputKinds = this.options.input.kindsOf(capabilities);
 
     const now = this.clock.now();
     const hash = argumentsHash(tool.name, input.arguments);

@@ -6,7 +6,7 @@
 import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
 import { outcomeOf, runningExpiry } from './execution-outcome.ts';
 import { mintId } from './fingerprint.ts';
-import { inputCapabilitiesOf } from './input-requests.ts';
+import type { InputProtocol } from './input-protocol.ts';
 import { isTerminal, type Dialect, type OperationKey, type OperationRecord, type Outcome } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import { REQUEST_MARGIN_SECONDS, type OperationsLimits } from './operations-limits.ts';
@@ -19,7 +19,7 @@ export interface SyncRunInput {
   tool: ToolSpec;
   arguments: Record<string, unknown>;
   requestId?: string;
-  /** What the client declared it can answer, should the execution ask (see input-requests.ts). */
+  /** What the client declared it can answer, should the execution ask (see input-protocol.ts). */
   clientCapabilities?: Record<string, unknown>;
 }
 
@@ -68,6 +68,8 @@ export interface SyncRunDeps {
   engine: WorkflowEngine;
   limits: OperationsLimits;
   logger: Logger;
+  /** Which of a client's declared capabilities an execution is shown. */
+  protocol: Pick<InputProtocol, 'capabilitiesOf'>;
   start(input: StartOperationInput): Promise<OperationRecord>;
   waitFor(
     key: OperationKey,
@@ -185,7 +187,7 @@ export class SyncRuns {
   private async runExpress(input: SyncRunInput, boundSeconds: number, deadline: number): Promise<Outcome> {
     const { tool } = input;
     if (input.requestId !== undefined) checkId('request id', input.requestId);
-    const executionInput = executionInputOf(input.ownerId, null, tool, input.arguments, inputCapabilitiesOf(input.clientCapabilities ?? {}));
+    const executionInput = executionInputOf(input.ownerId, null, tool, input.arguments, this.deps.protocol.capabilitiesOf(input.clientCapabilities ?? {}));
     checkExecutionInput(executionInput);
     // Forgetting the id runs beside the run, so it adds no latency; its failure fails no call.
     const forget =

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
 import { itemBytes } from '../../lambdas/aws/operation-item.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { MAX_ID_BYTES, MAX_REQUEST_ALIASES_PER_OPERATION } from '../../lambdas/operations/ports.ts';
 import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
 import { memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';
@@ -33,7 +34,7 @@ describe('request aliases of one operation', () => {
     const tableName = 'alias-bound';
     await createOperationsTable(local.client, tableName);
     const store = new DynamoDbRecordStore({ client: local.client, tableName });
-    const service = createOperations({ store, engine: new FakeWorkflowEngine(), limits: TEST_LIMITS, logger: memoryLogger() });
+    const service = createOperations({ store, engine: new FakeWorkflowEngine(), limits: TEST_LIMITS, logger: memoryLogger(), input: mcpInputProtocol });
     const call = { ownerId: 'owner-a', tool, arguments: { rows: 1 }, token: 'client-token', dialect: 'sep-1391' as const };
     for (let n = 0; n < RETRIES; n++) expect((await service.start({ ...call, requestId: requestId(n) })).status).toBe('working');
 

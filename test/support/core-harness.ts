@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { InMemoryRecordStore, type InMemoryRecordStoreOptions } from '../../lambdas/operations/in-memory-record-store.ts';
 import { OperationError } from '../../lambdas/operations/operation-error.ts';
 import { createOperations, DEFAULT_LIMITS, type OperationsLimits } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import type { Logger } from '../../lambdas/operations/ports.ts';
 import { FakeWorkflowEngine } from './fake-workflow-engine.ts';
 
@@ -31,7 +32,7 @@ export function coreHarness(options: { limits?: Partial<OperationsLimits>; store
   const engine = new FakeWorkflowEngine();
   const clock = new ManualClock();
   const logger = memoryLogger();
-  const service = createOperations({ store, engine, limits: { ...TEST_LIMITS, ...options.limits }, clock, logger });
+  const service = createOperations({ store, engine, limits: { ...TEST_LIMITS, ...options.limits }, clock, logger, input: mcpInputProtocol });
   return { store, engine, clock, logger, service };
 }
 

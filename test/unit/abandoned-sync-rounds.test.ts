@@ -11,6 +11,7 @@ import { REQUEST_STATE_TTL_SECONDS } from '../../lambdas/mcp/input/request-state
 import type { RequestView } from '../../lambdas/mcp/edge/request-view.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { ManualClock, memoryLogger, TEST_LIMITS, TEST_SECRET_KEY, expectOperationError } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
@@ -25,7 +26,7 @@ async function roundAtQuestion(clockMs: number) {
   const engine = new FakeWorkflowEngine();
   const clock = new ManualClock(clockMs);
   const logger = memoryLogger();
-  const service = createOperations({ store, engine, limits: { ...TEST_LIMITS, maxActiveOperations: 1 }, clock, logger });
+  const service = createOperations({ store, engine, limits: { ...TEST_LIMITS, maxActiveOperations: 1 }, clock, logger, input: mcpInputProtocol });
   const deps = { operations: service, logger, secretKey: TEST_SECRET_KEY } as unknown as McpDeps;
   const record = await service.start({ ownerId: owner, tool, arguments: {}, token: 'sync-1', dialect: 'sync', clientCapabilities: { elicitation: {} } });
   await service.inputs.ask({ operation: record, executionName: record.executionName, key: 'confirm', request: confirm, taskToken: 'tok-1' });

@@ -12,6 +12,7 @@ import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { createToolCatalog, type ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { serveFetch, type NodeHttpServer } from '../../local/node-http-server.ts';
 import { ManualClock, memoryLogger, TEST_LIMITS, TEST_SECRET_KEY } from '../support/core-harness.ts';
@@ -184,8 +185,8 @@ describe('operations of a removed tool', () => {
   it('a record still working whose execution is gone is failed on its next status read: "the tool was removed while this ran"', async () => {
     const clock = new ManualClock();
     const limits = { ...TEST_LIMITS, maxActiveOperations: 1000 };
-    const core = createOperations({ store, engine, limits, clock, logger: memoryLogger(), catalog: createToolCatalog([other]) });
-    const started = await createOperations({ store, engine, limits, clock }).start({ ownerId: OWNER, tool: firstJob, arguments: {}, token: `gone-${Date.now()}`, dialect: 'tasks-2026-07-28' });
+    const core = createOperations({ store, engine, limits, clock, logger: memoryLogger(), catalog: createToolCatalog([other]), input: mcpInputProtocol });
+    const started = await createOperations({ store, engine, limits, clock, input: mcpInputProtocol }).start({ ownerId: OWNER, tool: firstJob, arguments: {}, token: `gone-${Date.now()}`, dialect: 'tasks-2026-07-28' });
     engine.executions.delete(started.executionArn!);
     clock.advance(TEST_LIMITS.reconcileAfterSeconds + 1);
     const read = await core.get(started);

@@ -11,6 +11,7 @@ import type { McpDeps } from '../../lambdas/mcp/dialects/dialect.ts';
 import { QUESTION_SETTLE_MS, runRound } from '../../lambdas/mcp/input/input-responses.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
@@ -29,7 +30,7 @@ function askingStack(asks: Ask[]) {
   const store = new InMemoryRecordStore();
   const engine = new FakeWorkflowEngine();
   const logger = memoryLogger();
-  const service = createOperations({ store, engine, limits: { ...TEST_LIMITS, maxBlockingSeconds: 30 }, logger });
+  const service = createOperations({ store, engine, limits: { ...TEST_LIMITS, maxBlockingSeconds: 30 }, logger, input: mcpInputProtocol });
   const timers: NodeJS.Timeout[] = [];
   const asked: number[] = [];
   const start = engine.start.bind(engine);

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { DEFAULT_SPILL_THRESHOLD_BYTES, parseResultUri, resultKeyFor, RESULT_URI_PREFIX } from '../../lambdas/operations/result-store.ts';
 import { toCallToolResult } from '../../lambdas/mcp/results/tool-result.ts';
 import { withResultStore, writeResult } from '../../lambdas/results/write-result.ts';
@@ -23,7 +24,7 @@ function harness() {
   const results = new InMemoryResultStore();
   const engine = new FakeWorkflowEngine();
   const clock = new ManualClock();
-  const service = createOperations({ store: new InMemoryRecordStore(), engine, limits: TEST_LIMITS, clock, logger: memoryLogger(), results: { store: results } });
+  const service = createOperations({ store: new InMemoryRecordStore(), engine, limits: TEST_LIMITS, clock, logger: memoryLogger(), results: { store: results }, input: mcpInputProtocol });
   return { results, engine, clock, service };
 }
 

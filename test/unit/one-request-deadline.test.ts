@@ -10,6 +10,7 @@ import { runRound } from '../../lambdas/mcp/input/input-responses.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { REQUEST_MARGIN_SECONDS, requestTimeoutSeconds } from '../../lambdas/operations/operations-limits.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
@@ -23,7 +24,7 @@ function askingStack(askAfterMs: number) {
   const store = new InMemoryRecordStore();
   const engine = new FakeWorkflowEngine();
   const logger = memoryLogger();
-  const service = createOperations({ store, engine, limits: { ...TEST_LIMITS, maxBlockingSeconds: 30 }, logger });
+  const service = createOperations({ store, engine, limits: { ...TEST_LIMITS, maxBlockingSeconds: 30 }, logger, input: mcpInputProtocol });
   const timers: NodeJS.Timeout[] = [];
   const start = engine.start.bind(engine);
   engine.start = async (input) => {

@@ -16,6 +16,7 @@ import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import { createOperations, DEFAULT_LIMITS, type OperationsService } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { METRIC, type MetricsRecorder } from '../../lambdas/observability/metrics-recorder.ts';
 import { startPutEventsEndpoint, type EventBridgeEvent, type PutEventsEndpoint } from '../../local/events/put-events-endpoint.ts';
 import { checkWebhookSecret, generateWebhookSecret, parseLoopbackWebhookUrl, signWebhook } from '../../local/events/webhook-delivery.ts';
@@ -120,7 +121,7 @@ describe('status sync emits through the local PutEvents endpoint', () => {
     counted.length = 0;
     store = new InMemoryRecordStore();
     engine = new FakeWorkflowEngine();
-    operations = createOperations({ store, engine, limits: DEFAULT_LIMITS });
+    operations = createOperations({ store, engine, limits: DEFAULT_LIMITS, input: mcpInputProtocol });
   });
 
   async function started() {

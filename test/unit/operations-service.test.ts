@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { createOperations, type OperationsService } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { coreHarness, expectOperationError, type ManualClock, TEST_LIMITS as limits } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
@@ -70,7 +71,7 @@ describe('OperationsService', () => {
     expect(service.grantKeepAlive(tool, 10_000)).toBe(600);
     expect(service.grantKeepAlive(tool, 0)).toBe(1);
     expect(service.grantKeepAlive(tool, null)).toBe(600);
-    const open = createOperations({ store, engine, limits: { ...limits, allowUnlimitedKeepAlive: true }, clock });
+    const open = createOperations({ store, engine, limits: { ...limits, allowUnlimitedKeepAlive: true }, clock, input: mcpInputProtocol });
     expect(open.grantKeepAlive({ ...tool, timing: { ...tool.timing, maxKeepAliveSeconds: null } }, null)).toBeNull();
     expect(open.grantKeepAlive(tool, null)).toBe(600);
   });
@@ -170,13 +171,13 @@ describe('OperationsService', () => {
   it('gives up on an EXPRESS run that exceeds its bound with a tool error, not a Lambda timeout', async () => {
     const express: ToolSpec = { ...tool, name: 'calc', invocation: 'sync', workflowType: 'EXPRESS' };
     engine.syncDelayMs = 5_000;
-    const real = createOperations({ store, engine, limits: { ...limits, maxBlockingSeconds: 1 } });
+    const real = createOperations({ store, engine, limits: { ...limits, maxBlockingSeconds: 1 }, input: mcpInputProtocol });
     const outcome = await real.runSync({ ownerId: owner, tool: express, arguments: {} });
     expect(outcome).toMatchObject({ kind: 'tool-error', error: 'SyncTimeout', cause: expect.stringContaining('1 seconds') });
   });
 
   it('stops a synchronous STANDARD run that exceeds its bound and says so', async () => {
-    const real = createOperations({ store, engine, limits });
+    const real = createOperations({ store, engine, limits, input: mcpInputProtocol });
     const outcome = await real.runSync({ ownerId: owner, tool: { ...tool, invocation: 'both' }, arguments: {} });
     expect(outcome).toMatchObject({ kind: 'tool-error', error: 'SyncTimeout' });
     expect([...engine.executions.values()][0]!.status).toBe('ABORTED');
@@ -187,7 +188,7 @@ describe('OperationsService with results too large to store', () => {
   it('records an internal error instead of losing the operation', async () => {
     const store = new InMemoryRecordStore({ maxRecordBytes: 4000 });
     const engine = new FakeWorkflowEngine();
-    const service = createOperations({ store, engine, limits });
+    const service = createOperations({ store, engine, limits, input: mcpInputProtocol });
     const record = await service.start({ ownerId: 'o', tool, arguments: {}, token: 'big', dialect: 'sep-1391' });
     const snapshot = engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: { blob: 'x'.repeat(10_000) } });
     expect(await service.applyExecution(record, snapshot)).toMatchObject({
@@ -203,7 +204,7 @@ describe('OperationsService.runSyncOrHandOff', () => {
 
   it('hands a STANDARD run still going at its sync bound off as a running operation of the given dialect, not stopped', async () => {
     const { store, engine } = coreHarness();
-    const service = createOperations({ store, engine, limits });
+    const service = createOperations({ store, engine, limits, input: mcpInputProtocol });
     const run = await service.runSyncOrHandOff({ ownerId: owner, tool: hybrid, arguments: { n: 1 }, dialect: 'handle' });
     expect(run).toMatchObject({ kind: 'handed-off', record: { status: 'working', dialect: 'handle', tool: 'suite' } });
     const record = (run as { record: { token: string; executionArn: string } }).record;
@@ -216,7 +217,7 @@ describe('OperationsService.runSyncOrHandOff', () => {
 
   it('returns the outcome of a STANDARD run that finishes within its sync bound', async () => {
     const { store, engine } = coreHarness();
-    const service = createOperations({ store, engine, limits: { ...limits, maxBlockingSeconds: 5 } });
+    const service = createOperations({ store, engine, limits: { ...limits, maxBlockingSeconds: 5 }, input: mcpInputProtocol });
     const run = service.runSyncOrHandOff({ ownerId: owner, tool: { ...hybrid, timing: { ...hybrid.timing, syncTimeoutSeconds: 5 } }, arguments: {}, dialect: 'handle' });
     const [arn] = await vi.waitFor(() => {
       expect(engine.executions.size).toBe(1);
@@ -238,7 +239,7 @@ describe('OperationsService.runSyncOrHandOff', () => {
 
   it("counts against the principal's active-operation limit like any start", async () => {
     const { store, engine } = coreHarness();
-    const service = createOperations({ store, engine, limits: { ...limits, maxActiveOperations: 1 } });
+    const service = createOperations({ store, engine, limits: { ...limits, maxActiveOperations: 1 }, input: mcpInputProtocol });
     await service.start({ ownerId: owner, tool, arguments: {}, token: 'busy', dialect: 'sep-1391' });
     await expectOperationError(service.runSyncOrHandOff({ ownerId: owner, tool: hybrid, arguments: {}, dialect: 'handle' }), 'LIMIT_EXCEEDED');
     expect(engine.executions.size).toBe(1);

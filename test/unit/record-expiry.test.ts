@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { coreHarness, expectOperationError, TEST_LIMITS } from '../support/core-harness.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
@@ -40,7 +41,7 @@ describe('every record expires', () => {
   it('a synchronous STANDARD run’s record expires', async () => {
     const { store, engine } = coreHarness();
     // Real time: the run waits out its 1 s bound and is stopped.
-    const service = createOperations({ store, engine, limits: TEST_LIMITS });
+    const service = createOperations({ store, engine, limits: TEST_LIMITS, input: mcpInputProtocol });
     await service.runSync({ ownerId: owner, tool: { ...tool, invocation: 'both' }, arguments: {} });
     const [record] = (await store.listByOwner(owner, { limit: 10 })).items;
     expect(record?.dialect).toBe('sync');

@@ -10,6 +10,7 @@ import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-s
 import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
 import { MAX_ID_BYTES } from '../../lambdas/operations/ports.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { parseResultUri, RESULT_KEY_PREFIXES, resultIdFor, resultKeyFor, resultUriFor } from '../../lambdas/operations/result-store.ts';
 import { withResultStore, writeResult } from '../../lambdas/results/write-result.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
@@ -53,7 +54,7 @@ describe('results written under the older keys', () => {
   it('keep their key (owner and id in the key), so an existing resource_link reads as before', async () => {
     const results = new InMemoryResultStore();
     const engine = new FakeWorkflowEngine();
-    const service = createOperations({ store: new InMemoryRecordStore(), engine, limits: TEST_LIMITS, clock: new ManualClock(), logger: memoryLogger(), results: { store: results } });
+    const service = createOperations({ store: new InMemoryRecordStore(), engine, limits: TEST_LIMITS, clock: new ManualClock(), logger: memoryLogger(), results: { store: results }, input: mcpInputProtocol });
     await service.start({ ownerId: owner, tool, arguments: {}, token: 'old-op', dialect: 'sep-1391' });
     // The id and key a worker wrote before keys were hashed.
     const legacyId = `${Buffer.from('old-op').toString('base64url')}.${mintId()}`;
@@ -66,7 +67,7 @@ describe('results written under the older keys', () => {
 
   it('a worker writing now stores under the hashed key, and the link reads back', async () => {
     const results = new InMemoryResultStore();
-    const service = createOperations({ store: new InMemoryRecordStore(), engine: new FakeWorkflowEngine(), limits: TEST_LIMITS, clock: new ManualClock(), logger: memoryLogger(), results: { store: results } });
+    const service = createOperations({ store: new InMemoryRecordStore(), engine: new FakeWorkflowEngine(), limits: TEST_LIMITS, clock: new ManualClock(), logger: memoryLogger(), results: { store: results }, input: mcpInputProtocol });
     const token = '長'.repeat(256);
     await service.start({ ownerId: owner, tool, arguments: {}, token, dialect: 'sep-1391' });
     const link = await withResultStore(results, () => writeResult({ ownerId: owner, token }, 'rows', { mimeType: 'text/csv', name: 'rows.csv' }));

@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { DEFAULT_SPILL_THRESHOLD_BYTES, RESULT_KEY_PREFIXES } from '../../lambdas/operations/result-store.ts';
 import { SYNC_RECORD_KEEP_SECONDS } from '../../lambdas/operations/sync-runs.ts';
 import { withResultStore, writeResult } from '../../lambdas/results/write-result.ts';
@@ -25,7 +26,7 @@ function harness() {
   const records = new InMemoryRecordStore();
   const engine = new FakeWorkflowEngine();
   const clock = new ManualClock();
-  const service = createOperations({ store: records, engine, limits: { ...TEST_LIMITS, maxBlockingSeconds: 10 }, clock, logger: memoryLogger(), results: { store: results } });
+  const service = createOperations({ store: records, engine, limits: { ...TEST_LIMITS, maxBlockingSeconds: 10 }, clock, logger: memoryLogger(), results: { store: results }, input: mcpInputProtocol });
   return { results, records, engine, clock, service };
 }
 

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createStatusSyncHandler, type ExecutionStatusChangeEvent } from '../../lambdas/aws/status-sync.ts';
 import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
 import { createOperations, DEFAULT_LIMITS, type OperationsService } from '../../lambdas/operations/operations-service.ts';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
@@ -39,7 +40,7 @@ describe('status-sync handler', () => {
   beforeEach(() => {
     store = new InMemoryRecordStore();
     engine = new FakeWorkflowEngine();
-    operations = createOperations({ store, engine, limits: DEFAULT_LIMITS });
+    operations = createOperations({ store, engine, limits: DEFAULT_LIMITS, input: mcpInputProtocol });
     logged.length = 0;
     sync = createStatusSyncHandler(operations, engine, { error: (_m, fields) => logged.push(fields), warn: () => undefined });
   });

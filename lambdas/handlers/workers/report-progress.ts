@@ -15,6 +15,7 @@ import { consoleLogger } from '../../logging/logger.ts';
 import { deployedEventRecording } from '../../mcp/events/deployed-events.ts';
 import { ObservedRecordStore } from '../../observability/observed-record-store.ts';
 import { createOperations, type OperationsService } from '../../operations/operations-service.ts';
+import { mcpInputProtocol } from '../../mcp/input/mcp-input-protocol.ts';
 import { createReportProgressHandler } from '../../workers/report-progress-worker.ts';
 import { requiredEnv } from '../environment.ts';
 
@@ -25,7 +26,7 @@ function reportingOperations(): OperationsService {
   if (!operations) {
     const table = { client: new DynamoDBClient(AWS_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
     const store = deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), deployedMetrics), table, consoleLogger);
-    operations = createOperations({ store, engine: new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG)) });
+    operations = createOperations({ store, engine: new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG)), input: mcpInputProtocol });
   }
   return operations;
 }

@@ -18,7 +18,7 @@
  * tasks, so their clients keep the listing they had.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { inputCapabilitiesOf } from '../../operations/input-requests.ts';
+import { inputCapabilitiesOf } from './mcp-input-protocol.ts';
 import { mcpAppsCapabilityOf } from '../apps/operation-card.ts';
 import { decodeBase64UrlJson, encodeBase64UrlJson, isObject } from '../../shared/json-values.ts';
 import { verifyWithKeys, type ServerKey } from '../../shared/server-key.ts';
