@@ -1,9 +1,10 @@
 /**
- * The RecordStore port over DynamoDB: one item per operation (`OP#<owner>#<token>`),
- * one per owner for active-operation slots and the request aliases of those operations
- * (`ACTIVE#<owner>`), and the `byOwner` index for listings. Every write that
- * changes status is conditional; a failed condition is an answer (`created: false`,
- * `undefined`, `refused`), any other failure a typed error.
+ * The RecordStore port over DynamoDB. This module serves the records half: one item per
+ * operation (`OP#<owner>#<token>`) and the `byOwner` index for listings, with the execution
+ * pointers (`EXEC#<name>`) and log levels (`LOGLEVEL#<owner>`) beside them. The per-owner
+ * slot item (`ACTIVE#<owner>`) is `DynamoDbActiveSlotStore`'s, to which the slot and alias
+ * methods go. Every write that changes status is conditional; a failed condition is an
+ * answer (`created: false`, `undefined`, `false`), any other failure a typed error.
  */
 import {
   DeleteItemCommand,
@@ -11,40 +12,39 @@ import {
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
-  type UpdateItemCommandInput,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { OperationChanges, OperationKey, OperationRecord, OperationStatus } from '../operations/operation.ts';
-import { MAX_REQUEST_ALIASES_PER_OPERATION, RecordTooLargeError } from '../operations/ports.ts';
+import { RecordTooLargeError } from '../operations/ports.ts';
 import type { CreateResult, Page, RecordStore, RequestAlias, SlotAlias, SlotClaim } from '../operations/ports.ts';
+import { DynamoDbActiveSlotStore } from './dynamodb-active-slot-store.ts';
+import { DYNAMODB_LIMITS } from './dynamodb-limits.ts';
 import {
   EXPIRES_AT,
   PK,
-  executionPointerPk,
-  logLevelPk,
   checkOwnerId,
   decodeCursor,
   encodeChanges,
   encodeCursor,
+  executionPointerPk,
   fromOperationItem,
   indexKeyOf,
   itemBytes,
+  logLevelPk,
+  numberAttribute,
   operationPk,
   ownerKey,
-  slotPk,
   toOperationItem,
   type Item,
 } from './operation-item.ts';
-import { DYNAMODB_LIMITS, KeyTooLongError } from './dynamodb-limits.ts';
 import { OPERATIONS_TABLE } from './operations-table.ts';
+import { RecordStoreError, isConditionFailure, storeCall, storeError } from './record-store-error.ts';
 
-/** Named conditions: `#pk` is the partition key, `#status` the status attribute, `#tokens` the slot set. */
+/** Named conditions: `#pk` is the partition key, `#status` the status attribute, `#updatedAt` its time. */
 const TOKEN_IS_NEW = 'attribute_not_exists(#pk)';
-const ITEM_EXISTS = 'attribute_exists(#pk)';
+/** The record exists and its status is one of the `:from<n>` placeholders given. */
 const statusIsOneOf = (placeholders: readonly string[]) => `attribute_exists(#pk) AND #status IN (${placeholders.join(', ')})`;
 const UPDATED_AT_IS = '#updatedAt = :ifUpdatedAt';
-const SLOT_IS_FREE = '(attribute_not_exists(#tokens) OR size(#tokens) < :limit) AND NOT contains(#tokens, :token)';
-const NO_SLOT_HELD = 'attribute_not_exists(#tokens)';
 
 /**
  * A transition whose new values come this close to the item limit reads the item
@@ -54,27 +54,21 @@ const NO_SLOT_HELD = 'attribute_not_exists(#tokens)';
  */
 const NEAR_ITEM_LIMIT_BYTES = 64 * 1024;
 
-/** A DynamoDB call failed for a reason other than a condition; `cause` holds the SDK error. */
-export class RecordStoreError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'RecordStoreError';
-  }
-}
-
 export interface DynamoDbRecordStoreOptions {
   readonly client: DynamoDBClient;
   readonly tableName: string;
 }
 
-/** `RecordStore` over the operations table (see `OPERATIONS_TABLE`). */
+/** `RecordStore` over the operations table (see `OPERATIONS_TABLE`); both halves share the client and the table. */
 export class DynamoDbRecordStore implements RecordStore {
   readonly #client: DynamoDBClient;
   readonly #tableName: string;
+  readonly #slots: DynamoDbActiveSlotStore;
 
   constructor(options: DynamoDbRecordStoreOptions) {
     this.#client = options.client;
     this.#tableName = options.tableName;
+    this.#slots = new DynamoDbActiveSlotStore(options);
   }
 
   async create(record: OperationRecord): Promise<CreateResult> {
@@ -195,7 +189,7 @@ export class DynamoDbRecordStore implements RecordStore {
     return items.length > limit && last ? { items: page, nextCursor: encodeCursor(indexKeyOf(last)) } : { items: page };
   }
 
-  /** Last writer wins: JSON-RPC ids repeat across connections, and the newest request is the one a cancel names. */
+  /** Conditional on the status, like a transition: a record another writer has moved on since (a cancel) is never deleted from under it. */
   async discard(key: OperationKey, from: readonly OperationStatus[]): Promise<boolean> {
     if (from.length === 0) return false;
     const values: Item = {};
@@ -220,120 +214,6 @@ export class DynamoDbRecordStore implements RecordStore {
     }
   }
 
-  /**
-   * Only while the token holds its slot: an alias of an operation that is over names nothing
-   * to cancel. The token's newest few ids are listed beside the aliases (`ids#<token>`), and
-   * the alias of an id that falls off the list goes in the same write, unless another token's
-   * call has taken that id since. So retries under new ids never grow the slot item.
-   */
-  async putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void> {
-    const Key = { [PK]: { S: slotPk(ownerId) } };
-    const idsName = aliasIdsAttribute(alias.token);
-    /** Ids falling off the list whose alias another token holds: left to that token. */
-    const foreign = new Set<string>();
-    for (let attempt = 0; attempt < ALIAS_WRITE_ATTEMPTS; attempt++) {
-      const current = await this.#getSlotAttributes(ownerId, ['tokens', idsName]);
-      if (!current?.tokens?.SS?.includes(alias.token)) return;
-      const old = idsOf(current[idsName]);
-      const ids = [...old.filter((id) => id !== requestId), requestId];
-      const dropped = ids.splice(0, Math.max(0, ids.length - MAX_REQUEST_ALIASES_PER_OPERATION));
-      const removed = dropped.filter((id) => !foreign.has(id));
-      const names: Record<string, string> = { '#alias': aliasAttribute(requestId), '#ids': idsName, '#tokens': 'tokens' };
-      const conditions = ['contains(#tokens, :token)', old.length === 0 ? 'attribute_not_exists(#ids)' : '#ids = :old'];
-      removed.forEach((id, i) => {
-        names[`#d${i}`] = aliasAttribute(id);
-        names['#token'] = 'token';
-        conditions.push(`(attribute_not_exists(#d${i}) OR #d${i}.#token = :token)`);
-      });
-      try {
-        await this.#client.send(
-          new UpdateItemCommand({
-            TableName: this.#tableName,
-            Key,
-            UpdateExpression: `SET #alias = :alias, #ids = :ids${removed.length === 0 ? '' : ` REMOVE ${removed.map((_, i) => `#d${i}`).join(', ')}`}`,
-            ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: {
-              ':alias': aliasValue(alias),
-              ':token': { S: alias.token },
-              ':ids': idsValue(ids),
-              ...(old.length === 0 ? {} : { ':old': idsValue(old) }),
-            },
-          }),
-        );
-        return;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
-      }
-      // A race: the slot was released, the list changed, or a dropped id was taken by another call.
-      if (removed.length === 0) continue;
-      const aliases = await this.#getSlotAttributes(ownerId, removed.map(aliasAttribute));
-      for (const id of removed) {
-        const token = aliases?.[aliasAttribute(id)]?.M?.token?.S;
-        if (token !== undefined && token !== alias.token) foreign.add(id);
-      }
-    }
-  }
-
-  /** Some attributes of the owner's slot item, read consistently. */
-  async #getSlotAttributes(ownerId: string, attributes: readonly string[]): Promise<Item | undefined> {
-    const names = Object.fromEntries(attributes.map((attribute, i) => [`#a${i}`, attribute]));
-    const output = await this.#send('GetItem', () =>
-      this.#client.send(
-        new GetItemCommand({
-          TableName: this.#tableName,
-          Key: { [PK]: { S: slotPk(ownerId) } },
-          ProjectionExpression: Object.keys(names).join(', '),
-          ExpressionAttributeNames: names,
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    return output.Item;
-  }
-
-  async deleteRequestAlias(ownerId: string, requestId: string): Promise<void> {
-    // Most ids were never aliased: a read (a fifth of a write's price) spares the write.
-    if (!(await this.findRequestAlias(ownerId, requestId))) return;
-    await this.#updateSlotItem(ownerId, {
-      UpdateExpression: 'REMOVE #alias',
-      // Without it, an update of an absent item would create an empty one.
-      ConditionExpression: ITEM_EXISTS,
-      ExpressionAttributeNames: { '#pk': PK, '#alias': aliasAttribute(requestId) },
-    });
-  }
-
-  /** A conditional update of the owner's slot item; a failed condition changes nothing and is no error. */
-  async #updateSlotItem(ownerId: string, update: Omit<UpdateItemCommandInput, 'TableName' | 'Key'>): Promise<void> {
-    const Key = { [PK]: { S: slotPk(ownerId) } };
-    try {
-      await this.#client.send(new UpdateItemCommand({ TableName: this.#tableName, Key, ...update }));
-    } catch (error) {
-      if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
-    }
-  }
-
-  async findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined> {
-    const Key = { [PK]: { S: slotPk(ownerId) } };
-    const output = await this.#send('GetItem', () =>
-      this.#client.send(
-        new GetItemCommand({
-          TableName: this.#tableName,
-          Key,
-          ProjectionExpression: '#alias',
-          ExpressionAttributeNames: { '#alias': aliasAttribute(requestId) },
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    const value = output.Item?.[aliasAttribute(requestId)];
-    if (!value) return undefined;
-    const token = value.M?.token?.S;
-    const expiresAt = value.M?.[EXPIRES_AT]?.N;
-    if (token === undefined || expiresAt === undefined) throw new RecordStoreError('Malformed request alias');
-    return { token, expiresAt: Number(expiresAt) };
-  }
-
   async putExecutionPointer(executionName: string, key: OperationKey, expiresAt: number): Promise<void> {
     operationPk(key);
     // No owner index attributes, so pointers never appear in listings.
@@ -341,9 +221,9 @@ export class DynamoDbRecordStore implements RecordStore {
       [PK]: { S: executionPointerPk(executionName) },
       ownerId: { S: key.ownerId },
       token: { S: key.token },
-      [EXPIRES_AT]: number(expiresAt),
+      [EXPIRES_AT]: numberAttribute(expiresAt),
     };
-    await this.#send('PutItem', () => this.#client.send(new PutItemCommand({ TableName: this.#tableName, Item: item })));
+    await storeCall('PutItem', () => this.#client.send(new PutItemCommand({ TableName: this.#tableName, Item: item })));
   }
 
   async findExecutionPointer(executionName: string): Promise<(OperationKey & { expiresAt: number }) | undefined> {
@@ -355,9 +235,10 @@ export class DynamoDbRecordStore implements RecordStore {
     if (ownerId === undefined || token === undefined || expiresAt === undefined) throw new RecordStoreError('Malformed execution pointer item');
     return { ownerId, token, expiresAt: Number(expiresAt) };
   }
+
   async putLogLevel(ownerId: string, level: string, expiresAt: number): Promise<void> {
-    const item = { [PK]: { S: logLevelPk(ownerId) }, level: { S: level }, [EXPIRES_AT]: number(expiresAt) };
-    await this.#send('PutItem', () => this.#client.send(new PutItemCommand({ TableName: this.#tableName, Item: item })));
+    const item = { [PK]: { S: logLevelPk(ownerId) }, level: { S: level }, [EXPIRES_AT]: numberAttribute(expiresAt) };
+    await storeCall('PutItem', () => this.#client.send(new PutItemCommand({ TableName: this.#tableName, Item: item })));
   }
 
   async findLogLevel(ownerId: string): Promise<{ level: string; expiresAt: number } | undefined> {
@@ -369,133 +250,28 @@ export class DynamoDbRecordStore implements RecordStore {
     return { level, expiresAt: Number(expiresAt) };
   }
 
-
-  /**
-   * One conditional `ADD` to the owner's string set: atomic without a scan or a
-   * transaction, and answering nothing back (the set can hold hundreds of tokens). Only a
-   * refused write reads the set, to tell a token that already holds its slot (a retried
-   * start) from a full set.
-   */
-  async claimActiveSlot(ownerId: string, token: string, limit: number, alias?: SlotAlias): Promise<SlotClaim> {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
-    const Key = { [PK]: { S: slotPk(ownerId) } };
-    try {
-      await this.#client.send(
-        new UpdateItemCommand({
-          TableName: this.#tableName,
-          Key,
-          // The request alias rides on the same write: a cancel by request id costs the start nothing extra.
-          // A new slot's token has no ids listed yet: its list starts with this one.
-          UpdateExpression: alias ? 'ADD #tokens :tokens SET #alias = :alias, #ids = :ids' : 'ADD #tokens :tokens',
-          ConditionExpression: SLOT_IS_FREE,
-          ExpressionAttributeNames: {
-            '#tokens': 'tokens',
-            ...(alias ? { '#alias': aliasAttribute(alias.requestId), '#ids': aliasIdsAttribute(token) } : {}),
-          },
-          ExpressionAttributeValues: {
-            ':tokens': { SS: [token] },
-            ':token': { S: token },
-            ':limit': number(limit),
-            ...(alias ? { ':alias': aliasValue({ token, expiresAt: alias.expiresAt }), ':ids': idsValue([alias.requestId]) } : {}),
-          },
-        }),
-      );
-      return 'claimed';
-    } catch (error) {
-      if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
-    }
-    if (!(await this.listActiveSlots(ownerId)).includes(token)) return 'refused';
-    if (alias) await this.putRequestAlias(ownerId, alias.requestId, { token, expiresAt: alias.expiresAt });
-    return 'already-held';
+  claimActiveSlot(ownerId: string, token: string, limit: number, alias?: SlotAlias): Promise<SlotClaim> {
+    return this.#slots.claimActiveSlot(ownerId, token, limit, alias);
   }
 
-  /**
-   * `DELETE` from the set, then drop the item once empty, so released owners leave nothing
-   * behind. The token's list of ids goes in the same write (and the alias of `requestId`
-   * with it, when it still names the token); the other ids its retries aliased follow, each
-   * only while it still names the token.
-   */
-  async releaseActiveSlot(ownerId: string, token: string, requestId?: string): Promise<void> {
-    const Key = { [PK]: { S: slotPk(ownerId) } };
-    const idsName = aliasIdsAttribute(token);
-    let before: Item | undefined;
-    let aliasGone = false;
-    if (requestId !== undefined) {
-      // The slot and the alias in one write, when the alias still names this token.
-      try {
-        const output = await this.#client.send(
-          new UpdateItemCommand({
-            TableName: this.#tableName,
-            Key,
-            UpdateExpression: 'DELETE #tokens :tokens REMOVE #alias, #ids',
-            ConditionExpression: '#alias.#token = :token',
-            ExpressionAttributeNames: { '#tokens': 'tokens', '#alias': aliasAttribute(requestId), '#token': 'token', '#ids': idsName },
-            ExpressionAttributeValues: { ':tokens': { SS: [token] }, ':token': { S: token } },
-            ReturnValues: 'UPDATED_OLD',
-          }),
-        );
-        before = output.Attributes;
-        aliasGone = true;
-      } catch (error) {
-        // A later call took the alias (or none was kept): release the slot alone.
-        if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
-      }
-    }
-    if (!aliasGone) {
-      try {
-        const output = await this.#client.send(
-          new UpdateItemCommand({
-            TableName: this.#tableName,
-            Key,
-            UpdateExpression: 'DELETE #tokens :tokens REMOVE #ids',
-            // Without it, an update of an absent item would create an empty one.
-            ConditionExpression: ITEM_EXISTS,
-            ExpressionAttributeNames: { '#pk': PK, '#tokens': 'tokens', '#ids': idsName },
-            ExpressionAttributeValues: { ':tokens': { SS: [token] } },
-            ReturnValues: 'UPDATED_OLD',
-          }),
-        );
-        before = output.Attributes;
-      } catch (error) {
-        if (isConditionFailure(error)) return;
-        throw storeError('UpdateItem', error);
-      }
-    }
-    const remaining = (before?.tokens?.SS ?? []).filter((held) => held !== token);
-    if (remaining.length === 0 && (await this.#dropIfEmpty(Key))) return;
-    for (const id of idsOf(before?.[idsName])) {
-      if (aliasGone && id === requestId) continue;
-      await this.#updateSlotItem(ownerId, {
-        UpdateExpression: 'REMOVE #alias',
-        ConditionExpression: '#alias.#token = :token',
-        ExpressionAttributeNames: { '#alias': aliasAttribute(id), '#token': 'token' },
-        ExpressionAttributeValues: { ':token': { S: token } },
-      });
-    }
+  releaseActiveSlot(ownerId: string, token: string, requestId?: string): Promise<void> {
+    return this.#slots.releaseActiveSlot(ownerId, token, requestId);
   }
 
-  /** Drops the owner's slot item once no slot is held, and the aliases kept on it with it. */
-  async #dropIfEmpty(Key: Item): Promise<boolean> {
-    try {
-      // Conditional, so a claim that slipped in between keeps its slot.
-      await this.#client.send(
-        new DeleteItemCommand({
-          TableName: this.#tableName,
-          Key,
-          ConditionExpression: NO_SLOT_HELD,
-          ExpressionAttributeNames: { '#tokens': 'tokens' },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw storeError('DeleteItem', error);
-      return false;
-    }
+  listActiveSlots(ownerId: string): Promise<string[]> {
+    return this.#slots.listActiveSlots(ownerId);
   }
 
-  async listActiveSlots(ownerId: string): Promise<string[]> {
-    const item = await this.#getItem(slotPk(ownerId));
-    return [...(item?.tokens?.SS ?? [])].sort();
+  putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void> {
+    return this.#slots.putRequestAlias(ownerId, requestId, alias);
+  }
+
+  deleteRequestAlias(ownerId: string, requestId: string): Promise<void> {
+    return this.#slots.deleteRequestAlias(ownerId, requestId);
+  }
+
+  findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined> {
+    return this.#slots.findRequestAlias(ownerId, requestId);
   }
 
   /** Refuses, before writing, a transition that would leave the item over DynamoDB's limit. */
@@ -511,36 +287,27 @@ export class DynamoDbRecordStore implements RecordStore {
   }
 
   async #getItem(pk: string): Promise<Item | undefined> {
-    const output = await this.#send('GetItem', () =>
+    const output = await storeCall('GetItem', () =>
       this.#client.send(new GetItemCommand({ TableName: this.#tableName, Key: { [PK]: { S: pk } }, ConsistentRead: true })),
     );
     return output.Item;
   }
 
   async #query(ownerId: string, limit: number, startKey: Item | undefined) {
-    return this.#send('Query', () =>
+    return storeCall('Query', () =>
       this.#client.send(
         new QueryCommand({
-        TableName: this.#tableName,
-        IndexName: OPERATIONS_TABLE.ownerIndex.name,
-        KeyConditionExpression: '#ownerKey = :ownerKey',
-        ExpressionAttributeNames: { '#ownerKey': OPERATIONS_TABLE.ownerIndex.partitionKey },
-        ExpressionAttributeValues: { ':ownerKey': { S: ownerKey(ownerId) } },
-        ScanIndexForward: false,
-        Limit: limit,
-        ExclusiveStartKey: startKey,
+          TableName: this.#tableName,
+          IndexName: OPERATIONS_TABLE.ownerIndex.name,
+          KeyConditionExpression: '#ownerKey = :ownerKey',
+          ExpressionAttributeNames: { '#ownerKey': OPERATIONS_TABLE.ownerIndex.partitionKey },
+          ExpressionAttributeValues: { ':ownerKey': { S: ownerKey(ownerId) } },
+          ScanIndexForward: false,
+          Limit: limit,
+          ExclusiveStartKey: startKey,
         }),
       ),
     );
-  }
-
-  /** Runs a call whose every failure is a store error. */
-  async #send<T>(operation: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      throw storeError(operation, error);
-    }
   }
 }
 
@@ -550,57 +317,4 @@ function decode(item: Item): OperationRecord {
   } catch (error) {
     throw new RecordStoreError('Malformed operation item', { cause: error });
   }
-}
-
-function number(value: number): { N: string } {
-  if (!Number.isFinite(value)) throw new RangeError('DynamoDB numbers must be finite');
-  return { N: String(value) };
-}
-
-function isConditionFailure(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
-
-function storeError(operation: string, error: unknown): Error {
-  if (error instanceof Error && error.name === 'ValidationException') {
-    if (/item size.*exceeded the maximum allowed size/i.test(error.message)) return new RecordTooLargeError({ cause: error });
-    if (/size of hashkey has exceeded|size of all range keys has exceeded/i.test(error.message)) {
-      return new KeyTooLongError({ cause: error });
-    }
-  }
-  // The SDK error's name only: its message may quote key values.
-  const reason = error instanceof Error ? error.name : 'unknown error';
-  return new RecordStoreError(`DynamoDB ${operation} failed: ${reason}`, { cause: error });
-}
-
-/** Request aliases live on the owner's slot item, one attribute per request id. */
-function aliasAttribute(requestId: string): string {
-  return `alias#${requestId}`;
-}
-
-/**
- * The newest request ids aliased to a token, oldest first, on the slot item beside the
- * aliases: one JSON string, so a write can be conditioned on the list it read (string
- * equality holds in every DynamoDB; list equality not in the local one).
- */
-function aliasIdsAttribute(token: string): string {
-  return `ids#${token}`;
-}
-
-function idsValue(ids: readonly string[]): Item[string] {
-  return { S: JSON.stringify(ids) };
-}
-
-function idsOf(value: Item[string] | undefined): string[] {
-  if (value?.S === undefined) return [];
-  const ids: unknown = JSON.parse(value.S);
-  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) throw new RecordStoreError('Malformed request id list');
-  return ids;
-}
-
-/** Attempts of an alias write that races other writes of the same slot item. */
-const ALIAS_WRITE_ATTEMPTS = 3;
-
-function aliasValue(alias: RequestAlias): Item[string] {
-  return { M: { token: { S: alias.token }, [EXPIRES_AT]: number(alias.expiresAt) } };
 }

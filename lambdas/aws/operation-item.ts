@@ -65,6 +65,12 @@ export function ownerKey(ownerId: string): string {
   return partitionKey(`OWNER#${ownerId}`);
 }
 
+/** A number attribute; DynamoDB holds no NaN or infinity. */
+export function numberAttribute(value: number): { N: string } {
+  if (!Number.isFinite(value)) throw new RangeError('DynamoDB numbers must be finite');
+  return { N: String(value) };
+}
+
 /** Zero-padded so the string sort is chronological; the token makes it unique. */
 function createdKey(createdAt: number, token: string): string {
   if (!Number.isSafeInteger(createdAt) || createdAt < 0) throw new RangeError('createdAt must be a non-negative integer');

@@ -9,7 +9,8 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DynamoDbRecordStore, RecordStoreError } from '../../lambdas/aws/dynamodb-record-store.ts';
+import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
+import { RecordStoreError } from '../../lambdas/aws/record-store-error.ts';
 import { KeyTooLongError } from '../../lambdas/aws/dynamodb-limits.ts';
 import { RecordTooLargeError } from '../../lambdas/operations/ports.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
