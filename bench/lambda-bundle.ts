@@ -1,9 +1,12 @@
 /**
  * Size and cold import time of the Lambda bundles, built with the very settings the CDK
- * construct deploys (cdk/lambda-bundling.ts), beside a reference: the smallest stateless MCP
- * server of the SDK (reference-mcp-lambda.ts) built the same way. Imports alternate between
- * the bundles, so a busy machine slows each alike, and our MCP bundle's cold import is
- * printed as a ratio to the reference's. Prints figures; asserts nothing.
+ * construct deploys (cdk/lambda-bundling.ts), beside two references built the same way: the
+ * smallest stateless MCP server of the SDK (reference-mcp-lambda.ts), and the same server
+ * loading and building a DynamoDB client at init (reference-mcp-dynamodb-lambda.ts). Imports
+ * alternate between the bundles, so a busy machine slows each alike, and our MCP bundle's
+ * cold import is printed as a ratio to each reference's: the first holds the whole cold
+ * start to the SDK's own, the second leaves out the AWS SDK any DynamoDB-backed MCP Lambda
+ * must load. Prints figures; asserts nothing.
  * Run alone with `npx tsx bench/lambda-bundle.ts`.
  */
 import { execFileSync } from 'node:child_process';
@@ -37,8 +40,10 @@ interface BundleSpec {
   environment: Record<string, string>;
 }
 
-/** The reference our MCP bundle's cold import is read against. */
+/** The references our MCP bundle's cold import is read against. */
 const REFERENCE = 'minimal SDK server';
+/** The same server, also loading and building a DynamoDB client at init: what any DynamoDB-backed MCP Lambda pays. */
+const DYNAMODB_REFERENCE = 'minimal SDK server + DynamoDB client';
 
 const BUNDLES: BundleSpec[] = [
   {
@@ -65,7 +70,9 @@ const BUNDLES: BundleSpec[] = [
       [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
       [ENV.eventsDeliveryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench',
     },
-  },  { name: REFERENCE, entry: 'bench/reference-mcp-lambda.ts', environment: {} },
+  },
+  { name: REFERENCE, entry: 'bench/reference-mcp-lambda.ts', environment: {} },
+  { name: DYNAMODB_REFERENCE, entry: 'bench/reference-mcp-dynamodb-lambda.ts', environment: { TABLE_NAME: 'bench' } },
 ];
 
 // The Lambda runtime's streaming global, which the MCP handler needs at import, stood in for here.
@@ -139,14 +146,30 @@ function coldImport(outfile: string, spec: BundleSpec): { wall: number; cpu: num
 
 const median = (sorted: number[]) => sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 
-/** Our MCP bundle's cold import over the reference's, wall and CPU medians. */
+/**
+ * Our MCP bundle's cold import over each reference's, wall and CPU medians, and where our
+ * CPU goes: what the minimal server spends, what loading and building the DynamoDB client
+ * adds to it, and the rest, which is our own module init.
+ */
 function printRatio(figures: BundleFigures[]): void {
   const ours = figures.find(({ name }) => name === 'MCP Lambda');
   const reference = figures.find(({ name }) => name === REFERENCE);
-  if (!ours || !reference) return;
+  const withDynamoDb = figures.find(({ name }) => name === DYNAMODB_REFERENCE);
+  if (!ours || !reference || !withDynamoDb) return;
   const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
+  const n = `alternating, n=${ours.importMs.length} each`;
+  for (const [label, against] of [
+    ['MCP cold import / minimal SDK server', reference],
+    ['MCP cold import / the same + DynamoDB client', withDynamoDb],
+  ] as const) {
+    console.log(`${label.padEnd(44)} ${ratio(ours.importMs, against.importMs)}x wall, ${ratio(ours.importCpuMs, against.importCpuMs)}x cpu (${n})`);
+  }
+  const minimal = median(reference.importCpuMs);
+  const dynamoDb = median(withDynamoDb.importCpuMs);
+  const total = median(ours.importCpuMs);
+  const ms = (value: number) => `${value.toFixed(0)} ms`;
   console.log(
-    `${'MCP cold import / minimal SDK server'.padEnd(44)} ${ratio(ours.importMs, reference.importMs)}x wall, ${ratio(ours.importCpuMs, reference.importCpuMs)}x cpu (alternating, n=${ours.importMs.length} each)`,
+    `${'MCP cold import cpu p50, by whose work'.padEnd(44)} ${ms(total)}: minimal SDK server ${ms(minimal)}, DynamoDB client ${ms(dynamoDb - minimal)}, our own init ${ms(total - dynamoDb)}`,
   );
 }
 
