@@ -123,8 +123,16 @@ export function exceedsDepth(text: string, maxDepth: number): boolean {
 
 /** The body as text, or `undefined` once it is over `maxBytes` (declared or read). */
 async function readBoundedText(request: Request, maxBytes: number): Promise<string | undefined> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
+  const length = request.headers.get('content-length');
+  const declared = Number(length ?? 0);
   if (declared > maxBytes) return undefined;
+  if (length !== null && Number.isSafeInteger(declared)) {
+    // A declared length within the bound: the HTTP server reads no more than it declares, so the
+    // body is read whole, without a stream reader (the local server's request then builds no
+    // web stream at all). The bound still holds for a body that is not what it declared.
+    const bytes = Buffer.from(await request.arrayBuffer());
+    return bytes.byteLength > maxBytes ? undefined : bytes.toString('utf8');
+  }
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
