@@ -1,16 +1,16 @@
 /**
  * An in-memory RecordStore for unit tests of the core. It keeps the DynamoDB
  * adapter's semantics (conditional create and transition, newest-first owner
- * listing with an opaque cursor, request aliases, active-operation slots, key and
- * item size limits, optionally a lagging owner index), and the shared contract
- * suite holds both to the same behaviour. Imitating DynamoDB, it takes DynamoDB's
- * numbers from the adapter's dependency-free limits module, the one place they live.
+ * listing with an opaque cursor, key and item size limits, optionally a lagging owner
+ * index), and the shared contract suite holds both to the same behaviour. Like the
+ * DynamoDB store, it serves the records half here and hands the slot item's half to
+ * `InMemoryActiveSlotStore`. Imitating DynamoDB, it takes DynamoDB's numbers from the
+ * adapter's dependency-free limits module, the one place they live.
  */
 import type { OperationChanges, OperationKey, OperationRecord, OperationStatus } from './operation.ts';
 import { DYNAMODB_LIMITS, KeyTooLongError } from '../aws/dynamodb-limits.ts';
 import {
   InvalidCursorError,
-  MAX_REQUEST_ALIASES_PER_OPERATION,
   RecordTooLargeError,
   type CreateResult,
   type Page,
@@ -20,6 +20,8 @@ import {
   type SlotClaim,
 } from './ports.ts';
 import { decodeBase64UrlJson, encodeBase64UrlJson } from '../shared/json-values.ts';
+import { InMemoryActiveSlotStore } from './in-memory-active-slot-store.ts';
+import { checkExpiresAt, checkLimit, checkOwnerId, checkPartitionKey, utf8 } from './in-memory-store-checks.ts';
 
 /** DynamoDB's item size limit, which this store approximates. */
 export const DEFAULT_MAX_RECORD_BYTES = DYNAMODB_LIMITS.maxItemBytes;
@@ -56,10 +58,8 @@ export class InMemoryRecordStore implements RecordStore {
   readonly #records = new Map<string, OperationRecord>();
   /** Per record, the versions not yet superseded in the index, oldest first. */
   readonly #index = new Map<string, IndexVersion[]>();
-  /** Request aliases by owner (kept with the owner's slots, as the DynamoDB store keeps them on its slot item). */
-  readonly #aliases = new Map<string, Map<string, RequestAlias>>();
   readonly #executionPointers = new Map<string, OperationKey & { expiresAt: number }>();
-  readonly #slots = new Map<string, Set<string>>();
+  readonly #slots: InMemoryActiveSlotStore;
   readonly #logLevels = new Map<string, { level: string; expiresAt: number }>();
   readonly #maxRecordBytes: number;
   readonly #indexLagMs: number;
@@ -67,6 +67,7 @@ export class InMemoryRecordStore implements RecordStore {
   constructor(options: InMemoryRecordStoreOptions = {}) {
     this.#maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
     this.#indexLagMs = options.indexLagMs ?? 0;
+    this.#slots = new InMemoryActiveSlotStore({ maxItemBytes: this.#maxRecordBytes });
   }
 
   async create(record: OperationRecord): Promise<CreateResult> {
@@ -133,23 +134,6 @@ export class InMemoryRecordStore implements RecordStore {
       : { items };
   }
 
-  async putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void> {
-    checkExpiresAt(alias.expiresAt);
-    checkOwnerId(ownerId);
-    // Only while the token holds its slot; last writer wins (JSON-RPC ids repeat across connections).
-    if (!this.#slots.get(slotKey(ownerId))?.has(alias.token)) return;
-    this.#setAlias(ownerId, requestId, alias);
-  }
-
-  async deleteRequestAlias(ownerId: string, requestId: string): Promise<void> {
-    this.#aliases.get(slotKey(ownerId))?.delete(requestId);
-  }
-
-  async findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined> {
-    const alias = this.#aliases.get(slotKey(ownerId))?.get(requestId);
-    return alias && { ...alias };
-  }
-
   async putExecutionPointer(executionName: string, key: OperationKey, expiresAt: number): Promise<void> {
     checkExpiresAt(expiresAt);
     recordKey(key);
@@ -171,59 +155,28 @@ export class InMemoryRecordStore implements RecordStore {
     return found && { ...found };
   }
 
-
-  async claimActiveSlot(ownerId: string, token: string, limit: number, alias?: SlotAlias): Promise<SlotClaim> {
-    checkLimit(limit);
-    if (alias) checkExpiresAt(alias.expiresAt);
-    const key = slotKey(ownerId);
-    const tokens = this.#slots.get(key) ?? new Set<string>();
-    const held = tokens.has(token);
-    if (!held && tokens.size >= limit) return 'refused';
-    if (!held) {
-      tokens.add(token);
-      this.#checkSlotsSize(ownerId, tokens, token);
-      this.#slots.set(key, tokens);
-    }
-    if (alias) this.#setAlias(ownerId, alias.requestId, { token, expiresAt: alias.expiresAt });
-    return held ? 'already-held' : 'claimed';
+  claimActiveSlot(ownerId: string, token: string, limit: number, alias?: SlotAlias): Promise<SlotClaim> {
+    return this.#slots.claimActiveSlot(ownerId, token, limit, alias);
   }
 
-  async releaseActiveSlot(ownerId: string, token: string, _requestId?: string): Promise<void> {
-    const key = slotKey(ownerId);
-    const tokens = this.#slots.get(key);
-    tokens?.delete(token);
-    const aliases = this.#aliases.get(key);
-    // Every alias still naming the token goes with its slot (the request id's among them).
-    for (const [id, alias] of aliases ?? []) if (alias.token === token) aliases?.delete(id);
-    if (tokens?.size === 0) {
-      // The slot item goes, and the aliases kept on it with it.
-      this.#slots.delete(key);
-      this.#aliases.delete(key);
-    }
+  releaseActiveSlot(ownerId: string, token: string, requestId?: string): Promise<void> {
+    return this.#slots.releaseActiveSlot(ownerId, token, requestId);
   }
 
-  /** Sets an alias, newest last; the token keeps its newest MAX_REQUEST_ALIASES_PER_OPERATION, as the DynamoDB store does. */
-  #setAlias(ownerId: string, requestId: string, alias: RequestAlias): void {
-    const aliases = this.#aliasesOf(ownerId);
-    aliases.delete(requestId);
-    aliases.set(requestId, { token: alias.token, expiresAt: alias.expiresAt });
-    const own = [...aliases].filter(([, kept]) => kept.token === alias.token).map(([id]) => id);
-    for (const id of own.slice(0, Math.max(0, own.length - MAX_REQUEST_ALIASES_PER_OPERATION))) aliases.delete(id);
+  listActiveSlots(ownerId: string): Promise<string[]> {
+    return this.#slots.listActiveSlots(ownerId);
   }
 
-  #aliasesOf(ownerId: string): Map<string, RequestAlias> {
-    checkOwnerId(ownerId);
-    const key = slotKey(ownerId);
-    let aliases = this.#aliases.get(key);
-    if (!aliases) {
-      aliases = new Map();
-      this.#aliases.set(key, aliases);
-    }
-    return aliases;
+  putRequestAlias(ownerId: string, requestId: string, alias: RequestAlias): Promise<void> {
+    return this.#slots.putRequestAlias(ownerId, requestId, alias);
   }
 
-  async listActiveSlots(ownerId: string): Promise<string[]> {
-    return [...(this.#slots.get(slotKey(ownerId)) ?? [])].sort();
+  deleteRequestAlias(ownerId: string, requestId: string): Promise<void> {
+    return this.#slots.deleteRequestAlias(ownerId, requestId);
+  }
+
+  findRequestAlias(ownerId: string, requestId: string): Promise<RequestAlias | undefined> {
+    return this.#slots.findRequestAlias(ownerId, requestId);
   }
 
   async discard(key: OperationKey, from: readonly OperationStatus[]): Promise<boolean> {
@@ -262,14 +215,6 @@ export class InMemoryRecordStore implements RecordStore {
   #checkSize(record: OperationRecord): void {
     if (operationItemBytes(record) > this.#maxRecordBytes) throw new RecordTooLargeError();
   }
-
-  #checkSlotsSize(ownerId: string, tokens: Set<string>, added: string): void {
-    const bytes = utf8(`ACTIVE#${ownerId}`) + utf8('pk') + utf8('tokens') + [...tokens].reduce((sum, t) => sum + utf8(t), 0);
-    if (bytes > this.#maxRecordBytes) {
-      tokens.delete(added);
-      throw new RecordTooLargeError();
-    }
-  }
 }
 
 /**
@@ -304,20 +249,6 @@ function copyRecord(record: OperationRecord): OperationRecord {
   return copy as unknown as OperationRecord;
 }
 
-function utf8(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
-
-// The DynamoDB keys join owner and token with '#', so an owner id containing one would be ambiguous.
-function checkOwnerId(ownerId: string): void {
-  if (ownerId.includes('#')) throw new RangeError('An owner id must not contain "#"');
-}
-
-/** Refuses what DynamoDB refuses: a partition key `<prefix>#<id>` over 2,048 UTF-8 bytes. */
-function checkPartitionKey(prefix: string, id: string): void {
-  if (utf8(prefix) + 1 + utf8(id) > DYNAMODB_LIMITS.maxPartitionKeyBytes) throw new KeyTooLongError();
-}
-
 function checkSortKey(record: OperationRecord): void {
   if (utf8(createdKey(record)) > DYNAMODB_LIMITS.maxSortKeyBytes) throw new KeyTooLongError();
 }
@@ -326,30 +257,15 @@ function checkCreatedAt(createdAt: number): void {
   if (!Number.isSafeInteger(createdAt) || createdAt < 0) throw new RangeError('createdAt must be a non-negative integer');
 }
 
-function checkExpiresAt(expiresAt: number): void {
-  if (!Number.isFinite(expiresAt)) throw new RangeError('expiresAt must be a finite number');
-}
-
-function checkLimit(limit: number): void {
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
-}
-
 function recordKey(key: OperationKey): string {
   checkOwnerId(key.ownerId);
   checkPartitionKey(`OP#${key.ownerId}`, key.token);
   return JSON.stringify([key.ownerId, key.token]);
 }
 
-
 function executionPointerKey(executionName: string): string {
   checkPartitionKey('EXEC', executionName);
   return executionName;
-}
-
-function slotKey(ownerId: string): string {
-  checkOwnerId(ownerId);
-  if (utf8(`ACTIVE#${ownerId}`) > DYNAMODB_LIMITS.maxPartitionKeyBytes) throw new KeyTooLongError();
-  return ownerId;
 }
 
 /** Same sort key as the DynamoDB index: zero-padded creation time, then the token. */
