@@ -29,14 +29,45 @@ export interface RepairBudget {
   engineChecks: number;
 }
 
+/** What a repair asks of the settlement about the operations that hold slots. */
+export interface SlotHolders {
+  /** Whether the operation holding a slot is over (terminal, expired, gone, or ended unseen: asked within `budget`). */
+  isOver(key: OperationKey, budget: RepairBudget): Promise<boolean>;
+}
+
+export interface ActiveSlotsOptions {
+  store: RecordStore;
+  /** Active operations one principal may have at once. */
+  limit: number;
+  holders: SlotHolders;
+  logger: Logger;
+}
+
+/**
+ * Gives the token's slot back, and the request id's alias if it still names the token.
+ * The terminal write it follows has happened, so a failure here is logged, not thrown;
+ * the next repair frees the slot.
+ */
+export async function releaseActiveSlot(store: RecordStore, logger: Logger, key: OperationKey, requestId?: string): Promise<void> {
+  try {
+    await store.releaseActiveSlot(key.ownerId, key.token, requestId);
+  } catch (error) {
+    logger.warn('active slot not released; the next repair frees it', { error: errorName(error) });
+  }
+}
+
 export class ActiveSlots {
-  constructor(
-    private readonly store: RecordStore,
-    readonly limit: number,
-    /** Whether the operation holding a slot is over (terminal, expired, gone, or ended unseen: asked within `budget`). */
-    private readonly isOver: (key: OperationKey, budget: RepairBudget) => Promise<boolean>,
-    private readonly logger: Logger,
-  ) {}
+  readonly limit: number;
+  private readonly store: RecordStore;
+  private readonly holders: SlotHolders;
+  private readonly logger: Logger;
+
+  constructor(options: ActiveSlotsOptions) {
+    this.store = options.store;
+    this.limit = options.limit;
+    this.holders = options.holders;
+    this.logger = options.logger;
+  }
 
   /** Takes a slot for the token (and records `alias` with it), repairing leaked slots once when the limit is reached. */
   async claim(key: OperationKey, alias?: SlotAlias): Promise<SlotClaim> {
@@ -53,19 +84,6 @@ export class ActiveSlots {
     } catch (error) {
       if (error instanceof RecordTooLargeError) return 'refused';
       throw error;
-    }
-  }
-
-  /**
-   * Gives the token's slot back, and the request id's alias if it still names the token.
-   * The terminal write it follows has happened, so a failure here is logged, not thrown;
-   * the next repair frees the slot.
-   */
-  async release(key: OperationKey, requestId?: string): Promise<void> {
-    try {
-      await this.store.releaseActiveSlot(key.ownerId, key.token, requestId);
-    } catch (error) {
-      this.logger.warn('active slot not released; the next repair frees it', { error: errorName(error) });
     }
   }
 
@@ -90,7 +108,7 @@ export class ActiveSlots {
         batch.map(async (token) => {
           let over: boolean;
           try {
-            over = await this.isOver({ ownerId, token }, budget);
+            over = await this.holders.isOver({ ownerId, token }, budget);
           } catch (error) {
             // Unknown state: the slot stays taken.
             this.logger.warn('active slot repair could not read an operation', { error: errorName(error) });

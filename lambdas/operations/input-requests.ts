@@ -27,6 +27,7 @@ import {
   type PendingInput,
 } from './operation.ts';
 import { OperationError } from './operation-error.ts';
+import type { ExecutionLookup } from './operation-reads.ts';
 import { RecordTooLargeError, TaskGoneError, type Clock, type RecordStore, type WorkflowEngine } from './ports.ts';
 import { nextUpdatedAt, updateRecord } from './record-updates.ts';
 
@@ -107,7 +108,7 @@ export interface InputRequestsDeps {
   /** What questions and answers may be, and what an answer does to its state (the wire's words). */
   protocol: InputProtocol;
   /** The operation an execution runs, for executions whose input does not say. */
-  findByExecutionName(executionName: string): Promise<OperationKey | undefined>;
+  executions: ExecutionLookup;
 }
 
 export class InputRequests {
@@ -119,7 +120,7 @@ export class InputRequests {
    */
   async ask(input: AskInput): Promise<{ key: string; operation: OperationKey }> {
     const { request, kind, capability } = this.parseRequest(input.request);
-    const operation = input.operation ?? (await this.deps.findByExecutionName(input.executionName));
+    const operation = input.operation ?? (await this.deps.executions.findByExecutionName(input.executionName));
     if (!operation) throw new InputRequestRefused(INPUT_ERRORS.operationEnded, 'No live operation runs this execution');
     if (input.key !== undefined && (typeof input.key !== 'string' || input.key === '' || input.key.length > MAX_INPUT_KEY_LENGTH)) {
       throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, `key must be a string of 1 to ${MAX_INPUT_KEY_LENGTH} characters`);

@@ -19,6 +19,14 @@ export function isTerminal(status: OperationStatus): boolean {
  */
 export type Dialect = 'sep-1391' | 'tasks-2026-07-28' | 'tasks-2025-11-25' | 'sync' | 'handle';
 
+/** Dialects whose operations a client may cancel by the JSON-RPC id of the call that started them; task dialects cancel by task id. */
+const CANCELABLE_BY_REQUEST_ID: readonly Dialect[] = ['sep-1391', 'sync', 'handle'];
+
+/** Whether a dialect's operations may be named by request id (a start records the alias with its slot, an end releases it). */
+export function cancelableByRequestId(dialect: Dialect): boolean {
+  return CANCELABLE_BY_REQUEST_ID.includes(dialect);
+}
+
 /**
  * How a terminal operation ended.
  * - `result`: the execution succeeded; `output` is its JSON output.
@@ -34,7 +42,8 @@ export type Outcome =
   | { kind: 'stored-result'; resultId: string; mimeType: string; bytes: number }
   | { kind: 'tool-error'; error: string; cause?: string }
   | { kind: 'protocol-error'; code: number; message: string; data?: unknown }
-  | { kind: 'internal-error'; message: string }
+  /** `failedStart`: StartExecution failed and no execution of the record's name exists (see starts.ts). */
+  | { kind: 'internal-error'; message: string; failedStart?: true }
   /**
    * The answer a client reads, checked and shaped once, when the operation completed, against
    * the tool its execution ran (see `ResultShaper`): served as stored, whatever is deployed later.

@@ -6,6 +6,7 @@
 import { isTerminal, LOG_LEVELS, type LogLevel, type OperationKey, type OperationRecord, type RunReport } from './operation.ts';
 import type { Clock, RecordStore } from './ports.ts';
 import { updateRecord } from './record-updates.ts';
+import type { ExecutionLookup } from './operation-reads.ts';
 
 /** Reports kept on the record: enough for a waiting call polling once a second to miss none. */
 export const MAX_KEPT_REPORTS = 50;
@@ -24,7 +25,8 @@ export class ReportRefused extends Error {
 export interface RunReportsDeps {
   store: RecordStore;
   clock: Clock;
-  findByExecutionName(executionName: string): Promise<OperationKey | undefined>;
+  /** The operation an execution runs, for executions whose input does not say. */
+  executions: ExecutionLookup;
 }
 
 export class RunReports {
@@ -37,7 +39,7 @@ export class RunReports {
    */
   async report(input: { operation?: OperationKey; executionName: string; report: unknown }): Promise<{ written: boolean }> {
     const body = parseReport(input.report);
-    const operation = input.operation ?? (await this.deps.findByExecutionName(input.executionName));
+    const operation = input.operation ?? (await this.deps.executions.findByExecutionName(input.executionName));
     if (!operation) return { written: false };
     const { written } = await updateRecord(this.deps.store, this.deps.clock, operation, (record, now) => {
       if (isTerminal(record.status) || record.executionName !== input.executionName) return undefined;

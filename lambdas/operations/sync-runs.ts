@@ -11,7 +11,9 @@ import { isTerminal, type Dialect, type OperationKey, type OperationRecord, type
 import { OperationError } from './operation-error.ts';
 import { REQUEST_MARGIN_SECONDS, type OperationsLimits } from './operations-limits.ts';
 import type { Logger, RecordStore, WorkflowEngine } from './ports.ts';
-import type { StartOperationInput } from './start-operation-input.ts';
+import type { OperationReads } from './operation-reads.ts';
+import type { Settlement } from './settlement.ts';
+import type { Starts } from './starts.ts';
 import type { ToolSpec } from './tool-spec.ts';
 
 export interface SyncRunInput {
@@ -62,7 +64,7 @@ export type SyncStep =
 /** How long a synchronous call's record outlives its execution: the call reads it within a poll (a second or less). */
 export const SYNC_RECORD_KEEP_SECONDS = 60;
 
-/** What synchronous runs need from the operations core. */
+/** What synchronous runs need from the other parts of the core. */
 export interface SyncRunDeps {
   store: RecordStore;
   engine: WorkflowEngine;
@@ -70,15 +72,9 @@ export interface SyncRunDeps {
   logger: Logger;
   /** Which of a client's declared capabilities an execution is shown. */
   protocol: Pick<InputProtocol, 'capabilitiesOf'>;
-  start(input: StartOperationInput): Promise<OperationRecord>;
-  waitFor(
-    key: OperationKey,
-    boundMs: number,
-    until?: (record: OperationRecord) => boolean,
-    onRead?: (record: OperationRecord) => Promise<void>,
-  ): Promise<OperationRecord>;
-  cancel(key: OperationKey, reason: string): Promise<OperationRecord>;
-  mintToken(): string;
+  starts: Pick<Starts, 'start'>;
+  reads: Pick<OperationReads, 'waitFor'>;
+  settlement: Pick<Settlement, 'cancel'>;
 }
 
 export class SyncRuns {
@@ -116,11 +112,11 @@ export class SyncRuns {
     if (tool.workflowType === 'EXPRESS') return { kind: 'finished', outcome: await this.runExpress(input, boundSeconds, deadline) };
     const record =
       input.resume ??
-      (await this.deps.start({
+      (await this.deps.starts.start({
         ownerId: input.ownerId,
         tool,
         arguments: input.arguments,
-        token: input.dialect === 'sync' ? `sync-${mintId()}` : this.deps.mintToken(),
+        token: input.dialect === 'sync' ? `sync-${mintId()}` : mintId(),
         dialect: input.dialect,
         // No client can ever ask for a synchronous call's record: kept only until the call has read it.
         ...(input.dialect === 'sync' ? { keepAliveSeconds: SYNC_RECORD_KEEP_SECONDS } : {}),
@@ -131,7 +127,7 @@ export class SyncRuns {
     const unshown = (r: OperationRecord) => Object.keys(openQuestions(r)).some((key) => !shown.has(key));
     let done: OperationRecord;
     for (;;) {
-      done = await this.deps.waitFor(record, Math.max(0, deadline - Date.now()), unshown, input.onRecord);
+      done = await this.deps.reads.waitFor(record, Math.max(0, deadline - Date.now()), unshown, input.onRecord);
       if (isTerminal(done.status) || !unshown(done)) break;
       if (input.onQuestion === 'return') return { kind: 'input-required', record: done };
       for (const key of Object.keys(openQuestions(done))) shown.add(key);
@@ -139,7 +135,7 @@ export class SyncRuns {
     }
     if (!isTerminal(done.status)) {
       if (input.atBound === 'hand-off') return { kind: 'handed-off', record: done };
-      done = await this.deps.cancel(done, `Synchronous call exceeded ${boundSeconds} s`);
+      done = await this.deps.settlement.cancel(done, `Synchronous call exceeded ${boundSeconds} s`);
       if (done.status === 'canceled') {
         return {
           kind: 'finished',
