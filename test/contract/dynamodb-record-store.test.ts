@@ -9,13 +9,14 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DynamoDbActiveSlotStore } from '../../lambdas/aws/dynamodb-active-slot-store.ts';
 import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
 import { RecordStoreError } from '../../lambdas/aws/record-store-error.ts';
 import { KeyTooLongError } from '../../lambdas/aws/dynamodb-limits.ts';
 import { RecordTooLargeError } from '../../lambdas/operations/ports.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
-import { describeRecordStoreContract } from './record-store-contract.ts';
+import { describeActiveSlotStoreContract, describeRecordStoreContract } from './record-store-contract.ts';
 
 let local: LocalDynamo;
 let tables = 0;
@@ -37,6 +38,11 @@ async function freshStore(): Promise<{ store: DynamoDbRecordStore; tableName: st
 
 describeRecordStoreContract('DynamoDB (dynalite)', async () => ({
   store: (await freshStore()).store,
+  cleanup: async () => {},
+}));
+
+describeActiveSlotStoreContract('DynamoDB (dynalite), the slot half alone', async () => ({
+  store: new DynamoDbActiveSlotStore({ client: local.client, tableName: (await freshStore()).tableName }),
   cleanup: async () => {},
 }));
 

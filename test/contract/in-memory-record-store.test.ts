@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryRecordStore, operationItemBytes } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryActiveSlotStore } from '../../lambdas/operations/in-memory-active-slot-store.ts';
+import { DEFAULT_MAX_RECORD_BYTES, InMemoryRecordStore, operationItemBytes } from '../../lambdas/operations/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
-import { describeRecordStoreContract } from './record-store-contract.ts';
+import { describeActiveSlotStoreContract, describeRecordStoreContract } from './record-store-contract.ts';
 
 describeRecordStoreContract('in-memory', async () => ({
   store: new InMemoryRecordStore(),
@@ -15,6 +16,11 @@ describeRecordStoreContract(
   async () => ({ store: new InMemoryRecordStore({ indexLagMs: 60 }), cleanup: async () => {} }),
   { indexLagMs: 60 },
 );
+
+describeActiveSlotStoreContract('in-memory, the slot half alone', async () => ({
+  store: new InMemoryActiveSlotStore({ maxItemBytes: DEFAULT_MAX_RECORD_BYTES }),
+  cleanup: async () => {},
+}));
 
 const record: OperationRecord = {
   ownerId: 'o',

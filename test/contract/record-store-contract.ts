@@ -6,10 +6,10 @@
  * half (slots and request aliases) beside execution pointers and log levels.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { OperationRecordStore } from '../../lambdas/operations/ports.ts';
+import type { ActiveSlotStore, OperationRecordStore } from '../../lambdas/operations/ports.ts';
 import { describeLimitCases } from './record-store-limits-contract.ts';
 import { describeListingCases } from './record-store-listing-contract.ts';
-import { describeSideItemCases } from './record-store-side-items-contract.ts';
+import { describeSideItemCases, describeSlotItemCases } from './record-store-side-items-contract.ts';
 import {
   OTHER_OWNER,
   OWNER,
@@ -19,6 +19,7 @@ import {
   useStore,
   type ContractOptions,
   type MakeStore,
+  type MakeStoreOf,
 } from './record-store-fixtures.ts';
 
 export type { RecordStoreFixture } from './record-store-fixtures.ts';
@@ -29,9 +30,18 @@ export function describeRecordStoreContract(name: string, makeStore: MakeStore, 
     // Each group in its own describe, so each registers one fresh store per test.
     describe('records', () => describeRecordCases(makeStore));
     describeListingCases(makeStore, options);
+    describe('slot item', () => describeSlotItemCases(makeStore));
     describe('side items', () => describeSideItemCases(makeStore));
     describe('DynamoDB limits', () => describeLimitCases(makeStore));
   });
+}
+
+/**
+ * Runs the slot item's cases against a store of the `ActiveSlotStore` half alone: the half
+ * keeps its contract without the records beside it.
+ */
+export function describeActiveSlotStoreContract(name: string, makeStore: MakeStoreOf<ActiveSlotStore>): void {
+  describe(`ActiveSlotStore contract: ${name}`, () => describeSlotItemCases(makeStore));
 }
 
 function describeRecordCases(makeStore: MakeStore): void {

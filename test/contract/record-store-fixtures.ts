@@ -3,13 +3,16 @@ import { afterEach, beforeEach } from 'vitest';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import type { RecordStore } from '../../lambdas/operations/ports.ts';
 
-export interface RecordStoreFixture {
-  store: RecordStore;
+export interface RecordStoreFixture<S = RecordStore> {
+  store: S;
   cleanup(): Promise<void>;
 }
 
 /** Builds a fresh, empty store per test. */
-export type MakeStore = () => Promise<RecordStoreFixture>;
+export type MakeStore = MakeStoreOf<RecordStore>;
+
+/** Builds a fresh, empty store of one half of the port (or of the whole) per test. */
+export type MakeStoreOf<S> = () => Promise<RecordStoreFixture<S>>;
 
 export interface ContractOptions {
   /**
@@ -72,8 +75,8 @@ export function keysOf(value: object): string[] {
 }
 
 /** Registers a fresh store per test in the enclosing `describe`; call the result inside a test. */
-export function useStore(makeStore: MakeStore): () => RecordStore {
-  let fixture: RecordStoreFixture | undefined;
+export function useStore<S>(makeStore: MakeStoreOf<S>): () => S {
+  let fixture: RecordStoreFixture<S> | undefined;
   beforeEach(async () => {
     fixture = await makeStore();
   });

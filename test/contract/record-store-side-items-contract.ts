@@ -1,17 +1,18 @@
 /**
  * The RecordStore contract, side items: the `ActiveSlotStore` half (active-operation slots
- * and the request aliases kept with them), and the execution pointers and log levels kept
- * beside the records.
+ * and the request aliases kept with them), which runs against a store of that half alone
+ * too, and the execution pointers and log levels kept beside the records.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { RecordStore } from '../../lambdas/operations/ports.ts';
-import { OTHER_OWNER, OWNER, makeRecord, useStore, type MakeStore } from './record-store-fixtures.ts';
+import type { ActiveSlotStore, RecordStore } from '../../lambdas/operations/ports.ts';
+import { OTHER_OWNER, OWNER, makeRecord, useStore, type MakeStore, type MakeStoreOf } from './record-store-fixtures.ts';
 
 const LATER = 2_000_000_000;
 
-export function describeSideItemCases(makeStore: MakeStore): void {
+/** The `ActiveSlotStore` half: the owner's slot item, its slots and its request aliases. */
+export function describeSlotItemCases(makeStore: MakeStoreOf<ActiveSlotStore>): void {
   const current = useStore(makeStore);
-  let store: RecordStore;
+  let store: ActiveSlotStore;
   beforeEach(() => {
     store = current();
   });
@@ -64,13 +65,6 @@ export function describeSideItemCases(makeStore: MakeStore): void {
       await expect(store.deleteRequestAlias(OWNER, 'request-1')).resolves.toBeUndefined();
       await expect(store.deleteRequestAlias(OWNER, 'never-written')).resolves.toBeUndefined();
       expect((await store.findRequestAlias(OTHER_OWNER, 'request-1'))?.token).toBe('token-9');
-    });
-
-    it('keeps aliases apart from operations with the same name', async () => {
-      await store.putRequestAlias(OWNER, 'token-1', { token: 'token-9', expiresAt: LATER });
-      expect(await store.get({ ownerId: OWNER, token: 'token-1' })).toBeUndefined();
-      expect((await store.create(makeRecord())).created).toBe(true);
-      expect((await store.findRequestAlias(OWNER, 'token-1'))?.token).toBe('token-9');
     });
 
     it('rejects an owner id containing "#"', async () => {
@@ -149,30 +143,6 @@ export function describeSideItemCases(makeStore: MakeStore): void {
     });
   });
 
-  describe('execution pointers', () => {
-    it('finds the operation an execution runs, by the execution name alone', async () => {
-      await store.putExecutionPointer('op-abc', { ownerId: OWNER, token: 'token-1' }, LATER);
-      expect(await store.findExecutionPointer('op-abc')).toEqual({ ownerId: OWNER, token: 'token-1', expiresAt: LATER });
-      expect(await store.findExecutionPointer('op-other')).toBeUndefined();
-    });
-
-    it('returns an expired pointer as stored, and never lists pointers', async () => {
-      await store.putExecutionPointer('op-old', { ownerId: OWNER, token: 'token-2' }, 1);
-      expect(await store.findExecutionPointer('op-old')).toEqual({ ownerId: OWNER, token: 'token-2', expiresAt: 1 });
-      expect((await store.listByOwner(OWNER, { limit: 10 })).items).toEqual([]);
-    });
-  });
-
-  describe('log levels', () => {
-    it("keeps the owner's last log level, per owner, and never lists it", async () => {
-      await store.putLogLevel(OWNER, 'debug', LATER);
-      await store.putLogLevel(OWNER, 'warning', LATER);
-      expect(await store.findLogLevel(OWNER)).toEqual({ level: 'warning', expiresAt: LATER });
-      expect(await store.findLogLevel(OTHER_OWNER)).toBeUndefined();
-      expect((await store.listByOwner(OWNER, { limit: 10 })).items).toEqual([]);
-    });
-  });
-
   describe('active-operation slots', () => {
     it('claims a free slot, and claiming it again with the same token is already-held, not a second slot', async () => {
       expect(await store.claimActiveSlot(OWNER, 'token-1', 2)).toBe('claimed');
@@ -232,6 +202,65 @@ export function describeSideItemCases(makeStore: MakeStore): void {
       expect(await store.listActiveSlots(OWNER)).toEqual([]);
     });
 
+    it('rejects a limit that is not a positive integer, and an owner id containing "#"', async () => {
+      for (const limit of [0, -1, 1.5, Number.NaN]) {
+        await expect(store.claimActiveSlot(OWNER, 'token-1', limit)).rejects.toThrow(RangeError);
+      }
+      await expect(store.claimActiveSlot('owner#x', 'token-1', 1)).rejects.toThrow(RangeError);
+      expect(await store.listActiveSlots(OWNER)).toEqual([]);
+    });
+  });
+}
+
+/** The items beside the records, and the slot item beside the records: the whole store. */
+export function describeSideItemCases(makeStore: MakeStore): void {
+  const current = useStore(makeStore);
+  let store: RecordStore;
+  beforeEach(() => {
+    store = current();
+  });
+
+  describe('execution pointers', () => {
+    it('finds the operation an execution runs, by the execution name alone', async () => {
+      await store.putExecutionPointer('op-abc', { ownerId: OWNER, token: 'token-1' }, LATER);
+      expect(await store.findExecutionPointer('op-abc')).toEqual({ ownerId: OWNER, token: 'token-1', expiresAt: LATER });
+      expect(await store.findExecutionPointer('op-other')).toBeUndefined();
+    });
+
+    it('returns an expired pointer as stored, and never lists pointers', async () => {
+      await store.putExecutionPointer('op-old', { ownerId: OWNER, token: 'token-2' }, 1);
+      expect(await store.findExecutionPointer('op-old')).toEqual({ ownerId: OWNER, token: 'token-2', expiresAt: 1 });
+      expect((await store.listByOwner(OWNER, { limit: 10 })).items).toEqual([]);
+    });
+  });
+
+  describe('log levels', () => {
+    it("keeps the owner's last log level, per owner, and never lists it", async () => {
+      await store.putLogLevel(OWNER, 'debug', LATER);
+      await store.putLogLevel(OWNER, 'warning', LATER);
+      expect(await store.findLogLevel(OWNER)).toEqual({ level: 'warning', expiresAt: LATER });
+      expect(await store.findLogLevel(OTHER_OWNER)).toBeUndefined();
+      expect((await store.listByOwner(OWNER, { limit: 10 })).items).toEqual([]);
+    });
+  });
+
+  describe('request aliases beside the records', () => {
+    // As in the slot item's cases: aliases are kept only while their token holds a slot.
+    beforeEach(async () => {
+      for (const token of ['token-1', 'token-2', 'token-number', 'token-string', 'token-9']) await store.claimActiveSlot(OWNER, token, 10);
+      await store.claimActiveSlot(OTHER_OWNER, 'token-9', 10);
+    });
+
+    it('keeps aliases apart from operations with the same name', async () => {
+      await store.putRequestAlias(OWNER, 'token-1', { token: 'token-9', expiresAt: LATER });
+      expect(await store.get({ ownerId: OWNER, token: 'token-1' })).toBeUndefined();
+      expect((await store.create(makeRecord())).created).toBe(true);
+      expect((await store.findRequestAlias(OWNER, 'token-1'))?.token).toBe('token-9');
+    });
+
+  });
+
+  describe('active-operation slots beside the records', () => {
     it('keeps slots apart from operations and aliases', async () => {
       expect(await store.claimActiveSlot(OWNER, 'token-1', 5)).toBe('claimed');
       expect(await store.get({ ownerId: OWNER, token: 'token-1' })).toBeUndefined();
@@ -241,14 +270,6 @@ export function describeSideItemCases(makeStore: MakeStore): void {
       expect(await store.listActiveSlots(OWNER)).toEqual(['token-1']);
       expect(await store.claimActiveSlot(OWNER, 'token-2', 5)).toBe('claimed');
       expect(await store.listActiveSlots(OWNER)).toEqual(['token-1', 'token-2']);
-    });
-
-    it('rejects a limit that is not a positive integer, and an owner id containing "#"', async () => {
-      for (const limit of [0, -1, 1.5, Number.NaN]) {
-        await expect(store.claimActiveSlot(OWNER, 'token-1', limit)).rejects.toThrow(RangeError);
-      }
-      await expect(store.claimActiveSlot('owner#x', 'token-1', 1)).rejects.toThrow(RangeError);
-      expect(await store.listActiveSlots(OWNER)).toEqual([]);
     });
   });
 }
