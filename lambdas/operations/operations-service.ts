@@ -116,12 +116,12 @@ export class OperationsService {
   }
 
   /** The current record, checked against its execution when status-sync has been quiet for a reconcile interval (see operation-reads.ts). */
-  get(key: OperationKey): Promise<OperationRecord> {
+  readCurrent(key: OperationKey): Promise<OperationRecord> {
     return this.#parts.reads.readCurrent(key);
   }
 
   /** Reads a live record as stored: not found and expired are errors. */
-  read(key: OperationKey): Promise<OperationRecord> {
+  readLive(key: OperationKey): Promise<OperationRecord> {
     return this.#parts.reads.readLive(key);
   }
 

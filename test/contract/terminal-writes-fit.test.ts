@@ -100,7 +100,7 @@ describe.each(stores)('%s', (_name, makeStore) => {
     expect(ended.pendingInputs).toBeUndefined();
     // The latest progress stays for status answers; the old log lines go.
     expect(ended.reports).toEqual([expect.objectContaining({ kind: 'progress', progress: 9 })]);
-    const read = await server.operations.read(ended);
+    const read = await server.operations.readLive(ended);
     expect(read.status).toBe('completed');
     expect(JSON.stringify(read.outcome)).toContain(output.data);
   });

@@ -159,7 +159,7 @@ describe.each(drivers)('$name', (driver) => {
     const { handle } = await driver.start('analyze_dataset', { rows: 10, delaySeconds: 600 });
     await driver.cancel(handle);
     expect(ok(await driver.status(handle)).status).toBe(driver.words.cancelled);
-    const operation = await stack.app.operations.read({ ownerId: ownerIdFor('local'), token: handle });
+    const operation = await stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token: handle });
     const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: operation.executionArn! }));
     expect(execution.status).toBe('ABORTED');
   });

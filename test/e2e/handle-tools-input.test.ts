@@ -113,7 +113,7 @@ describe('an initialize-era client that declared elicitation and no async dialec
     expect((await legacyNotification(stack.url, 'notifications/cancelled', { requestId: id }, headers)).status).toBe(202);
     const [response] = await stream.rest();
     expect(response).toMatchObject({ id, result: { isError: true } });
-    const record = await stack.app.operations.read({ ownerId: ownerIdFor('local'), token: parseInputRequestId(question.id)!.token! });
+    const record = await stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token: parseInputRequestId(question.id)!.token! });
     expect(record.status).toBe('canceled');
   });
 });

@@ -86,7 +86,7 @@ describe('a plain client over raw HTTP', () => {
   it('cancels a running operation, which stops its execution', async () => {
     const { operationId } = ok(await call('analyze_dataset', { rows: 10, delaySeconds: 600 })).structuredContent;
     expect(ok(await call('operation_cancel', { operationId })).structuredContent).toMatchObject({ operationId, status: 'canceled' });
-    const record = await stack.app.operations.get({ ownerId: ownerIdFor('local'), token: operationId });
+    const record = await stack.app.operations.readCurrent({ ownerId: ownerIdFor('local'), token: operationId });
     const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: record.executionArn! }));
     expect(execution.status).toBe('ABORTED');
     expect(ok(await call('operation_result', { operationId }))).toMatchObject({ isError: true, structuredContent: { status: 'canceled' } });

@@ -135,7 +135,7 @@ describe('raw HTTP', () => {
     expect((await legacyNotification(input.stack.url, 'notifications/cancelled', { requestId: id }, client.headers)).status).toBe(202);
     const [response] = await stream.rest();
     expect(response).toMatchObject({ id, result: { isError: true } });
-    const record = await input.stack.app.operations.read({ ownerId: ownerIdFor('local'), token: parseInputRequestId(question.id)!.token! });
+    const record = await input.stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token: parseInputRequestId(question.id)!.token! });
     expect(record.status).toBe('canceled');
     const execution = await input.stack.awsClients.sfn.send(new DescribeExecutionCommand({ executionArn: record.executionArn! }));
     expect(execution.status).toBe('ABORTED');

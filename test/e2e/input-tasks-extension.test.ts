@@ -163,7 +163,7 @@ describe('tasks/get and tasks/update', () => {
     await untilInputRequired(taskId);
     ok(await ext('tasks/cancel', { taskId }));
     expect(ok(await getTask(taskId)).status).toBe('cancelled');
-    const record = await input.stack.app.operations.read({ ownerId: ownerIdFor('local'), token: taskId });
+    const record = await input.stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token: taskId });
     const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: record.executionArn! }));
     expect(execution.status).toBe('ABORTED');
     expect(ok(await update(taskId, { confirm: accept({ comment: 'too late' }) })).resultType).toBe('complete');

@@ -39,7 +39,7 @@ describe('a worker crash', () => {
     const token = `tok-${randomUUID()}`;
     ok(await legacyRequest(stack.url, 'tools/call', { ...CRASH, operation: { token } }));
     await pollUntilStatus(() => legacyRequest(stack.url, 'tools/async/status', { token }), ['failed']);
-    const record = await stack.app.operations.read({ ownerId: ownerIdFor('local'), token });
+    const record = await stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token });
     const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: record.executionArn! }));
     expect(execution.error).toBe('TestSuiteCrashed');
     expect(JSON.parse(execution.cause!)).toMatchObject({ errorType: 'TestSuiteCrashed', errorMessage: MESSAGE, trace: expect.any(Array) });

@@ -139,7 +139,7 @@ describe('an initialize-era synchronous call over SSE', () => {
 
     const fresh = input.freshInstance();
     const key = { ownerId: ownerIdFor('local'), token: parseInputRequestId(question.id)!.token! };
-    const { executionName } = await fresh.operations.read(key);
+    const { executionName } = await fresh.operations.readLive(key);
     await fresh.operations.reports.report({ operation: key, executionName, report: { progress: 1.5, total: 2, message: 'from another instance' } });
     expect(await stream.next()).toEqual({
       jsonrpc: '2.0',

@@ -157,7 +157,7 @@ describe('tokens and idempotency', () => {
     expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
     const machine = stack.catalog.get('analyze_dataset')!.stateMachineArn;
     const { executions } = await sfn.send(new ListExecutionsCommand({ stateMachineArn: machine, maxResults: 1000 }));
-    const record = await stack.app.operations.read({ ownerId: (await ownerOf(t))!, token: t });
+    const record = await stack.app.operations.readLive({ ownerId: (await ownerOf(t))!, token: t });
     expect(executions!.filter((e) => e.name === record.executionName)).toHaveLength(1);
   });
 
@@ -228,7 +228,7 @@ describe('cancellation', () => {
     const canceled = ok(await status(t));
     expect(canceled.status).toBe('canceled');
     expect(rpcError(await result(t))).toEqual({ code: -32602, message: 'Operation was canceled' });
-    const record = await stack.app.operations.read({ ownerId: (await ownerOf(t))!, token: t });
+    const record = await stack.app.operations.readLive({ ownerId: (await ownerOf(t))!, token: t });
     const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: record.executionArn! }));
     expect(execution.status).toBe('ABORTED');
   });

@@ -270,7 +270,7 @@ describe('tasks/cancel', () => {
     expect(CancelTaskResultV1Schema.safeParse(cancelled).success).toBe(true);
     expect(cancelled).toMatchObject({ taskId, status: 'cancelled' });
     expect(ok(await getTask(taskId)).status).toBe('cancelled');
-    const record = await stack.app.operations.read({ ownerId: ownerIdFor('local'), token: taskId });
+    const record = await stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token: taskId });
     const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: record.executionArn! }));
     expect(execution.status).toBe('ABORTED');
     expect(rpcError(await taskResult(taskId))).toEqual({ code: -32602, message: 'Task was cancelled' });

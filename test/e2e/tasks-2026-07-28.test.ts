@@ -207,7 +207,7 @@ describe('tasks/get', () => {
     await modernRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 30 }, operation: { token } }, {
       capabilities: { experimental: { longRunningOperations: {} } },
     });
-    expect(await stack.app.operations.read({ ownerId: ownerIdFor('local'), token })).toMatchObject({ dialect: 'sep-1391' });
+    expect(await stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token })).toMatchObject({ dialect: 'sep-1391' });
     expect(rpcError(await getTask(token)).code).toBe(-32602);
   });
 });
@@ -230,7 +230,7 @@ describe('tasks/update and tasks/cancel', () => {
     const task = ok(await getTask(taskId));
     expect(GetTaskResultV2Schema.safeParse(task).success).toBe(true);
     expect(task.status).toBe('cancelled');
-    const record = await stack.app.operations.read({ ownerId: ownerIdFor('local'), token: taskId });
+    const record = await stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token: taskId });
     const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: record.executionArn! }));
     expect(execution.status).toBe('ABORTED');
   });

@@ -170,7 +170,7 @@ async function seed(app: AsyncMcpApp, engine: FakeWorkflowEngine, send: Send): P
 
   const owner = ownerIdFor(OWNER);
   const finish = async (token: string, result: Partial<ExecutionSnapshot> & Pick<ExecutionSnapshot, 'status'>) => {
-    const current = await app.operations.get({ ownerId: owner, token });
+    const current = await app.operations.readCurrent({ ownerId: owner, token });
     if (!current.executionArn) throw new Error(`operation ${token} has no execution to finish`);
     return (await app.operations.applyExecution({ ownerId: owner, token }, engine.finish(current.executionArn, result))) as OperationRecord;
   };
@@ -185,7 +185,7 @@ async function seed(app: AsyncMcpApp, engine: FakeWorkflowEngine, send: Send): P
   const question = { method: 'elicitation/create', params: { message: 'Deploy?', requestedSchema: { type: 'object', properties: {} } } };
   const inputRequestIds: string[] = [];
   for (const token of ['seed-input', ext.inputRequired]) {
-    const record = await app.operations.get({ ownerId: owner, token });
+    const record = await app.operations.readCurrent({ ownerId: owner, token });
     const { key } = await app.operations.inputs.ask({ operation: { ownerId: owner, token }, executionName: record.executionName, key: 'confirm', request: question, taskToken: `tt-${token}` });
     inputRequestIds.push(inputRequestId(token, key));
   }

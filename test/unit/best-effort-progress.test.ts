@@ -57,7 +57,7 @@ describe('report_progress when the store fails', () => {
   it('with the store healthy, the report is written as before', async () => {
     const { service, record, logger, report } = await running();
     await report({ progress: 4, total: 8 });
-    expect((await service.get(record)).reports?.at(-1)).toMatchObject({ kind: 'progress', progress: 4, total: 8 });
+    expect((await service.readCurrent(record)).reports?.at(-1)).toMatchObject({ kind: 'progress', progress: 4, total: 8 });
     expect(logger.lines).toEqual([]);
   });
 

@@ -38,7 +38,7 @@ describe('bounded inputs', () => {
     const token = 't'.repeat(3000);
     await expectOperationError(service.start({ ownerId: owner, tool, arguments: {}, token, dialect: 'sep-1391' }), 'INVALID_INPUT');
     expect(await store.listActiveSlots(owner)).toEqual([]);
-    await expectOperationError(service.get({ ownerId: owner, token }), 'NOT_FOUND');
+    await expectOperationError(service.readCurrent({ ownerId: owner, token }), 'NOT_FOUND');
     await expectOperationError(service.cancel({ ownerId: owner, token }), 'NOT_FOUND');
   });
 

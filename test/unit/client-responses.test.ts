@@ -83,7 +83,7 @@ describe('accepting answers', () => {
     expect(response.status).toBe(202);
     expect(await response.text()).toBe('');
     expect(engine.taskCalls).toEqual([{ taskToken: 'task-token-1', output: accept }]);
-    expect((await service.get(record)).status).toBe('working');
+    expect((await service.readCurrent(record)).status).toBe('working');
   });
 
   it('an error response fails the state with Mcp.InputError', async () => {
@@ -97,7 +97,7 @@ describe('accepting answers', () => {
     const response = await acceptClientResponses(answers({ jsonrpc: '2.0', id: inputRequestId(record.token, 'confirm'), result: accept }), 'intruder', deps);
     expect(response.status).toBe(202);
     expect(engine.taskCalls).toEqual([]);
-    expect((await service.get(record)).status).toBe('input_required');
+    expect((await service.readCurrent(record)).status).toBe('input_required');
   });
 
   it('answering twice delivers the first answer only', async () => {
@@ -127,7 +127,7 @@ describe('accepting answers', () => {
     const response = await acceptClientResponses(body, 'owner-1', deps);
     expect(response.status).toBe(500);
     expect((await response.json()).error.code).toBe(-32603);
-    expect(Object.keys(service.inputs.pending(await service.get(record)))).toEqual(['confirm']);
+    expect(Object.keys(service.inputs.pending(await service.readCurrent(record)))).toEqual(['confirm']);
     expect((await acceptClientResponses(body, 'owner-1', deps)).status).toBe(202);
     expect(engine.taskCalls).toHaveLength(1);
   });

@@ -36,9 +36,9 @@ describe('crash points of a start', () => {
     await expectOperationError(service.start(startInput), 'INTERNAL');
     engine.failDescribeWith = engine.failStopWith = undefined;
     clock.advance(30);
-    expect((await service.get(key)).status).toBe('working');
+    expect((await service.readCurrent(key)).status).toBe('working');
     clock.advance(31);
-    expect(await service.get(key)).toMatchObject({
+    expect(await service.readCurrent(key)).toMatchObject({
       status: 'failed',
       outcome: { kind: 'internal-error', message: expect.stringContaining('never started') },
     });
@@ -52,7 +52,7 @@ describe('crash points of a start', () => {
     engine.failDescribeWith = engine.failStopWith = undefined;
     expect(engine.executionCount).toBe(1);
     clock.advance(120);
-    const reconciled = await service.get(key);
+    const reconciled = await service.readCurrent(key);
     expect(reconciled.status).toBe('working');
     expect(engine.executions.has(reconciled.executionArn!)).toBe(true);
   });
@@ -87,7 +87,7 @@ describe('status sync checks the execution', () => {
     const record = await service.start(startInput);
     const stranger = { executionArn: `${record.executionArn!.replace(record.executionName, 'op-someone-else')}`, status: 'SUCCEEDED' as const, output: { stolen: true } };
     expect(await service.applyExecution(key, stranger)).toBeUndefined();
-    expect((await service.get(key)).status).toBe('working');
+    expect((await service.readCurrent(key)).status).toBe('working');
     expect(engine.executionCount).toBe(1);
   });
 });
@@ -97,7 +97,7 @@ describe('no reconcile herd', () => {
     const { service, engine, clock } = coreHarness();
     await service.start(startInput);
     clock.advance(31);
-    const polls = await Promise.all(Array.from({ length: 20 }, () => service.get(key)));
+    const polls = await Promise.all(Array.from({ length: 20 }, () => service.readCurrent(key)));
     expect(polls.every((r) => r.status === 'working')).toBe(true);
     expect(engine.describeCalls).toBe(1);
   });
@@ -107,7 +107,7 @@ describe('no reconcile herd', () => {
     await service.start(startInput);
     for (let second = 0; second < 95; second++) {
       clock.advance(1);
-      await Promise.all([service.get(key), service.get(key), service.get(key)]);
+      await Promise.all([service.readCurrent(key), service.readCurrent(key), service.readCurrent(key)]);
     }
     // 95 s of polling with a 30 s interval: reconciled at 30, 60 and 90 s.
     expect(engine.describeCalls).toBe(3);
@@ -116,7 +116,7 @@ describe('no reconcile herd', () => {
   it('a fresh record is one read: no DescribeExecution', async () => {
     const { service, engine } = coreHarness();
     await service.start(startInput);
-    await service.get(key);
+    await service.readCurrent(key);
     expect(engine.describeCalls).toBe(0);
   });
 });

@@ -92,7 +92,7 @@ describe('slot repair at the limit', () => {
     await expectOperationError(start(service, 'c'), 'LIMIT_EXCEEDED');
     clock.advance(61);
     expect((await start(service, 'c')).status).toBe('working');
-    expect((await service.read({ ownerId: owner, token: 'a' })).status).toBe('failed');
+    expect((await service.readLive({ ownerId: owner, token: 'a' })).status).toBe('failed');
   });
 
   it('an execution that ended unseen (its event lost) frees its slot at the limit', async () => {
@@ -101,7 +101,7 @@ describe('slot repair at the limit', () => {
     engine.finish(first.executionArn!, { status: 'SUCCEEDED', output: { ok: 1 } });
     clock.advance(61);
     expect((await start(service, 'b')).status).toBe('working');
-    expect(await service.read(first)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { ok: 1 } } });
+    expect(await service.readLive(first)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { ok: 1 } } });
   });
 
   it('costs no DescribeExecution below the limit, and at most one per operation per reconcile interval at it', async () => {
@@ -148,6 +148,6 @@ describe('cancel', () => {
     };
     const error = await expectOperationError(service.cancel(record), 'INTERNAL');
     expect(error.message).toMatch(/did not stop/);
-    expect((await service.read(record)).status).toBe('working');
+    expect((await service.readLive(record)).status).toBe('working');
   });
 });

@@ -189,7 +189,7 @@ describe('operations of a removed tool', () => {
     const started = await createOperations({ store, engine, limits, clock, input: mcpInputProtocol }).start({ ownerId: OWNER, tool: firstJob, arguments: {}, token: `gone-${Date.now()}`, dialect: 'tasks-2026-07-28' });
     engine.executions.delete(started.executionArn!);
     clock.advance(TEST_LIMITS.reconcileAfterSeconds + 1);
-    const read = await core.get(started);
+    const read = await core.readCurrent(started);
     expect(read).toMatchObject({ status: 'failed', outcome: { kind: 'internal-error', message: expect.stringContaining('The tool was removed while this ran') } });
     // Its slot is given back with it.
     expect(await store.listActiveSlots(OWNER)).not.toContain(started.token);

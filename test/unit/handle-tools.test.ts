@@ -75,7 +75,7 @@ async function startJob(options?: CallOptions): Promise<string> {
 /** Ends an execution the way status-sync would record it. */
 async function finish(operationId: string, principal: string, result: Partial<ExecutionSnapshot> & Pick<ExecutionSnapshot, 'status'>) {
   const key = { ownerId: ownerIdFor(principal), token: operationId };
-  const record = await on.app.operations.get(key);
+  const record = await on.app.operations.readCurrent(key);
   await on.app.operations.applyExecution(key, on.engine.finish(record.executionArn!, result));
 }
 
@@ -154,7 +154,7 @@ describe('calling long-running tools', () => {
     const id = result.structuredContent.operationId;
     expect(result.content[0].text).toContain(`Call operation_result with operationId "${id}"`);
     expect(result.isError).toBeUndefined();
-    expect(await on.app.operations.get({ ownerId: ownerIdFor('anonymous'), token: id })).toMatchObject({ dialect: 'handle', status: 'working' });
+    expect(await on.app.operations.readCurrent({ ownerId: ownerIdFor('anonymous'), token: id })).toMatchObject({ dialect: 'handle', status: 'working' });
   });
 
   it('validates the tool arguments like any call', async () => {
@@ -165,7 +165,7 @@ describe('calling long-running tools', () => {
     const result = ok(await call('suite', {}));
     expect(result.structuredContent).toMatchObject({ status: 'working', pollAfterSeconds: 5 });
     expect(result.content[0].text).toMatch(/did not finish within 1 seconds and continues in the background/);
-    const record = await on.app.operations.get({ ownerId: ownerIdFor('anonymous'), token: result.structuredContent.operationId });
+    const record = await on.app.operations.readCurrent({ ownerId: ownerIdFor('anonymous'), token: result.structuredContent.operationId });
     expect(on.engine.executions.get(record.executionArn!)!.status).toBe('RUNNING');
   });
 
@@ -236,7 +236,7 @@ describe('the built-in tools', () => {
     const id = await startJob();
     const result = ok(await call('operation_cancel', { operationId: id }));
     expect(result.structuredContent).toMatchObject({ operationId: id, status: 'canceled' });
-    const record = await on.app.operations.get({ ownerId: ownerIdFor('anonymous'), token: id });
+    const record = await on.app.operations.readCurrent({ ownerId: ownerIdFor('anonymous'), token: id });
     expect(on.engine.executions.get(record.executionArn!)!.status).toBe('ABORTED');
     expect(ok(await call('operation_result', { operationId: id }))).toMatchObject({ isError: true, structuredContent: { status: 'canceled' } });
   });

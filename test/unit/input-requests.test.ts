@@ -29,7 +29,7 @@ describe('input requests', () => {
     const { service, record } = await started();
     const asked = await service.inputs.ask({ operation: record, executionName: record.executionName, key: 'confirm', request: confirm, taskToken: 'tok-1' });
     expect(asked.key).toBe('confirm');
-    const current = await service.get(record);
+    const current = await service.readCurrent(record);
     expect(current.status).toBe('input_required');
     expect(service.inputs.pending(current)).toEqual({ confirm });
     expect(JSON.stringify(service.inputs.pending(current))).not.toContain('tok-1');
@@ -41,11 +41,11 @@ describe('input requests', () => {
     await service.inputs.ask({ operation: record, executionName: record.executionName, key: 'b', request: sampling, taskToken: 'tok-b' });
     const first = await service.inputs.answer(record, { a: { result: { action: 'accept', content: { ok: true } } } });
     expect(first).toEqual({ resumed: ['a'], ignored: [], closed: [] });
-    let current = await service.get(record);
+    let current = await service.readCurrent(record);
     expect(current.status).toBe('input_required');
     expect(Object.keys(service.inputs.pending(current))).toEqual(['b']);
     await service.inputs.answer(record, { b: { result: { role: 'assistant', content: { type: 'text', text: 'hi' } } } });
-    current = await service.get(record);
+    current = await service.readCurrent(record);
     expect(current.status).toBe('working');
     expect(engine.taskCalls.map((c) => c.taskToken)).toEqual(['tok-a', 'tok-b']);
     expect(engine.taskCalls[0]!.output).toEqual({ action: 'accept', content: { ok: true } });
@@ -76,7 +76,7 @@ describe('input requests', () => {
     await Promise.all(
       ['a', 'b', 'c', 'd'].map((key) => service.inputs.ask({ operation: record, executionName: record.executionName, key, request: confirm, taskToken: `tok-${key}` })),
     );
-    expect(Object.keys(service.inputs.pending(await service.get(record))).sort()).toEqual(['a', 'b', 'c', 'd']);
+    expect(Object.keys(service.inputs.pending(await service.readCurrent(record))).sort()).toEqual(['a', 'b', 'c', 'd']);
   });
 
   it('keys are unique over the operation life: a reused key gets a suffix, and a missing one is minted', async () => {
@@ -134,7 +134,7 @@ describe('input requests', () => {
     await service.inputs.ask({ operation: record, executionName: record.executionName, key: 'a', request: confirm, taskToken: 'tok-a' });
     engine.endedTasks.add('tok-a');
     expect(await service.inputs.answer(record, { a: { result: { action: 'accept' } } })).toEqual({ resumed: [], ignored: [], closed: [{ key: 'a', reason: 'ended' }] });
-    expect((await service.get(record)).status).toBe('working');
+    expect((await service.readCurrent(record)).status).toBe('working');
   });
 
   it('an answer the engine did not take (a transient error) leaves the question open for another try', async () => {
@@ -142,7 +142,7 @@ describe('input requests', () => {
     await service.inputs.ask({ operation: record, executionName: record.executionName, key: 'a', request: confirm, taskToken: 'tok-a' });
     engine.failNextTaskCallWith = new Error('throttled');
     await expectOperationError(service.inputs.answer(record, { a: { result: { action: 'accept' } } }), 'INTERNAL');
-    expect(Object.keys(service.inputs.pending(await service.get(record)))).toEqual(['a']);
+    expect(Object.keys(service.inputs.pending(await service.readCurrent(record)))).toEqual(['a']);
     expect(await service.inputs.answer(record, { a: { result: { action: 'accept' } } })).toEqual({ resumed: ['a'], ignored: [], closed: [] });
   });
 

@@ -36,7 +36,7 @@ async function asking(method: 'task' | 'operation') {
   const started = await post({ method: 'tools/call', params: { name: 'approve', arguments: {}, ...(method === 'task' ? { task: {} } : { operation: { token: 'op-1' } }) } });
   const token: string = method === 'task' ? started[0].result.task.taskId : 'op-1';
   const key = { ownerId: ownerIdFor('alice'), token };
-  const record = await app.operations.read(key);
+  const record = await app.operations.readLive(key);
   await app.operations.inputs.ask({ operation: key, executionName: record.executionName, key: 'confirm', request: confirm, taskToken: 'task-token' });
   /** Marks the question as being answered right now, as an instance delivering an answer does. */
   const claim = async () => {

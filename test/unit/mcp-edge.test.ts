@@ -51,7 +51,7 @@ function baseCore() {
     mintToken: () => 'minted',
     start: vi.fn(async (_input: { requestId?: string }) => record()),
     runSyncStep: vi.fn(async (_input: { requestId?: string }): Promise<SyncStep> => ({ kind: 'finished', outcome: { kind: 'result', output: { ok: true } } })),
-    get: vi.fn(async (key: OperationKey) => record({ token: key.token })),
+    readCurrent: vi.fn(async (key: OperationKey) => record({ token: key.token })),
     cancel: vi.fn(async (key: OperationKey, _reason?: string) => record({ token: key.token, status: 'canceled' })),
     findByRequestId: vi.fn(async (_ownerId: string, _requestKey: string): Promise<OperationKey | undefined> => undefined),
     list: vi.fn(async () => ({ items: [] })),
@@ -127,7 +127,7 @@ describe('notifications/cancelled', () => {
 
   it('never cancels a task: "notifications/cancelled MUST NOT be used for task cancellation"', async () => {
     for (const dialect of ['tasks-2025-11-25', 'tasks-2026-07-28'] as const) {
-      const { core, post } = stubCore({ get: vi.fn(async (key: OperationKey) => record({ token: key.token, dialect })) });
+      const { core, post } = stubCore({ readCurrent: vi.fn(async (key: OperationKey) => record({ token: key.token, dialect })) });
       await post(cancelled({ requestId: 1, _operation: { token: 'task-1' } }));
       expect(core.cancel).not.toHaveBeenCalled();
     }
@@ -138,7 +138,7 @@ describe('notifications/cancelled', () => {
     expect((await post(cancelled({ requestId: 'r'.repeat(257) }))).status).toBe(202);
     expect((await post(cancelled({ requestId: 1, _operation: { token: 't'.repeat(3000) } }))).status).toBe(202);
     expect(core.findByRequestId).not.toHaveBeenCalled();
-    expect(core.get).not.toHaveBeenCalled();
+    expect(core.readCurrent).not.toHaveBeenCalled();
     expect(core.cancel).not.toHaveBeenCalled();
   });
 });
@@ -158,7 +158,7 @@ describe('2025-11-25 tasks/cancel', () => {
   it('answers -32602 when the task turned out to be terminal while the cancel was under way', async () => {
     const finished = record({ token: 'task-1', dialect: 'tasks-2025-11-25', status: 'completed', outcome: { kind: 'result', output: { ok: true } } });
     const { core, post } = stubCore({
-      get: vi.fn(async () => record({ token: 'task-1', dialect: 'tasks-2025-11-25' })),
+      readCurrent: vi.fn(async () => record({ token: 'task-1', dialect: 'tasks-2025-11-25' })),
       cancel: vi.fn(async () => finished),
     });
     const answer = await post({ id: 1, method: 'tasks/cancel', params: { taskId: 'task-1' } });
@@ -168,7 +168,7 @@ describe('2025-11-25 tasks/cancel', () => {
 
   it('answers the cancelled task when the cancel took effect', async () => {
     const { post } = stubCore({
-      get: vi.fn(async () => record({ token: 'task-1', dialect: 'tasks-2025-11-25' })),
+      readCurrent: vi.fn(async () => record({ token: 'task-1', dialect: 'tasks-2025-11-25' })),
       cancel: vi.fn(async () => record({ token: 'task-1', dialect: 'tasks-2025-11-25', status: 'canceled' })),
     });
     const answer = await post({ id: 1, method: 'tasks/cancel', params: { taskId: 'task-1' } });
@@ -205,7 +205,7 @@ describe('an internal-error outcome (our machinery failed)', () => {
 
   it('is -32603 with its message for the result of a tools/call, sync or async, and a failed status with that reason', async () => {
     const { post } = stubCore({
-      get: vi.fn(async () => record({ status: 'failed', outcome })),
+      readCurrent: vi.fn(async () => record({ status: 'failed', outcome })),
       runSyncStep: vi.fn(async () => ({ kind: 'finished', outcome })),
     });
     const expected = { code: -32603, message: outcome.message };
@@ -230,7 +230,7 @@ describe('nothing internal reaches clients', () => {
   });
 
   it('SEP tools/async/status error carries the errorType and errorMessage only', async () => {
-    const { post } = stubCore({ get: vi.fn(async () => crashed) });
+    const { post } = stubCore({ readCurrent: vi.fn(async () => crashed) });
     const { result } = (await post({ id: 1, method: 'tools/async/status', params: { token: 'op-1' } })).message;
     expect(result.error).toBe('TestSuiteCrashed: Test suite "nightly" crashed before producing a report');
     expect(JSON.stringify(result)).not.toMatch(/trace|\/var\/task|index\.mjs/);
@@ -238,7 +238,7 @@ describe('nothing internal reaches clients', () => {
 
   it('the tool-error text of every dialect carries no trace and no source path', async () => {
     const { post } = stubCore({
-      get: vi.fn(async (key: OperationKey) => ({ ...crashed, token: key.token, dialect: key.token.startsWith('sep') ? 'sep-1391' : 'tasks-2025-11-25' })),
+      readCurrent: vi.fn(async (key: OperationKey) => ({ ...crashed, token: key.token, dialect: key.token.startsWith('sep') ? 'sep-1391' : 'tasks-2025-11-25' })),
       waitFor: vi.fn(async (key: OperationKey) => ({ ...crashed, token: key.token, dialect: 'tasks-2025-11-25' })),
       runSyncStep: vi.fn(async () => ({ kind: 'finished', outcome: crashed.outcome! })),
     });

@@ -56,7 +56,7 @@ async function startJob(id?: string): Promise<string> {
 }
 
 async function finish(operationId: string, result: Partial<ExecutionSnapshot> & Pick<ExecutionSnapshot, 'status'>) {
-  const record = await app.operations.get(keyOf(operationId));
+  const record = await app.operations.readCurrent(keyOf(operationId));
   await app.operations.applyExecution(keyOf(operationId), engine.finish(record.executionArn!, result));
 }
 
@@ -72,7 +72,7 @@ describe('operation_card_status', () => {
 
   it("shows the run's latest progress and its latest log line of info or above", async () => {
     const operationId = await startJob();
-    const { executionName } = await app.operations.get(keyOf(operationId));
+    const { executionName } = await app.operations.readCurrent(keyOf(operationId));
     const report = (body: Record<string, unknown>) => app.operations.reports.report({ operation: keyOf(operationId), executionName, report: body });
     await report({ progress: 2, total: 10, message: 'chunk 2 of 10' });
     await report({ level: 'info', data: 'read 200,000 rows' });
@@ -125,7 +125,7 @@ describe('operation_card_status', () => {
 
 describe('operation_card_answer and operation_card_cancel', () => {
   async function ask(operationId: string): Promise<string> {
-    const { executionName } = await app.operations.get(keyOf(operationId));
+    const { executionName } = await app.operations.readCurrent(keyOf(operationId));
     const request = { method: 'elicitation/create', params: { message: 'Deploy 2 changes?', requestedSchema: { type: 'object', properties: { comment: { type: 'string' } } } } };
     const { key } = await app.operations.inputs.ask({ operation: keyOf(operationId), executionName, request, taskToken: `token-${operationId}` });
     return key;

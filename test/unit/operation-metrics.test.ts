@@ -101,7 +101,7 @@ const total = (lines: Emf[], name: string) => lines.reduce((sum, line) => sum + 
 
 async function startTask(tool = 'job'): Promise<OperationRecord> {
   const created = ok(await modernRequest(server.url, 'tools/call', { name: tool, arguments: {} }, { capabilities: EXT, ...as }));
-  return app.operations.read({ ownerId: ownerIdFor(PRINCIPAL), token: created.taskId as string });
+  return app.operations.readLive({ ownerId: ownerIdFor(PRINCIPAL), token: created.taskId as string });
 }
 
 /** The status-change event EventBridge delivers for the record's execution. */
@@ -192,7 +192,7 @@ describe('EMF metrics, namespace AsyncMcp', () => {
     const token = `tok-${randomBytes(6).toString('hex')}`;
     ok(await legacyRequest(server.url, 'tools/call', { name: 'report', arguments: {}, operation: { token }, _meta: { 'io.modelcontextprotocol/clientCapabilities': SEP } }, as));
     const key = { ownerId: ownerIdFor(PRINCIPAL), token };
-    const record = await app.operations.read(key);
+    const record = await app.operations.readLive(key);
     written.length = 0;
     const question = { method: 'elicitation/create', params: { message: 'Go?', requestedSchema: { type: 'object', properties: {} } } };
     await observeInvocation(metrics)(undefined, () => app.operations.inputs.ask({ operation: key, executionName: record.executionName, key: 'go', request: question, taskToken: 't1' }));

@@ -61,7 +61,7 @@ describe('OperationsService', () => {
 
   it('keeps tokens of different owners apart', async () => {
     await start('shared');
-    await expectOperationError(service.get({ ownerId: 'owner-b', token: 'shared' }), 'NOT_FOUND');
+    await expectOperationError(service.readCurrent({ ownerId: 'owner-b', token: 'shared' }), 'NOT_FOUND');
     const other = await service.start({ ownerId: 'owner-b', tool, arguments: { rows: 99 }, token: 'shared', dialect: 'sep-1391' });
     expect(other.executionName).not.toBe((await store.get({ ownerId: owner, token: 'shared' }))!.executionName);
   });
@@ -116,11 +116,11 @@ describe('OperationsService', () => {
   it('serves status from the record without the engine while it is fresh, and reconciles when stale', async () => {
     const record = await start();
     engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: { ok: true } });
-    expect((await service.get(record)).status).toBe('working');
+    expect((await service.readCurrent(record)).status).toBe('working');
     clock.advance(29);
-    expect((await service.get(record)).status).toBe('working');
+    expect((await service.readCurrent(record)).status).toBe('working');
     clock.advance(1);
-    expect(await service.get(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { ok: true } } });
+    expect(await service.readCurrent(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { ok: true } } });
   });
 
   it('marks an operation failed, with a reason, when its execution no longer exists', async () => {
@@ -128,7 +128,7 @@ describe('OperationsService', () => {
     engine.executions.clear();
     // Past the window a start that has not reached Step Functions yet is given.
     clock.advance(61);
-    expect(await service.get(record)).toMatchObject({
+    expect(await service.readCurrent(record)).toMatchObject({
       status: 'failed',
       outcome: { kind: 'internal-error', message: 'The execution for this operation never started or no longer exists' },
     });
@@ -138,9 +138,9 @@ describe('OperationsService', () => {
     const record = await start();
     await service.applyExecution(record, engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: {}, stopDate: new Date(clock.ms) }));
     clock.advance(59);
-    expect((await service.get(record)).status).toBe('completed');
+    expect((await service.readCurrent(record)).status).toBe('completed');
     clock.advance(2);
-    await expectOperationError(service.get(record), 'EXPIRED');
+    await expectOperationError(service.readCurrent(record), 'EXPIRED');
     expect(await store.get(record)).toBeDefined();
   });
 
@@ -212,7 +212,7 @@ describe('OperationsService.runSyncOrHandOff', () => {
     expect(record.token).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(engine.stopCalls).toBe(0);
     expect(engine.executions.get(record.executionArn)!.status).toBe('RUNNING');
-    expect(await service.get({ ownerId: owner, token: record.token })).toMatchObject({ status: 'working', dialect: 'handle' });
+    expect(await service.readCurrent({ ownerId: owner, token: record.token })).toMatchObject({ status: 'working', dialect: 'handle' });
   });
 
   it('returns the outcome of a STANDARD run that finishes within its sync bound', async () => {

@@ -62,7 +62,7 @@ describe('a polled day-long operation', () => {
     const record = await service.start({ ownerId: 'o', tool, arguments: {}, token: 't', dialect: 'sep-1391' });
     for (let second = 0; second < 86_400; second += 30) {
       clock.advance(30);
-      expect((await service.get(record)).status).toBe('working');
+      expect((await service.readCurrent(record)).status).toBe('working');
     }
     expect(engine.describeCalls).toBeLessThan(120);
     const simulated = simulateReconcileCadence({ operations: 1, hours: 24, pollSeconds: 30, limits: { ...TEST_LIMITS, reconcileAfterSeconds: 60 } });

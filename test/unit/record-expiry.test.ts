@@ -32,10 +32,10 @@ describe('every record expires', () => {
     await expectOperationError(service.start({ ...key, tool, arguments: {}, dialect: 'sep-1391' }), 'INTERNAL');
     engine.failDescribeWith = engine.failStopWith = undefined;
     clock.advance(61);
-    const failed = await service.get(key);
+    const failed = await service.readCurrent(key);
     expect(failed).toMatchObject({ status: 'failed', expiresAt: Math.ceil(clock.ms / 1000) + 60 });
     clock.advance(61);
-    await expectOperationError(service.get(key), 'EXPIRED');
+    await expectOperationError(service.readCurrent(key), 'EXPIRED');
   });
 
   it('a synchronous STANDARD run’s record expires', async () => {
@@ -52,7 +52,7 @@ describe('every record expires', () => {
     const { service, store, clock } = coreHarness();
     const record = await service.start({ ownerId: owner, tool, arguments: {}, token: 'old', dialect: 'sep-1391' });
     clock.ms = record.expiresAt! * 1000;
-    await expectOperationError(service.get(record), 'EXPIRED');
+    await expectOperationError(service.readCurrent(record), 'EXPIRED');
     expect(await store.get(record)).toBeDefined();
   });
 

@@ -91,9 +91,9 @@ describe('a terminal state learned late', () => {
     expect(record.status).toBe('completed');
     expect(record.completedAt).toBe(stopDate.getTime());
     expect(record.expiresAt).toBe(Math.ceil(h.clock.ms / 1000) + 600);
-    await expect(h.service.get(started)).resolves.toMatchObject({ status: 'completed' });
+    await expect(h.service.readCurrent(started)).resolves.toMatchObject({ status: 'completed' });
     h.clock.advance(601);
-    await expect(h.service.get(started)).rejects.toMatchObject({ code: 'EXPIRED' });
+    await expect(h.service.readCurrent(started)).rejects.toMatchObject({ code: 'EXPIRED' });
   });
 
   it('an event on time keeps the result keepAlive after the run ended, as before', async () => {

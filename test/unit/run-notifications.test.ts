@@ -15,7 +15,7 @@ async function started() {
   const h = coreHarness();
   const record = await h.service.start({ ownerId: 'o1', tool: testTool({ name: 'job' }), arguments: {}, token: 't1', dialect: 'sync' });
   const report = (body: unknown) => h.service.reports.report({ operation: record, executionName: record.executionName, report: body });
-  return { ...h, record, report, read: () => h.service.get(record) };
+  return { ...h, record, report, read: () => h.service.readCurrent(record) };
 }
 
 function notifications(options: Partial<RunNotificationsOptions> = {}) {

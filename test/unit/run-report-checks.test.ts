@@ -16,7 +16,7 @@ describe('run report checks', () => {
     for (const good of [{ progress: 0 }, { progress: 2, total: 4, message: 'm' }, { increment: 1.5 }, { level: 'warning', data: { a: 1 } }, { level: 'info', logger: 'db', data: null }]) {
       expect(await report(good), JSON.stringify(good)).toEqual({ written: true });
     }
-    expect((await service.get(record)).reports?.map((r) => r.kind)).toEqual(['progress', 'progress', 'progress', 'log', 'log']);
+    expect((await service.readCurrent(record)).reports?.map((r) => r.kind)).toEqual(['progress', 'progress', 'progress', 'log', 'log']);
   });
 
   it('refuses each malformed one with a reason naming the field, and writes nothing', async () => {
@@ -41,6 +41,6 @@ describe('run report checks', () => {
       expect(error, JSON.stringify(bad)).toBeInstanceOf(ReportRefused);
       expect((error as Error).message, JSON.stringify(bad)).toMatch(reason);
     }
-    expect((await service.get(record)).reports).toBeUndefined();
+    expect((await service.readCurrent(record)).reports).toBeUndefined();
   });
 });

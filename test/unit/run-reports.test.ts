@@ -14,7 +14,7 @@ describe('run reports', () => {
   it('a progress report is numbered, kept on the record and becomes the status message', async () => {
     const { service, record } = await started();
     await service.reports.report({ operation: record, executionName: record.executionName, report: { progress: 5, total: 10, message: 'half way' } });
-    const current = await service.get(record);
+    const current = await service.readCurrent(record);
     expect(latestProgress(current)).toMatchObject({ seq: 1, progress: 5, total: 10, message: 'half way' });
     expect(current.statusMessage).toBe('half way');
   });
@@ -25,7 +25,7 @@ describe('run reports', () => {
     await report({ level: 'info', data: 'started' });
     await report({ progress: 1 });
     await report({ level: 'debug', logger: 'db', data: { rows: 3 } });
-    const current = await service.get(record);
+    const current = await service.readCurrent(record);
     expect(reportsAfter(current, 1).map((r) => [r.seq, r.kind])).toEqual([
       [2, 'progress'],
       [3, 'log'],
@@ -35,13 +35,13 @@ describe('run reports', () => {
   it('reports made at once (a Parallel state) are all kept', async () => {
     const { service, record } = await started();
     await Promise.all(Array.from({ length: 8 }, (_, i) => service.reports.report({ operation: record, executionName: record.executionName, report: { progress: i } })));
-    expect((await service.get(record)).reports!.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect((await service.readCurrent(record)).reports!.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
   it(`keeps the last ${MAX_KEPT_REPORTS} reports`, async () => {
     const { service, record } = await started();
     for (let i = 0; i < MAX_KEPT_REPORTS + 5; i++) await service.reports.report({ operation: record, executionName: record.executionName, report: { progress: i } });
-    const reports = (await service.get(record)).reports!;
+    const reports = (await service.readCurrent(record)).reports!;
     expect(reports).toHaveLength(MAX_KEPT_REPORTS);
     expect(reports[0]!.seq).toBe(6);
   });
@@ -73,9 +73,9 @@ describe('run reports from parallel branches', () => {
     const { service, record } = await started();
     const report = (r: unknown) => service.reports.report({ operation: record, executionName: record.executionName, report: r });
     await Promise.all([report({ increment: 1, total: 3 }), report({ increment: 1, total: 3 }), report({ increment: 1, total: 3 })]);
-    expect(latestProgress(await service.get(record))?.progress).toBe(3);
+    expect(latestProgress(await service.readCurrent(record))?.progress).toBe(3);
     await report({ progress: 1 });
-    expect(latestProgress(await service.get(record))?.progress).toBe(3);
+    expect(latestProgress(await service.readCurrent(record))?.progress).toBe(3);
   });
 });
 

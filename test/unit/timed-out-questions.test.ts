@@ -29,9 +29,9 @@ describe('a question past its deadline', () => {
   it('is no longer shown once its deadline passes, and the operation reads as working', async () => {
     const { service, clock, record, ask } = await started();
     await ask('confirm', { deadline: clock.now() + 2_000, concurrent: false });
-    expect(Object.keys(service.inputs.pending(await service.get(record)))).toEqual(['confirm']);
+    expect(Object.keys(service.inputs.pending(await service.readCurrent(record)))).toEqual(['confirm']);
     clock.advance(2);
-    const current = await service.get(record);
+    const current = await service.readCurrent(record);
     expect(service.inputs.pending(current)).toEqual({});
   });
 
@@ -41,7 +41,7 @@ describe('a question past its deadline', () => {
     await ask('later', { deadline: clock.now() + 60_000, concurrent: true });
     await ask('never', { concurrent: true });
     clock.advance(5);
-    expect(Object.keys(service.inputs.pending(await service.get(record))).sort()).toEqual(['later', 'never']);
+    expect(Object.keys(service.inputs.pending(await service.readCurrent(record))).sort()).toEqual(['later', 'never']);
   });
 
   it('a late answer is not delivered: it is reported closed (timed-out), logged without its content, and the record remembers it', async () => {
@@ -50,7 +50,7 @@ describe('a question past its deadline', () => {
     clock.advance(3);
     expect(await service.inputs.answer(record, { confirm: accept })).toEqual({ resumed: [], ignored: [], closed: [{ key: 'confirm', reason: 'timed-out' }] });
     expect(engine.taskCalls).toHaveLength(0);
-    const current = await service.get(record);
+    const current = await service.readCurrent(record);
     expect(current.status).toBe('working');
     expect(current.pendingInputs).toBeUndefined();
     expect(current.closedInputs?.confirm?.reason).toBe('timed-out');
@@ -65,7 +65,7 @@ describe('a question past its deadline', () => {
     await ask('first', { deadline: clock.now() + 1_000, concurrent: true });
     clock.advance(2);
     await ask('second', { concurrent: true });
-    const current = await service.get(record);
+    const current = await service.readCurrent(record);
     expect(Object.keys(current.pendingInputs ?? {})).toEqual(['second']);
     expect(current.closedInputs?.first?.reason).toBe('timed-out');
   });
@@ -84,7 +84,7 @@ describe('a question whose state ended some other way', () => {
     const { service, record, ask } = await started();
     await ask('confirm', { concurrent: false });
     await ask('after-catch', { concurrent: false });
-    const current = await service.get(record);
+    const current = await service.readCurrent(record);
     expect(Object.keys(service.inputs.pending(current))).toEqual(['after-catch']);
     expect(current.closedInputs?.confirm?.reason).toBe('ended');
     expect((await service.inputs.answer(record, { confirm: accept })).closed).toEqual([{ key: 'confirm', reason: 'ended' }]);
@@ -94,7 +94,7 @@ describe('a question whose state ended some other way', () => {
     const { service, record, ask } = await started();
     await ask('old');
     await ask('new', { concurrent: true });
-    expect(Object.keys(service.inputs.pending(await service.get(record)))).toEqual(['old', 'new']);
+    expect(Object.keys(service.inputs.pending(await service.readCurrent(record)))).toEqual(['old', 'new']);
   });
 
   it('SendTaskSuccess answering TaskTimedOut / TaskDoesNotExist withdraws the question, and a second try is told it closed', async () => {
@@ -102,7 +102,7 @@ describe('a question whose state ended some other way', () => {
     await ask('confirm', { concurrent: false });
     engine.endedTasks.add('tok-confirm');
     expect((await service.inputs.answer(record, { confirm: accept })).closed).toEqual([{ key: 'confirm', reason: 'ended' }]);
-    const current = await service.get(record);
+    const current = await service.readCurrent(record);
     expect(current.status).toBe('working');
     expect((await service.inputs.answer(record, { confirm: accept })).closed).toEqual([{ key: 'confirm', reason: 'ended' }]);
   });
@@ -110,7 +110,7 @@ describe('a question whose state ended some other way', () => {
   it('an answer that came after the operation ended, to a question still on the record, is told it closed', async () => {
     const { service, store, record, ask } = await started();
     await ask('confirm');
-    const current = await service.get(record);
+    const current = await service.readCurrent(record);
     await store.transition(record, ['input_required'], { status: 'canceled', updatedAt: current.updatedAt + 1 });
     expect((await service.inputs.answer(record, { confirm: accept })).closed).toEqual([{ key: 'confirm', reason: 'ended' }]);
   });
@@ -120,7 +120,7 @@ describe('a question whose state ended some other way', () => {
     await ask('answered', { concurrent: true });
     await ask('unanswered', { concurrent: true });
     expect((await service.inputs.answer(record, { answered: accept })).resumed).toEqual(['answered']);
-    const current = await service.get(record);
+    const current = await service.readCurrent(record);
     // What every terminal transition writes: the pending questions go.
     await store.transition(record, [current.status], { status: 'completed', pendingInputs: undefined, updatedAt: current.updatedAt + 1 });
     expect(await service.inputs.answer(record, { unanswered: accept, answered: accept, never: accept })).toEqual({
@@ -154,7 +154,7 @@ describe('the request-input worker', () => {
         asking: { enteredTime, timeoutSeconds: 300, heartbeatSeconds: 2, concurrent: false },
       }),
     );
-    const entry = (await service.get(record)).pendingInputs!.confirm!;
+    const entry = (await service.readCurrent(record)).pendingInputs!.confirm!;
     expect(entry.deadline).toBe(Date.parse(enteredTime) + 2_000);
     expect(entry.concurrent).toBe(false);
   });
@@ -174,7 +174,7 @@ describe('the request-input worker', () => {
         asking: { enteredTime: firstAttempt, retryCount: 1, timeoutSeconds: 30, concurrent: false },
       }),
     );
-    expect((await service.get(record)).pendingInputs!.confirm!.deadline).toBeGreaterThanOrEqual(before + 30_000);
+    expect((await service.readCurrent(record)).pendingInputs!.confirm!.deadline).toBeGreaterThanOrEqual(before + 30_000);
   });
 
   it('a state without timeouts, or an event without `asking`, asks without a deadline', async () => {
@@ -186,7 +186,7 @@ describe('the request-input worker', () => {
       await handler({ ...base, taskToken: 'tok-2', key: 'b', asking: { enteredTime: 'not a time', timeoutSeconds: 'soon' } });
       await handler({ ...base, taskToken: 'tok-3', key: 'c' });
     });
-    const pending = (await service.get(record)).pendingInputs!;
+    const pending = (await service.readCurrent(record)).pendingInputs!;
     expect([pending.a?.deadline, pending.b?.deadline, pending.c?.deadline]).toEqual([undefined, undefined, undefined]);
     expect(pending.a?.concurrent).toBe(true);
   });

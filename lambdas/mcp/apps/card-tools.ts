@@ -90,7 +90,7 @@ export async function callCardTool(name: string, args: unknown, view: RequestVie
 
 async function cardStatus(args: z.infer<typeof StatusArguments>, view: RequestView, deps: McpDeps): Promise<CallToolResultShape> {
   const key = args.operationId === undefined ? await keyOfRequest(args.requestId, view, deps) : keyOf(view, args.operationId);
-  const record = await deps.operations.get(key);
+  const record = await deps.operations.readCurrent(key);
   // A request id names the latest cancelable call with it: another tool's call is not this card's.
   if (args.tool !== undefined && record.tool !== args.tool) throw new OperationError('NOT_FOUND', 'Operation not found');
   return snapshotResult(record, deps);
@@ -98,16 +98,16 @@ async function cardStatus(args: z.infer<typeof StatusArguments>, view: RequestVi
 
 async function cardAnswer(args: z.infer<typeof AnswerArguments>, view: RequestView, deps: McpDeps): Promise<CallToolResultShape> {
   const key = keyOf(view, args.operationId);
-  await deps.operations.read(key);
+  await deps.operations.readLive(key);
   const response = { action: args.action, ...(args.action === 'accept' && args.content ? { content: args.content } : {}) };
   const outcome = await deps.operations.inputs.answer(key, { [args.key]: { result: response } });
   const answer = outcome.resumed.length > 0 ? 'delivered' : outcome.closed.length > 0 ? 'closed' : 'ignored';
-  return snapshotResult(await deps.operations.get(key), deps, answer);
+  return snapshotResult(await deps.operations.readCurrent(key), deps, answer);
 }
 
 async function cardCancel(args: z.infer<typeof CancelArguments>, view: RequestView, deps: McpDeps): Promise<CallToolResultShape> {
   const key = keyOf(view, args.operationId);
-  const before = await deps.operations.get(key);
+  const before = await deps.operations.readCurrent(key);
   // The core keeps the real outcome of a run that finished before the stop took effect.
   const after = isTerminal(before.status) ? before : await deps.operations.cancel(key, 'Canceled from the operation card');
   return snapshotResult(after, deps);

@@ -89,7 +89,7 @@ export async function readOwnRecord(deps: McpDeps, key: OperationKey, dialect: O
  */
 export async function readRecord(deps: McpDeps, key: OperationKey): Promise<OperationRecord> {
   if (key.token.length > MAX_TOKEN_LENGTH) throw notFound();
-  return deps.operations.get(key);
+  return deps.operations.readCurrent(key);
 }
 
 /** The core's own "not found", so a bounded id reads the same as an unknown one. */

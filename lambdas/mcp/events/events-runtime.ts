@@ -56,7 +56,7 @@ export async function checkOwnOperation(deps: McpDeps, ownerId: string, operatio
   if (operationId.length > MAX_TOKEN_LENGTH) throw missing();
   try {
     // A plain read: watching an operation never reconciles it.
-    return await deps.operations.read({ ownerId, token: operationId });
+    return await deps.operations.readLive({ ownerId, token: operationId });
   } catch (error) {
     if (error instanceof OperationError && (error.code === 'NOT_FOUND' || error.code === 'EXPIRED')) {
       throw missing(error);

@@ -168,7 +168,7 @@ function streamResponse(plan: StreamPlan, deps: McpDeps, runtime: EventsRuntime)
   const operationOver = async (): Promise<{ status: string } | undefined> => {
     if (plan.filter.operationId === undefined || plan.type.name !== 'operation.progress') return undefined;
     try {
-      const record = await deps.operations.read({ ownerId: plan.ownerId, token: plan.filter.operationId });
+      const record = await deps.operations.readLive({ ownerId: plan.ownerId, token: plan.filter.operationId });
       if (!isTerminal(record.status)) return undefined;
       const endedAt = record.completedAt ?? record.updatedAt;
       return runtime.now() - endedAt > settings.settleMs ? { status: record.status } : undefined;
