@@ -11,7 +11,7 @@ import { OAuthConfigError } from '../lambdas/auth/oauth-config.ts';
 import { handleToolsFromEnv, limitsFromEnv } from '../lambdas/handlers/environment.ts';
 import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { OPERATION_CARD_ENV, operationCardOn } from '../lambdas/mcp/apps/operation-card.ts';
-import { runDeployedFromCli } from './as-deployed/run-deployed-cli.ts';
+import { runDeployedFromCli } from './as-deployed/index.ts';
 import { eventsWebhookFrom, type EventsWebhookSettings } from './events/events-webhook-options.ts';
 import type { EventBridgeEvent } from './events/put-events-endpoint.ts';
 import { createWebhookDelivery, WebhookConfigError } from './events/webhook-delivery.ts';
@@ -34,7 +34,7 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
                 e.g. -c auth=none), then run it as --cdk-out does
 
   --port N      port of the MCP endpoint (0 picks a free one)
-  --host HOST   address to bind; keep it on loopback
+  --host HOST   address the MCP endpoint binds; keep it on loopback (the local AWS endpoints bind 127.0.0.1)
   --data DIR    keep operations and execution history in DIR across restarts (default: in memory)
   --tools DIR   the tools directory (default: $ASYNC_MCP_TOOLS_DIR or ./state-machines)
   --workers DIR the worker modules the tools name (default: $ASYNC_MCP_WORKERS_DIR or ./lambdas/handlers/workers)

@@ -47,6 +47,7 @@ export interface DeployedStackOptions {
   cdkOut: string;
   /** Keep data (table, bucket, secret, executions, dead letters, logs) here across restarts; in memory when absent. */
   dataDir?: string;
+  /** The address the Function URL (the MCP endpoint) binds; every other endpoint listens on 127.0.0.1. @default '127.0.0.1' */
   host?: string;
   /** 0 picks a free port. @default 3000 */
   port?: number;
@@ -112,16 +113,17 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       const sweeper = startTtlSweeper({ client: dynamo.client, tableName: table.name, attribute: table.ttlAttribute, ...options.ttl });
       closers.push(() => sweeper.close());
     }
-    const results = await startLocalResults({ host, ...under('results'), bucketName: model.bucket.name });
+    // The AWS endpoints and their IAM gateways are the server's own parts: they listen on
+    // 127.0.0.1 whatever `host` says, which only the Function URL (the MCP endpoint) binds.
+    const results = await startLocalResults({ ...under('results'), bucketName: model.bucket.name });
     closers.push(() => results.close());
     const secrets = await startLocalSecretsManager({
       secrets: [{ name: model.secret.name, arn: model.secret.arn, ...(model.secret.generateSecretString ? { generateSecretString: model.secret.generateSecretString } : {}) }],
-      host,
       ...(data ? { dataDir: data } : {}),
     });
     closers.push(() => secrets.close());
     // The operation events status sync puts (the default bus; a bus of the template's own is not run).
-    const events = await startPutEventsEndpoint({ ...scope, host, onEvent: (event) => options.onEvent?.(event) });
+    const events = await startPutEventsEndpoint({ ...scope, onEvent: (event) => options.onEvent?.(event) });
     closers.push(() => events.close());
     // Every queue of the template; the event rule's dead-letter queue keeps its letters as files too (dead-letter-queue.ts).
     const sqs = await startLocalSqs({
@@ -198,7 +200,6 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
         service,
         upstream,
         authority,
-        host,
         ...(service === 's3' ? { upstreamCredentials: S3RVER_CREDENTIALS } : {}),
         resolve: {
           secretArn: (id) => secrets.secretArn(id),

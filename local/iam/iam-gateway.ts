@@ -18,7 +18,10 @@ export interface IamGatewayOptions {
   /** The service endpoint requests are forwarded to, e.g. `http://127.0.0.1:4567`. */
   upstream: string;
   authority: IamAuthority;
-  /** @default '127.0.0.1' */
+  /**
+   * @deprecated Not used: the gateway always listens on 127.0.0.1, whatever the server's
+   * `--host`. It holds the credentials of every role; only this machine may reach it.
+   */
   host?: string;
   /** @default 0 (a free port) */
   port?: number;
@@ -46,9 +49,9 @@ const JSON_CONTENT_TYPE: Record<Exclude<GatewayService, 's3'>, string> = {
   sqs: 'application/x-amz-json-1.0',
 };
 
-/** Starts the gateway on a loopback port. */
+/** Starts the gateway on a port of 127.0.0.1. */
 export async function startIamGateway(options: IamGatewayOptions): Promise<IamGateway> {
-  const host = options.host ?? '127.0.0.1';
+  const host = '127.0.0.1';
   const logger = options.logger ?? console;
   const upstream = new URL(options.upstream);
   const scope: ActionScope = { region: options.authority.region, accountId: options.authority.accountId, ...options.resolve };

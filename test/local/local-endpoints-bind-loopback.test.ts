@@ -6,6 +6,8 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { describe, expect, it } from 'vitest';
 import { startPutEventsEndpoint, type EventBridgeEvent } from '../../local/events/put-events-endpoint.ts';
+import { IamAuthority } from '../../local/iam/iam-authority.ts';
+import { startIamGateway } from '../../local/iam/iam-gateway.ts';
 import { startLocalResults } from '../../local/s3/local-results.ts';
 import { startLocalSecretsManager } from '../../local/secretsmanager/local-secrets-manager.ts';
 
@@ -22,6 +24,17 @@ describe('local AWS endpoints', () => {
       expect([events.endpoint, results.endpoint, secrets.endpoint].map((endpoint) => new URL(endpoint).hostname)).toEqual(['127.0.0.1', '127.0.0.1', '127.0.0.1']);
     } finally {
       await Promise.all([events.close(), results.close(), secrets.close()]);
+    }
+  });
+
+  it('an IAM gateway listens on 127.0.0.1 whatever host it is given: it holds the credentials of every role', async () => {
+    const authority = new IamAuthority([], { logger: { warn: () => undefined } });
+    // "localhost" rather than a wildcard: before the fix the gateway bound what it was given.
+    const gateway = await startIamGateway({ service: 'dynamodb', upstream: 'http://127.0.0.1:9', authority, host: 'localhost' });
+    try {
+      expect(new URL(gateway.endpoint).hostname).toBe('127.0.0.1');
+    } finally {
+      await gateway.close();
     }
   });
 
