@@ -45,6 +45,8 @@ const TOKEN_IS_NEW = 'attribute_not_exists(#pk)';
 /** The record exists and its status is one of the `:from<n>` placeholders given. */
 const statusIsOneOf = (placeholders: readonly string[]) => `attribute_exists(#pk) AND #status IN (${placeholders.join(', ')})`;
 const UPDATED_AT_IS = '#updatedAt = :ifUpdatedAt';
+/** The owner index's key condition: `#ownerKey` is its partition key. */
+const OWNER_KEY_IS = '#ownerKey = :ownerKey';
 
 /**
  * A transition whose new values come this close to the item limit reads the item
@@ -299,7 +301,7 @@ export class DynamoDbRecordStore implements RecordStore {
         new QueryCommand({
           TableName: this.#tableName,
           IndexName: OPERATIONS_TABLE.ownerIndex.name,
-          KeyConditionExpression: '#ownerKey = :ownerKey',
+          KeyConditionExpression: OWNER_KEY_IS,
           ExpressionAttributeNames: { '#ownerKey': OPERATIONS_TABLE.ownerIndex.partitionKey },
           ExpressionAttributeValues: { ':ownerKey': { S: ownerKey(ownerId) } },
           ScanIndexForward: false,
