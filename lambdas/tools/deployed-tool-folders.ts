@@ -15,8 +15,13 @@ export async function loadDeployedToolFolders(toolsDir: string): Promise<ToolFol
   const entries = await readdir(toolsDir, { withFileTypes: true });
   const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
   if (names.length === 0) throw new Error(`${toolsDir}: no tool folders found`);
-  // Read side by side: the cold start waits for them.
-  return Promise.all(names.sort((a, b) => a.localeCompare(b)).map((name) => loadFolder(join(toolsDir, name), name)));
+  // Read side by side: the cold start waits for them. Sorted by code unit, as the catalog sorts
+  // its tools: the first localeCompare of a process sets up ICU's collator, about 12 ms of CPU.
+  return Promise.all(names.sort(byCodeUnit).map((name) => loadFolder(join(toolsDir, name), name)));
+}
+
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 async function loadFolder(dir: string, folderName: string): Promise<ToolFolder> {

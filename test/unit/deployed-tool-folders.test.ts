@@ -30,6 +30,17 @@ describe('the deployed tool folders loader', () => {
     expect(deployed.map((folder) => folder.config.name)).toEqual(tools.map((tool) => tool.config.name).sort((a, b) => a.localeCompare(b)));
   });
 
+  it('orders the folders by code unit, as the catalog orders its tools, whatever their case', async () => {
+    for (const name of ['b_tool', 'B_tool', 'a-tool', 'a_tool']) {
+      await mkdir(join(dir, name));
+      await writeFile(join(dir, name, 'tool.json'), JSON.stringify({ name, description: 'd', inputSchema: { type: 'object' }, invocation: 'sync', workflowType: 'EXPRESS' }));
+      await writeFile(join(dir, name, 'definition.asl.json'), '{"StartAt":"Done","States":{"Done":{"Type":"Pass","End":true}}}');
+    }
+    const deployed = await loadDeployedToolFolders(dir);
+    expect(deployed.map((folder) => folder.config.name)).toEqual(['B_tool', 'a-tool', 'a_tool', 'b_tool']);
+    expect(buildToolCatalog(deployed, arnOf).tools.map((tool) => tool.name)).toEqual(['B_tool', 'a-tool', 'a_tool', 'b_tool']);
+  });
+
   it('fails the cold start naming the file of a tool.json that is not valid', async () => {
     await mkdir(join(dir, 'echo'));
     await writeFile(join(dir, 'echo', 'tool.json'), JSON.stringify({ name: 'echo', description: 'd', inputSchema: { type: 'object' }, invocation: 'never' }));
