@@ -11,8 +11,8 @@ import { MCP_HTTP_ENTRY, REPO_ROOT, STATUS_SYNC_ENTRY } from '../../cdk/repo-pat
 
 const SHAPING_ENTRY = join(REPO_ROOT, 'lambdas/mcp/results/result-shaping.ts');
 
-/** Bytes of the bundle of `entry` per npm package, and in all. */
-async function bundleContents(entry: string): Promise<{ bytes: number; packages: Map<string, number> }> {
+/** Bytes of the bundle of `entry` per npm package, and in all, and what it imports at module init. */
+async function bundleContents(entry: string): Promise<{ bytes: number; packages: Map<string, number>; staticImports: string[] }> {
   const result = await build({
     ...esbuildOptions(entry, 'bundle-contents/index.mjs', REPO_ROOT, lazyModulesOf(entry)),
     write: false,
@@ -26,7 +26,8 @@ async function bundleContents(entry: string): Promise<{ bytes: number; packages:
     const name = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
     if (name && bytesInOutput > 0) packages.set(name, (packages.get(name) ?? 0) + bytesInOutput);
   }
-  return { bytes: output.bytes, packages };
+  const staticImports = output.imports.filter(({ kind }) => kind === 'import-statement').map(({ path }) => path);
+  return { bytes: output.bytes, packages, staticImports };
 }
 
 describe('the Lambda bundles carry only the packages their handler uses', () => {
@@ -47,6 +48,18 @@ describe('the Lambda bundles carry only the packages their handler uses', () => 
     const { packages } = await bundleContents(MCP_HTTP_ENTRY);
     expect([...packages.keys()].filter((name) => !MCP_PACKAGES.includes(name))).toEqual([]);
     for (const name of ['@modelcontextprotocol/server', 'zod', '@cfworker/json-schema']) expect(packages.has(name), name).toBe(true);
+  }, 60_000);
+});
+
+describe('the Lambda bundles import at module init only what a cold start needs', () => {
+  it.each([
+    ['the MCP function', MCP_HTTP_ENTRY],
+    ['status sync', STATUS_SYNC_ENTRY],
+    ['the webhook delivery function', join(REPO_ROOT, 'lambdas/handlers/events-delivery.ts')],
+  ])('%s does not import node:http at init: the AWS SDK loads it only for an http endpoint, and https callbacks never need it', async (_name, entry) => {
+    const { staticImports } = await bundleContents(entry);
+    expect(staticImports).not.toContain('node:http');
+    expect(staticImports).not.toContain('http');
   }, 60_000);
 });
 
