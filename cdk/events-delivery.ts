@@ -20,6 +20,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV, OPERATIONS_TABLE } from '../lambdas/aws/operations-table.ts';
 import { EVENTS_DEFAULTS, MAX_SUBSCRIPTION_TTL_CEILING_SECONDS } from '../lambdas/events/events-settings.ts';
+import { REPORT_PROGRESS_WORKER } from '../lambdas/tools/report-progress-states.ts';
+import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
 import { BundledFunction } from './bundled-function.ts';
 import { POWERTOOLS_ENVIRONMENT } from './observability.ts';
 import type { OperationsTable } from './operations-table.ts';
@@ -65,6 +67,23 @@ export interface EventsParticipant {
   readonly enqueues?: boolean;
   /** Finds the owner's subscriptions to enqueue for: a Query of the owner index (status sync, report_progress). */
   readonly listsSubscriptions?: boolean;
+}
+
+/**
+ * The server's functions and what each does with events: status writes append occurrences and
+ * enqueue their deliveries (status sync, report_progress); a question asked is an
+ * `operation.input_required` occurrence (request_input); the MCP Lambda enqueues on subscribe.
+ */
+export function serverEventsParticipants(
+  mcpFunction: LambdaFunction,
+  statusSyncFunction: LambdaFunction | undefined,
+  workerFunctions: ReadonlyMap<string, LambdaFunction>,
+): EventsParticipant[] {
+  const writers = [statusSyncFunction, workerFunctions.get(REPORT_PROGRESS_WORKER), workerFunctions.get(REQUEST_INPUT_WORKER)];
+  return [
+    { function: mcpFunction, enqueues: true },
+    ...writers.flatMap((fn) => (fn ? [{ function: fn, appendsEvents: true, listsSubscriptions: true, enqueues: true }] : [])),
+  ];
 }
 
 export interface EventsDeliveryProps {
