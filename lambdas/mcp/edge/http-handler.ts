@@ -149,6 +149,8 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     const response = await withRequestScope(serveRequest, {
       batch: guarded.batch,
       mayOverrideStatus: isObject(guarded.parsedBody) && guarded.parsedBody.method === 'tools/call',
+      // A request (it has an id) is answered after its handler has run: no notification handler to wait for.
+      mayHoldNotification: !(isObject(guarded.parsedBody) && 'id' in guarded.parsedBody),
       ...(session.capabilities ? { sessionCapabilities: session.capabilities } : {}),
     });
     countPolls(metrics, guarded.parsedBody, polls);

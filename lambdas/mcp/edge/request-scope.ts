@@ -33,6 +33,12 @@ export interface RequestScopeOptions {
    * @default true
    */
   mayOverrideStatus?: boolean;
+  /**
+   * Whether the body may hold a notification, whose handler registers its work only after the
+   * SDK has answered. Without one there is nothing to wait a turn of the event loop for.
+   * @default true
+   */
+  mayHoldNotification?: boolean;
 }
 
 /** Runs `serve`, waits for the work registered while it ran, and applies a status override. */
@@ -53,7 +59,7 @@ export async function withRequestScope(serve: () => Promise<Response>, options: 
     response = new Response(body, { status: response.status, headers: response.headers });
   }
   // Notification handlers run in a later microtask than the SDK's 202: let them register their work.
-  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (options.mayHoldNotification !== false) await new Promise<void>((resolve) => setImmediate(resolve));
   while (state.pending.length) await Promise.allSettled(state.pending.splice(0));
   if (options.batch || response.status !== 200) return response;
   const extraHeaders = Object.entries(state.headers);
