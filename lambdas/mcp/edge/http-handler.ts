@@ -85,12 +85,10 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     const server = factory('legacy', ownerId);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
     await server.connect(transport);
-    try {
-      return await transport.handleRequest(request, fetchOptions);
-    } finally {
-      void transport.close().catch(() => undefined);
-      void server.close().catch(() => undefined);
-    }
+    // Not closed afterwards: a JSON answer is complete once the handler has answered, so nothing
+    // is left in flight, and closing would only build the SDK's "Connection closed" error (with
+    // its stack trace) for each poll. Both are garbage once the response is returned.
+    return transport.handleRequest(request, fetchOptions);
   };
   const metrics = options.metrics ?? noMetrics;
   const listen = options.listen ? createListenHandler(options.deps, options.listen.leases, options.listen) : undefined;
