@@ -185,7 +185,7 @@ export const sep1391Dialect: AsyncDialect = {
 
     server.setRequestHandler('tools/async/status', TOKEN_SCHEMAS, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {
-        const { token } = parseParams(TokenParams, params, 'params');
+        const { token } = params;
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
         const questions = deps.operations.inputs.pending(record);
         // "If a server sends the client a request ... associated with a long-running operation, the request
@@ -213,7 +213,7 @@ export const sep1391Dialect: AsyncDialect = {
 
     server.setRequestHandler('tools/async/result', TOKEN_SCHEMAS, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {
-        const { token } = parseParams(TokenParams, params, 'params');
+        const { token } = params;
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
         if (record.status === 'canceled') throw invalidParams('Operation was canceled');
         if (!record.outcome) {

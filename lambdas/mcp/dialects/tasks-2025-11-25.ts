@@ -208,7 +208,7 @@ export const tasks20251125Dialect: AsyncDialect = {
 
     server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {
-        const { taskId } = parseParams(TaskIdParams, params, 'params');
+        const { taskId } = params;
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task');
         // A Task has no progress field: the latest progress the run reported goes in the result's `_meta`.
         const progress = progressOf(record);
@@ -218,7 +218,7 @@ export const tasks20251125Dialect: AsyncDialect = {
 
     server.setRequestHandler('tasks/result', schemas, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {
-        const { taskId } = parseParams(TaskIdParams, params, 'params');
+        const { taskId } = params;
         const key = { ownerId: view.ownerId, token: taskId };
         await readOwnRecord(deps, key, DIALECT, 'Task');
         // "When a receiver receives a tasks/result request for a task in any other non-terminal status
@@ -265,7 +265,7 @@ export const tasks20251125Dialect: AsyncDialect = {
 
     server.setRequestHandler('tasks/cancel', schemas, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {
-        const { taskId } = parseParams(TaskIdParams, params, 'params');
+        const { taskId } = params;
         const key = { ownerId: view.ownerId, token: taskId };
         const before = await readOwnRecord(deps, key, DIALECT, 'Task');
         const cancelled = isTerminal(before.status) ? before : await deps.operations.cancel(key, 'Cancelled by tasks/cancel');

@@ -18,7 +18,7 @@ import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, ty
 import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
 import type { RequestView } from '../edge/request-view.ts';
-import { ANY_RESULT, finalResponse, parseParams, readOwnRecord, serveDialectMethod } from './dialect-support.ts';
+import { ANY_RESULT, finalResponse, readOwnRecord, serveDialectMethod } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 import { eventSourceFor } from '../events/event-source.ts';
 
@@ -246,7 +246,7 @@ export const tasks20260728Dialect: AsyncDialect = {
     server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {
         declared('tasks/get', view);
-        const { taskId } = parseParams(TaskIdParams, params, 'params');
+        const { taskId } = params;
         return getTaskResult(await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task'), deps);
       }),
     );
@@ -254,7 +254,7 @@ export const tasks20260728Dialect: AsyncDialect = {
     server.setRequestHandler('tasks/update', schemas, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {
         declared('tasks/update', view);
-        const { taskId } = parseParams(TaskIdParams, params, 'params');
+        const { taskId } = params;
         // The SDK lifts `inputResponses` (an MRTR retry field) out of params into the request context.
         const { inputResponses } = ctx.mcpReq;
         if (inputResponses === undefined) throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: inputResponses is required');
@@ -273,7 +273,7 @@ export const tasks20260728Dialect: AsyncDialect = {
     server.setRequestHandler('tasks/cancel', schemas, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {
         declared('tasks/cancel', view);
-        const { taskId } = parseParams(TaskIdParams, params, 'params');
+        const { taskId } = params;
         const key = { ownerId: view.ownerId, token: taskId };
         await readOwnRecord(deps, key, DIALECT, 'Task');
         // Stops the execution; a task that already finished is left as it is, and the ack is the same.
