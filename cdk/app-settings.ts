@@ -8,6 +8,7 @@ import type { Node } from 'constructs';
 import * as z from 'zod';
 import type { EventsOptions } from './events-delivery.ts';
 import type { McpAuth } from './mcp-auth.ts';
+import { OPERATION_CARD_CONTEXT, operationCardFromContext } from './operation-card-asset.ts';
 import { DEFAULT_TOOLS_DIR } from './repo-paths.ts';
 
 export const CONTEXT_KEYS = {
@@ -41,6 +42,8 @@ export const CONTEXT_KEYS = {
   handleTools: 'handleTools',
   /** `false` turns off `subscriptions/listen` (on by default). */
   listen: 'listen',
+  /** `false` leaves the operation card out of the MCP Lambda (on by default). */
+  operationCard: OPERATION_CARD_CONTEXT,
   /** Reserved concurrency of the MCP Lambda (default none). */
   mcpReservedConcurrency: 'mcpReservedConcurrency',
   /** Reserved concurrency of the status-sync Lambda (default none). */
@@ -78,6 +81,8 @@ export interface AppSettings {
   maxActiveOperations?: number;
   handleTools: boolean;
   listen: boolean;
+  /** Absent: the construct's default (on). */
+  operationCard?: boolean;
   /** Absent: no reservation. */
   mcpReservedConcurrency?: number;
   statusSyncReservedConcurrency?: number;
@@ -154,6 +159,8 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     maxActiveOperations,
     handleTools: parsed.data.handleTools,
     listen: parsed.data.listen,
+    // Its own check, whose message names the key in full: only true or false, as a boolean or a string.
+    ...(raw.operationCard === undefined ? {} : { operationCard: operationCardFromContext(raw.operationCard) }),
     mcpReservedConcurrency,
     statusSyncReservedConcurrency,
     workerReservedConcurrency,

@@ -23,6 +23,7 @@ new AsyncMcpStack(app, settings.stackName, {
   maxActiveOperations: settings.maxActiveOperations,
   handleTools: settings.handleTools,
   listen: settings.listen,
+  ...(settings.operationCard === undefined ? {} : { operationCard: settings.operationCard }),
   mcpReservedConcurrency: settings.mcpReservedConcurrency,
   statusSyncReservedConcurrency: settings.statusSyncReservedConcurrency,
   workerReservedConcurrency: settings.workerReservedConcurrency,

@@ -96,6 +96,13 @@ export interface AsyncMcpServerProps {
    */
   readonly listen?: boolean;
   /**
+   * Serve the operation card (an MCP Apps view of a running operation): build it into the MCP
+   * Lambda's asset. Off, the asset has no card and `ASYNC_MCP_OPERATION_CARD=0` is set on the
+   * MCP Lambda. The app reads it from the `operationCard` context key.
+   * @default true
+   */
+  readonly operationCard?: boolean;
+  /**
    * Concurrent executions reserved for the MCP Lambda. A reservation also caps it, so
    * blocking calls (synchronous runs, `tasks/result`) cannot take the concurrency the
    * workers and status sync need. Lambda keeps 100 of the account's concurrency

@@ -15,7 +15,6 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTION_NODE_OPTIONS, LAMBDA_BUNDLING, lazyModuleOptions, lazyModulesOf } from './lambda-bundling.ts';
-import { OPERATION_CARD_CONTEXT, operationCardCommands, operationCardEnvironment, operationCardFromContext, servesOperationCard } from './operation-card-asset.ts';
 import { LOCK_FILE, REPO_ROOT } from './repo-paths.ts';
 
 /** Pinned rather than "latest": the bundle targets this Node version (DESIGN §7). */
@@ -80,14 +79,11 @@ export class BundledFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     const lazyModules = props.lazyModules ?? lazyModulesOf(props.entry);
-    const operationCard = operationCardFromContext(this.node.tryGetContext(OPERATION_CARD_CONTEXT));
     const afterBundling = (outputDir: string): string[] => [
       ...(lazyModules.length > 0 ? lazyModuleCommands(lazyModules, outputDir) : []),
-      // The MCP handler serves the operation card, built here into its asset.
-      ...operationCardCommands(props.entry, outputDir, process.platform, operationCard),
       ...(props.afterBundling?.(outputDir) ?? []),
     ];
-    const hooks = lazyModules.length > 0 || props.afterBundling !== undefined || servesOperationCard(props.entry);
+    const hooks = lazyModules.length > 0 || props.afterBundling !== undefined;
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: 'handler',
@@ -99,7 +95,7 @@ export class BundledFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
-      environment: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS, ...operationCardEnvironment(props.entry, operationCard), ...props.environment },
+      environment: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS, ...props.environment },
       ...(props.onFailure ? { onFailure: props.onFailure } : {}),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       // Where `currentVersion` is used (the workers, which definitions call by version), each

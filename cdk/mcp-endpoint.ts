@@ -1,5 +1,6 @@
 /**
- * The MCP side of AsyncMcpServer: the MCP Lambda (the tool folders in its asset), what its role may do, and the Function URL clients call, with the auth the
+ * The MCP side of AsyncMcpServer: the MCP Lambda (the tool folders and the operation card in
+ * its asset), what its role may do, and the Function URL clients call, with the auth the
  * `auth` prop chooses (mcp-auth.ts).
  *
  * A part of the server, not a construct of its own: the function sits in the server's scope
@@ -15,6 +16,7 @@ import { requestTimeoutSeconds } from '../lambdas/operations/operations-limits.t
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../lambdas/tools/state-machine-names.ts';
 import { BundledFunction } from './bundled-function.ts';
 import { type McpAuth, mcpCorsOptions, resolveMcpAuth } from './mcp-auth.ts';
+import { operationCardCommands, operationCardEnvironment } from './operation-card-asset.ts';
 import type { OperationsTable } from './operations-table.ts';
 import { MCP_HTTP_ENTRY } from './repo-paths.ts';
 import type { ResultsBucket } from './results-bucket.ts';
@@ -51,12 +53,14 @@ export class McpEndpoint {
     const access = resolveMcpAuth(props.auth, props.functionUrlAuthType, scope);
     this.auth = access.auth;
     const { tools } = settings;
+    const operationCard = settings.mcp.operationCard;
     const mcp = new BundledFunction(scope, 'Mcp', {
       entry: MCP_HTTP_ENTRY,
       description: 'async-mcp MCP server (Function URL)',
       memorySize: 1024,
       timeout: Duration.seconds(requestTimeoutSeconds(settings.maxBlockingSeconds)),
       environment: {
+        ...operationCardEnvironment(MCP_HTTP_ENTRY, operationCard),
         [ENV.tableName]: operations.tableName,
         [STATE_MACHINE_ARN_PREFIX_ENV]: machines.stateMachineArnPrefix,
         [ENV.toolsDir]: `${LAMBDA_TASK_ROOT}/${BUNDLED_TOOLS_DIR}`,
@@ -70,7 +74,8 @@ export class McpEndpoint {
       logRetention: settings.logRetention,
       tracing: settings.tracing,
       reservedConcurrentExecutions: settings.mcp.reservedConcurrency,
-      afterBundling: (outputDir) => copyToolFolderCommands(tools, outputDir),
+      // The operation card, built into the asset beside the bundle, then the tool folders the function reads.
+      afterBundling: (outputDir) => [...operationCardCommands(MCP_HTTP_ENTRY, outputDir, process.platform, operationCard), ...copyToolFolderCommands(tools, outputDir)],
     });
     this.function = mcp.function;
 

@@ -41,6 +41,7 @@ export interface ServerSettings {
     readonly reservedConcurrency: number | undefined;
     readonly handleTools: boolean;
     readonly listen: boolean;
+    readonly operationCard: boolean;
   };
   readonly statusSync: {
     readonly reservedConcurrency: number | undefined;
@@ -97,6 +98,7 @@ export function resolveServerSettings(props: AsyncMcpServerProps): ServerSetting
       reservedConcurrency: reserved.mcp,
       handleTools: props.handleTools ?? true,
       listen: props.listen ?? true,
+      operationCard: props.operationCard ?? true,
     },
     statusSync: {
       reservedConcurrency: reserved.statusSync,

@@ -76,6 +76,14 @@ describe('readAppSettings', () => {
     expect(() => settingsFrom({ handleTools: 'yes' })).toThrow(/Invalid context "handleTools"/);
   });
 
+  it('serves the operation card unless operationCard=false, leaving the construct default when unset', () => {
+    expect(settingsFrom({})).not.toHaveProperty('operationCard');
+    expect(settingsFrom({ operationCard: 'true' }).operationCard).toBe(true);
+    expect(settingsFrom({ operationCard: 'false' }).operationCard).toBe(false);
+    expect(settingsFrom({ operationCard: false }).operationCard).toBe(false);
+    expect(() => settingsFrom({ operationCard: 'off' })).toThrow(/CDK context operationCard must be true or false/);
+  });
+
   it('takes the active-operation limit and the reserved concurrencies, as CLI strings or cdk.json numbers', () => {
     const limits = { maxActiveOperations: 25, mcpReservedConcurrency: 50, statusSyncReservedConcurrency: 5, workerReservedConcurrency: 20 };
     const asStrings = Object.fromEntries(Object.entries(limits).map(([key, value]) => [key, String(value)]));

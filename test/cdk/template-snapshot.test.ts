@@ -12,7 +12,6 @@ import { Duration, NestedStack, RemovalPolicy, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { OPERATION_CARD_CONTEXT } from '../../cdk/operation-card-asset.ts';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { buildStack, repoTools, type StackOverrides, testApp, toolsWithInputFixtures } from './cdk-test-app.ts';
@@ -25,8 +24,6 @@ interface Configuration {
   readonly name: string;
   readonly tools: () => Promise<ToolFolder[]>;
   readonly overrides: StackOverrides;
-  /** CDK context set on the app before the stack is built. */
-  readonly context?: Record<string, unknown>;
 }
 
 /** The repository's EXPRESS tools, and one tool that names a state machine deployed elsewhere. */
@@ -53,8 +50,8 @@ const CONFIGURATIONS: Configuration[] = [
       auth: { kind: 'oauth', issuer: 'https://issuer.example.com', audience: 'https://mcp.example.com/mcp', requiredScopes: ['mcp'], resourceUrl: 'https://mcp.example.com/mcp' },
       corsAllowedOrigins: ['https://inspector.example.com'],
       events: { enabled: false },
+      operationCard: false,
     },
-    context: { [OPERATION_CARD_CONTEXT]: false },
   },
   {
     name: 'iam-session-tuned',
@@ -112,9 +109,7 @@ function templatesOf(stack: Stack): unknown {
 describe('the synthesized templates equal the committed snapshots', () => {
   for (const configuration of CONFIGURATIONS) {
     it(configuration.name, async () => {
-      const app = testApp();
-      for (const [key, value] of Object.entries(configuration.context ?? {})) app.node.setContext(key, value);
-      const templates = templatesOf(buildStack(app, await configuration.tools(), configuration.overrides));
+      const templates = templatesOf(buildStack(testApp(), await configuration.tools(), configuration.overrides));
       const file = join(SNAPSHOT_DIR, `${configuration.name}.json`);
       if (UPDATE) {
         mkdirSync(SNAPSHOT_DIR, { recursive: true });

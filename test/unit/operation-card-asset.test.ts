@@ -51,12 +51,15 @@ describe('the card in the MCP asset', () => {
 describe('turning the card off in the CDK app', () => {
   it('-c operationCard=false gives the MCP function ASYNC_MCP_OPERATION_CARD=0 and no card in its asset; by default it has neither', async () => {
     const { testApp, buildStack, repoTools, logicalIdOf, resourcesOf } = await import('../cdk/cdk-test-app.ts');
+    const { readAppSettings } = await import('../../cdk/app-settings.ts');
     const { Template } = await import('aws-cdk-lib/assertions');
     const tools = await repoTools();
+    // As the app does: the context key read with the other settings, then passed as the `operationCard` prop.
     const environmentOf = (context?: string) => {
       const app = testApp();
       if (context !== undefined) app.node.setContext(OPERATION_CARD_CONTEXT, context);
-      const stack = buildStack(app, tools);
+      const { operationCard } = readAppSettings(app.node);
+      const stack = buildStack(app, tools, operationCard === undefined ? {} : { operationCard });
       const fn = resourcesOf(Template.fromStack(stack), 'AWS::Lambda::Function')[logicalIdOf(stack.server.mcpFunction)];
       return (fn?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
     };
