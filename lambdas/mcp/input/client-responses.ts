@@ -9,7 +9,8 @@
  * the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400
  * Bad Request). The HTTP response body MAY comprise a JSON-RPC error response that has no id."
  */
-import { MAX_INPUT_KEY_LENGTH, type ClosedAnswer, type InputAnswer } from '../../operations/input-requests.ts';
+import type { InputAnswer } from '../../operations/input-protocol.ts';
+import { MAX_INPUT_KEY_LENGTH, type ClosedAnswer } from '../../operations/input-requests.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import { isObject } from '../../shared/json-values.ts';
 import { MAX_TOKEN_LENGTH } from '../dialects/dialect-support.ts';
@@ -121,7 +122,7 @@ function parseAnswer(message: ResponseLike, key: string, idToken: string | undef
 }
 
 /**
- * The core names the field as the 2026-07-28 wire does (`inputResponses.<key>.action`); here
+ * mcp-input-protocol.ts names the field as the 2026-07-28 wire does (`inputResponses.<key>.action`); here
  * it is the response's result: "Invalid answer to confirm: result.action must be ...".
  */
 function reworded(error: OperationError): string {

@@ -7,7 +7,7 @@
  */
 import { ProtocolError, type ServerContext } from '@modelcontextprotocol/server';
 import { argumentsHash } from '../../operations/fingerprint.ts';
-import type { InputAnswer } from '../../operations/input-requests.ts';
+import type { InputAnswer } from '../../operations/input-protocol.ts';
 import type { Dialect, OperationKey, OperationRecord } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import type { SyncStep, SyncStepInput } from '../../operations/operations-service.ts';
