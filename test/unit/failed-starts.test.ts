@@ -57,6 +57,21 @@ describe('the failure branch of a start', () => {
     expect((await store.get(record))?.status).toBe('failed');
   });
 
+  it('a failed start is told by the failedStart field of its outcome, not its message: only such a record stops a late RUNNING execution', async () => {
+    const { service, store, engine } = coreHarness();
+    engine.failStartWith = throttled();
+    await expectOperationError(start(service, 't'), 'INTERNAL');
+    engine.failStartWith = undefined;
+    const failed = (await store.get({ ownerId: owner, token: 't' }))!;
+    expect(failed.outcome).toMatchObject({ kind: 'internal-error', failedStart: true });
+    // Another internal error whose message merely reads the same is not a failed start: its execution is left alone.
+    const other = await start(service, 'u');
+    const outcome = { kind: 'internal-error' as const, message: 'could not start: something else' };
+    await store.transition(other, ['working'], { status: 'failed', outcome, updatedAt: other.updatedAt + 1 });
+    await service.applyExecution(other, await engine.describe(other.executionArn!));
+    expect(engine.executions.get(other.executionArn!)?.status).toBe('RUNNING');
+  });
+
   it('when the engine cannot say, a StopExecution by the derived ARN settles it: nothing runs, and the record ends failed', async () => {
     const { service, store, engine } = coreHarness();
     engine.loseStartResponse = true;
