@@ -1,13 +1,13 @@
 /**
  * `npm run bench`: on the local stack, status-poll throughput side by side with a reference
  * server, latency and memory of the hot paths, AWS calls per operation for each dialect, the
- * cost of an operation in AWS, DescribeExecution calls per hour of reconciling polled long operations, the Lambda bundles' size and cold import time, start-up time of `npm start` beside `--as-deployed`, MCP Events' delivery latency and cost per subscriber-hour, and a soak.
+ * cost of an operation in AWS, DescribeExecution calls per hour of reconciling polled long operations, the Lambda bundles' size and cold import time, the MCP function's Init Duration as deployed locally, start-up time of `npm start` beside `--as-deployed`, MCP Events' delivery latency and cost per subscriber-hour, and a soak.
  * Prints figures; it asserts nothing (machines are shared and noisy: compare runs, not
  * thresholds).
  *
  *   npm run bench                       everything, the soak included (minutes)
  *   npm run bench -- --no-soak          everything but the soak (also BENCH_SOAK=0)
- *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, cost, cadence, listen, events, bundle, startup, soak
+ *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, cost, cadence, listen, events, bundle, init, startup, soak
  *
  * BENCH_SECONDS (3) and BENCH_AB_ROUNDS (2) size the side-by-side segments; BENCH_ROUNDS (200)
  * the hot-path samples; BENCH_IMPORT_RUNS (9) the cold imports.
@@ -25,7 +25,7 @@ import { printReconcileCadence } from './reconcile-cadence.ts';
 import { printStartupTime } from './startup-time.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
-const SECTIONS = ['polls', 'hot-paths', 'calls', 'cost', 'cadence', 'listen', 'events', 'bundle', 'startup', 'soak'] as const;
+const SECTIONS = ['polls', 'hot-paths', 'calls', 'cost', 'cadence', 'listen', 'events', 'bundle', 'init', 'startup', 'soak'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function summarize(name: string, samples: number[]): void {
@@ -183,6 +183,10 @@ if (sections.has('events')) {
 }
 if (sections.has('bundle')) {
   await lambdaBundles();
+  console.log();
+}
+if (sections.has('init')) {
+  await (await import('./init-duration.ts')).printInitDuration();
   console.log();
 }
 if (sections.has('startup')) {

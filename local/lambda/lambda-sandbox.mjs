@@ -5,7 +5,7 @@
  * the worker runs with no loader (no tsx), as the bundle runs in Lambda.
  *
  * Messages in: `{ type: 'invoke', id, eventJson, awsRequestId, deadlineMs, invokedFunctionArn }`.
- * Messages out: `ready` | `init-error {error}` | `log {stream, text}` | `result {id, json}` |
+ * Messages out: `ready {importMs}` | `init-error {error}` | `log {stream, text}` | `result {id, json}` |
  * `chunk {id, data, contentType}` | `done {id}` | `error {id, error}` | `fatal {error}`.
  */
 import { existsSync } from 'node:fs';
@@ -42,12 +42,14 @@ process.on('unhandledRejection', (reason) =>
   fatal(reason, { errorType: 'Runtime.UnhandledPromiseRejection', errorMessage: String(reason instanceof Error ? `${reason.name}: ${reason.message}` : reason), trace: traceOf(reason) }),
 );
 
+const importStarted = performance.now();
 const handler = await loadHandler();
 if (handler) {
   port.on('message', (message) => {
     if (message.type === 'invoke') void invoke(handler, message);
   });
-  port.postMessage({ type: 'ready' });
+  // How much of the init was the handler module's import (the function's own module init).
+  port.postMessage({ type: 'ready', importMs: performance.now() - importStarted });
 }
 
 /** The worker's stdout and stderr travel on the message port, so log lines and results stay in order. */

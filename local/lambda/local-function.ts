@@ -41,6 +41,14 @@ export interface LocalFunctionOptions {
   logGroupName?: string;
 }
 
+/** One sandbox's init, in milliseconds. */
+export interface ColdStart {
+  /** As its REPORT line gives it: from the sandbox's start to its handler loaded. */
+  initDurationMs: number;
+  /** Of that, the import of the handler's module (its module init); the rest is the sandbox's start-up. */
+  handlerImportMs: number;
+}
+
 /** What a RESPONSE_STREAM invocation gives: the prelude, then the body as it is written. */
 export interface StreamingInvocation {
   prelude: { statusCode?: number; headers?: Record<string, string>; cookies?: string[] };
@@ -54,6 +62,8 @@ export interface LocalFunction {
   invoke(event: unknown): Promise<unknown>;
   /** RESPONSE_STREAM invoke: the awslambda.streamifyResponse contract (HttpResponseStream.from prelude, then body chunks). */
   invokeStreaming(event: unknown): Promise<StreamingInvocation>;
+  /** Each cold start so far, in the order their REPORT lines were written. */
+  readonly coldStarts: readonly ColdStart[];
   close(): Promise<void>;
 }
 
@@ -77,6 +87,7 @@ export async function startLocalFunction(options: LocalFunctionOptions): Promise
         });
       }),
     invokeStreaming: (event) => new Promise((resolve, reject) => void pool.run(event, streamingSink(resolve, reject))),
+    coldStarts: pool.coldStarts,
     close: () => pool.close(),
   };
 }
@@ -166,6 +177,8 @@ class SandboxPool {
   private readonly idle: SandboxThread[] = [];
   private readonly waiting: Array<(sandbox: SandboxThread) => void> = [];
   private closed = false;
+  /** Each cold start, in the order their REPORT lines were written. */
+  readonly coldStarts: ColdStart[] = [];
 
   constructor(private readonly options: LocalFunctionOptions) {}
 
@@ -196,8 +209,11 @@ class SandboxPool {
       clearTimeout(timer);
       const duration = performance.now() - started;
       onLog(`END RequestId: ${requestId}`);
-      const init = sandbox.initDurationMs === undefined ? '' : `\tInit Duration: ${sandbox.initDurationMs.toFixed(2)} ms`;
+      // Lambda gives a cold start's Init Duration on the REPORT line of the invocation that paid it.
+      const initMs = sandbox.initDurationMs;
       sandbox.initDurationMs = undefined;
+      if (initMs !== undefined) this.coldStarts.push({ initDurationMs: initMs, handlerImportMs: sandbox.handlerImportMs ?? Number.NaN });
+      const init = initMs === undefined ? '' : `\tInit Duration: ${initMs.toFixed(2)} ms`;
       onLog(`REPORT RequestId: ${requestId}\tDuration: ${duration.toFixed(2)} ms\tBilled Duration: ${Math.ceil(duration)} ms\tMemory Size: ${fn.memorySize} MB${init}`);
       this.release(sandbox);
       deliver();

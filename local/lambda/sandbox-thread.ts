@@ -34,7 +34,10 @@ export interface InvocationSink {
 /** One worker thread: its init, then one invocation at a time. */
 export class SandboxThread {
   dead = false;
+  /** The cold start's Init Duration, until the invocation that paid it reports it. */
   initDurationMs: number | undefined;
+  /** Of that, the handler module's import (the rest is the sandbox's own start-up). */
+  handlerImportMs: number | undefined;
   private readonly worker: Worker | undefined;
   private readonly initialized: Promise<LambdaErrorPayload | undefined>;
   private sink: InvocationSink | undefined;
@@ -85,6 +88,7 @@ export class SandboxThread {
         if (message.type === 'ready' || message.type === 'init-error') {
           clearTimeout(timer);
           this.initDurationMs = performance.now() - begun;
+          if (message.type === 'ready') this.handlerImportMs = message.importMs;
           resolve(message.type === 'init-error' ? message.error : undefined);
         } else this.onMessage(message);
       });
@@ -186,7 +190,7 @@ export class SandboxThread {
 }
 
 type SandboxMessage =
-  | { type: 'ready' }
+  | { type: 'ready'; importMs: number }
   | { type: 'init-error'; error: LambdaErrorPayload }
   | { type: 'log'; stream: 'stdout' | 'stderr'; text: string }
   | { type: 'chunk'; id: string; data: Uint8Array; contentType: string }

@@ -201,6 +201,26 @@ describe('a local function', () => {
     expect(after[5]).toMatch(new RegExp(`^REPORT RequestId: ${requestId}\\tDuration: [\\d.]+ ms\\tBilled Duration: \\d+ ms\\tMemory Size: 256 MB\\tInit Duration: [\\d.]+ ms$`));
   });
 
+  it('gives the Init Duration of each cold start on its REPORT line and in coldStarts, and none for a warm invocation', async () => {
+    const reports: string[] = [];
+    const fn = await start({
+      fn: await writeAsset(root, 'InitDuration', { 'index.mjs': 'export const handler = async () => 1;' }),
+      onLog: (line) => void (line.startsWith('REPORT ') && reports.push(line)),
+    });
+    expect(fn.coldStarts).toEqual([]);
+    await fn.invoke({});
+    await fn.invoke({});
+    expect(reports).toHaveLength(2);
+    const reported = Number(/\tInit Duration: ([\d.]+) ms$/.exec(reports[0] ?? '')?.[1]);
+    expect(fn.coldStarts).toHaveLength(1);
+    const [coldStart] = fn.coldStarts;
+    expect(coldStart?.initDurationMs.toFixed(2)).toBe(reported.toFixed(2));
+    // The handler's import is part of the init, never more than it.
+    expect(coldStart?.handlerImportMs).toBeGreaterThan(0);
+    expect(coldStart?.handlerImportMs).toBeLessThanOrEqual(coldStart?.initDurationMs ?? 0);
+    expect(reports[1]).not.toContain('Init Duration');
+  });
+
   it('reads /var/task paths from the asset, as the function sees its asset mounted there', async () => {
     const fn = await start({
       fn: await writeAsset(root, 'TaskRoot', {
