@@ -6,10 +6,10 @@
  *
  * `createOperations` builds it from its parts, one per stage of an operation's life:
  * starts.ts (start, slot claim, launch), settlement.ts (reconcile, finish, cancel,
- * abandon), operation-reads.ts (reads and lookups), sync-runs.ts (calls a client waits
- * on), input-requests.ts and run-reports.ts (what a running execution asks and reports).
- * Each part gets the others it needs as ports; `OperationsService` is the one face the
- * edges call.
+ * abandon), operation-reads.ts (live and current reads, waits), sync-runs.ts (calls a
+ * client waits on), input-requests.ts and run-reports.ts (what a running execution asks
+ * and reports). Each part gets the others it needs as ports; `OperationsService` is the
+ * one face the edges call, and holds the lookups only the edges make.
  */
 import { ActiveSlots } from './active-slots.ts';
 import { mintId } from './fingerprint.ts';
