@@ -75,6 +75,13 @@ const BUNDLES: BundleSpec[] = [
   { name: DYNAMODB_REFERENCE, entry: 'bench/reference-mcp-dynamodb-lambda.ts', environment: { TABLE_NAME: 'bench' } },
 ];
 
+/**
+ * The Node that runs the cold imports: BENCH_NODE, when set, so that the figures can be taken
+ * on the functions' runtime (Node 24) whatever Node runs the bench; which Node builtins a
+ * module loads, and what they cost, differ between Node versions.
+ */
+const IMPORT_NODE = process.env.BENCH_NODE ?? process.execPath;
+
 // The Lambda runtime's streaming global, which the MCP handler needs at import, stood in for here.
 const RUNTIME_GLOBAL = 'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };';
 
@@ -113,6 +120,8 @@ export async function lambdaBundles(runs = Number(process.env.BENCH_IMPORT_RUNS 
       const { importMs = [], importCpuMs = [] } = timings[index] ?? {};
       return { ...sizes, importMs: importMs.sort((a, b) => a - b), importCpuMs: importCpuMs.sort((a, b) => a - b) };
     });
+    const version = execFileSync(IMPORT_NODE, ['--version']).toString().trim();
+    console.log(`cold imports run by node ${version}${process.env.BENCH_NODE ? ' (BENCH_NODE)' : ''}`);
     for (const measured of figures) print(measured);
     printRatio(figures);
     return figures;
@@ -139,7 +148,7 @@ function coldImport(outfile: string, spec: BundleSpec): { wall: number; cpu: num
     const wall = performance.now() - t; const cpu = process.cpuUsage(c); console.log(wall, (cpu.user + cpu.system) / 1000);`;
   const env = { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', NODE_OPTIONS: FUNCTION_NODE_OPTIONS, NODE_NO_WARNINGS: '1', ...spec.environment };
   // A fresh process: what a Lambda cold start pays for module init.
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(IMPORT_NODE, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const [wall = Number.NaN, cpu = Number.NaN] = out.toString().trim().split(' ').map(Number);
   return { wall, cpu };
 }

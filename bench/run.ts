@@ -10,7 +10,9 @@
  *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, cost, cadence, listen, events, bundle, init, startup, soak
  *
  * BENCH_SECONDS (3) and BENCH_AB_ROUNDS (2) size the side-by-side segments; BENCH_ROUNDS (200)
- * the hot-path samples; BENCH_IMPORT_RUNS (9) the cold imports.
+ * the hot-path samples; BENCH_IMPORT_RUNS (9) the cold imports, which BENCH_NODE (a node
+ * binary, e.g. Node 24, the functions' runtime) runs instead of this Node; BENCH_INIT_RUNS (5)
+ * the as-deployed starts of `init`.
  */
 import { existsSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
