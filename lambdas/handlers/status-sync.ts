@@ -18,7 +18,6 @@ import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import type { InvocationContext } from '../observability/request-observer.ts';
 import { createOperations } from '../operations/operations-service.ts';
-import { mcpInputProtocol } from '../mcp/input/mcp-input-protocol.ts';
 import { shapeFinishedResult } from '../mcp/results/result-shaping.ts';
 import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
@@ -33,9 +32,9 @@ const operations = createOperations({
   limits: limitsFromEnv(),
   logger: consoleLogger,
   results: { store: lazyS3ResultStore(requiredEnv(ENV.resultsBucket)) },
-  // Results are checked against the contract their record carries: this function needs no catalog.
+  // Results are checked against the contract their record carries: this function needs no
+  // catalog, and it starts nothing and relays no questions, so it needs no input protocol.
   shapeResult: shapeFinishedResult,
-  input: mcpInputProtocol,
 });
 
 // The stack names the bus, and the server key's secret (read as the MCP function reads it, on

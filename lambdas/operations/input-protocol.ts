@@ -30,3 +30,14 @@ export interface InputProtocol {
   /** Checks an answer to the question pending under `inputKey`, and says what it does to the waiting state. */
   parseAnswer(inputKey: string, request: InputRequestMessage, answer: InputAnswer): ParsedInputAnswer;
 }
+
+/**
+ * The protocol of a process that takes no questions: its clients can be asked nothing, and a
+ * question or answer reaching it is refused, saying so.
+ */
+export const noInputProtocol: InputProtocol = {
+  capabilitiesOf: () => ({}),
+  kindsOf: () => [],
+  parseRequest: () => ({ ok: false, message: 'this process takes no questions' }),
+  parseAnswer: () => ({ ok: false, field: 'result', problem: 'this process takes no answers' }),
+};

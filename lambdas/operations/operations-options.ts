@@ -4,7 +4,7 @@
  * the same `OperationsContext`, the options with their defaults filled in.
  */
 import { consoleLogger } from '../logging/logger.ts';
-import type { InputProtocol } from './input-protocol.ts';
+import { noInputProtocol, type InputProtocol } from './input-protocol.ts';
 import { DEFAULT_LIMITS, type OperationsLimits } from './operations-limits.ts';
 import { systemClock, type Clock, type Logger, type RecordStore, type ResultShaper, type WorkflowEngine } from './ports.ts';
 import type { ResultSpill } from './result-store.ts';
@@ -13,8 +13,13 @@ import type { ToolCatalog } from './tool-spec.ts';
 export interface OperationsOptions {
   store: RecordStore;
   engine: WorkflowEngine;
-  /** The questions executions may ask and the answers they take, in the wire's words (lambdas/mcp/input/mcp-input-protocol.ts). */
-  input: InputProtocol;
+  /**
+   * The questions executions may ask and the answers they take, in the wire's words
+   * (lambdas/mcp/input/mcp-input-protocol.ts). @default noInputProtocol: a process that
+   * neither starts operations nor relays questions (status sync) needs none, and so carries no
+   * schema library.
+   */
+  input?: InputProtocol;
   /** @default DEFAULT_LIMITS */
   limits?: OperationsLimits;
   /** @default systemClock */
@@ -34,7 +39,7 @@ export type OperationsContext = Required<Pick<OperationsOptions, 'store' | 'engi
   Pick<OperationsOptions, 'results' | 'shapeResult' | 'catalog'>;
 
 export function contextOf(options: OperationsOptions): OperationsContext {
-  return { ...options, limits: options.limits ?? DEFAULT_LIMITS, clock: options.clock ?? systemClock, logger: options.logger ?? consoleLogger };
+  return { ...options, input: options.input ?? noInputProtocol, limits: options.limits ?? DEFAULT_LIMITS, clock: options.clock ?? systemClock, logger: options.logger ?? consoleLogger };
 }
 
 /** Whether a record has expired: DynamoDB's TTL deletes items up to days late, so expiry is enforced on read. */

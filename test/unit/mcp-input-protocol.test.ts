@@ -97,3 +97,18 @@ describe('a core given another input protocol', () => {
     expect(engine.taskCalls.at(-1)).toEqual({ taskToken: 'tok', output: { colour: 'teal' } });
   });
 });
+
+describe('a core built without an input protocol (status sync)', () => {
+  it('asks its clients nothing and refuses a question, saying this process takes none', async () => {
+    const engine = new FakeWorkflowEngine();
+    const service = createOperations({ store: new InMemoryRecordStore(), engine, limits: TEST_LIMITS, clock: new ManualClock(), logger: memoryLogger() });
+    const record = await service.start({ ownerId: 'o', tool: testTool({ name: 'paint' }), arguments: {}, token: 't', dialect: 'tasks-2026-07-28', clientCapabilities: { elicitation: {} } });
+    expect(record.inputKinds ?? [], "no kind of question is open to its clients").toEqual([]);
+    const refused = await service.inputs
+      .ask({ operation: record, executionName: record.executionName, key: 'c', request: form, taskToken: 'tok' })
+      .then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(InputRequestRefused);
+    expect((refused as InputRequestRefused).message).toBe('this process takes no questions');
+    expect(engine.taskCalls).toEqual([]);
+  });
+});
