@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { esbuildOptions, FUNCTION_NODE_OPTIONS, lazyModuleOptions, lazyModulesOf } from '../cdk/lambda-bundling.ts';
 import { REPO_ROOT } from '../cdk/repo-paths.ts';
-import { ENV } from '../lambdas/aws/operations-table.ts';
+import { ENV } from '../lambdas/handlers/environment.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../lambdas/tools/state-machine-names.ts';
 
 /** What one bundle measured. */

@@ -21,7 +21,7 @@ import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
-import { ENV } from '../lambdas/aws/operations-table.ts';
+import { ENV } from '../lambdas/handlers/environment.ts';
 import type { AsyncMcpServerProps } from './async-mcp-server-props.ts';
 import { EventsDelivery, serverEventsParticipants } from './events-delivery.ts';
 import type { ExistingToolStateMachine } from './existing-tool-state-machine.ts';

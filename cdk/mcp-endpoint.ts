@@ -11,7 +11,7 @@ import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { type FunctionUrl, type FunctionUrlAuthType, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import { ENV } from '../lambdas/aws/operations-table.ts';
+import { ENV } from '../lambdas/handlers/environment.ts';
 import { requestTimeoutSeconds } from '../lambdas/operations/operations-limits.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../lambdas/tools/state-machine-names.ts';
 import { BundledFunction } from './bundled-function.ts';

@@ -5,7 +5,7 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { ENV } from '../lambdas/aws/operations-table.ts';
+import { ENV } from '../lambdas/handlers/environment.ts';
 import { DEFAULT_LIMITS, REQUEST_MARGIN_SECONDS } from '../lambdas/operations/operations-limits.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';

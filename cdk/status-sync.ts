@@ -17,7 +17,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { ENV } from '../lambdas/aws/operations-table.ts';
+import { ENV } from '../lambdas/handlers/environment.ts';
 import { statusChangePattern, statusChangePrefixPattern, type StatusChangePattern } from '../lambdas/aws/status-events.ts';
 import { BundledFunction } from './bundled-function.ts';
 import type { OperationsTable } from './operations-table.ts';

@@ -9,7 +9,7 @@ import { type CfnResource, type Duration, Names, Stack, Validations } from 'aws-
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV } from '../lambdas/aws/operations-table.ts';
+import { ENV } from '../lambdas/handlers/environment.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import { BundledFunction } from './bundled-function.ts';

@@ -8,7 +8,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { listRunningOperations, type RunningOperation } from '../lambdas/aws/running-operations.ts';
-import { ENV } from '../lambdas/aws/operations-table.ts';
+import { ENV } from '../lambdas/handlers/environment.ts';
 
 /** The local stack's table name (local/dynamodb/dynamo-local.ts), for --endpoint without --table. */
 const LOCAL_TABLE_NAME = 'async-mcp-operations';

@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DEPLOYED_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
-import { ENV } from '../aws/operations-table.ts';
+import { ENV } from '../handlers/environment.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
 import { requiredEnv } from '../handlers/environment.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';

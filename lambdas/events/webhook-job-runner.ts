@@ -7,7 +7,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEPLOYED_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
-import { ENV } from '../aws/operations-table.ts';
+import { ENV } from '../handlers/environment.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { eventsCallbackModeFromEnv, eventsFromEnv, requiredEnv } from '../handlers/environment.ts';
 import { consoleLogger } from '../logging/logger.ts';

@@ -5,7 +5,7 @@
  * and each batch runs through sqs-delivery-batch.ts.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ENV } from '../aws/operations-table.ts';
+import { ENV } from './environment.ts';
 import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../aws/sqs-webhook-delivery-queue.ts';
 import type { DeliverWebhookJob } from '../events/webhook-delivery-job.ts';
 import { createWebhookJobRunner } from '../events/webhook-job-runner.ts';

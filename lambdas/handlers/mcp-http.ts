@@ -11,7 +11,7 @@ import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { invocationDeadlineOf, lambdaStreamingRuntime, streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
 import { authenticatedFunctionUrlFetch, functionUrlAuthFromEnv } from '../aws/function-url-principal.ts';
 import { DEPLOYED_CLIENT_CONFIG, runWaitingClientConfig } from '../aws/aws-client-config.ts';
-import { ENV } from '../aws/operations-table.ts';
+import { ENV } from './environment.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { lazyStepFunctionsEngine } from '../aws/lazy-step-functions-engine.ts';
 import { createAsyncMcpApp } from '../app/async-mcp-app.ts';

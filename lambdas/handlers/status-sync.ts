@@ -7,7 +7,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { AWS_CLIENT_CONFIG, DEPLOYED_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
-import { ENV } from '../aws/operations-table.ts';
+import { ENV } from './environment.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { createOperationEventsPublisher } from '../aws/operation-events-publisher.ts';

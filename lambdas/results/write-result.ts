@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
-import { ENV } from '../aws/operations-table.ts';
+import { ENV } from '../handlers/environment.ts';
 import { mintId } from '../operations/fingerprint.ts';
 import { resultIdFor, resultKeyFor, resultUriFor, type ResultStore } from '../operations/result-store.ts';
 

@@ -14,7 +14,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadDeployedStack } from '../assembly/build-deployed-stack.ts';
 import type { DeployedFunction, DeployedStack } from '../assembly/deployed-stack.ts';
-import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { ENV } from '../../lambdas/handlers/environment.ts';
 import { startLocalDynamo } from '../dynamodb/dynamo-local.ts';
 import { startTtlSweeper, type TtlSweeperOptions } from '../dynamodb/dynamo-ttl-sweeper.ts';
 import { IamAuthority } from '../iam/iam-authority.ts';

@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { ENV } from '../../lambdas/handlers/environment.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
 import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';

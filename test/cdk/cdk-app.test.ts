@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { ENV } from '../../lambdas/handlers/environment.ts';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { CDK_JSON_CONTEXT } from './cdk-test-app.ts';
 

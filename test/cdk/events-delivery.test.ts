@@ -9,7 +9,7 @@ import { App, Duration } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { ENV } from '../../lambdas/handlers/environment.ts';
 import { REPORT_PROGRESS_WORKER } from '../../lambdas/tools/report-progress-states.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { readAppSettings } from '../../cdk/app-settings.ts';

@@ -4,7 +4,7 @@
  * deployed function checks callbacks in AWS mode.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { ENV } from '../../lambdas/handlers/environment.ts';
 import { resourcesOf, repoTools, synthTemplate } from './cdk-test-app.ts';
 import type { Template } from 'aws-cdk-lib/assertions';
 

@@ -1,7 +1,7 @@
 /** The `listen` prop and context value: whether the MCP Lambda serves `subscriptions/listen`. */
 import { App } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { ENV } from '../../lambdas/handlers/environment.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { readAppSettings } from '../../cdk/app-settings.ts';
 import { logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { App, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { ENV } from '../../lambdas/handlers/environment.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { readAppSettings } from '../../cdk/app-settings.ts';
 import { AsyncMcpServer } from '../../cdk/async-mcp-server.ts';

@@ -9,7 +9,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template as TemplateOf, type Template } from 'aws-cdk-lib/assertions';
 import { ResultsBucket, type ResultsBucketProps } from '../../cdk/results-bucket.ts';
 import { RESULT_KEY_PREFIXES } from '../../lambdas/operations/result-store.ts';
-import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { ENV } from '../../lambdas/handlers/environment.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';

@@ -1,6 +1,6 @@
 /** ASYNC_MCP_HANDLE_TOOLS: how the Lambda reads whether handle tools are on. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ENV } from '../../lambdas/aws/operations-table.ts';
+import { ENV } from '../../lambdas/handlers/environment.ts';
 import { handleToolsFromEnv } from '../../lambdas/handlers/environment.ts';
 
 const saved = process.env[ENV.handleTools];

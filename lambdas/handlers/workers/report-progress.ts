@@ -9,7 +9,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { deployedMetrics } from '../../app/deployed-operations.ts';
 import { AWS_CLIENT_CONFIG } from '../../aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../../aws/dynamodb-record-store.ts';
-import { ENV } from '../../aws/operations-table.ts';
+import { ENV } from '../environment.ts';
 import { StepFunctionsEngine } from '../../aws/step-functions-engine.ts';
 import { consoleLogger } from '../../logging/logger.ts';
 import { deployedEventRecording } from '../../mcp/events/deployed-events.ts';

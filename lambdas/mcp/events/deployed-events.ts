@@ -6,7 +6,7 @@
  * passes `deployedEventsOptions` to the app as its `events`.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ENV } from '../../aws/operations-table.ts';
+import { ENV } from '../../handlers/environment.ts';
 import { secretsManagerKey } from '../../aws/secrets-manager-key.ts';
 import { lazySqsWebhookDeliveryQueue } from '../../aws/lazy-sqs-webhook-delivery-queue.ts';
 import { DynamoDbEventLog } from '../../events/dynamodb-event-log.ts';
