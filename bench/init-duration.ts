@@ -13,8 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startDeployedStack } from '../local/as-deployed/start-deployed-stack.ts';
-import { synthesizeAssembly } from '../local/as-deployed/synthesize-assembly.ts';
+import { startDeployedStack, synthesizeAssembly } from '../local/as-deployed/index.ts';
 import { legacyRequest } from '../test/support/raw-mcp.ts';
 
 const REPORT = /^\[(\S+)\] REPORT RequestId: \S+\tDuration: ([\d.]+) ms\t.*?(?:\tInit Duration: ([\d.]+) ms)?$/;

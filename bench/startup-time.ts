@@ -8,8 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDeployedStack } from '../local/as-deployed/start-deployed-stack.ts';
-import { synthesizeAssembly } from '../local/as-deployed/synthesize-assembly.ts';
+import { startDeployedStack, synthesizeAssembly } from '../local/as-deployed/index.ts';
 import { startLocalStack } from '../local/local-stack.ts';
 import { legacyRequest } from '../test/support/raw-mcp.ts';
 

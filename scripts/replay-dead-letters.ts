@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { ASSEMBLY_RECORD, startDeployedStack } from '../local/as-deployed/start-deployed-stack.ts';
+import { ASSEMBLY_RECORD, startDeployedStack } from '../local/as-deployed/index.ts';
 
 const USAGE = 'Usage: npm run replay-dead-letters -- --data DIR [--cdk-out DIR]';
 const ARGS = { options: { data: { type: 'string' }, 'cdk-out': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true } satisfies ParseArgsConfig;

@@ -10,8 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startDeployedStack, type DeployedLocalStack, type DeployedStackOptions } from '../../local/as-deployed/start-deployed-stack.ts';
-import { synthesizeAssembly } from '../../local/as-deployed/synthesize-assembly.ts';
+import { type DeployedLocalStack, type DeployedStackOptions, startDeployedStack, synthesizeAssembly } from '../../local/as-deployed/index.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const SOURCES = ['cdk', 'lambdas', 'state-machines', 'cdk.json', 'package-lock.json'];

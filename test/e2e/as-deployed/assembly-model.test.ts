@@ -7,8 +7,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AssemblyError } from '../../../local/assembly/assembly-error.ts';
-import { loadDeployedStack } from '../../../local/assembly/build-deployed-stack.ts';
+import { AssemblyError, loadDeployedStack } from '../../../local/as-deployed/index.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetCsv } from '../../../lambdas/examples/dataset-csv.ts';
-import type { DeployedLocalStack } from '../../../local/as-deployed/start-deployed-stack.ts';
+import type { DeployedLocalStack } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
 import { expectedStats } from '../../support/expected-stats.ts';
 import { legacyNotification, legacyRequest, modernRequest } from '../../support/raw-mcp.ts';

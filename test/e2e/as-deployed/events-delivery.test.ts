@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../../lambdas/handlers/environment.ts';
 import { OPERATIONS_TABLE } from '../../../lambdas/aws/operations-table.ts';
 import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../../../lambdas/aws/sqs-webhook-delivery-queue.ts';
-import type { DeployedLocalStack } from '../../../local/as-deployed/start-deployed-stack.ts';
+import type { DeployedLocalStack } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
 
 let stack: DeployedLocalStack;

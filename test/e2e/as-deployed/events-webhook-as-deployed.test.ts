@@ -11,7 +11,7 @@ import { experimental_createMCPClient as createMCPClient, experimental_createMCP
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sigV4Fetch } from '../../../client/index.ts';
-import type { DeployedLocalStack } from '../../../local/as-deployed/start-deployed-stack.ts';
+import type { DeployedLocalStack } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, IAM_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
 import { expectStatsOf } from '../../support/expected-stats.ts';
 import { jsonRpcMessagesOf, MODERN_VERSION } from '../../support/raw-mcp.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join, MemoryRequestStateStore, sigV4Fetch, startToolCall } from '../../../client/index.ts';
-import type { DeployedLocalStack } from '../../../local/as-deployed/start-deployed-stack.ts';
+import type { DeployedLocalStack } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, IAM_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
 import { cliEnv, lastJson, runCli } from '../../client/support/cli-process.ts';
 

@@ -9,8 +9,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetCsv } from '../../../lambdas/examples/dataset-csv.ts';
-import type { DeployedLocalStack } from '../../../local/as-deployed/start-deployed-stack.ts';
-import { describeUnusedGrants, rolesForTools, unexpectedUnusedGrants, unusedGrants, type ExpectedUnusedGrant } from '../../../local/iam/least-privilege.ts';
+import { type DeployedLocalStack, describeUnusedGrants, type ExpectedUnusedGrant, rolesForTools, unexpectedUnusedGrants, unusedGrants } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
 import { legacyNotification, legacyRequest, modernRequest } from '../../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../../support/rpc-assertions.ts';

@@ -5,7 +5,7 @@
  * another audience is refused, and each subject owns its own tasks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeployedLocalStack } from '../../../local/as-deployed/start-deployed-stack.ts';
+import type { DeployedLocalStack } from '../../../local/as-deployed/index.ts';
 import { startDevIssuer, type DevIssuer } from '../../../local/oauth/dev-issuer.ts';
 import { deployedAssembly, startAssemblyStack } from '../../support/deployed-assembly.ts';
 import { modernRequest } from '../../support/raw-mcp.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DeployedLocalStack } from '../../../local/as-deployed/start-deployed-stack.ts';
+import type { DeployedLocalStack } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
 import { legacyRequest } from '../../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../../support/rpc-assertions.ts';
