@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryActiveSlotStore } from '../../lambdas/operations/in-memory-active-slot-store.ts';
-import { DEFAULT_MAX_RECORD_BYTES, InMemoryRecordStore, operationItemBytes } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryActiveSlotStore } from '../support/in-memory-active-slot-store.ts';
+import { DEFAULT_MAX_RECORD_BYTES, InMemoryRecordStore, operationItemBytes } from '../support/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import { describeActiveSlotStoreContract, describeRecordStoreContract } from './record-store-contract.ts';
 

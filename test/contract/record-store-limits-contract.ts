@@ -5,7 +5,7 @@
  * the DynamoDB store enforces the limits itself rather than trusting the local server.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { operationItemBytes } from '../../lambdas/operations/in-memory-record-store.ts';
+import { operationItemBytes } from '../support/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import { DYNAMODB_LIMITS } from '../../lambdas/aws/dynamodb-limits.ts';
 import { MAX_ID_BYTES, type RecordStore } from '../../lambdas/operations/ports.ts';

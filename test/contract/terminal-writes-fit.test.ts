@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
-import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
+import { InMemoryResultStore } from '../support/in-memory-result-store.ts';
 import type { OperationRecord, PendingInput, RunReport } from '../../lambdas/operations/operation.ts';
 import type { RecordStore } from '../../lambdas/operations/ports.ts';
 import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';

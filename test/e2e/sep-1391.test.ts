@@ -14,7 +14,7 @@ import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack, startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { legacyNotification, legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus, rpcError } from '../support/rpc-assertions.ts';
 

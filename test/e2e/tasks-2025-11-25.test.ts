@@ -21,7 +21,7 @@ import { expectStatsOf } from '../support/expected-stats.ts';
 import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { LIST_PAGE_SIZE } from '../../lambdas/mcp/dialects/tasks-2025-11-25.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';

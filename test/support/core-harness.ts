@@ -1,6 +1,6 @@
 /** The operations core over in-memory ports, with a clock the test moves. */
 import { expect } from 'vitest';
-import { InMemoryRecordStore, type InMemoryRecordStoreOptions } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore, type InMemoryRecordStoreOptions } from './in-memory-record-store.ts';
 import { OperationError } from '../../lambdas/operations/operation-error.ts';
 import { createOperations, DEFAULT_LIMITS, type OperationsLimits } from '../../lambdas/operations/operations-service.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';

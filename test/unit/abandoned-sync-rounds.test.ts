@@ -9,7 +9,7 @@ import type { McpDeps } from '../../lambdas/mcp/dialects/dialect.ts';
 import { continueRetry, inputRequiredResult, type RoundCall } from '../../lambdas/mcp/input/input-responses.ts';
 import { REQUEST_STATE_TTL_SECONDS } from '../../lambdas/mcp/input/request-state.ts';
 import type { RequestView } from '../../lambdas/mcp/edge/request-view.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { ManualClock, memoryLogger, TEST_LIMITS, TEST_SECRET_KEY, expectOperationError } from '../support/core-harness.ts';

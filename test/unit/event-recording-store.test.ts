@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { timePosition } from '../../lambdas/events/event-log.ts';
 import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
 import { withEventRecording } from '../../lambdas/mcp/events/event-recording.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 
 const T0 = 1_760_000_000_000;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAsyncMcpApp, type EventsAppOptions } from '../../lambdas/app/async-mcp-app.ts';
 import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
 import { eventsFromEnv } from '../../lambdas/handlers/environment.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
 import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
 import { withInvocationDeadline } from '../../lambdas/mcp/listen/listen-deadline.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
 import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';

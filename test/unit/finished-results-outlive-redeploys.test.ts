@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import type { ExecutionStatusChangeEvent } from '../../lambdas/aws/status-sync.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';

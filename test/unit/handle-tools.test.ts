@@ -7,7 +7,7 @@ import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import type { OperationsLimits } from '../../lambdas/operations/operations-service.ts';
 import type { ExecutionSnapshot } from '../../lambdas/operations/ports.ts';
 import { createToolCatalog, type ToolSpec } from '../../lambdas/operations/tool-spec.ts';

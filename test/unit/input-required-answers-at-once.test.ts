@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpDeps } from '../../lambdas/mcp/dialects/dialect.ts';
 import { QUESTION_SETTLE_MS, runRound } from '../../lambdas/mcp/input/input-responses.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';
 import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';

@@ -5,8 +5,8 @@
  * only while the operation lives.
  */
 import { describe, expect, it } from 'vitest';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
-import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
+import { InMemoryResultStore } from '../support/in-memory-result-store.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { DEFAULT_SPILL_THRESHOLD_BYTES, parseResultUri, resultKeyFor, RESULT_URI_PREFIX } from '../../lambdas/operations/result-store.ts';

@@ -9,7 +9,7 @@ import { createAsyncMcpApp, type AsyncMcpApp } from '../../lambdas/app/async-mcp
 import { invocationDeadlineOf, streamingFunctionUrlHandler, type HttpPrelude, type LambdaStreamingRuntime, type ResponseStream } from '../../lambdas/aws/function-url-adapter.ts';
 import type { ListenOptions } from '../../lambdas/mcp/listen/listen-handler.ts';
 import { withInvocationDeadline } from '../../lambdas/mcp/listen/listen-deadline.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';
 import { TEST_LIMITS, TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';

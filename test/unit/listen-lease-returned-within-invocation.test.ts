@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { toWebRequest } from '../../lambdas/aws/function-url-adapter.ts';
 import { LISTEN_DEFAULTS } from '../../lambdas/mcp/listen/listen-handler.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { lambdaApp, listenEvent, messagesOf, PRINCIPAL } from './listen-lambda-harness.ts';
 
 const MARGIN_MS = 5000;

@@ -1,6 +1,6 @@
 /** The per-principal cap on open listen streams (lambdas/operations/listen-leases.ts) over the in-memory store. */
 import { describe, expect, it } from 'vitest';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { ListenLeases } from '../../lambdas/operations/listen-leases.ts';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { OperationKey, OperationRecord } from '../../lambdas/operations/operation.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { lambdaApp, listenEvent, type Invocation } from './listen-lambda-harness.ts';
 
 const MARGIN_MS = 5000;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { inputKindsOf, parseInputAnswer, parseInputRequest } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import type { InputProtocol } from '../../lambdas/operations/input-protocol.ts';
 import { INPUT_ERRORS, InputRequestRefused } from '../../lambdas/operations/input-requests.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';

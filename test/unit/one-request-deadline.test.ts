@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpDeps } from '../../lambdas/mcp/dialects/dialect.ts';
 import { runRound } from '../../lambdas/mcp/input/input-responses.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { REQUEST_MARGIN_SECONDS, requestTimeoutSeconds } from '../../lambdas/operations/operations-limits.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';

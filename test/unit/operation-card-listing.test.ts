@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { createToolCatalog, type ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { serveFetch, type NodeHttpServer } from '../../local/node-http-server.ts';
 import { TEST_LIMITS, TEST_SECRET_KEY } from '../support/core-harness.ts';

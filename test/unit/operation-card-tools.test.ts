@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import type { OperationKey } from '../../lambdas/operations/operation.ts';
 import type { ExecutionSnapshot } from '../../lambdas/operations/ports.ts';
 import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOperationEventsPublisher } from '../../lambdas/aws/operation-events-publisher.ts';
 import { createStatusSyncHandler, type ExecutionStatusChangeEvent } from '../../lambdas/aws/status-sync.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import { createOperations, DEFAULT_LIMITS, type OperationsService } from '../../lambdas/operations/operations-service.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';

@@ -14,7 +14,7 @@ import { requestLogFields } from '../../lambdas/observability/request-context.ts
 import { createEmfMetrics } from '../../lambdas/observability/emf-metrics.ts';
 import { observeInvocation } from '../../lambdas/observability/request-observer.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
 import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';
 import { serveFetch, type NodeHttpServer } from '../../local/node-http-server.ts';

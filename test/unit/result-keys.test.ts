@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mintId } from '../../lambdas/operations/fingerprint.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
-import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
+import { InMemoryResultStore } from '../support/in-memory-result-store.ts';
 import { MAX_ID_BYTES } from '../../lambdas/operations/ports.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';

@@ -7,8 +7,8 @@
  * lifecycle rules follow.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
-import { InMemoryResultStore } from '../../lambdas/operations/in-memory-result-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
+import { InMemoryResultStore } from '../support/in-memory-result-store.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import { DEFAULT_SPILL_THRESHOLD_BYTES, RESULT_KEY_PREFIXES } from '../../lambdas/operations/result-store.ts';

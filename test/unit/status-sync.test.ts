@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createStatusSyncHandler, type ExecutionStatusChangeEvent } from '../../lambdas/aws/status-sync.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { createOperations, DEFAULT_LIMITS, type OperationsService } from '../../lambdas/operations/operations-service.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';

@@ -13,7 +13,7 @@ import { hashForLog, withRequestContext } from '../../lambdas/observability/requ
 import { observeInvocation } from '../../lambdas/observability/request-observer.ts';
 import { createStructuredLogger } from '../../lambdas/observability/structured-logger.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
-import { InMemoryRecordStore } from '../../lambdas/operations/in-memory-record-store.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import type { OperationKey, OperationRecord } from '../../lambdas/operations/operation.ts';
 import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';
 import { serveFetch, type NodeHttpServer } from '../../local/node-http-server.ts';
