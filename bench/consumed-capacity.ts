@@ -31,7 +31,8 @@ export interface CapacityMeter {
 /** Adds the metering middleware; `when` picks the calls to meter (all by default). */
 export function meterConsumedCapacity(client: DynamoDBClient, options: { when?: () => boolean } = {}): CapacityMeter {
   let units: RequestUnits = { read: 0, write: 0 };
-  const middleware = (next: (args: unknown) => Promise<{ output?: { ConsumedCapacity?: { CapacityUnits?: number } } }>, context: { commandName?: string }) =>
+  const middleware =
+    (next: (args: unknown) => Promise<{ output?: { ConsumedCapacity?: { CapacityUnits?: number } } }>, context: { commandName?: string }) =>
     async (args: { input?: Record<string, unknown> }) => {
       const command = context.commandName ?? '';
       const metered = (READS.has(command) || WRITES.has(command)) && (options.when?.() ?? true);

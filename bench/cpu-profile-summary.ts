@@ -48,7 +48,11 @@ function keyFor({ functionName, url }: ProfileNode['callFrame']): string {
   const path = url.startsWith('file:') ? fileURLToPath(url) : url;
   const inPackage = packageOf(path);
   if (inPackage) return inPackage;
-  return path.replace(/^.*?\/(lambdas|local|bench|cdk|client)\//, '$1/').split('/').slice(0, 2).join('/');
+  return path
+    .replace(/^.*?\/(lambdas|local|bench|cdk|client)\//, '$1/')
+    .split('/')
+    .slice(0, 2)
+    .join('/');
 }
 
 function packageOf(path: string): string | undefined {

@@ -82,7 +82,12 @@ export async function printEventsCost(): Promise<void> {
       if (body.eventId && body.timestamp) arrivals.set(body.eventId, Date.now() - Date.parse(body.timestamp));
       return new Response(null, { status: 204 });
     };
-    const subscribe = { name: 'operation.finished', arguments: { tool: QUICK.name }, delivery: { mode: 'webhook', url: `${receiver.origin}/bench`, secret: generateWebhookSecret() }, cursor: null };
+    const subscribe = {
+      name: 'operation.finished',
+      arguments: { tool: QUICK.name },
+      delivery: { mode: 'webhook', url: `${receiver.origin}/bench`, secret: generateWebhookSecret() },
+      cursor: null,
+    };
     await result('events/subscribe', subscribe);
     for (let i = 0; i < OPERATIONS; i++) {
       const seen = arrivals.size;
@@ -122,7 +127,12 @@ export async function printEventsCost(): Promise<void> {
     const streamed = await span(async () => {
       const stream = await openStream(
         stack.url,
-        { jsonrpc: '2.0', id: 1, method: 'events/stream', params: { name: 'operation.finished', arguments: { operationId: taskId }, cursor, _meta: modernMeta() } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'events/stream',
+          params: { name: 'operation.finished', arguments: { operationId: taskId }, cursor, _meta: modernMeta() },
+        },
         { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'events/stream', 'mcp-name': 'operation.finished' },
       );
       await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
@@ -180,11 +190,17 @@ function print(m: {
   console.log(`MCP Events on the local stack (bench/events-cost.ts; ${m.latency.length} operations, a 127.0.0.1 receiver):`);
   console.log(`  delivery latency, status write -> webhook POST received   p50=${at(0.5)} ms p95=${at(0.95)} ms max=${m.latency.at(-1)} ms`);
   const perPoll = (n: number) => n / POLLS;
-  console.log(`  events/poll: ${format(m.polled.calls)} over ${POLLS} polls = ${perPoll(total(m.polled.calls)).toFixed(2)} DynamoDB calls, ${perPoll(m.polled.readUnits).toFixed(2)} RCU each (mean ${mean(m.pollMs).toFixed(1)} ms)`);
-  console.log(`  tasks/get:   ${format(m.taskPolled.calls)} over ${POLLS} polls = ${perPoll(total(m.taskPolled.calls)).toFixed(2)} DynamoDB calls, ${perPoll(m.taskPolled.readUnits).toFixed(2)} RCU each (mean ${mean(m.taskPollMs).toFixed(1)} ms)`);
+  console.log(
+    `  events/poll: ${format(m.polled.calls)} over ${POLLS} polls = ${perPoll(total(m.polled.calls)).toFixed(2)} DynamoDB calls, ${perPoll(m.polled.readUnits).toFixed(2)} RCU each (mean ${mean(m.pollMs).toFixed(1)} ms)`,
+  );
+  console.log(
+    `  tasks/get:   ${format(m.taskPolled.calls)} over ${POLLS} polls = ${perPoll(total(m.taskPolled.calls)).toFixed(2)} DynamoDB calls, ${perPoll(m.taskPolled.readUnits).toFixed(2)} RCU each (mean ${mean(m.taskPollMs).toFixed(1)} ms)`,
+  );
   const hookReads = m.withHook.readUnits - m.withoutHook.readUnits;
   const hookWrites = m.withHook.writeUnits - m.withoutHook.writeUnits;
-  console.log(`  one webhook delivery, beyond the operation: ${hookReads.toFixed(1)} RCU, ${hookWrites.toFixed(1)} WCU (operation with a subscriber: ${format(m.withHook.calls)}; without: ${format(m.withoutHook.calls)})`);
+  console.log(
+    `  one webhook delivery, beyond the operation: ${hookReads.toFixed(1)} RCU, ${hookWrites.toFixed(1)} WCU (operation with a subscriber: ${format(m.withHook.calls)}; without: ${format(m.withoutHook.calls)})`,
+  );
   console.log(`  a subscription refresh (events/subscribe again): ${format(m.refresh.calls)}, ${m.refresh.readUnits} RCU, ${m.refresh.writeUnits} WCU`);
 
   const memory = lambdaMemorySizes().mcp;
@@ -192,22 +208,45 @@ function print(m: {
   const timeout = requestTimeoutSeconds(deployedMaxBlockingSeconds());
   const streamSeconds = Math.min(LISTEN_DEFAULTS.maxStreamMs / 1000, timeout - LISTEN_DEFAULTS.deadlineMarginMs / 1000);
   type Hour = { invocations: number; gbSeconds: number; readUnits: number; writeUnits: number };
-  const usd = (c: Hour) => c.invocations * PRICES.lambdaRequest + c.gbSeconds * PRICES.lambdaArmGbSecond + c.readUnits * PRICES.readRequestUnit + c.writeUnits * PRICES.writeRequestUnit;
+  const usd = (c: Hour) =>
+    c.invocations * PRICES.lambdaRequest +
+    c.gbSeconds * PRICES.lambdaArmGbSecond +
+    c.readUnits * PRICES.readRequestUnit +
+    c.writeUnits * PRICES.writeRequestUnit;
   const polling = (everyMs: number, counted: Counted, ms: number[]): Hour => {
     const n = HOUR / (everyMs / 1000);
-    return { invocations: n, gbSeconds: n * (Math.ceil(mean(ms)) / 1000) * gb, readUnits: perPoll(counted.readUnits) * n, writeUnits: perPoll(counted.writeUnits) * n };
+    return {
+      invocations: n,
+      gbSeconds: n * (Math.ceil(mean(ms)) / 1000) * gb,
+      readUnits: perPoll(counted.readUnits) * n,
+      writeUnits: perPoll(counted.writeUnits) * n,
+    };
   };
   const streams = HOUR / streamSeconds;
-  const push: Hour = { invocations: streams, gbSeconds: HOUR * gb, readUnits: (m.streamed.readUnits / SECONDS) * HOUR, writeUnits: m.streamed.writeUnits * streams };
+  const push: Hour = {
+    invocations: streams,
+    gbSeconds: HOUR * gb,
+    readUnits: (m.streamed.readUnits / SECONDS) * HOUR,
+    writeUnits: m.streamed.writeUnits * streams,
+  };
   // A webhook subscriber costs nothing while nothing happens but its hourly refresh (the default grant is an hour).
-  const webhook: Hour = { invocations: 1, gbSeconds: (Math.ceil(mean(m.pollMs)) / 1000) * gb, readUnits: m.refresh.readUnits, writeUnits: m.refresh.writeUnits };
+  const webhook: Hour = {
+    invocations: 1,
+    gbSeconds: (Math.ceil(mean(m.pollMs)) / 1000) * gb,
+    readUnits: m.refresh.readUnits,
+    writeUnits: m.refresh.writeUnits,
+  };
   console.log(`One subscriber for an hour, waiting on one operation, us-east-1 list prices (MCP function ${memory} MB arm64):`);
   console.log(`  formula: poll invocations = 3600 / interval; GB-s = invocations x ceil(mean ms) / 1000 x GB; RCU = RCU per poll x invocations`);
   console.log(`           (an owner-index Query is billed at least 0.5 RCU, eventually consistent; dynalite meters none)`);
   console.log(`           push = a stream per ${streamSeconds} s, billed for the whole hour; RCU = RCU per second on a stream x 3600`);
-  console.log(`           webhook = one refresh an hour; each delivered event adds a delivery invocation and its ${hookReads.toFixed(1)} RCU + ${hookWrites.toFixed(1)} WCU`);
+  console.log(
+    `           webhook = one refresh an hour; each delivered event adds a delivery invocation and its ${hookReads.toFixed(1)} RCU + ${hookWrites.toFixed(1)} WCU`,
+  );
   const row = (name: string, c: Hour) =>
-    console.log(`  ${name.padEnd(30)} ${c.invocations.toFixed(1).padStart(8)} invocations ${c.gbSeconds.toFixed(1).padStart(8)} GB-s ${c.readUnits.toFixed(0).padStart(6)} RCU ${c.writeUnits.toFixed(0).padStart(4)} WCU   $${usd(c).toFixed(5)}`);
+    console.log(
+      `  ${name.padEnd(30)} ${c.invocations.toFixed(1).padStart(8)} invocations ${c.gbSeconds.toFixed(1).padStart(8)} GB-s ${c.readUnits.toFixed(0).padStart(6)} RCU ${c.writeUnits.toFixed(0).padStart(4)} WCU   $${usd(c).toFixed(5)}`,
+    );
   row(`events/poll every ${m.nextPollMs} ms`, polling(m.nextPollMs, m.polled, m.pollMs));
   row('events/stream (push)', push);
   row('webhook (idle, refreshed hourly)', webhook);

@@ -30,7 +30,12 @@ export interface LoadOptions {
 /** Runs the load and returns what it measured. */
 export async function runLoad(target: LoadTarget, options: LoadOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...target.headers, 'content-length': String(Buffer.byteLength(target.body)) };
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...target.headers,
+    'content-length': String(Buffer.byteLength(target.body)),
+  };
   const result: LoadResult = { ok: 0, errors: 0, seconds: 0, latencies: [] };
   const started = performance.now();
   const deadline = started + options.seconds * 1000;

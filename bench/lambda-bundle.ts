@@ -187,7 +187,12 @@ function print({ name, bytes, byPackage: packages, lazyBytes, importMs, importCp
   const at = (sorted: number[], q: number) => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN).toFixed(0);
   const lazy = lazyBytes.map(([module, size]) => `${module} ${kb(size)}`).join(', ');
   console.log(`${`${name} bundle (AWS SDK external)`.padEnd(44)} ${kb(bytes)} (${bytes} bytes)${lazy ? `; loaded when needed: ${lazy}` : ''}`);
-  console.log(`${`${name} bundle, largest parts`.padEnd(44)} ${packages.slice(0, 6).map(([key, size]) => `${key} ${kb(size)}`).join(', ')}`);
+  console.log(
+    `${`${name} bundle, largest parts`.padEnd(44)} ${packages
+      .slice(0, 6)
+      .map(([key, size]) => `${key} ${kb(size)}`)
+      .join(', ')}`,
+  );
   console.log(
     `${`${name} cold import (module init)`.padEnd(44)} n=${String(importMs.length).padEnd(5)} p50=${at(importMs, 0.5)}ms p95=${at(importMs, 0.95)}ms cpu p50=${at(importCpuMs, 0.5)}ms`,
   );

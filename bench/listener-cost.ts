@@ -56,7 +56,13 @@ export async function printListenerCost(): Promise<void> {
     }
     const counts = calls.snapshot();
     const units = meter.units();
-    return { getItems: counts.GetItem ?? 0, writes: (counts.UpdateItem ?? 0) + (counts.PutItem ?? 0) + (counts.DeleteItem ?? 0), readUnits: units.read, writeUnits: units.write, requestMs };
+    return {
+      getItems: counts.GetItem ?? 0,
+      writes: (counts.UpdateItem ?? 0) + (counts.PutItem ?? 0) + (counts.DeleteItem ?? 0),
+      readUnits: units.read,
+      writeUnits: units.write,
+      requestMs,
+    };
   };
   try {
     const created = await modernRequest(stack.url, 'tools/call', WAITING, { capabilities: TASKS_EXTENSION });
@@ -135,19 +141,30 @@ function print(listened: Span, polled: Span, pollMs: number): void {
     writeUnits: perPoll(polled.writeUnits) * polls,
   };
   const usd = (c: typeof listen) =>
-    c.invocations * PRICES.lambdaRequest + c.gbSeconds * PRICES.lambdaArmGbSecond + c.readUnits * PRICES.readRequestUnit + c.writeUnits * PRICES.writeRequestUnit;
+    c.invocations * PRICES.lambdaRequest +
+    c.gbSeconds * PRICES.lambdaArmGbSecond +
+    c.readUnits * PRICES.readRequestUnit +
+    c.writeUnits * PRICES.writeRequestUnit;
   console.log(`Cost of one client following one task for an hour (bench/listener-cost.ts; counted over ${SECONDS} s of each, us-east-1 list prices):`);
-  console.log(`  measured: listen ${listened.getItems} GetItem (${listened.readUnits} RCU) and ${listened.writes} lease writes in one ${SECONDS} s stream; polling ${polled.requestMs.length} tasks/get (${polled.getItems} GetItem, ${polled.readUnits} RCU), mean ${pollMean.toFixed(1)} ms each`);
-  console.log(`  formula:  listen  invocations = 3600 / streamSeconds (${streamSeconds} s: min(14 min, timeout ${timeout} s - ${LISTEN_DEFAULTS.deadlineMarginMs / 1000} s)); GB-s = 3600 x ${lambdaMemorySizes().mcp} MB / 1024 (billed for the whole stream);`);
+  console.log(
+    `  measured: listen ${listened.getItems} GetItem (${listened.readUnits} RCU) and ${listened.writes} lease writes in one ${SECONDS} s stream; polling ${polled.requestMs.length} tasks/get (${polled.getItems} GetItem, ${polled.readUnits} RCU), mean ${pollMean.toFixed(1)} ms each`,
+  );
+  console.log(
+    `  formula:  listen  invocations = 3600 / streamSeconds (${streamSeconds} s: min(14 min, timeout ${timeout} s - ${LISTEN_DEFAULTS.deadlineMarginMs / 1000} s)); GB-s = 3600 x ${lambdaMemorySizes().mcp} MB / 1024 (billed for the whole stream);`,
+  );
   console.log(`                    RCU = RCU per second on a stream x 3600; lease writes = 2 per stream`);
-  console.log(`            polling invocations = 3600 / (pollIntervalMs ${pollMs} / 1000); GB-s = invocations x ceil(mean ms) / 1000 x ${lambdaMemorySizes().mcp} MB / 1024; RCU = RCU per poll x invocations`);
+  console.log(
+    `            polling invocations = 3600 / (pollIntervalMs ${pollMs} / 1000); GB-s = invocations x ceil(mean ms) / 1000 x ${lambdaMemorySizes().mcp} MB / 1024; RCU = RCU per poll x invocations`,
+  );
   const row = (name: string, c: typeof listen) =>
     console.log(
       `  ${name.padEnd(22)} ${c.invocations.toFixed(1).padStart(8)} invocations ${c.gbSeconds.toFixed(1).padStart(9)} GB-s ${c.reads.toFixed(0).padStart(6)} reads ${c.readUnits.toFixed(0).padStart(6)} RCU ${c.writeUnits.toFixed(0).padStart(4)} WCU   $${usd(c).toFixed(5)}`,
     );
   row('listen (1 task)', listen);
   row(`poll every ${pollMs} ms`, poll);
-  console.log('  A stream bills its Lambda for every second it is open; a poll only for its own milliseconds. Listening saves the client its requests, not the server its cost.');
+  console.log(
+    '  A stream bills its Lambda for every second it is open; a poll only for its own milliseconds. Listening saves the client its requests, not the server its cost.',
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await printListenerCost();

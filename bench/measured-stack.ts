@@ -146,7 +146,18 @@ export async function startMeasuredStack(): Promise<MeasuredStack> {
 
 /** "GetItem 1, StartExecution 1", in a stable order: DynamoDB, then Step Functions, then the rest. */
 export function formatCalls(counts: AwsCallCounts): string {
-  const order = ['PutItem', 'UpdateItem', 'DeleteItem', 'GetItem', 'Query', 'StartExecution', 'StartSyncExecution', 'DescribeExecution', 'StopExecution', 'SendTaskSuccess'];
+  const order = [
+    'PutItem',
+    'UpdateItem',
+    'DeleteItem',
+    'GetItem',
+    'Query',
+    'StartExecution',
+    'StartSyncExecution',
+    'DescribeExecution',
+    'StopExecution',
+    'SendTaskSuccess',
+  ];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
   const entries = Object.entries(counts).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
   return entries.length ? entries.map(([name, n]) => `${name} ${n}`).join(', ') : 'none';

@@ -104,21 +104,51 @@ function costLines(run: Measured, history: HistoryEvent[], memory: ReturnType<ty
   const calls = (counts: Record<string, number>) => Object.values(counts).reduce((sum, n) => sum + n, 0);
   const dynamoCalls = calls(run.request) + calls(run.statusSync) + calls(run.background) - sfnCalls(run);
   return [
-    { label: 'Lambda requests', quantity: `${run.requestMs.length} MCP + ${run.statusSyncMs.length} status sync + ${tasks.length} worker`, usd: (run.requestMs.length + run.statusSyncMs.length + tasks.length) * PRICES.lambdaRequest },
-    { label: `Lambda GB-s, MCP (${memory.mcp} MB arm64)`, quantity: `${(mcpSeconds * 1000).toFixed(0)} ms billed`, usd: gbSeconds(mcpSeconds, memory.mcp) * PRICES.lambdaArmGbSecond },
-    { label: `Lambda GB-s, status sync (${memory.statusSync} MB)`, quantity: `${(syncSeconds * 1000).toFixed(0)} ms billed`, usd: gbSeconds(syncSeconds, memory.statusSync) * PRICES.lambdaArmGbSecond },
-    { label: `Lambda GB-s, workers (${memory.worker} MB)`, quantity: `${(workerSeconds * 1000).toFixed(0)} ms billed (Task states in the history)`, usd: gbSeconds(workerSeconds, memory.worker) * PRICES.lambdaArmGbSecond },
+    {
+      label: 'Lambda requests',
+      quantity: `${run.requestMs.length} MCP + ${run.statusSyncMs.length} status sync + ${tasks.length} worker`,
+      usd: (run.requestMs.length + run.statusSyncMs.length + tasks.length) * PRICES.lambdaRequest,
+    },
+    {
+      label: `Lambda GB-s, MCP (${memory.mcp} MB arm64)`,
+      quantity: `${(mcpSeconds * 1000).toFixed(0)} ms billed`,
+      usd: gbSeconds(mcpSeconds, memory.mcp) * PRICES.lambdaArmGbSecond,
+    },
+    {
+      label: `Lambda GB-s, status sync (${memory.statusSync} MB)`,
+      quantity: `${(syncSeconds * 1000).toFixed(0)} ms billed`,
+      usd: gbSeconds(syncSeconds, memory.statusSync) * PRICES.lambdaArmGbSecond,
+    },
+    {
+      label: `Lambda GB-s, workers (${memory.worker} MB)`,
+      quantity: `${(workerSeconds * 1000).toFixed(0)} ms billed (Task states in the history)`,
+      usd: gbSeconds(workerSeconds, memory.worker) * PRICES.lambdaArmGbSecond,
+    },
     { label: 'Step Functions state transitions', quantity: `${transitions} (StateEntered events in the history)`, usd: transitions * PRICES.stateTransition },
     { label: 'DynamoDB reads (on demand)', quantity: `${run.units.read} RRU over ${dynamoCalls} DynamoDB calls`, usd: run.units.read * PRICES.readRequestUnit },
     { label: 'DynamoDB writes (on demand, table + index)', quantity: `${run.units.write} WRU`, usd: run.units.write * PRICES.writeRequestUnit },
-    { label: 'EventBridge status-change events', quantity: `${run.statusSyncMs.length} (AWS service events: free)`, usd: run.statusSyncMs.length * PRICES.statusChangeEvent },
+    {
+      label: 'EventBridge status-change events',
+      quantity: `${run.statusSyncMs.length} (AWS service events: free)`,
+      usd: run.statusSyncMs.length * PRICES.statusChangeEvent,
+    },
   ];
 }
 
-const SFN_COMMANDS = new Set(['StartExecution', 'StartSyncExecution', 'DescribeExecution', 'StopExecution', 'SendTaskSuccess', 'SendTaskFailure', 'SendTaskHeartbeat']);
+const SFN_COMMANDS = new Set([
+  'StartExecution',
+  'StartSyncExecution',
+  'DescribeExecution',
+  'StopExecution',
+  'SendTaskSuccess',
+  'SendTaskFailure',
+  'SendTaskHeartbeat',
+]);
 
 function sfnCalls(run: Measured): number {
-  return [run.request, run.statusSync, run.background].flatMap((counts) => Object.entries(counts)).reduce((sum, [name, n]) => sum + (SFN_COMMANDS.has(name) ? n : 0), 0);
+  return [run.request, run.statusSync, run.background]
+    .flatMap((counts) => Object.entries(counts))
+    .reduce((sum, [name, n]) => sum + (SFN_COMMANDS.has(name) ? n : 0), 0);
 }
 
 /**
@@ -140,8 +170,13 @@ async function latestHistory(measured: MeasuredStack, tool: string): Promise<His
     const { stateMachines = [] } = await sfn.send(new ListStateMachinesCommand({}));
     const machine = stateMachines.find((m) => m.name === tool || m.name?.endsWith(`-${tool}`));
     if (!machine) throw new Error(`bench: no state machine for ${tool}`);
-    const { executions = [] } = await sfn.send(new ListExecutionsCommand({ stateMachineArn: machine.stateMachineArn, statusFilter: 'SUCCEEDED', maxResults: 1000 }));
-    const newest = executions.reduce<(typeof executions)[number] | undefined>((a, b) => (!a || (b.startDate?.getTime() ?? 0) > (a.startDate?.getTime() ?? 0) ? b : a), undefined);
+    const { executions = [] } = await sfn.send(
+      new ListExecutionsCommand({ stateMachineArn: machine.stateMachineArn, statusFilter: 'SUCCEEDED', maxResults: 1000 }),
+    );
+    const newest = executions.reduce<(typeof executions)[number] | undefined>(
+      (a, b) => (!a || (b.startDate?.getTime() ?? 0) > (a.startDate?.getTime() ?? 0) ? b : a),
+      undefined,
+    );
     if (!newest?.executionArn) throw new Error(`bench: no completed execution of ${tool}`);
     const events: HistoryEvent[] = [];
     let nextToken: string | undefined;

@@ -54,7 +54,7 @@ export async function pollThroughput(options: PollThroughputOptions = {}): Promi
       '  reference: @modelcontextprotocol/sdk 1.x stateless server + InMemoryTaskStore, tasks/get (2025-11-25). It has no 2026-07-28 wire and no SEP-1391, so every line compares against that one request.',
     );
     console.log(
-      '  cpu/req: the server process\'s CPU time (user + system) over the requests it answered in the segment; ours excludes dynalite, which runs in its own process.',
+      "  cpu/req: the server process's CPU time (user + system) over the requests it answered in the segment; ours excludes dynalite, which runs in its own process.",
     );
     console.log(
       `  ${'c'.padStart(3)}  ${'request'.padEnd(44)} ${'ours rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ${'ref rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ours/ref ${'cpu/req ours ref'.padStart(17)}  cpu ours/ref`,

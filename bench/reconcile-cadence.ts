@@ -53,5 +53,7 @@ export function printReconcileCadence(run: CadenceRun = simulateReconcileCadence
   console.log(`  ${'first hour'.padEnd(44)} ${String(run.perHour[0]).padStart(8)} calls/h (${((run.perHour[0] ?? 0) / 3600).toFixed(2)}/s)`);
   console.log(`  ${'each later hour'.padEnd(44)} ${String(Math.max(...later)).padStart(8)} calls/h (${(Math.max(...later) / 3600).toFixed(2)}/s)`);
   console.log(`  ${`mean over ${run.hours} h`.padEnd(44)} ${mean.toFixed(0).padStart(8)} calls/h (${(mean / 3600).toFixed(2)}/s of the account's ~15/s)`);
-  console.log(`  ${'mean with a fixed one-minute cadence'.padEnd(44)} ${String(run.fixedPerHour).padStart(8)} calls/h (${(run.fixedPerHour / 3600).toFixed(2)}/s)`);
+  console.log(
+    `  ${'mean with a fixed one-minute cadence'.padEnd(44)} ${String(run.fixedPerHour).padStart(8)} calls/h (${(run.fixedPerHour / 3600).toFixed(2)}/s)`,
+  );
 }

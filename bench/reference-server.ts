@@ -71,7 +71,8 @@ export async function startReferenceServer(options: { port?: number } = {}): Pro
       await server.connect(transport);
       await transport.handleRequest(req, res, await readJson(req));
     } catch {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}');
+      if (!res.headersSent)
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}');
     }
   });
   http.keepAliveTimeout = 60_000;

@@ -104,7 +104,10 @@ const eventsKeys = ['events', 'eventsRetentionHours', 'eventsMaxSubscriptionTtlS
 const positiveWholeNumber = z.union([z.number(), z.string().regex(/^\d+$/, 'expected a whole number').transform(Number)]).pipe(z.number().int().positive());
 
 const Settings = z.object({
-  stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'a stack name is letters, digits and hyphens, starting with a letter').default('AsyncMcp'),
+  stackName: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'a stack name is letters, digits and hyphens, starting with a letter')
+    .default('AsyncMcp'),
   toolsDir: z.string().min(1).optional(),
   workersDir: z.string().min(1).optional(),
   auth: z.enum(['iam', 'oauth', 'none']).optional(),
@@ -138,7 +141,9 @@ const Settings = z.object({
 /** Reads and validates the settings; throws naming the bad context key. */
 export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
   const raw = Object.fromEntries(
-    Object.entries(CONTEXT_KEYS).map(([field, key]) => [field, node.tryGetContext(key) as unknown]).filter(([, value]) => value !== undefined),
+    Object.entries(CONTEXT_KEYS)
+      .map(([field, key]) => [field, node.tryGetContext(key) as unknown])
+      .filter(([, value]) => value !== undefined),
   );
   const parsed = Settings.safeParse(raw);
   if (!parsed.success) {

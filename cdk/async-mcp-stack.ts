@@ -28,7 +28,12 @@ export class AsyncMcpStack extends Stack {
     const alarmTopic = props.alarmTopic ?? (props.alarmEmail ? new AlarmTopic(this, 'AlarmTopic', { email: props.alarmEmail }).topic : undefined);
     const named = props.eventBusName;
     const eventBus =
-      props.eventBus ?? (named === undefined ? undefined : named.startsWith('arn:') ? EventBus.fromEventBusArn(this, 'EventBus', named) : EventBus.fromEventBusName(this, 'EventBus', named));
+      props.eventBus ??
+      (named === undefined
+        ? undefined
+        : named.startsWith('arn:')
+          ? EventBus.fromEventBusArn(this, 'EventBus', named)
+          : EventBus.fromEventBusName(this, 'EventBus', named));
     this.server = new AsyncMcpServer(this, 'Server', { ...props, ...(alarmTopic ? { alarmTopic } : {}), ...(eventBus ? { eventBus } : {}) });
 
     new CfnOutput(this, 'McpUrl', {

@@ -86,7 +86,8 @@ export class CatalogStacks {
         const resources = stack.node.findAll().filter((c) => CfnResource.isCfnResource(c) && Stack.of(c) === stack).length;
         if (resources > MAX_RESOURCES_PER_NESTED_STACK) errors.push(tooFull(`${resources} resources, more than ${MAX_RESOURCES_PER_NESTED_STACK}`));
         const bytes = this.definitionBytes.get(stack) ?? 0;
-        if (bytes > MAX_DEFINITION_BYTES_PER_NESTED_STACK) errors.push(tooFull(`${Math.round(bytes / 1024)} KB of definitions, more than ${MAX_DEFINITION_BYTES_PER_NESTED_STACK / 1024} KB`));
+        if (bytes > MAX_DEFINITION_BYTES_PER_NESTED_STACK)
+          errors.push(tooFull(`${Math.round(bytes / 1024)} KB of definitions, more than ${MAX_DEFINITION_BYTES_PER_NESTED_STACK / 1024} KB`));
         return errors;
       },
     };

@@ -29,7 +29,13 @@ export class DeployedToolGrants {
       ...(workflowTypes.has('EXPRESS') ? ['states:StartSyncExecution'] : []),
     ];
     if (actions.length === 0) return undefined;
-    return this.grant(grantee, actions, this.stateMachines, 'stateMachine', 'Every deployed tool state machine is named "<prefix><tool>"; this scopes the start to them.');
+    return this.grant(
+      grantee,
+      actions,
+      this.stateMachines,
+      'stateMachine',
+      'Every deployed tool state machine is named "<prefix><tool>"; this scopes the start to them.',
+    );
   }
 
   /** DescribeExecution and StopExecution on the executions of every deployed machine. */

@@ -140,12 +140,17 @@ export class EventsDelivery extends Construct {
     this.environment = this.enabled
       ? { [ENV.events]: '1', [ENV.eventsRetentionHours]: String(retentionHours), [ENV.eventsMaxSubscriptionTtlSeconds]: String(maxTtlSeconds) }
       : { [ENV.events]: '0' };
-    for (const participant of props.participants) for (const [name, value] of Object.entries(this.environment)) participant.function.addEnvironment(name, value);
+    for (const participant of props.participants)
+      for (const [name, value] of Object.entries(this.environment)) participant.function.addEnvironment(name, value);
     if (!this.enabled) return;
 
     // A job is only ids (no body, no secret); one past the log's retention has nothing left to deliver.
     const retention = Duration.hours(retentionHours);
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
     Validations.of(this.deadLetterQueue).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is the dead-letter queue of the webhook delivery queue.' });
     this.queue = new Queue(this, 'Queue', {
       encryption: QueueEncryption.SQS_MANAGED,
@@ -186,7 +191,11 @@ export class EventsDelivery extends Construct {
       if (participant.appendsEvents) grantItems(props.operations, participant.function, ['dynamodb:PutItem'], [EVENT_ITEMS]);
       if (participant.listsSubscriptions) {
         participant.function.addToRolePolicy(
-          new PolicyStatement({ effect: Effect.ALLOW, actions: ['dynamodb:Query'], resources: [`${props.operations.table.tableArn}/index/${OPERATIONS_TABLE.ownerIndex.name}`] }),
+          new PolicyStatement({
+            effect: Effect.ALLOW,
+            actions: ['dynamodb:Query'],
+            resources: [`${props.operations.table.tableArn}/index/${OPERATIONS_TABLE.ownerIndex.name}`],
+          }),
         );
       }
       if (participant.enqueues) {
@@ -214,7 +223,10 @@ export class EventsDelivery extends Construct {
     }
 
     new CfnOutput(this, 'EventsDeliveryQueueUrl', { description: 'The queue of webhook delivery jobs (Events extension)', value: this.queue.queueUrl });
-    new CfnOutput(this, 'EventsDeadLetterQueueUrl', { description: 'Webhook delivery jobs that failed outright; empty in normal operation', value: this.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'EventsDeadLetterQueueUrl', {
+      description: 'Webhook delivery jobs that failed outright; empty in normal operation',
+      value: this.deadLetterQueue.queueUrl,
+    });
     new CfnOutput(this, 'EventsDeliveryFunctionName', { description: 'The webhook delivery Lambda', value: delivery.function.functionName });
   }
 }

@@ -75,7 +75,10 @@ export class McpEndpoint {
       tracing: settings.tracing,
       reservedConcurrentExecutions: settings.mcp.reservedConcurrency,
       // The operation card, built into the asset beside the bundle, then the tool folders the function reads.
-      afterBundling: (outputDir) => [...operationCardCommands(MCP_HTTP_ENTRY, outputDir, process.platform, operationCard), ...copyToolFolderCommands(tools, outputDir)],
+      afterBundling: (outputDir) => [
+        ...operationCardCommands(MCP_HTTP_ENTRY, outputDir, process.platform, operationCard),
+        ...copyToolFolderCommands(tools, outputDir),
+      ],
     });
     this.function = mcp.function;
 

@@ -119,7 +119,9 @@ export class OperationsAlarms extends Construct {
             ? executionFailureRate(only[1], EXECUTION_FAILURE_RATE_PERIOD)
             : new MathExpression({
                 expression: `MAX([${group.map((_, i) => `rate${i}`).join(', ')}])`,
-                usingMetrics: Object.fromEntries(group.map(([, machine], i) => [`rate${i}`, executionFailureRate(machine, EXECUTION_FAILURE_RATE_PERIOD, `${i}`)])),
+                usingMetrics: Object.fromEntries(
+                  group.map(([, machine], i) => [`rate${i}`, executionFailureRate(machine, EXECUTION_FAILURE_RATE_PERIOD, `${i}`)]),
+                ),
                 label: 'Highest failure rate, %',
                 period: EXECUTION_FAILURE_RATE_PERIOD,
               });

@@ -3,7 +3,17 @@
  * the server ran (custom EMF metrics, by tool and dialect), status sync and its dead-letter
  * queue, the operations table, the workers, and each tool's state machine.
  */
-import { AlarmStatusWidget, Dashboard, GraphWidget, MathExpression, Stats, TextWidget, type IAlarm, type IMetric, type IWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Stats,
+  TextWidget,
+  type IAlarm,
+  type IMetric,
+  type IWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { METRIC } from '../lambdas/observability/metrics-recorder.ts';
 import { customMetric, customMetricSearch, METRIC_PERIOD, tableThrottledRequests, type MonitoredResources } from './observability.ts';
@@ -67,7 +77,10 @@ export class OperationsDashboard extends Construct {
     rows.push([heading('### MCP Lambda')]);
     rows.push([
       graph('MCP requests', [mcp.metricInvocations(sum), mcp.metricErrors(sum), mcp.metricThrottles(sum)]),
-      graph('MCP duration', [mcp.metricDuration({ statistic: Stats.p(50), period: METRIC_PERIOD }), mcp.metricDuration({ statistic: Stats.p(99), period: METRIC_PERIOD })]),
+      graph('MCP duration', [
+        mcp.metricDuration({ statistic: Stats.p(50), period: METRIC_PERIOD }),
+        mcp.metricDuration({ statistic: Stats.p(99), period: METRIC_PERIOD }),
+      ]),
       graph('MCP concurrency', [mcp.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, period: METRIC_PERIOD })]),
       graph('Status polls by dialect', [customMetricSearch(METRIC.polls, ['dialect'], 'Sum', 'Polls')]),
     ]);
@@ -114,7 +127,10 @@ export class OperationsDashboard extends Construct {
         ? [
             graph(
               'Worker errors and throttles',
-              workers.flatMap(([name, fn]) => [fn.metricErrors({ ...sum, label: `${name} errors` }), fn.metricThrottles({ ...sum, label: `${name} throttles` })]),
+              workers.flatMap(([name, fn]) => [
+                fn.metricErrors({ ...sum, label: `${name} errors` }),
+                fn.metricThrottles({ ...sum, label: `${name} throttles` }),
+              ]),
               12,
             ),
           ]
@@ -139,15 +155,17 @@ export class OperationsDashboard extends Construct {
     }
     for (let start = 0; start < machines.length; start += 4) {
       rows.push(
-        machines.slice(start, start + 4).map(([tool, machine]) =>
-          graph(tool, [
-            machine.metricStarted({ ...sum, label: 'Started' }),
-            machine.metricSucceeded({ ...sum, label: 'Succeeded' }),
-            machine.metricFailed({ ...sum, label: 'Failed' }),
-            machine.metricTimedOut({ ...sum, label: 'Timed out' }),
-            machine.metricAborted({ ...sum, label: 'Aborted (cancelled)' }),
-          ]),
-        ),
+        machines
+          .slice(start, start + 4)
+          .map(([tool, machine]) =>
+            graph(tool, [
+              machine.metricStarted({ ...sum, label: 'Started' }),
+              machine.metricSucceeded({ ...sum, label: 'Succeeded' }),
+              machine.metricFailed({ ...sum, label: 'Failed' }),
+              machine.metricTimedOut({ ...sum, label: 'Timed out' }),
+              machine.metricAborted({ ...sum, label: 'Aborted (cancelled)' }),
+            ]),
+          ),
       );
     }
     for (const row of rows) this.dashboard.addWidgets(...row);

@@ -66,7 +66,8 @@ export class ResultsBucket extends Construct {
     });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'Results are transient tool outputs that only the MCP server reads, and it logs each call; access logs would need a second bucket for no added trail.',
+      reason:
+        'Results are transient tool outputs that only the MCP server reads, and it logs each call; access logs would need a second bucket for no added trail.',
     });
   }
 

@@ -127,9 +127,7 @@ export class ToolStateMachine extends Construct implements ToolMachine {
 
   /** StartExecution (STANDARD) or StartSyncExecution (EXPRESS), as the tool is run. */
   public grantStart(grantee: IGrantable): Grant {
-    return this.workflowType === 'EXPRESS'
-      ? this.stateMachine.grantStartSyncExecution(grantee)
-      : this.stateMachine.grantStartExecution(grantee);
+    return this.workflowType === 'EXPRESS' ? this.stateMachine.grantStartSyncExecution(grantee) : this.stateMachine.grantStartExecution(grantee);
   }
 
   /** DescribeExecution and StopExecution on this state machine's executions. */

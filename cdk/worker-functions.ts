@@ -76,7 +76,7 @@ export function createWorkerFunctions(props: WorkerFunctionsProps): Map<string, 
  * those of a tool of the same name.
  */
 function workersScope(stack: Construct): Construct {
-  return stack.node.tryFindChild('Workers') as Construct | undefined ?? new Construct(stack, 'Workers');
+  return (stack.node.tryFindChild('Workers') as Construct | undefined) ?? new Construct(stack, 'Workers');
 }
 
 /**
@@ -89,7 +89,8 @@ function acknowledgeNestedResultsGrant(fn: NodejsFunction, results: ResultsBucke
   if (!fn.role) return;
   Validations.of(fn.role).acknowledge({
     id: `AwsSolutions-IAM5[Resource::<referenceto${Names.uniqueId(bucket)}Arn>/results/*]`,
-    reason: 'Result object keys end in a per-result id; this scopes writes to the results prefix of the one results bucket (its ARN passed to this nested stack).',
+    reason:
+      'Result object keys end in a per-result id; this scopes writes to the results prefix of the one results bucket (its ARN passed to this nested stack).',
   });
 }
 

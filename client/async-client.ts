@@ -76,7 +76,12 @@ function toCallStatus(id: string, remote: RemoteStatus): CallStatus {
  * Starts `tool` and returns its handle as soon as the server has accepted the call. A tool
  * that runs only synchronously is called, and its result is stored with the handle.
  */
-export async function startToolCall(url: string | URL, tool: string, args: Record<string, unknown> = {}, options: StartToolCallOptions = {}): Promise<CallHandle> {
+export async function startToolCall(
+  url: string | URL,
+  tool: string,
+  args: Record<string, unknown> = {},
+  options: StartToolCallOptions = {},
+): Promise<CallHandle> {
   const store = storeOf(options);
   const { fetch, kind } = authenticate(options.auth, options.fetch, undefined, String(url));
   const connection = new McpConnection(String(url), { fetch, ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}) });
@@ -187,7 +192,8 @@ export async function join(handleOrId: CallHandle | string, options: JoinOptions
 export async function status(handleOrId: CallHandle | string, options: ClientOptions & { signal?: AbortSignal } = {}): Promise<CallStatus> {
   const stored = await loadHandle(handleOrId, options);
   const { handle } = stored;
-  if (stored.result || handle.dialect === 'sync' || !handle.remoteId) return stored.lastStatus ?? { id: handle.id, state: stored.result ? 'completed' : 'unknown' };
+  if (stored.result || handle.dialect === 'sync' || !handle.remoteId)
+    return stored.lastStatus ?? { id: handle.id, state: stored.result ? 'completed' : 'unknown' };
   const remote = await ADAPTERS[handle.dialect].status(connectionFor(handle, options), handle.remoteId, options.signal);
   const current = toCallStatus(handle.id, remote);
   await storeOf(options).put({ ...stored, lastStatus: current });

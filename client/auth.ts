@@ -51,7 +51,9 @@ export function authenticate(
   const environmentToken = process.env[TOKEN_ENV] || undefined;
   const hasLogin = url !== undefined && logins?.has(url) === true;
   if (!environmentToken && handle?.auth === 'bearer' && !hasLogin) {
-    throw new Error(`Call ${handle.id} was started with a bearer token: pass the same token (or set ${TOKEN_ENV}), or run ${cliCommand()} login ${handle.url}, to reach it`);
+    throw new Error(
+      `Call ${handle.id} was started with a bearer token: pass the same token (or set ${TOKEN_ENV}), or run ${cliCommand()} login ${handle.url}, to reach it`,
+    );
   }
   // A login is found per request URL, so one fetch serves whichever server it is sent to.
   const withLogin = logins ? loginFetch(logins, base) : undefined;

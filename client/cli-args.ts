@@ -156,12 +156,16 @@ export function parseCli(argv: string[]): ParsedCli {
   onlyFor(name === 'call' || (values.detach === undefined && values.dialect === undefined), '--detach / --dialect');
   onlyFor(name === 'call' || name === 'join' || name === 'login' || values.timeout === undefined, '--timeout');
   onlyFor(name === 'login' || values['no-browser'] === undefined, '--no-browser');
-  onlyFor((name !== 'login' && name !== 'logout' && name !== 'token') || (values.token === undefined && !values.sigv4 && values.region === undefined), '--token / --sigv4 / --region');
+  onlyFor(
+    (name !== 'login' && name !== 'logout' && name !== 'token') || (values.token === undefined && !values.sigv4 && values.region === undefined),
+    '--token / --sigv4 / --region',
+  );
   switch (name) {
     case 'call': {
       const [url, tool] = positionals(name, operands, ['url', 'tool']) as [string, string];
       const dialect = values.dialect;
-      if (dialect !== undefined && !(ASYNC_DIALECTS as readonly string[]).includes(dialect)) throw new UsageError(`--dialect is one of ${ASYNC_DIALECTS.join(', ')}`);
+      if (dialect !== undefined && !(ASYNC_DIALECTS as readonly string[]).includes(dialect))
+        throw new UsageError(`--dialect is one of ${ASYNC_DIALECTS.join(', ')}`);
       if (values.detach && values.timeout !== undefined) throw new UsageError('--timeout applies to a call that waits, not to --detach');
       return {
         ...common,

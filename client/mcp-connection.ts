@@ -45,7 +45,10 @@ export class McpRpcError extends Error {
 async function isAwsAccessDenied(response: Response): Promise<boolean> {
   if (response.status !== 403) return false;
   if (response.headers.get('x-amzn-errortype')?.startsWith('AccessDeniedException')) return true;
-  const body = await response.clone().text().catch(() => '');
+  const body = await response
+    .clone()
+    .text()
+    .catch(() => '');
   return body.trim() === '{"Message":"Forbidden"}';
 }
 
@@ -105,7 +108,11 @@ export class McpConnection {
       [CLIENT_CAPABILITIES_KEY]: { extensions: { [TASKS_EXTENSION]: {} } },
     };
     const name = [params.name, params.uri, params.taskId].find((v): v is string => typeof v === 'string');
-    const headers: Record<string, string> = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }) };
+    const headers: Record<string, string> = {
+      'mcp-protocol-version': MODERN_VERSION,
+      'mcp-method': method,
+      ...(name === undefined ? {} : { 'mcp-name': name }),
+    };
     return this.post(method, { ...params, _meta: meta }, headers, options);
   }
 
@@ -148,7 +155,12 @@ export class McpConnection {
     return { 'mcp-protocol-version': this.protocolVersion, ...(this.sessionId ? { 'mcp-session-id': this.sessionId } : {}) };
   }
 
-  private async post(method: string, params: Record<string, unknown>, headers: Record<string, string>, options: RequestOptions): Promise<Record<string, unknown>> {
+  private async post(
+    method: string,
+    params: Record<string, unknown>,
+    headers: Record<string, string>,
+    options: RequestOptions,
+  ): Promise<Record<string, unknown>> {
     const id = options.id ?? `${process.pid}-${++sequence}`;
     const response = await this.fetchImpl(this.url, {
       method: 'POST',

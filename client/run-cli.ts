@@ -89,7 +89,9 @@ async function run(command: Command, context: Context): Promise<number> {
       const entries = await list({ store });
       const rows = entries.map((e) => ({ ...e.handle, state: e.lastStatus?.state ?? 'unknown' }));
       if (context.cli.json) printJson(rows, context);
-      else for (const row of rows) context.io.stdout.write(`${row.id}  ${row.state.padEnd(14)} ${row.tool.padEnd(24)} ${row.dialect.padEnd(16)} ${row.createdAt}  ${row.url}\n`);
+      else
+        for (const row of rows)
+          context.io.stdout.write(`${row.id}  ${row.state.padEnd(14)} ${row.tool.padEnd(24)} ${row.dialect.padEnd(16)} ${row.createdAt}  ${row.url}\n`);
       return EXIT.OK;
     }
     case 'tools': {
@@ -104,7 +106,10 @@ async function run(command: Command, context: Context): Promise<number> {
       const outcome = await logout(command.url, context.logins);
       if (context.cli.json) printJson({ url: command.url, ...outcome }, context);
       else if (!outcome.loggedOut) context.io.stdout.write(`Not logged in to ${command.url}; nothing to do.\n`);
-      else context.io.stdout.write(`Logged out of ${command.url}${outcome.revoked === false ? ' (the authorization server did not confirm the refresh token revoked)' : ''}.\n`);
+      else
+        context.io.stdout.write(
+          `Logged out of ${command.url}${outcome.revoked === false ? ' (the authorization server did not confirm the refresh token revoked)' : ''}.\n`,
+        );
       return EXIT.OK;
     }
     case 'token':
@@ -128,7 +133,16 @@ async function printToken(url: string, context: Context): Promise<number> {
       'Keep it out of logs, shell history and command lines: hand it over in an environment variable or a file only you can read (mode 0600).\n',
   );
   if (context.cli.json) {
-    printJson({ url, accessToken: tokens.access_token, tokenType: tokens.token_type, ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}), ...(tokens.scope ? { scope: tokens.scope } : {}) }, context);
+    printJson(
+      {
+        url,
+        accessToken: tokens.access_token,
+        tokenType: tokens.token_type,
+        ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+        ...(tokens.scope ? { scope: tokens.scope } : {}),
+      },
+      context,
+    );
   } else context.io.stdout.write(`${tokens.access_token}\n`);
   return EXIT.OK;
 }
@@ -205,7 +219,8 @@ async function wait(handle: CallHandle | string, timeoutMs: number | undefined, 
   }
   const id = typeof handle === 'string' ? handle : handle.id;
   if (!result) {
-    if (context.cli.json) printJson({ id, state: last?.state ?? 'working', ...(last?.statusMessage ? { statusMessage: last.statusMessage } : {}), timedOut: true }, context);
+    if (context.cli.json)
+      printJson({ id, state: last?.state ?? 'working', ...(last?.statusMessage ? { statusMessage: last.statusMessage } : {}), timedOut: true }, context);
     else context.io.stderr.write(`Still ${last?.state ?? 'running'} after ${formatMs(timeoutMs ?? 0)}. Join it later with: ${cliCommand()} join ${id}\n`);
     return EXIT.TIMED_OUT;
   }
@@ -247,8 +262,8 @@ function failure(error: unknown, context: Context): number {
     error instanceof LoginRequiredError
       ? { loginRequired: error.url }
       : error instanceof CallFailedError || error instanceof McpRpcError
-      ? { code: error.code, ...(error.data === undefined ? {} : { data: error.data }) }
-      : {};
+        ? { code: error.code, ...(error.data === undefined ? {} : { data: error.data }) }
+        : {};
   const state = error instanceof CallCancelledError ? { state: 'cancelled' } : error instanceof CallFailedError ? { state: 'failed' } : {};
   if (context.cli.json) printJson({ ...(context.current ? { id: context.current.id } : {}), ...state, error: { message, ...details } }, context);
   else context.io.stderr.write(`async-mcp: ${message}\n`);

@@ -83,7 +83,8 @@ export async function signRequest(request: RequestToSign, options: SigV4Options 
   const url = new URL(request.url);
   const region = options.region ?? regionOfFunctionUrl(request.url) ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (!region) throw new Error('SigV4: no Region (not a Function URL; pass a region or set AWS_REGION)');
-  const credentials = typeof options.credentials === 'function' ? options.credentials : async () => (options.credentials as AwsCredentials | undefined) ?? defaultCredentials();
+  const credentials =
+    typeof options.credentials === 'function' ? options.credentials : async () => (options.credentials as AwsCredentials | undefined) ?? defaultCredentials();
   const signer = new SignatureV4({ service: options.service ?? 'lambda', region, credentials, sha256: NodeSha256, applyChecksum: false });
   const query: Record<string, string | string[]> = {};
   for (const [key, value] of url.searchParams) {

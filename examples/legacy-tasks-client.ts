@@ -10,11 +10,9 @@ const client = new Client({ name: 'legacy-tasks-example', version: '1.0.0' });
 await client.connect(new StreamableHTTPClientTransport(url));
 await client.listTools(); // tools carry execution.taskSupport; the SDK needs it before a task call
 
-const stream = client.experimental.tasks.callToolStream(
-  { name: 'analyze_dataset', arguments: { rows: 200000, seed: 42, delaySeconds: 1 } },
-  undefined,
-  { task: { ttl: 3_600_000 } },
-);
+const stream = client.experimental.tasks.callToolStream({ name: 'analyze_dataset', arguments: { rows: 200000, seed: 42, delaySeconds: 1 } }, undefined, {
+  task: { ttl: 3_600_000 },
+});
 for await (const message of stream) {
   if (message.type === 'taskCreated') console.log(`task ${message.task.taskId} created`);
   if (message.type === 'taskStatus') console.log(`status ${message.task.status}`);

@@ -15,7 +15,15 @@ async function rpc(method: string, params: Record<string, unknown>) {
     body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
   });
   const text = await response.text();
-  const message = JSON.parse(text.startsWith('{') ? text : text.split('\n').filter((l) => l.startsWith('data:')).at(-1)?.slice(5) ?? '');
+  const message = JSON.parse(
+    text.startsWith('{')
+      ? text
+      : (text
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .at(-1)
+          ?.slice(5) ?? ''),
+  );
   if (message.error) throw new Error(`${method}: ${message.error.code} ${message.error.message}`);
   return message.result;
 }

@@ -25,7 +25,15 @@ async function rawDispatch(request: { id?: string | number; method: string; para
     body: JSON.stringify({ jsonrpc: '2.0', id: request.id ?? Date.now(), method: request.method, params }),
   });
   const text = await response.text();
-  const message = JSON.parse(text.startsWith('{') ? text : text.split('\n').filter((l) => l.startsWith('data:')).at(-1)?.slice(5) ?? '');
+  const message = JSON.parse(
+    text.startsWith('{')
+      ? text
+      : (text
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .at(-1)
+          ?.slice(5) ?? ''),
+  );
   return message.error ? { kind: 'error' as const, error: message.error } : { kind: 'result' as const, result: message.result };
 }
 

@@ -149,7 +149,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const webhook = options.eventsWebhook ? createWebhookDelivery(options.eventsWebhook) : undefined;
     if (webhook) closers.push(() => webhook.close());
     const eventsCredentials = { accessKeyId: `LOCAL${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(30).toString('base64') };
-    const events = await startPutEventsEndpoint({ region: REGION, accountId: ACCOUNT_ID, credentials: eventsCredentials, onEvent: (event) => webhook?.deliver(event.id, event) });
+    const events = await startPutEventsEndpoint({
+      region: REGION,
+      accountId: ACCOUNT_ID,
+      credentials: eventsCredentials,
+      onEvent: (event) => webhook?.deliver(event.id, event),
+    });
     closers.push(() => events.close());
     const eventBridge = new EventBridgeClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: events.endpoint, credentials: eventsCredentials });
     closers.push(async () => eventBridge.destroy());
@@ -203,7 +208,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // As in AWS: the event log and webhook subscriptions in the operations table; delivery jobs run in process.
       events: { log: new DynamoDbEventLog(dynamo), subscriptions: new DynamoDbWebhookSubscriptions(dynamo), ...options.events },
       // The events status sync emits in AWS (lambdas/handlers/status-sync.ts), on the local default bus.
-      operationEvents: createOperationEventsPublisher({ client: eventBridge, eventBusName: 'default', serverKey: secretKey, logger: consoleLogger, ...(options.metrics ? { metrics: options.metrics } : {}) }),
+      operationEvents: createOperationEventsPublisher({
+        client: eventBridge,
+        eventBusName: 'default',
+        serverKey: secretKey,
+        logger: consoleLogger,
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+      }),
     });
     const mcpApp = app;
     const webhookQueue = app.webhookQueue;

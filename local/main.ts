@@ -190,7 +190,9 @@ async function main(): Promise<void> {
   console.log(`async-mcp is serving MCP at ${stack.url.href}`);
   console.log(`Data: ${values.data ? `kept in ${values.data}` : 'in memory (use --data DIR to keep it)'}`);
   if (oauth) {
-    console.log(`OAuth: bearer tokens from ${oauth.issuer}, audience ${oauth.audience ?? stack.url.href}${oauth.requiredScopes?.length ? `, scopes ${oauth.requiredScopes.join(' ')}` : ''}`);
+    console.log(
+      `OAuth: bearer tokens from ${oauth.issuer}, audience ${oauth.audience ?? stack.url.href}${oauth.requiredScopes?.length ? `, scopes ${oauth.requiredScopes.join(' ')}` : ''}`,
+    );
   }
   if (webhook) printWebhook(webhook);
   console.log('Tools:');

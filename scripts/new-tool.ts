@@ -39,7 +39,12 @@ function scaffoldTool(options: ScaffoldOptions): string[] {
   const folder = join(options.toolsDir, name);
   if (existsSync(folder)) throw new Error(`${folder} already exists`);
   // Worker placeholders take lower-case names with underscores.
-  const worker = options.worker ? name.toLowerCase().replace(/[^a-z0-9_]/g, '_').replace(/^[^a-z]+/, '') || 'tool_worker' : undefined;
+  const worker = options.worker
+    ? name
+        .toLowerCase()
+        .replace(/[^a-z0-9_]/g, '_')
+        .replace(/^[^a-z]+/, '') || 'tool_worker'
+    : undefined;
   const workerFile = worker ? join(options.workersDir, workerModuleFile(worker)) : undefined;
   if (workerFile && existsSync(workerFile)) throw new Error(`${workerFile} already exists`);
 
@@ -84,7 +89,14 @@ function definition(name: string, jsonata: boolean, worker: string | undefined):
   const resource = worker ? `\${${workerSubstitutionKey(worker)}}` : undefined;
   if (jsonata) {
     const state = resource
-      ? { Type: 'Task', Resource: resource, Arguments: '{% $states.input.arguments %}', Output: { echo: '{% $states.result.echo %}' }, TimeoutSeconds: 60, End: true }
+      ? {
+          Type: 'Task',
+          Resource: resource,
+          Arguments: '{% $states.input.arguments %}',
+          Output: { echo: '{% $states.result.echo %}' },
+          TimeoutSeconds: 60,
+          End: true,
+        }
       : { Type: 'Pass', Output: { echo: '{% $states.input.arguments.text %}' }, End: true };
     return { Comment: comment, QueryLanguage: 'JSONata', StartAt: 'Echo', States: { Echo: state } };
   }
@@ -126,7 +138,7 @@ function askingFirst(work: Definition, jsonata: boolean): Definition {
           Payload: {
             'taskToken.$': '$$.Task.Token',
             key: 'confirm',
-            request: { method: 'elicitation/create', params: { 'message.$': "States.Format('Echo \"{}\"?', $.arguments.text)", requestedSchema: schema } },
+            request: { method: 'elicitation/create', params: { 'message.$': 'States.Format(\'Echo "{}"?\', $.arguments.text)', requestedSchema: schema } },
           },
         },
         ResultPath: '$.confirmation',

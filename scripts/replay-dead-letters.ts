@@ -10,7 +10,10 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ASSEMBLY_RECORD, startDeployedStack } from '../local/as-deployed/index.ts';
 
 const USAGE = 'Usage: npm run replay-dead-letters -- --data DIR [--cdk-out DIR]';
-const ARGS = { options: { data: { type: 'string' }, 'cdk-out': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true } satisfies ParseArgsConfig;
+const ARGS = {
+  options: { data: { type: 'string' }, 'cdk-out': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  strict: true,
+} satisfies ParseArgsConfig;
 
 async function main(): Promise<void> {
   let values: ReturnType<typeof parseArgs<typeof ARGS>>['values'];

@@ -23,7 +23,13 @@ const USAGE = `Usage: npm run running-operations -- --tool NAME [--table TABLE] 
 const TABLE_FROM_STACK = `aws cloudformation describe-stacks --stack-name AsyncMcp --query "Stacks[0].Outputs[?OutputKey=='OperationsTableName'].OutputValue" --output text`;
 
 const ARGS = {
-  options: { tool: { type: 'string' }, table: { type: 'string' }, endpoint: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    tool: { type: 'string' },
+    table: { type: 'string' },
+    endpoint: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+  },
   strict: true,
 } satisfies ParseArgsConfig;
 
@@ -49,7 +55,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const client = new DynamoDBClient(
-    values.endpoint ? { endpoint: values.endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
+    values.endpoint
+      ? { endpoint: values.endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {},
   );
   try {
     const running = await listRunningOperations({ client, tableName, tool: values.tool });

@@ -21,7 +21,8 @@ async function validateTools(toolsDir: string, workersDir: string): Promise<{ to
     for (const worker of workers) {
       // Built-in workers ship with the server, whatever directory the tools' own workers are in.
       const module = join(BUILT_IN_WORKERS.includes(worker) ? join(REPO_ROOT, 'lambdas', 'handlers', 'workers') : workersDir, workerModuleFile(worker));
-      if (!existsSync(module)) problems.push(new ToolFolderError(definitionFile, `worker \${Worker_${worker}} has no module: expected ${module} exporting handler`));
+      if (!existsSync(module))
+        problems.push(new ToolFolderError(definitionFile, `worker \${Worker_${worker}} has no module: expected ${module} exporting handler`));
     }
   }
   // One file's problems together, in the order the folders were read.

@@ -44,7 +44,8 @@ export const JsonRpcErrorSchema = z.looseObject({ code: z.number(), message: z.s
 /** Parses a wire answer, naming the method when a server sends something else. */
 export function parseAnswer<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`Unexpected ${what} answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`Unexpected ${what} answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
   return parsed.data;
 }
 

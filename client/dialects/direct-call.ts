@@ -5,7 +5,13 @@ import { CallToolResultSchema, parseAnswer, progressMeta, type StartOptions } fr
 
 export type Era = 'modern' | 'legacy';
 
-export async function callDirect(connection: McpConnection, era: Era, tool: string, args: Record<string, unknown>, options: StartOptions): Promise<CallToolResult> {
+export async function callDirect(
+  connection: McpConnection,
+  era: Era,
+  tool: string,
+  args: Record<string, unknown>,
+  options: StartOptions,
+): Promise<CallToolResult> {
   const params = { name: tool, arguments: args, ...progressMeta(options) };
   const answer = era === 'modern' ? await connection.modern('tools/call', params, options) : await connection.legacy('tools/call', params, options);
   const { resultType: _resultType, ...result } = parseAnswer(CallToolResultSchema, answer, 'tools/call');

@@ -31,7 +31,12 @@ const STATES: Record<z.infer<typeof WireStatus>, CallState> = {
   unknown: 'unknown',
 };
 
-function toStatus(wire: { status: z.infer<typeof WireStatus>; statusMessage?: string | undefined; error?: string | undefined; pollFrequency?: number | undefined }): RemoteStatus {
+function toStatus(wire: {
+  status: z.infer<typeof WireStatus>;
+  statusMessage?: string | undefined;
+  error?: string | undefined;
+  pollFrequency?: number | undefined;
+}): RemoteStatus {
   return {
     state: STATES[wire.status],
     ...(wire.statusMessage === undefined ? {} : { statusMessage: wire.statusMessage }),
@@ -50,12 +55,22 @@ export const sep1391: DialectAdapter = {
     // Ours to choose; "The server MUST validate that this token is unique".
     const token = randomUUID();
     const operation = { token, ...(options.keepAliveSeconds === undefined ? {} : { keepAlive: options.keepAliveSeconds }) };
-    const answer = await connection.legacy('tools/call', { name: tool, arguments: args, operation, ...progressMeta(options) }, { ...options, id: requestIdOf(token), declareOperations: true });
+    const answer = await connection.legacy(
+      'tools/call',
+      { name: tool, arguments: args, operation, ...progressMeta(options) },
+      { ...options, id: requestIdOf(token), declareOperations: true },
+    );
     return { kind: 'async', remoteId: token, status: toStatus(parseAnswer(StartedSchema, answer, 'tools/call').operation) };
   },
 
   async status(connection, remoteId, signal) {
-    return toStatus(parseAnswer(StatusSchema, await connection.legacy('tools/async/status', { token: remoteId }, { declareOperations: true, ...(signal ? { signal } : {}) }), 'tools/async/status'));
+    return toStatus(
+      parseAnswer(
+        StatusSchema,
+        await connection.legacy('tools/async/status', { token: remoteId }, { declareOperations: true, ...(signal ? { signal } : {}) }),
+        'tools/async/status',
+      ),
+    );
   },
 
   async result(connection, remoteId, status, signal) {
@@ -73,6 +88,10 @@ export const sep1391: DialectAdapter = {
   async cancel(connection, remoteId) {
     // The "Modified Base Notification": `_operation.token` names exactly this operation, so the
     // request id is informational only.
-    await connection.notify('notifications/cancelled', { requestId: requestIdOf(remoteId), reason: 'Cancelled by the client', _operation: { token: remoteId } });
+    await connection.notify('notifications/cancelled', {
+      requestId: requestIdOf(remoteId),
+      reason: 'Cancelled by the client',
+      _operation: { token: remoteId },
+    });
   },
 };

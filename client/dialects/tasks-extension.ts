@@ -23,7 +23,8 @@ function toStatus(task: z.infer<typeof TaskSchema>): RemoteStatus {
     ...(task.pollIntervalMs === undefined ? {} : { pollIntervalMs: task.pollIntervalMs }),
   };
   // "completed ... This includes tool calls that returned results with isError: true"; "failed" carries the JSON-RPC error.
-  if (task.status === 'completed' && task.result !== undefined) status.inline = { result: withoutResultType(parseAnswer(CallToolResultSchema, task.result, 'tasks/get result')) };
+  if (task.status === 'completed' && task.result !== undefined)
+    status.inline = { result: withoutResultType(parseAnswer(CallToolResultSchema, task.result, 'tasks/get result')) };
   if (task.status === 'failed' && task.error) {
     status.inline = { error: task.error };
     status.error = task.error.message;

@@ -92,7 +92,9 @@ function unopenable(url: URL, discovery: OAuthDiscoveryState | undefined): Error
   const source = discovery?.authorizationServerMetadata
     ? `authorization_endpoint in the authorization server metadata of ${discovery.authorizationServerUrl}`
     : `authorization_servers in the protected resource metadata${discovery?.resourceMetadataUrl ? ` at ${discovery.resourceMetadataUrl}` : ''}`;
-  return new Error(`Refusing to open the authorization URL: its scheme is ${scheme} (from ${source}). async-mcp login opens only https: URLs, or http: to a loopback host`);
+  return new Error(
+    `Refusing to open the authorization URL: its scheme is ${scheme} (from ${source}). async-mcp login opens only https: URLs, or http: to a loopback host`,
+  );
 }
 
 export interface LogoutOutcome {

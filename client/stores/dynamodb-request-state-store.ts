@@ -3,14 +3,7 @@
  * key `sk`: one item per handle under one partition per namespace, so `list` is one Query.
  * Entries expire through the table's TTL attribute `expiresAt` when `ttlSeconds` is set.
  */
-import {
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StoredCall } from '../call-handle.ts';
 import { assertHandleId, newestFirst, type RequestStateStore } from './request-state-store.ts';
 

@@ -47,7 +47,11 @@ export class CompletionWebhook extends Construct {
       httpMethod: HttpMethod.POST,
       rateLimitPerSecond: props.rateLimitPerSecond ?? 10,
     });
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
     this.rule = new Rule(this, 'Rule', {
       description: 'async-mcp: every finished operation, to the completion webhook',
       eventBus: props.server.eventBus,

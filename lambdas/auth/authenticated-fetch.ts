@@ -24,5 +24,10 @@ function withoutAuthorization(request: Request): Request {
   const headers = new Headers(request.headers);
   headers.delete('authorization');
   const hasBody = request.body !== null && request.method !== 'GET' && request.method !== 'HEAD';
-  return new Request(request.url, { method: request.method, headers, ...(hasBody ? { body: request.body, duplex: 'half' } : {}), signal: request.signal } as RequestInit);
+  return new Request(request.url, {
+    method: request.method,
+    headers,
+    ...(hasBody ? { body: request.body, duplex: 'half' } : {}),
+    signal: request.signal,
+  } as RequestInit);
 }

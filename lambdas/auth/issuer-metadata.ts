@@ -73,10 +73,7 @@ export async function fetchIssuerMetadata(issuer: string, fetchImpl: FetchLike =
   throw new IssuerDiscoveryError(`No usable authorization server metadata for ${issuer}: ${refusals.join('; ')}`);
 }
 
-async function fetchJsonObject(
-  url: string,
-  fetchImpl: FetchLike,
-): Promise<{ ok: true; document: Record<string, unknown> } | { ok: false; reason: string }> {
+async function fetchJsonObject(url: string, fetchImpl: FetchLike): Promise<{ ok: true; document: Record<string, unknown> } | { ok: false; reason: string }> {
   let response: Response;
   try {
     // Redirects are not followed: the issuer check below must be about the URL we asked.

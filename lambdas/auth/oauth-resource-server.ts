@@ -10,9 +10,7 @@ import { oauthPrincipal } from './principals.ts';
 import { protectedResourceMetadataResponseFor, protectedResourceMetadataUrl } from './protected-resource-metadata.ts';
 import { createTokenVerifier } from './token-verifier.ts';
 
-export type AuthenticationResult =
-  | { ok: true; principal: string; scopes: string[] }
-  | { ok: false; response: Response };
+export type AuthenticationResult = { ok: true; principal: string; scopes: string[] } | { ok: false; response: Response };
 
 export interface OAuthResourceServer {
   /** The checked settings (canonical resource URL, audience filled in). */

@@ -60,9 +60,15 @@ export function countAwsCalls(client: MiddlewareClient, options: AwsCallCounterO
   };
   const add = (middleware: unknown, options: { step: 'initialize' | 'finalizeRequest'; name: string; priority: 'high' | 'low' }) =>
     client.middlewareStack.add(middleware as never, options as never);
-  add(counting(() => calls), { step: 'initialize', name: names.call, priority: 'high' });
+  add(
+    counting(() => calls),
+    { step: 'initialize', name: names.call, priority: 'high' },
+  );
   // Low priority in finalizeRequest runs after the retry middleware: once per attempt.
-  add(counting(() => attempts), { step: 'finalizeRequest', name: names.attempt, priority: 'low' });
+  add(
+    counting(() => attempts),
+    { step: 'finalizeRequest', name: names.attempt, priority: 'low' },
+  );
   return {
     snapshot: () => ({ ...calls }),
     attempts: () => ({ ...attempts }),

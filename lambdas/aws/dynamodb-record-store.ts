@@ -6,14 +6,7 @@
  * methods go. Every write that changes status is conditional; a failed condition is an
  * answer (`created: false`, `undefined`, `false`), any other failure a typed error.
  */
-import {
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { OperationChanges, OperationKey, OperationRecord, OperationStatus } from '../operations/operation.ts';
 import { RecordTooLargeError } from '../operations/ports.ts';
 import type { CreateResult, Page, RecordStore, RequestAlias, SlotAlias, SlotClaim } from '../operations/ports.ts';
@@ -146,10 +139,7 @@ export class DynamoDbRecordStore implements RecordStore {
       names[`#remove${index}`] = attribute;
       return `#remove${index}`;
     });
-    const updateExpression = [
-      assignments.length > 0 ? `SET ${assignments.join(', ')}` : '',
-      removals.length > 0 ? `REMOVE ${removals.join(', ')}` : '',
-    ]
+    const updateExpression = [assignments.length > 0 ? `SET ${assignments.join(', ')}` : '', removals.length > 0 ? `REMOVE ${removals.join(', ')}` : '']
       .filter(Boolean)
       .join(' ');
     try {

@@ -88,7 +88,9 @@ export interface LambdaStreamingRuntime {
 export function lambdaStreamingRuntime(): LambdaStreamingRuntime {
   const runtime = (globalThis as unknown as { awslambda?: Partial<LambdaStreamingRuntime> }).awslambda;
   if (typeof runtime?.streamifyResponse !== 'function' || typeof runtime.HttpResponseStream?.from !== 'function') {
-    throw new Error('awslambda.streamifyResponse is not available: this handler runs in the AWS Lambda Node.js runtime, behind a Function URL in RESPONSE_STREAM mode');
+    throw new Error(
+      'awslambda.streamifyResponse is not available: this handler runs in the AWS Lambda Node.js runtime, behind a Function URL in RESPONSE_STREAM mode',
+    );
   }
   return runtime as LambdaStreamingRuntime;
 }

@@ -148,10 +148,7 @@ export function authenticatedFunctionUrlFetch(serve: PrincipalFetch, auth: Funct
     if (!guarded) {
       // Function URLs are https only; the domain is the one AWS routed on, not a client header.
       const resourceUrl = auth.resourceUrl ?? `https://${event.requestContext.domainName}${MCP_PATH}`;
-      const server = createOAuthResourceServer(
-        { ...auth.oauth, resourceUrl },
-        { logger: options.logger, ...(options.fetch ? { fetch: options.fetch } : {}) },
-      );
+      const server = createOAuthResourceServer({ ...auth.oauth, resourceUrl }, { logger: options.logger, ...(options.fetch ? { fetch: options.fetch } : {}) });
       guarded = withOAuth(server, serve);
     }
     return guarded(request);

@@ -16,7 +16,13 @@ import type { OperationRecord } from '../operations/operation.ts';
 import type { Logger } from '../operations/ports.ts';
 import { METRIC, noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
 import { cachedServerKey } from '../shared/server-key.ts';
-import { OPERATION_EVENT_DETAIL_TYPE, OPERATION_EVENT_SOURCE, operationEventDetail, type OperationEventSink, type OperationStatusChangedDetail } from './operation-events.ts';
+import {
+  OPERATION_EVENT_DETAIL_TYPE,
+  OPERATION_EVENT_SOURCE,
+  operationEventDetail,
+  type OperationEventSink,
+  type OperationStatusChangedDetail,
+} from './operation-events.ts';
 
 export interface OperationEventsPublisherOptions {
   client: Pick<EventBridgeClient, 'send'>;

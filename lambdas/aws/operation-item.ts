@@ -23,7 +23,17 @@ const OPTIONAL_STRING_FIELDS = ['statusMessage', 'executionArn', 'requestId'] as
 const OPTIONAL_NUMBER_FIELDS = ['completedAt', 'expiresAt'] as const;
 
 // Required fields are never removed, so `undefined` there means "leave as is".
-const CLEARABLE_FIELDS = ['statusMessage', 'executionArn', 'completedAt', 'expiresAt', 'outcome', 'pendingInputs', 'usedInputKeys', 'closedInputs', 'reports'] as const;
+const CLEARABLE_FIELDS = [
+  'statusMessage',
+  'executionArn',
+  'completedAt',
+  'expiresAt',
+  'outcome',
+  'pendingInputs',
+  'usedInputKeys',
+  'closedInputs',
+  'reports',
+] as const;
 /** Attributes kept as JSON text, so any JSON (empty maps, nested nulls) round-trips exactly. */
 const JSON_FIELDS: readonly string[] = ['outcome', 'pendingInputs', 'usedInputKeys', 'closedInputs', 'inputKinds', 'reports', 'resultContract'];
 const CHANGE_FIELDS = ['status', 'updatedAt', ...CLEARABLE_FIELDS] as const;

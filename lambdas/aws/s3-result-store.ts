@@ -19,9 +19,7 @@ export class S3ResultStore implements ResultStore {
 
   async put(key: string, result: StoredResult): Promise<void> {
     const { PutObjectCommand } = await s3();
-    await this.options.client.send(
-      new PutObjectCommand({ Bucket: this.options.bucketName, Key: key, Body: result.body, ContentType: result.contentType }),
-    );
+    await this.options.client.send(new PutObjectCommand({ Bucket: this.options.bucketName, Key: key, Body: result.body, ContentType: result.contentType }));
   }
 
   async get(key: string): Promise<StoredResult | undefined> {

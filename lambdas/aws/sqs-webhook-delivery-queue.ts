@@ -3,7 +3,13 @@
  * sent ten to a SendMessageBatch (SQS's limit). The message body is the job's JSON and nothing
  * more (delivery-message.ts): no event body and no secret ever sits in the queue.
  */
-import { ChangeMessageVisibilityCommand, type SendMessageBatchRequestEntry, SendMessageBatchCommand, type SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  type SendMessageBatchRequestEntry,
+  SendMessageBatchCommand,
+  type SQSClient,
+  type SQSClientConfig,
+} from '@aws-sdk/client-sqs';
 import type { WebhookDeliveryJob, WebhookDeliveryQueue } from '../events/webhook-delivery-job.ts';
 import { deliveryMessageOf } from '../events/webhooks/delivery-message.ts';
 import type { RetryScheduler } from '../events/webhooks/sqs-delivery-batch.ts';
@@ -48,10 +54,15 @@ export class SqsWebhookDeliveryQueue implements WebhookDeliveryQueue, RetrySched
     const reasons = new Set<string>();
     for (let start = 0; start < jobs.length; start += SQS_BATCH_LIMIT) {
       const batch = jobs.slice(start, start + SQS_BATCH_LIMIT);
-      let pending = batch.map((job, index) => ({ job, entry: { Id: String(index), MessageBody: deliveryMessageOf(job) } satisfies SendMessageBatchRequestEntry }));
+      let pending = batch.map((job, index) => ({
+        job,
+        entry: { Id: String(index), MessageBody: deliveryMessageOf(job) } satisfies SendMessageBatchRequestEntry,
+      }));
       // One retry of the entries SQS failed without blaming the sender; a sender fault would fail again.
       for (let round = 0; round < 2 && pending.length > 0; round++) {
-        const out = await this.options.client.send(new SendMessageBatchCommand({ QueueUrl: this.options.queueUrl, Entries: pending.map((item) => item.entry) }));
+        const out = await this.options.client.send(
+          new SendMessageBatchCommand({ QueueUrl: this.options.queueUrl, Entries: pending.map((item) => item.entry) }),
+        );
         const failures = new Map((out.Failed ?? []).map((failure) => [failure.Id, failure]));
         const again = pending.filter((item) => {
           const failure = failures.get(item.entry.Id);
@@ -66,12 +77,15 @@ export class SqsWebhookDeliveryQueue implements WebhookDeliveryQueue, RetrySched
         pending = again;
       }
     }
-    if (failed.length > 0) throw new DeliveryQueueError(`${failed.length} of ${jobs.length} webhook deliveries could not be queued (${[...reasons].join(', ')})`, failed);
+    if (failed.length > 0)
+      throw new DeliveryQueueError(`${failed.length} of ${jobs.length} webhook deliveries could not be queued (${[...reasons].join(', ')})`, failed);
   }
 
   /** The received message becomes visible again after `seconds`: the backoff of its next try. */
   async postpone(receiptHandle: string, seconds: number): Promise<void> {
     const timeout = Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, Math.ceil(seconds)));
-    await this.options.client.send(new ChangeMessageVisibilityCommand({ QueueUrl: this.options.queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: timeout }));
+    await this.options.client.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: this.options.queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: timeout }),
+    );
   }
 }

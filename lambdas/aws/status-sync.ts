@@ -57,9 +57,7 @@ export function createStatusSyncHandler(
     let snapshot = snapshotOf(detail);
     // EventBridge leaves out input and output over 256 KB; the execution still has them.
     const truncated =
-      detail.inputDetails?.included === false ||
-      (detail.status === 'SUCCEEDED' && detail.outputDetails?.included === false) ||
-      detail.input == null;
+      detail.inputDetails?.included === false || (detail.status === 'SUCCEEDED' && detail.outputDetails?.included === false) || detail.input == null;
     if (truncated) snapshot = await engine.describe(detail.executionArn);
     // A machine that gets only the arguments is found by its execution's name; so is one
     // whose arguments merely look like our envelope.

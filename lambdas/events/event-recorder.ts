@@ -28,7 +28,10 @@ export type DescribeChange = (changes: OperationChanges, record: OperationRecord
 
 /** A stable `eventId`: the same owner and parts give the same id, so retries and redeliveries dedupe. */
 export function eventIdFor(ownerId: string, ...parts: Array<string | number>): string {
-  return `evt_${createHash('sha256').update([ownerId, ...parts].join('\n')).digest('base64url').slice(0, 32)}`;
+  return `evt_${createHash('sha256')
+    .update([ownerId, ...parts].join('\n'))
+    .digest('base64url')
+    .slice(0, 32)}`;
 }
 
 export interface EventRecorderOptions {

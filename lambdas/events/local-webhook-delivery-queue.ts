@@ -45,9 +45,14 @@ export function createLocalWebhookDeliveryQueue(deliver: () => DeliverWebhookJob
     try {
       const outcome = await deliver()(job);
       if (outcome.kind === 'retry') schedule({ ...job, attempt: job.attempt + 1 }, outcome.afterSeconds * 1000);
-      else if (outcome.kind === 'dropped') logger.info?.('webhook delivery dropped', { subscriptionId: job.subscriptionId, eventId: job.eventId, reason: outcome.reason });
+      else if (outcome.kind === 'dropped')
+        logger.info?.('webhook delivery dropped', { subscriptionId: job.subscriptionId, eventId: job.eventId, reason: outcome.reason });
     } catch (error) {
-      logger.error('webhook delivery failed', { subscriptionId: job.subscriptionId, eventId: job.eventId, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      logger.error('webhook delivery failed', {
+        subscriptionId: job.subscriptionId,
+        eventId: job.eventId,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
     }
   };
 

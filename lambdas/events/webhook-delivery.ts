@@ -43,7 +43,8 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
       const suspend = error !== undefined && health.attempts >= minAttempts && health.failures / health.attempts > failureRate;
       const updated: WebhookSubscription = { ...current, health, active: current.active && !suspend, version: current.version + 1 };
       if (await deps.store.save(updated, current.version)) {
-        if (suspend && current.active) logger.warn('webhook delivery suspended after sustained failure', { subscriptionId: current.id, attempts: health.attempts });
+        if (suspend && current.active)
+          logger.warn('webhook delivery suspended after sustained failure', { subscriptionId: current.id, attempts: health.attempts });
         return;
       }
       current = await deps.store.get(subscription.ownerId, subscription.id);

@@ -73,7 +73,10 @@ export interface WebhookSubscriptionStore {
 
 /** "a truncated SHA-256 of the canonical key serialization": 128 bits, stable across refreshes and restarts. */
 export function subscriptionIdFor(ownerId: string, url: string, name: string, args: EventFilter): string {
-  return `sub_${createHash('sha256').update(canonicalJson([ownerId, url, name, args])).digest('hex').slice(0, 32)}`;
+  return `sub_${createHash('sha256')
+    .update(canonicalJson([ownerId, url, name, args]))
+    .digest('hex')
+    .slice(0, 32)}`;
 }
 
 /** Whether the subscription's grant still holds at `nowMs`. */

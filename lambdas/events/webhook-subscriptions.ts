@@ -104,10 +104,14 @@ export class WebhookSubscriptions {
       // A new subscription, or one that lapsed: "the server creates a fresh subscription using the supplied cursor".
       const others = (await store.listByOwner(request.ownerId)).filter((s) => s.id !== id && isLive(s, now));
       if (others.length >= settings.maxSubscriptionsPerPrincipal) {
-        throw new EventsError('RESOURCE_EXHAUSTED', `Too many webhook subscriptions: at most ${settings.maxSubscriptionsPerPrincipal} per principal; unsubscribe one first`, {
-          limit: 'subscriptions',
-          max: settings.maxSubscriptionsPerPrincipal,
-        });
+        throw new EventsError(
+          'RESOURCE_EXHAUSTED',
+          `Too many webhook subscriptions: at most ${settings.maxSubscriptionsPerPrincipal} per principal; unsubscribe one first`,
+          {
+            limit: 'subscriptions',
+            max: settings.maxSubscriptionsPerPrincipal,
+          },
+        );
       }
       // "Verification is cached per (principal, url)": another live subscription of the caller to this URL was verified.
       if (!others.some((s) => s.url === request.url)) await this.verify(request.url, id, request.secret);
@@ -191,7 +195,11 @@ export class WebhookSubscriptions {
 
   /** A sealed secret of `subscription`, opened with the server's current key or one that still verifies (a rotation). */
   private open(subscription: WebhookSubscription, sealed: string): Promise<string> {
-    return verifyWithKeys(this.deps.secretKey, (key) => secretBoxFor(key).open(sealed, sealContext(subscription.ownerId, subscription.id)), () => true);
+    return verifyWithKeys(
+      this.deps.secretKey,
+      (key) => secretBoxFor(key).open(sealed, sealContext(subscription.ownerId, subscription.id)),
+      () => true,
+    );
   }
 
   /** Marks a subscription as ended; `true` when this call ended it. */

@@ -15,7 +15,11 @@ import type { Logger } from '../operations/ports.ts';
 import { requiredEnv } from './environment.ts';
 
 /** The handler for one delivery function: `deliver` runs each job, `queue` postpones the retried ones. */
-export function createEventsDeliveryHandler(deliver: DeliverWebhookJob, queue: RetryScheduler, logger: Logger = consoleLogger): (event: SqsDeliveryEvent) => Promise<SqsBatchResponse> {
+export function createEventsDeliveryHandler(
+  deliver: DeliverWebhookJob,
+  queue: RetryScheduler,
+  logger: Logger = consoleLogger,
+): (event: SqsDeliveryEvent) => Promise<SqsBatchResponse> {
   return createSqsDeliveryBatch({ deliver, retries: queue, logger });
 }
 

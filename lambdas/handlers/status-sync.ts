@@ -43,7 +43,11 @@ const operations = createOperations({
 // unreachable EventBridge costs seconds, never the timeout.
 const eventBusName = process.env[ENV.eventBusName];
 const secretArn = process.env[ENV.secretArn];
-const eventBridge = new EventBridgeClient({ ...AWS_CLIENT_CONFIG, maxAttempts: 1, requestHandler: { connectionTimeout: 1000, requestTimeout: 3000, throwOnRequestTimeout: true } });
+const eventBridge = new EventBridgeClient({
+  ...AWS_CLIENT_CONFIG,
+  maxAttempts: 1,
+  requestHandler: { connectionTimeout: 1000, requestTimeout: 3000, throwOnRequestTimeout: true },
+});
 const events =
   eventBusName && secretArn
     ? createOperationEventsPublisher({ client: eventBridge, eventBusName, serverKey: secretsManagerKey(secretArn), logger: consoleLogger, metrics })

@@ -84,8 +84,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
         ...dialects.map((d) => d.capabilities?.(era)),
         events && era === 'modern' ? eventsCapabilities() : undefined,
       ]),
-      instructions:
-        'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
+      instructions: 'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
     });
 
     server.setRequestHandler('tools/list', TOOLS_LIST_SCHEMAS, async (params, ctx) => {
@@ -94,7 +93,10 @@ export function createServerFactory(options: ServerFactoryOptions) {
       const dialect = dialects.find((d) => d.claimsListing(view)) ?? dialects.find((d) => implies(d, view));
       if (!dialect && handleTools) {
         const { maxBlockingSeconds } = deps.operations.limits;
-        return card.listTools({ tools: [...deps.catalog.tools.map((tool) => handleListing(tool, baseListing(tool), maxBlockingSeconds)), ...BUILT_IN_LISTINGS] }, view) as never;
+        return card.listTools(
+          { tools: [...deps.catalog.tools.map((tool) => handleListing(tool, baseListing(tool), maxBlockingSeconds)), ...BUILT_IN_LISTINGS] },
+          view,
+        ) as never;
       }
       const tools = deps.catalog.tools.flatMap((tool) => {
         const base = baseListing(tool);
@@ -148,10 +150,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
         if (refusal) throw refusal;
       }
       // Old clients never see async-only tools; calling one anyway is an invalid request.
-      throw new ProtocolError(
-        JSONRPC.INVALID_REQUEST,
-        `Tool ${name} is long-running and needs a client that supports long-running operations or tasks`,
-      );
+      throw new ProtocolError(JSONRPC.INVALID_REQUEST, `Tool ${name} is long-running and needs a client that supports long-running operations or tasks`);
     }
     const validation = validateArguments(tool, params.arguments);
     if (!validation.ok) throw new ProtocolError(JSONRPC.INVALID_PARAMS, validation.message, { field: validation.field });

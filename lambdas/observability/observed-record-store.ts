@@ -37,7 +37,12 @@ export class ObservedRecordStore implements RecordStore {
     return record;
   }
 
-  async transition(key: OperationKey, from: readonly OperationStatus[], changes: OperationChanges, options?: { ifUpdatedAt?: number }): Promise<OperationRecord | undefined> {
+  async transition(
+    key: OperationKey,
+    from: readonly OperationStatus[],
+    changes: OperationChanges,
+    options?: { ifUpdatedAt?: number },
+  ): Promise<OperationRecord | undefined> {
     const updated = await this.store.transition(key, from, changes, options);
     if (!updated) return updated;
     // `from` holds what the record was; only a write from no terminal status entered one.

@@ -87,11 +87,7 @@ export function withoutTrace(cause: string): string {
 }
 
 /** The record changes for a finished execution, or `undefined` while it runs. */
-export function terminalChanges(
-  snapshot: ExecutionSnapshot,
-  keepAliveSeconds: number | null,
-  now: number,
-): OperationChanges | undefined {
+export function terminalChanges(snapshot: ExecutionSnapshot, keepAliveSeconds: number | null, now: number): OperationChanges | undefined {
   const terminal = terminalStatusOf(snapshot);
   if (!terminal) return undefined;
   const completedAt = snapshot.stopDate?.getTime() ?? now;

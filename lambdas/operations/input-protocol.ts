@@ -13,9 +13,7 @@ export type InputAnswer = { result: unknown } | { error: { code: number; message
 export type Delivery = { kind: 'success'; output: unknown } | { kind: 'failure'; error: string; cause: string };
 
 /** A question a state asked, checked: as kept on the record, with the kind of client it may go to. */
-export type ParsedInputRequest =
-  | { ok: true; request: InputRequestMessage; kind: InputKind; capability: string }
-  | { ok: false; message: string };
+export type ParsedInputRequest = { ok: true; request: InputRequestMessage; kind: InputKind; capability: string } | { ok: false; message: string };
 
 /** An answer, checked against its question; `field` names the wrong part as the client sent it. */
 export type ParsedInputAnswer = { ok: true; delivery: Delivery } | { ok: false; field: string; problem: string };

@@ -131,7 +131,10 @@ export class InputRequests {
         throw new InputRequestRefused(INPUT_ERRORS.operationEnded, 'The operation is over: nobody will answer');
       }
       if (!(record.inputKinds ?? []).includes(kind)) {
-        throw new InputRequestRefused(INPUT_ERRORS.capabilityMissing, `The client did not declare the ${capability} capability, so ${request.method} is not sent to it`);
+        throw new InputRequestRefused(
+          INPUT_ERRORS.capabilityMissing,
+          `The client did not declare the ${capability} capability, so ${request.method} is not sent to it`,
+        );
       }
       const now = nextUpdatedAt(this.deps.clock, record);
       const { open: pending, closed } = this.closeOnAsk(record, now, input.concurrent);
@@ -163,7 +166,8 @@ export class InputRequests {
         );
         if (updated) return { key, operation };
       } catch (error) {
-        if (error instanceof RecordTooLargeError) throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, 'The pending questions do not fit in the operation record');
+        if (error instanceof RecordTooLargeError)
+          throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, 'The pending questions do not fit in the operation record');
         throw error;
       }
     }
@@ -287,7 +291,11 @@ export class InputRequests {
    * over (the execution went on to ask again), so it is closed too.
    */
   private closeOnAsk(record: OperationRecord, now: number, concurrent: boolean | undefined) {
-    return closeWhere(record, now, (entry) => timedOut(entry, now) || ((concurrent === false || entry.concurrent === false) && entry.answeringSince === undefined));
+    return closeWhere(
+      record,
+      now,
+      (entry) => timedOut(entry, now) || ((concurrent === false || entry.concurrent === false) && entry.answeringSince === undefined),
+    );
   }
 
   /** A question as the protocol reads it; refused (the state's Catch sees why) unless it is one. */

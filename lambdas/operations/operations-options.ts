@@ -39,7 +39,13 @@ export type OperationsContext = Required<Pick<OperationsOptions, 'store' | 'engi
   Pick<OperationsOptions, 'results' | 'shapeResult' | 'catalog'>;
 
 export function contextOf(options: OperationsOptions): OperationsContext {
-  return { ...options, input: options.input ?? noInputProtocol, limits: options.limits ?? DEFAULT_LIMITS, clock: options.clock ?? systemClock, logger: options.logger ?? consoleLogger };
+  return {
+    ...options,
+    input: options.input ?? noInputProtocol,
+    limits: options.limits ?? DEFAULT_LIMITS,
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? consoleLogger,
+  };
 }
 
 /** Whether a record has expired: DynamoDB's TTL deletes items up to days late, so expiry is enforced on read. */

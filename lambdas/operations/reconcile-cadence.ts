@@ -20,7 +20,11 @@ export const RECONCILE_MAX_INTERVAL_MS = 15 * 60_000;
  * record's poll interval or the server's floor, whichever is longer) for the first ten
  * minutes, then doubling every ten minutes up to fifteen minutes (never below the base).
  */
-export function reconcileIntervalMs(record: Pick<OperationRecord, 'pollIntervalSeconds'>, ageMs: number, limits: Pick<OperationsLimits, 'reconcileAfterSeconds'>): number {
+export function reconcileIntervalMs(
+  record: Pick<OperationRecord, 'pollIntervalSeconds'>,
+  ageMs: number,
+  limits: Pick<OperationsLimits, 'reconcileAfterSeconds'>,
+): number {
   const baseMs = Math.max(record.pollIntervalSeconds, limits.reconcileAfterSeconds) * 1000;
   if (ageMs < RECONCILE_BACKOFF_AFTER_MS) return baseMs;
   const doublings = Math.floor((ageMs - RECONCILE_BACKOFF_AFTER_MS) / RECONCILE_DOUBLING_MS) + 1;

@@ -58,9 +58,7 @@ export class RunReports {
 }
 
 /** A report before it is numbered. */
-type ReportBody =
-  | { kind: 'progress'; progress: number; total?: number; message?: string }
-  | { kind: 'log'; level: LogLevel; logger?: string; data: unknown };
+type ReportBody = { kind: 'progress'; progress: number; total?: number; message?: string } | { kind: 'log'; level: LogLevel; logger?: string; data: unknown };
 type ParsedReport = ReportBody | { kind: 'progress'; increment: number; total?: number; message?: string };
 
 /**
@@ -84,11 +82,13 @@ function parseReport(value: unknown): ParsedReport {
   if (report && 'level' in report) {
     const problem = logProblem(report);
     if (problem) throw new ReportRefused(`Invalid log report: ${problem}`);
-    if (Buffer.byteLength(JSON.stringify(report.data)) > MAX_LOG_DATA_BYTES) throw new ReportRefused(`Invalid log report: data is over ${MAX_LOG_DATA_BYTES} bytes of JSON`);
+    if (Buffer.byteLength(JSON.stringify(report.data)) > MAX_LOG_DATA_BYTES)
+      throw new ReportRefused(`Invalid log report: data is over ${MAX_LOG_DATA_BYTES} bytes of JSON`);
     return { kind: 'log', level: report.level as LogLevel, ...(report.logger === undefined ? {} : { logger: report.logger as string }), data: report.data };
   }
   const problem = report ? progressProblem(report) : 'report must be an object';
-  if (problem || !report) throw new ReportRefused(`Invalid progress report: ${problem} (a report is { progress | increment, total?, message? } or { level, logger?, data })`);
+  if (problem || !report)
+    throw new ReportRefused(`Invalid progress report: ${problem} (a report is { progress | increment, total?, message? } or { level, logger?, data })`);
   const { progress, increment, total, message } = report as { progress?: number; increment?: number; total?: number; message?: string };
   return {
     kind: 'progress',
@@ -115,7 +115,8 @@ function progressProblem(report: Record<string, unknown>): string | undefined {
     finite('increment', (n) => n > 0, 'finite positive number') ??
     finite('total', (n) => n > 0, 'finite positive number');
   if (problem) return problem;
-  if (report.message !== undefined && (typeof report.message !== 'string' || report.message.length > 1000)) return 'message must be a string of at most 1000 characters';
+  if (report.message !== undefined && (typeof report.message !== 'string' || report.message.length > 1000))
+    return 'message must be a string of at most 1000 characters';
   if ((report.progress === undefined) === (report.increment === undefined)) return 'report needs exactly one of progress and increment';
   return undefined;
 }
@@ -124,7 +125,8 @@ function logProblem(report: Record<string, unknown>): string | undefined {
   const unknown = Object.keys(report).find((key) => !LOG_FIELDS.has(key));
   if (unknown !== undefined) return `${unknown} is not a field of a log report`;
   if (typeof report.level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(report.level)) return `level must be one of ${LOG_LEVELS.join(', ')}`;
-  if (report.logger !== undefined && (typeof report.logger !== 'string' || report.logger.length > 200)) return 'logger must be a string of at most 200 characters';
+  if (report.logger !== undefined && (typeof report.logger !== 'string' || report.logger.length > 200))
+    return 'logger must be a string of at most 200 characters';
   if (report.data === undefined) return 'data is required';
   return undefined;
 }

@@ -98,11 +98,7 @@ export class Starts {
    * alias when the call can be cancelled by id. At the limit the start is refused; a record
    * this very start created is taken back first, so a refused start leaves nothing behind.
    */
-  private async claimSlot(
-    record: OperationRecord,
-    tool: ToolSpec,
-    options: { discardOnRefusal: boolean; requestId: string | undefined },
-  ): Promise<void> {
+  private async claimSlot(record: OperationRecord, tool: ToolSpec, options: { discardOnRefusal: boolean; requestId: string | undefined }): Promise<void> {
     const { store } = this.context;
     const key = { ownerId: record.ownerId, token: record.token };
     const { requestId } = options;

@@ -60,7 +60,6 @@ export type SyncStep =
   | { kind: 'input-required'; record: OperationRecord }
   | { kind: 'handed-off'; record: OperationRecord };
 
-
 /** How long a synchronous call's record outlives its execution: the call reads it within a poll (a second or less). */
 export const SYNC_RECORD_KEEP_SECONDS = 60;
 
@@ -148,7 +147,8 @@ export class SyncRuns {
         };
       }
     }
-    if (done.status === 'canceled') return { kind: 'finished', record: done, outcome: { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' } };
+    if (done.status === 'canceled')
+      return { kind: 'finished', record: done, outcome: { kind: 'tool-error', error: 'Canceled', cause: 'The operation was canceled' } };
     return { kind: 'finished', record: done, outcome: done.outcome ?? { kind: 'internal-error', message: 'The operation ended without an outcome' } };
   }
 

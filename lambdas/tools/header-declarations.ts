@@ -28,8 +28,24 @@ const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
  * the tool definition invalid".
  */
 const ELSEWHERE = [
-  'items', 'prefixItems', 'contains', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames',
-  'patternProperties', 'dependentSchemas', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions',
+  'items',
+  'prefixItems',
+  'contains',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'patternProperties',
+  'dependentSchemas',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
 ] as const;
 const MAP_VALUED = new Set(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 

@@ -25,7 +25,9 @@ export function injectReportContext(definition: unknown, options: { envelope: bo
   for (const { name, state } of listStates(copy)) {
     if (state.Type !== 'Task' || taskWorker(state) !== REPORT_PROGRESS_WORKER) continue;
     if (typeof state.Resource === 'string' && state.Resource.endsWith('.waitForTaskToken')) {
-      problems.push(`state "${name}" calls ${placeholderFor(REPORT_PROGRESS_WORKER)} with .waitForTaskToken, but the worker answers at once: use it as the Resource, or arn:aws:states:::lambda:invoke`);
+      problems.push(
+        `state "${name}" calls ${placeholderFor(REPORT_PROGRESS_WORKER)} with .waitForTaskToken, but the worker answers at once: use it as the Resource, or arn:aws:states:::lambda:invoke`,
+      );
       continue;
     }
     const jsonata = (state.QueryLanguage ?? topLanguage) === 'JSONata';
@@ -35,7 +37,9 @@ export function injectReportContext(definition: unknown, options: { envelope: bo
     const direct = state.Resource === placeholderFor(REPORT_PROGRESS_WORKER);
     const payload = direct ? holder : isObject(holder) ? holder.Payload : undefined;
     if (!isObject(payload)) {
-      problems.push(`state "${name}": ${direct ? field : `${field}.Payload`} must be an object, { progress, total?, message? } or { level, logger?, data }, so the operation's fields can be added to it`);
+      problems.push(
+        `state "${name}": ${direct ? field : `${field}.Payload`} must be an object, { progress, total?, message? } or { level, logger?, data }, so the operation's fields can be added to it`,
+      );
       continue;
     }
     if (jsonata) {

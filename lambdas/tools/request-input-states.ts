@@ -55,7 +55,9 @@ export function injectRequestInputContext(definition: unknown, options: InjectOp
   const copy = structuredClone(definition) as Record<string, unknown>;
   const problems: string[] = [];
   if (options.workflowType === 'EXPRESS') {
-    problems.push(`EXPRESS workflows cannot wait for a task token, so they cannot ask the client a question: make the tool STANDARD (workflowType in tool.json)`);
+    problems.push(
+      `EXPRESS workflows cannot wait for a task token, so they cannot ask the client a question: make the tool STANDARD (workflowType in tool.json)`,
+    );
   }
   const topLanguage = copy.QueryLanguage === 'JSONata' ? 'JSONata' : 'JSONPath';
   for (const asking of askingStates(copy)) {

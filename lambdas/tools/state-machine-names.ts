@@ -39,7 +39,8 @@ export function deployedStateMachineArns(arnPrefix: string): (tool: string, fold
 /** Each tool's deployed state machine ARN under the stack's one ARN prefix (`STATE_MACHINE_ARN_PREFIX_ENV`). */
 export function toolStateMachineArns(arnPrefix: string): (tool: string) => string {
   const match = /^(arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:)([^:]*)$/.exec(arnPrefix);
-  if (!match) throw new Error(`${STATE_MACHINE_ARN_PREFIX_ENV} must be "arn:<partition>:states:<region>:<account>:stateMachine:<name prefix>", got "${arnPrefix}"`);
+  if (!match)
+    throw new Error(`${STATE_MACHINE_ARN_PREFIX_ENV} must be "arn:<partition>:states:<region>:<account>:stateMachine:<name prefix>", got "${arnPrefix}"`);
   const [, arnBase = '', namePrefix = ''] = match;
   return (tool) => `${arnBase}${toolStateMachineName(namePrefix, tool)}`;
 }

@@ -57,7 +57,10 @@ export const ToolConfigSchema = z.strictObject({
   /** IAM statements for this tool's state machine role (its AWS service integrations). */
   permissions: PermissionsSchema.optional(),
   /** An existing state machine to run instead of deploying `definition.asl.json`. */
-  stateMachineArn: z.string().regex(STATE_MACHINE_ARN, 'stateMachineArn must be a state machine ARN (arn:aws:states:<region>:<account>:stateMachine:<name>)').optional(),
+  stateMachineArn: z
+    .string()
+    .regex(STATE_MACHINE_ARN, 'stateMachineArn must be a state machine ARN (arn:aws:states:<region>:<account>:stateMachine:<name>)')
+    .optional(),
   /**
    * What an existing machine receives: our `{ arguments, operation }` envelope, or the
    * arguments alone (its own input contract). Only with `stateMachineArn`.

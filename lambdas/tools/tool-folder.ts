@@ -172,7 +172,8 @@ async function inspectToolFolder(dir: string, folderName: string, deep: boolean)
     }
   }
   const mocksRead = problems.every((problem) => problem.file !== mocksFile);
-  const workers = definitionText.ok && definitionText.value !== undefined ? { definitionFile, workers: findWorkerPlaceholders(definitionText.value) } : undefined;
+  const workers =
+    definitionText.ok && definitionText.value !== undefined ? { definitionFile, workers: findWorkerPlaceholders(definitionText.value) } : undefined;
   if (problems.length > 0 || !config) {
     // The folder fails anyway: what the local runtime could not run is reported with the rest,
     // unless a broken mocks.json would make every mocked Task look unmocked.
@@ -189,7 +190,8 @@ async function inspectToolFolder(dir: string, folderName: string, deep: boolean)
     const injected = injectRequestInputContext(definition, { envelope, workflowType: config.workflowType });
     const reporting = injectReportContext(injected.definition, { envelope });
     const builtInProblems = [...injected.problems, ...reporting.problems];
-    if (builtInProblems.length > 0) return { problems: builtInProblems.map((reason) => new ToolFolderError(definitionFile, reason)), ...(workers ? { workers } : {}) };
+    if (builtInProblems.length > 0)
+      return { problems: builtInProblems.map((reason) => new ToolFolderError(definitionFile, reason)), ...(workers ? { workers } : {}) };
     if (injected.asks || reporting.reports) {
       definition = reporting.definition;
       text = JSON.stringify(definition, null, 2);

@@ -28,10 +28,7 @@ const MockedResponseSchema = z.union([
 ]);
 
 const MocksFileSchema = z.strictObject({
-  StateMachines: z.record(
-    z.string(),
-    z.strictObject({ TestCases: z.record(z.string(), z.record(z.string(), z.string().min(1))) }),
-  ),
+  StateMachines: z.record(z.string(), z.strictObject({ TestCases: z.record(z.string(), z.record(z.string(), z.string().min(1))) })),
   MockedResponses: z.record(z.string(), z.record(z.string(), z.unknown())),
 });
 

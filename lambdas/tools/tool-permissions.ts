@@ -28,7 +28,10 @@ const conditionValue = z.union([z.string(), z.number(), z.boolean()]);
 /** One statement. `reason` is ours, not IAM's: it is removed before the statement reaches IAM. */
 export const PermissionStatementSchema = z
   .strictObject({
-    Sid: z.string().regex(/^[A-Za-z0-9]*$/, 'a Sid is letters and digits only').optional(),
+    Sid: z
+      .string()
+      .regex(/^[A-Za-z0-9]*$/, 'a Sid is letters and digits only')
+      .optional(),
     Effect: z.enum(['Allow', 'Deny']),
     Action: oneOrMore(action),
     Resource: oneOrMore(resource),

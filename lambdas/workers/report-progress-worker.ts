@@ -24,7 +24,10 @@ export function createReportProgressHandler(fallback: () => OperationsService, l
       throw new WorkerError('Mcp.InvalidReport', 'Invalid report_progress payload: executionName is missing (call the worker from a Task state of a tool)');
     }
     const { executionName, operation, ...report } = event;
-    const key = isObject(operation) && typeof operation.ownerId === 'string' && typeof operation.token === 'string' ? { ownerId: operation.ownerId, token: operation.token } : undefined;
+    const key =
+      isObject(operation) && typeof operation.ownerId === 'string' && typeof operation.token === 'string'
+        ? { ownerId: operation.ownerId, token: operation.token }
+        : undefined;
     try {
       await operationsInScope(fallback).reports.report({ executionName, report, ...(key ? { operation: key } : {}) });
     } catch (error) {

@@ -56,11 +56,16 @@ export function createRequestInputHandler(fallback: () => OperationsService) {
     const parsed = RequestInputEvent.safeParse(event);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new WorkerError(INPUT_ERRORS.invalidRequest, `Invalid request-input payload: ${issue?.path.join('.') || 'payload'} ${issue?.message ?? 'is invalid'}`);
+      throw new WorkerError(
+        INPUT_ERRORS.invalidRequest,
+        `Invalid request-input payload: ${issue?.path.join('.') || 'payload'} ${issue?.message ?? 'is invalid'}`,
+      );
     }
     const { taskToken, request, key, executionName, operation, asking } = parsed.data;
     const { inputs } = operationsInScope(fallback);
-    const deadline = asking ? inputDeadline(attemptStart(asking.enteredTime, asking.retryCount), seconds(asking.timeoutSeconds), seconds(asking.heartbeatSeconds)) : undefined;
+    const deadline = asking
+      ? inputDeadline(attemptStart(asking.enteredTime, asking.retryCount), seconds(asking.timeoutSeconds), seconds(asking.heartbeatSeconds))
+      : undefined;
     try {
       const asked = await inputs.ask({
         taskToken,

@@ -58,7 +58,9 @@ export function createDeadLetterQueue(queue: DeployedStack['queues'][number], da
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
         throw error;
       }
-      const letters = await Promise.all(names.filter((n) => n.endsWith('.json')).map(async (n) => JSON.parse(await readFile(join(folder, n), 'utf8')) as DeadLetter));
+      const letters = await Promise.all(
+        names.filter((n) => n.endsWith('.json')).map(async (n) => JSON.parse(await readFile(join(folder, n), 'utf8')) as DeadLetter),
+      );
       return letters.sort((a, b) => a.sentTimestamp - b.sentTimestamp);
     },
     async remove(messageId) {

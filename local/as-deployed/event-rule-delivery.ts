@@ -68,7 +68,14 @@ export function createRuleDelivery(options: RuleDeliveryOptions): RuleDelivery {
     const retries = target.retryPolicy?.maximumRetryAttempts ?? DEFAULT_RETRY_ATTEMPTS;
     const maxAgeMs = (target.retryPolicy?.maximumEventAgeInSeconds ?? DEFAULT_EVENT_AGE_SECONDS) * 1000;
     if (options.mayInvoke && !(await options.mayInvoke(target.functionArn))) {
-      return deadLetter(event, target, 'NO_PERMISSIONS', `EventBridge may not invoke ${target.functionArn}: no resource-based policy of the function allows it`, 'MaximumRetryAttempts', 0);
+      return deadLetter(
+        event,
+        target,
+        'NO_PERMISSIONS',
+        `EventBridge may not invoke ${target.functionArn}: no resource-based policy of the function allows it`,
+        'MaximumRetryAttempts',
+        0,
+      );
     }
     let lastError = '';
     for (let attempt = 0; ; attempt++) {

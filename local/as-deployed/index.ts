@@ -18,7 +18,14 @@ export { AssemblyError } from '../assembly/assembly-error.ts';
 export { loadDeployedStack } from '../assembly/build-deployed-stack.ts';
 export { readCloudAssembly } from '../assembly/read-cloud-assembly.ts';
 export { IamAuthority, assumedRole } from '../iam/iam-authority.ts';
-export { describeUnusedGrants, rolesForTools, unexpectedUnusedGrants, unusedGrants, type ExpectedUnusedGrant, type UnusedGrant } from '../iam/least-privilege.ts';
+export {
+  describeUnusedGrants,
+  rolesForTools,
+  unexpectedUnusedGrants,
+  unusedGrants,
+  type ExpectedUnusedGrant,
+  type UnusedGrant,
+} from '../iam/least-privilege.ts';
 export { serveFunctionUrl } from '../lambda/function-url-server.ts';
 export { LambdaFunctionError, startLocalFunction, type LocalFunction } from '../lambda/local-function.ts';
 export { deadLetterFolder, type DeadLetter, type DeadLetterQueue } from './dead-letter-queue.ts';

@@ -32,7 +32,7 @@ export interface DeployedCliOptions {
 export const DIFFERENCES_FROM_AWS = [
   'one account (000000000000) and region (us-east-1); plain http on this machine',
   'IAM: identity policies, AWS managed policies and Lambda resource policies; no SCPs, permission boundaries, session policies or KMS key policies',
-  'EventBridge retries a failing status-sync invoke under the rule\'s RetryPolicy, then dead-letters it to <data>/dead-letters/<queue>/ (in AWS the Lambda async invoke config retries function errors)',
+  "EventBridge retries a failing status-sync invoke under the rule's RetryPolicy, then dead-letters it to <data>/dead-letters/<queue>/ (in AWS the Lambda async invoke config retries function errors)",
   'no CloudWatch: logs go to the console and <data>/logs/<logicalId>.log; metrics, alarms and the dashboard are not run',
   'no concurrency limits or throttling; Task states that call other AWS services need a mock, and the assembly carries none',
   'EventBridge takes PutEvents on the default bus only (the operation events); rules of your own on those events are not run',
@@ -73,10 +73,14 @@ export async function runDeployedFromCli(options: DeployedCliOptions): Promise<(
 
   const { model } = stack;
   console.log(`async-mcp is serving MCP at ${stack.url.href}`);
-  console.log(`Assembly: ${resolve(cdkOut)}${temporary ? ' (synthesized now, removed on exit)' : ''}, stack ${model.stackName}, Function URL auth ${model.functionUrl?.authType ?? 'none'}`);
+  console.log(
+    `Assembly: ${resolve(cdkOut)}${temporary ? ' (synthesized now, removed on exit)' : ''}, stack ${model.stackName}, Function URL auth ${model.functionUrl?.authType ?? 'none'}`,
+  );
   if (model.functionUrl?.authType === 'AWS_IAM') {
     const key = stack.authority.localCaller;
-    console.log(`Requests must be signed with SigV4 (service lambda, region ${model.region}) with the local key: access key "${key.accessKeyId}", secret "${key.secretAccessKey}". With the CLI:`);
+    console.log(
+      `Requests must be signed with SigV4 (service lambda, region ${model.region}) with the local key: access key "${key.accessKeyId}", secret "${key.secretAccessKey}". With the CLI:`,
+    );
     console.log(`  ${signedCliCommand(stack.url, model.region, key)}`);
   }
   console.log(`Data: ${options.dataDir ? `kept in ${options.dataDir}` : 'in memory (use --data DIR to keep it)'}`);

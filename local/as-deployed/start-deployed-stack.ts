@@ -118,7 +118,13 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
     const results = await startLocalResults({ ...under('results'), bucketName: model.bucket.name });
     closers.push(() => results.close());
     const secrets = await startLocalSecretsManager({
-      secrets: [{ name: model.secret.name, arn: model.secret.arn, ...(model.secret.generateSecretString ? { generateSecretString: model.secret.generateSecretString } : {}) }],
+      secrets: [
+        {
+          name: model.secret.name,
+          arn: model.secret.arn,
+          ...(model.secret.generateSecretString ? { generateSecretString: model.secret.generateSecretString } : {}),
+        },
+      ],
       ...(data ? { dataDir: data } : {}),
     });
     closers.push(() => secrets.close());
@@ -130,7 +136,8 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       ...scope,
       queues: model.queues.map((queue) => {
         const deadLetters = queue.redrive && model.queues.find((other) => other.arn === queue.redrive?.deadLetterTargetArn);
-        if (queue.redrive && !deadLetters) throw new Error(`${options.cdkOut}: queue ${queue.logicalId} redrives to ${queue.redrive.deadLetterTargetArn}, not a queue of the stack`);
+        if (queue.redrive && !deadLetters)
+          throw new Error(`${options.cdkOut}: queue ${queue.logicalId} redrives to ${queue.redrive.deadLetterTargetArn}, not a queue of the stack`);
         return {
           name: queue.name,
           ...(queue.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: queue.visibilityTimeoutSeconds }),
@@ -169,7 +176,14 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
         ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
         // EventBridge needs the function's resource policy (AWS::Lambda::Permission) to allow it.
         mayInvoke: async (arn) =>
-          (await authority.authorize({ principalArn: 'events.amazonaws.com', action: 'lambda:InvokeFunction', resource: arn, context: { 'aws:SourceArn': rule.arn, 'aws:SourceAccount': model.accountId } })).allowed,
+          (
+            await authority.authorize({
+              principalArn: 'events.amazonaws.com',
+              action: 'lambda:InvokeFunction',
+              resource: arn,
+              context: { 'aws:SourceArn': rule.arn, 'aws:SourceAccount': model.accountId },
+            })
+          ).allowed,
       }),
     );
     closers.push(async () => void (await Promise.all(rules.map((rule) => rule.close()))));
@@ -249,8 +263,14 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       const fn = model.functions.find((f) => f.logicalId === mapping.functionLogicalId);
       const local = functions.get(mapping.functionLogicalId);
       const queue = model.queues.find((q) => q.arn === mapping.queueArn);
-      if (!fn || !local || !queue) throw new Error(`${options.cdkOut}: event source mapping ${mapping.logicalId} names a function or queue that is not running`);
-      const client = new SQSClient({ region: model.region, endpoint: gateways.sqs, credentials: authority.credentialsFor(fn.roleArn, fn.name), maxAttempts: 1 });
+      if (!fn || !local || !queue)
+        throw new Error(`${options.cdkOut}: event source mapping ${mapping.logicalId} names a function or queue that is not running`);
+      const client = new SQSClient({
+        region: model.region,
+        endpoint: gateways.sqs,
+        credentials: authority.credentialsFor(fn.roleArn, fn.name),
+        maxAttempts: 1,
+      });
       const sink = logs.sink(mapping.logicalId);
       const source = startSqsEventSource({
         client,
@@ -279,7 +299,8 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
     const urlConfig = model.functionUrl;
     const target = model.functions.find((f) => f.logicalId === urlConfig.targetFunctionLogicalId);
     const targetFn = target && functions.get(target.logicalId);
-    if (!target || !targetFn) throw new Error(`${options.cdkOut}: the AWS::Lambda::Url targets ${urlConfig.targetFunctionLogicalId}, not a function of the stack`);
+    if (!target || !targetFn)
+      throw new Error(`${options.cdkOut}: the AWS::Lambda::Url targets ${urlConfig.targetFunctionLogicalId}, not a function of the stack`);
     const served = await serveFunctionUrl({
       url: urlConfig,
       fn: targetFn,

@@ -25,7 +25,8 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
   const one = (type: string) => {
     const found = ofType(type);
     const [only] = found;
-    if (only === undefined || found.length !== 1) throw new AssemblyError('manifest.json', undefined, `expected one ${type} in the stack and its nested stacks, found ${found.length}`);
+    if (only === undefined || found.length !== 1)
+      throw new AssemblyError('manifest.json', undefined, `expected one ${type} in the stack and its nested stacks, found ${found.length}`);
     return only;
   };
   const arnOf = (r: AssemblyResource) => {
@@ -64,7 +65,9 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     logicalId: secretResource.logicalId,
     name: secretResource.identity.name,
     arn: secretResource.identity.ref,
-    ...(secretResource.properties.GenerateSecretString ? { generateSecretString: secretResource.properties.GenerateSecretString as Record<string, unknown> } : {}),
+    ...(secretResource.properties.GenerateSecretString
+      ? { generateSecretString: secretResource.properties.GenerateSecretString as Record<string, unknown> }
+      : {}),
   };
 
   const functions: DeployedFunction[] = [];
@@ -72,7 +75,11 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     const p = r.properties;
     const assetPath = r.metadata['aws:asset:path'];
     if (typeof assetPath !== 'string') {
-      throw new AssemblyError(r.templateFile, r.logicalId, 'the function has no aws:asset:path metadata, so its code is not in the assembly (inline ZipFile and image functions do not run locally)');
+      throw new AssemblyError(
+        r.templateFile,
+        r.logicalId,
+        'the function has no aws:asset:path metadata, so its code is not in the assembly (inline ZipFile and image functions do not run locally)',
+      );
     }
     const assetDir = join(assembly.directory, assetPath);
     if (!existsSync(assetDir) || !statSync(assetDir).isDirectory()) {
@@ -82,7 +89,8 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     const variables = ((p.Environment as Props | undefined)?.Variables ?? {}) as Props;
     const environment: Record<string, string> = {};
     for (const [name, value] of Object.entries(variables)) {
-      if (typeof value === 'object' && value !== null) throw new AssemblyError(r.templateFile, r.logicalId, `environment variable ${name} did not resolve to a string`);
+      if (typeof value === 'object' && value !== null)
+        throw new AssemblyError(r.templateFile, r.logicalId, `environment variable ${name} did not resolve to a string`);
       environment[name] = String(value);
     }
     functions.push({
@@ -112,7 +120,8 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     const target = functionByArn(functionArn(r.properties.TargetFunctionArn, r));
     if (!target) throw new AssemblyError(r.templateFile, r.logicalId, 'the Function URL targets a function that is not in the assembly');
     const authType = r.properties.AuthType;
-    if (authType !== 'NONE' && authType !== 'AWS_IAM') throw new AssemblyError(r.templateFile, r.logicalId, `AuthType ${String(authType)} is neither NONE nor AWS_IAM`);
+    if (authType !== 'NONE' && authType !== 'AWS_IAM')
+      throw new AssemblyError(r.templateFile, r.logicalId, `AuthType ${String(authType)} is neither NONE nor AWS_IAM`);
     functionUrl = {
       logicalId: r.logicalId,
       targetFunctionLogicalId: target.logicalId,
@@ -135,10 +144,16 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     let definition: string;
     if (typeof p.DefinitionString === 'string') definition = p.DefinitionString;
     else if (p.Definition !== undefined) definition = JSON.stringify(p.Definition);
-    else throw new AssemblyError(r.templateFile, r.logicalId, 'the state machine has no DefinitionString or Definition in the template (DefinitionS3Location is not read)');
+    else
+      throw new AssemblyError(
+        r.templateFile,
+        r.logicalId,
+        'the state machine has no DefinitionString or Definition in the template (DefinitionS3Location is not read)',
+      );
     // Step Functions replaces each ${key} of DefinitionSubstitutions in the definition text.
     for (const [key, value] of Object.entries((p.DefinitionSubstitutions ?? {}) as Props)) {
-      if (typeof value === 'object' && value !== null) throw new AssemblyError(r.templateFile, r.logicalId, `DefinitionSubstitutions.${key} did not resolve to a value`);
+      if (typeof value === 'object' && value !== null)
+        throw new AssemblyError(r.templateFile, r.logicalId, `DefinitionSubstitutions.${key} did not resolve to a value`);
       definition = definition.split(`\${${key}}`).join(String(value));
     }
     const left = definition.match(/\$\{([A-Za-z0-9_]+)\}/);
@@ -155,7 +170,8 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
 
   const rules = ofType('AWS::Events::Rule').map((r) => {
     const p = r.properties;
-    const pattern = typeof p.EventPattern === 'string' ? (JSON.parse(p.EventPattern) as Record<string, unknown>) : ((p.EventPattern ?? {}) as Record<string, unknown>);
+    const pattern =
+      typeof p.EventPattern === 'string' ? (JSON.parse(p.EventPattern) as Record<string, unknown>) : ((p.EventPattern ?? {}) as Record<string, unknown>);
     const targets = ((p.Targets ?? []) as Props[]).map((target) => {
       const retry = target.RetryPolicy as { MaximumRetryAttempts?: number; MaximumEventAgeInSeconds?: number } | undefined;
       const dlq = (target.DeadLetterConfig as { Arn?: string } | undefined)?.Arn;
@@ -177,7 +193,9 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
 
   const queues = ofType('AWS::SQS::Queue').map((r) => {
     const p = r.properties;
-    const redrive = (typeof p.RedrivePolicy === 'string' ? JSON.parse(p.RedrivePolicy) : p.RedrivePolicy) as { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown } | undefined;
+    const redrive = (typeof p.RedrivePolicy === 'string' ? JSON.parse(p.RedrivePolicy) : p.RedrivePolicy) as
+      | { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown }
+      | undefined;
     if (redrive && (typeof redrive.deadLetterTargetArn !== 'string' || !Number.isInteger(Number(redrive.maxReceiveCount)))) {
       throw new AssemblyError(r.templateFile, r.logicalId, 'the RedrivePolicy needs a deadLetterTargetArn and a whole maxReceiveCount');
     }
@@ -197,7 +215,12 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     const target = functionByArn(functionArn(p.FunctionName, r));
     if (!target) throw new AssemblyError(r.templateFile, r.logicalId, 'the event source mapping names a function that is not in the assembly');
     const queue = queues.find((q) => q.arn === p.EventSourceArn);
-    if (!queue) throw new AssemblyError(r.templateFile, r.logicalId, `the event source ${String(p.EventSourceArn)} is not an SQS queue of the assembly (only SQS sources run locally)`);
+    if (!queue)
+      throw new AssemblyError(
+        r.templateFile,
+        r.logicalId,
+        `the event source ${String(p.EventSourceArn)} is not an SQS queue of the assembly (only SQS sources run locally)`,
+      );
     const concurrency = (p.ScalingConfig as { MaximumConcurrency?: unknown } | undefined)?.MaximumConcurrency;
     return {
       logicalId: r.logicalId,
@@ -210,27 +233,35 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     };
   });
 
-  const roles: DeployedRole[] = ofType('AWS::IAM::Role').map((r) => {
-    const inline = ((r.properties.Policies ?? []) as Array<{ PolicyName: string; PolicyDocument: DeployedRole['policyDocuments'][number]['document'] }>).map((policy) => ({
-      name: policy.PolicyName,
-      document: policy.PolicyDocument,
-    }));
-    return {
-      logicalId: r.logicalId,
-      name: r.identity.name,
-      arn: arnOf(r),
-      policyDocuments: inline,
-      managedPolicyArns: [] as string[],
-      _managed: ((r.properties.ManagedPolicyArns ?? []) as unknown[]).map(String),
-    };
-  }).map(({ _managed, ...role }) => {
-    for (const arn of _managed) {
-      const customer = ofType('AWS::IAM::ManagedPolicy').find((m) => m.identity.ref === arn);
-      if (customer) role.policyDocuments.push({ name: customer.identity.name, document: customer.properties.PolicyDocument as DeployedRole['policyDocuments'][number]['document'] });
-      else role.managedPolicyArns.push(arn);
-    }
-    return role;
-  });
+  const roles: DeployedRole[] = ofType('AWS::IAM::Role')
+    .map((r) => {
+      const inline = ((r.properties.Policies ?? []) as Array<{ PolicyName: string; PolicyDocument: DeployedRole['policyDocuments'][number]['document'] }>).map(
+        (policy) => ({
+          name: policy.PolicyName,
+          document: policy.PolicyDocument,
+        }),
+      );
+      return {
+        logicalId: r.logicalId,
+        name: r.identity.name,
+        arn: arnOf(r),
+        policyDocuments: inline,
+        managedPolicyArns: [] as string[],
+        _managed: ((r.properties.ManagedPolicyArns ?? []) as unknown[]).map(String),
+      };
+    })
+    .map(({ _managed, ...role }) => {
+      for (const arn of _managed) {
+        const customer = ofType('AWS::IAM::ManagedPolicy').find((m) => m.identity.ref === arn);
+        if (customer)
+          role.policyDocuments.push({
+            name: customer.identity.name,
+            document: customer.properties.PolicyDocument as DeployedRole['policyDocuments'][number]['document'],
+          });
+        else role.managedPolicyArns.push(arn);
+      }
+      return role;
+    });
   // AWS::IAM::Policy and ManagedPolicy name the roles they attach to.
   for (const r of [...ofType('AWS::IAM::Policy'), ...ofType('AWS::IAM::ManagedPolicy')]) {
     for (const roleName of ((r.properties.Roles ?? []) as unknown[]).map(String)) {

@@ -39,7 +39,8 @@ interface Manifest {
 export function readCloudAssembly(directory: string, stackName?: string): ReadAssembly {
   const dir = resolve(directory);
   const manifestFile = join(dir, 'manifest.json');
-  if (!existsSync(manifestFile)) throw new AssemblyError(manifestFile, undefined, 'not found: is this a cloud assembly (the folder `cdk synth -o DIR` writes)?');
+  if (!existsSync(manifestFile))
+    throw new AssemblyError(manifestFile, undefined, 'not found: is this a cloud assembly (the folder `cdk synth -o DIR` writes)?');
   const manifest = readJson<Manifest>(manifestFile);
   const stacks = Object.entries(manifest.artifacts ?? {}).filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack');
   const chosen = stackName ? stacks.filter(([id]) => id === stackName) : stacks;
@@ -80,9 +81,21 @@ function readStack(dir: string, templateFile: string, stackName: string, paramet
     pending.delete(logicalId);
     const assetPath = resource.Metadata?.['aws:asset:path'];
     if (typeof assetPath !== 'string' || !assetPath.endsWith('.nested.template.json')) {
-      throw new AssemblyError(templateFile, logicalId, 'a nested stack without aws:asset:path metadata naming its *.nested.template.json cannot be read from the assembly');
+      throw new AssemblyError(
+        templateFile,
+        logicalId,
+        'a nested stack without aws:asset:path metadata naming its *.nested.template.json cannot be read from the assembly',
+      );
     }
-    const passed = resolveTemplate(templateFile, { Parameters: template.Parameters, Conditions: template.Conditions, Resources: { [logicalId]: { Type: resource.Type, Properties: { Parameters: resource.Properties?.Parameters ?? {} } } } }, maps);
+    const passed = resolveTemplate(
+      templateFile,
+      {
+        Parameters: template.Parameters,
+        Conditions: template.Conditions,
+        Resources: { [logicalId]: { Type: resource.Type, Properties: { Parameters: resource.Properties?.Parameters ?? {} } } },
+      },
+      maps,
+    );
     const values = stringValues(templateFile, logicalId, (passed.Resources[logicalId]?.Properties?.Parameters ?? {}) as Record<string, unknown>);
     const childOutputs = readStack(dir, assetPath, identityOf(logicalId).name, values, into);
     const attributes = maps.attributes[logicalId] ?? {};

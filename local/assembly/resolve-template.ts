@@ -49,7 +49,13 @@ export function resolveTemplate(file: string, template: CfnTemplate, maps: Refer
   checkReferences(file, template, maps);
   // The library needs Conditions before Resources, and Fn::Sub only reads its one map, so
   // `${Logical.Attr}` goes in there beside the refs.
-  const ordered = protect({ Parameters: template.Parameters ?? {}, Conditions: template.Conditions ?? {}, Mappings: template.Mappings ?? {}, Resources: template.Resources, Outputs: template.Outputs ?? {} });
+  const ordered = protect({
+    Parameters: template.Parameters ?? {},
+    Conditions: template.Conditions ?? {},
+    Mappings: template.Mappings ?? {},
+    Resources: template.Resources,
+    Outputs: template.Outputs ?? {},
+  });
   const subs: Record<string, string> = { ...maps.refs, 'AWS::NoValue': NO_VALUE };
   for (const [id, attributes] of Object.entries(maps.attributes)) for (const [name, value] of Object.entries(attributes)) subs[`${id}.${name}`] = value;
   const warn = console.warn;
@@ -79,7 +85,8 @@ function checkReferences(file: string, template: CfnTemplate, maps: ReferenceMap
     }
     if (value === null || typeof value !== 'object') return;
     const node = value as Record<string, unknown>;
-    if (typeof node.Ref === 'string' && !known(node.Ref)) throw new AssemblyError(file, where, `Ref to "${node.Ref}", which is neither a resource, a parameter nor a pseudo parameter`);
+    if (typeof node.Ref === 'string' && !known(node.Ref))
+      throw new AssemblyError(file, where, `Ref to "${node.Ref}", which is neither a resource, a parameter nor a pseudo parameter`);
     const getAtt = node['Fn::GetAtt'];
     if (getAtt !== undefined) {
       const [id, name] = Array.isArray(getAtt) ? getAtt : String(getAtt).split(/\.(.*)/s);

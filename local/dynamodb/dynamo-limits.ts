@@ -13,13 +13,7 @@
  * UpdateItem gives the stored item (it depends on what is stored; dynalite checks it in
  * UTF-16 units), and batch or transaction requests.
  */
-import {
-  DescribeTableCommand,
-  DynamoDBServiceException,
-  type AttributeValue,
-  type DynamoDBClient,
-  type TableDescription,
-} from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBServiceException, type AttributeValue, type DynamoDBClient, type TableDescription } from '@aws-sdk/client-dynamodb';
 
 /** DynamoDB's limits, in bytes (1 KB = 1024 bytes). */
 export const DYNAMODB_LIMITS = { partitionKeyBytes: 2048, sortKeyBytes: 1024, itemBytes: 400 * 1024 } as const;
@@ -81,11 +75,7 @@ export function installDynamoLimits(client: DynamoDBClient): void {
 }
 
 /** What DynamoDB would refuse in this request, or undefined. */
-function limitProblem(
-  command: string,
-  input: { Key?: Item; Item?: Item; ExpressionAttributeValues?: Item },
-  schema: KeySchemas,
-): string | undefined {
+function limitProblem(command: string, input: { Key?: Item; Item?: Item; ExpressionAttributeValues?: Item }, schema: KeySchemas): string | undefined {
   if (command === 'PutItemCommand') {
     const item = input.Item ?? {};
     for (const keys of [schema.table, ...schema.indexes]) {
@@ -157,7 +147,11 @@ function valueBytes(value: AttributeValue): number {
 
 /** About one byte per two significant digits, plus one. */
 function numberBytes(number: string): number {
-  const digits = number.replace(/[eE].*$/, '').replace(/[^0-9]/g, '').replace(/^0+/, '').replace(/0+$/, '');
+  const digits = number
+    .replace(/[eE].*$/, '')
+    .replace(/[^0-9]/g, '')
+    .replace(/^0+/, '')
+    .replace(/0+$/, '');
   return Math.ceil(Math.max(1, digits.length) / 2) + 1;
 }
 

@@ -160,22 +160,22 @@ export async function createOperationsTable(client: DynamoDBClient, tableName: s
         BillingMode: 'PAY_PER_REQUEST',
         // A deployed template's shape, else the operations table's.
         ...(schema ?? {
-        AttributeDefinitions: [
-          { AttributeName: OPERATIONS_TABLE.partitionKey, AttributeType: 'S' },
-          { AttributeName: index.partitionKey, AttributeType: 'S' },
-          { AttributeName: index.sortKey, AttributeType: 'S' },
-        ],
-        KeySchema: [{ AttributeName: OPERATIONS_TABLE.partitionKey, KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: index.name,
-            KeySchema: [
-              { AttributeName: index.partitionKey, KeyType: 'HASH' },
-              { AttributeName: index.sortKey, KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
+          AttributeDefinitions: [
+            { AttributeName: OPERATIONS_TABLE.partitionKey, AttributeType: 'S' },
+            { AttributeName: index.partitionKey, AttributeType: 'S' },
+            { AttributeName: index.sortKey, AttributeType: 'S' },
+          ],
+          KeySchema: [{ AttributeName: OPERATIONS_TABLE.partitionKey, KeyType: 'HASH' }],
+          GlobalSecondaryIndexes: [
+            {
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: index.partitionKey, KeyType: 'HASH' },
+                { AttributeName: index.sortKey, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'ALL' },
+            },
+          ],
         }),
       }),
     );

@@ -83,19 +83,29 @@ export async function startPutEventsEndpoint(options: PutEventsEndpointOptions):
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const bytes = await readBody(req);
-    if (bytes === undefined) return sendError(res, 413, 'ValidationException', `Total size of the entries in the request is over the limit of ${MAX_REQUEST_BYTES} bytes.`);
+    if (bytes === undefined)
+      return sendError(res, 413, 'ValidationException', `Total size of the entries in the request is over the limit of ${MAX_REQUEST_BYTES} bytes.`);
     if (credentials) {
       const url = new URL(req.url ?? '/', 'http://endpoint');
       const verified = await verifySigV4(
         { method: req.method ?? 'POST', host: req.headers.host ?? '', path: url.pathname, query: url.searchParams, headers: headerRecord(req), body: bytes },
-        { service: 'events', region: options.region, lookup: (key) => (key === credentials.accessKeyId ? { secretAccessKey: credentials.secretAccessKey } : undefined) },
+        {
+          service: 'events',
+          region: options.region,
+          lookup: (key) => (key === credentials.accessKeyId ? { secretAccessKey: credentials.secretAccessKey } : undefined),
+        },
       );
       if (!verified.ok) return sendError(res, 400, ...signatureError(verified));
     }
     const body = bytes.toString('utf8');
     const target = req.headers['x-amz-target'];
     if (req.method !== 'POST' || target !== 'AWSEvents.PutEvents') {
-      return sendError(res, 400, 'UnknownOperationException', `The local EventBridge endpoint serves AWSEvents.PutEvents only, not ${String(target ?? req.method)}.`);
+      return sendError(
+        res,
+        400,
+        'UnknownOperationException',
+        `The local EventBridge endpoint serves AWSEvents.PutEvents only, not ${String(target ?? req.method)}.`,
+      );
     }
     let request: { Entries?: unknown };
     try {
@@ -105,7 +115,12 @@ export async function startPutEventsEndpoint(options: PutEventsEndpointOptions):
     }
     const entries = request.Entries;
     if (!Array.isArray(entries) || entries.length < 1 || entries.length > MAX_ENTRIES) {
-      return sendError(res, 400, 'ValidationException', `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length between 1 and ${MAX_ENTRIES}`);
+      return sendError(
+        res,
+        400,
+        'ValidationException',
+        `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length between 1 and ${MAX_ENTRIES}`,
+      );
     }
     const accepted: Array<{ event: EventBridgeEvent; bus: string }> = [];
     const results: ResultEntry[] = entries.map((raw: unknown) => {
@@ -195,7 +210,10 @@ function signatureError(verified: Extract<VerifyResult, { ok: false }>): [string
     case 'wrong-scope':
       return ['InvalidSignatureException', "Credential should be scoped to correct service: 'events'."];
     case 'mismatch':
-      return ['InvalidSignatureException', 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.'];
+      return [
+        'InvalidSignatureException',
+        'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
+      ];
   }
 }
 

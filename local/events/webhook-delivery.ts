@@ -35,7 +35,8 @@ export function parseLoopbackWebhookUrl(raw: string): URL {
       `--events-webhook: ${url.hostname} is not a loopback host; the local server posts only to 127.0.0.1, ::1 or localhost (in AWS, use an EventBridge API destination: docs/events.md)`,
     );
   }
-  if (url.username || url.password) throw new WebhookConfigError('--events-webhook: the URL must not carry credentials; the signature authenticates each delivery');
+  if (url.username || url.password)
+    throw new WebhookConfigError('--events-webhook: the URL must not carry credentials; the signature authenticates each delivery');
   return url;
 }
 

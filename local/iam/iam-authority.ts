@@ -28,9 +28,7 @@ export interface AuthorizationRequest {
 /** Why a call was refused: the three endings of AWS's AccessDenied message. */
 export type DenialReason = 'implicit' | 'explicit-identity' | 'explicit-resource';
 
-export type AuthorizationResult =
-  | { allowed: true }
-  | { allowed: false; reason: DenialReason; /** AWS's exact AccessDenied wording. */ message: string };
+export type AuthorizationResult = { allowed: true } | { allowed: false; reason: DenialReason /** AWS's exact AccessDenied wording. */; message: string };
 
 /** One evaluated call. */
 export interface Decision {
@@ -235,8 +233,7 @@ export class IamAuthority {
       });
     }
     if (allowed) return { allowed: true };
-    const reason: DenialReason =
-      evaluated.result !== 'ExplicitlyDenied' ? 'implicit' : evaluated.deniedByResource ? 'explicit-resource' : 'explicit-identity';
+    const reason: DenialReason = evaluated.result !== 'ExplicitlyDenied' ? 'implicit' : evaluated.deniedByResource ? 'explicit-resource' : 'explicit-identity';
     return { allowed: false, reason, message: accessDeniedMessage(request.principalArn, request.action, request.resource, reason) };
   }
 
@@ -291,7 +288,13 @@ export class IamAuthority {
 }
 
 /** AWS's AccessDenied wording for an identity-policy decision. `quoteResource`: S3 quotes the ARN. */
-export function accessDeniedMessage(principalArn: string, action: string, resource: string, reason: DenialReason, options: { quoteResource?: boolean } = {}): string {
+export function accessDeniedMessage(
+  principalArn: string,
+  action: string,
+  resource: string,
+  reason: DenialReason,
+  options: { quoteResource?: boolean } = {},
+): string {
   const on = options.quoteResource ? `"${resource}"` : resource;
   const why =
     reason === 'implicit'

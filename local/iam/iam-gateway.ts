@@ -10,7 +10,15 @@ import type { AddressInfo } from 'node:net';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { accessDeniedMessage, type IamAuthority } from './iam-authority.ts';
-import { MissingFieldError, NotAnOperationError, requestActions, s3Location, type ActionScope, type GatewayService, type RequestAction } from './request-actions.ts';
+import {
+  MissingFieldError,
+  NotAnOperationError,
+  requestActions,
+  s3Location,
+  type ActionScope,
+  type GatewayService,
+  type RequestAction,
+} from './request-actions.ts';
 import { NodeSha256, verifySigV4, type VerifyResult } from './sigv4-verifier.ts';
 
 export interface IamGatewayOptions {
@@ -58,7 +66,8 @@ export async function startIamGateway(options: IamGatewayOptions): Promise<IamGa
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       logger.error(`IAM gateway (${options.service}): ${error instanceof Error ? error.message : String(error)}`);
-      if (!res.headersSent) sendError(res, options.service, req.method ?? 'GET', 500, 'InternalFailure', 'The request processing has failed because of an unknown error.');
+      if (!res.headersSent)
+        sendError(res, options.service, req.method ?? 'GET', 500, 'InternalFailure', 'The request processing has failed because of an unknown error.');
       else res.destroy();
     });
   });
@@ -122,10 +131,18 @@ export async function startIamGateway(options: IamGatewayOptions): Promise<IamGa
     let headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(call.headers)) if (value !== undefined) headers[name] = value;
     headers.host = upstream.host;
-    if (options.upstreamCredentials) headers = await resign(call.method, call.url, headers, options.upstreamCredentials, options.service, options.authority.region);
+    if (options.upstreamCredentials)
+      headers = await resign(call.method, call.url, headers, options.upstreamCredentials, options.service, options.authority.region);
     const upstreamRes = await new Promise<IncomingMessage>((resolve, reject) => {
       const out = httpRequest(
-        { protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method: call.method, path: `${call.url.pathname}${call.url.search}`, headers },
+        {
+          protocol: upstream.protocol,
+          hostname: upstream.hostname,
+          port: upstream.port,
+          method: call.method,
+          path: `${call.url.pathname}${call.url.search}`,
+          headers,
+        },
         resolve,
       );
       out.on('error', reject);
@@ -179,9 +196,17 @@ function signatureError(service: GatewayService, verified: Extract<VerifyResult,
         return [400, 'InvalidToken', 'The provided token is malformed or otherwise invalid.'];
       case 'malformed':
       case 'wrong-scope':
-        return [400, 'AuthorizationHeaderMalformed', 'The authorization header is malformed; the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".'];
+        return [
+          400,
+          'AuthorizationHeaderMalformed',
+          'The authorization header is malformed; the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".',
+        ];
       case 'mismatch':
-        return [403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.'];
+        return [
+          403,
+          'SignatureDoesNotMatch',
+          'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+        ];
     }
   }
   switch (verified.problem) {
@@ -191,7 +216,7 @@ function signatureError(service: GatewayService, verified: Extract<VerifyResult,
     case 'bad-token':
       return [400, 'UnrecognizedClientException', 'The security token included in the request is invalid.'];
     case 'malformed':
-      return [400, 'IncompleteSignatureException', 'Authorization header requires \'Credential\', \'Signature\' and \'SignedHeaders\' parameters.'];
+      return [400, 'IncompleteSignatureException', "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters."];
     case 'wrong-scope':
       return [400, 'InvalidSignatureException', `Credential should be scoped to correct service: '${service}'.`];
     case 'mismatch':
@@ -211,7 +236,11 @@ function sendError(res: ServerResponse, service: GatewayService, method: string,
       '<?xml version="1.0" encoding="UTF-8"?>\n' +
       `<Error><Code>${code}</Code><Message>${escapeXml(message)}</Message><RequestId>${requestId}</RequestId><HostId>${randomBytes(24).toString('base64')}</HostId></Error>`;
     // A HEAD answer has no body: the SDK names the error from the status alone.
-    res.writeHead(status, { 'content-type': 'application/xml', 'x-amz-request-id': requestId, ...(method === 'HEAD' ? {} : { 'content-length': Buffer.byteLength(xml) }) });
+    res.writeHead(status, {
+      'content-type': 'application/xml',
+      'x-amz-request-id': requestId,
+      ...(method === 'HEAD' ? {} : { 'content-length': Buffer.byteLength(xml) }),
+    });
     res.end(method === 'HEAD' ? undefined : xml);
     return;
   }

@@ -94,7 +94,12 @@ function sdkActions(service: string, apiAction: string, params: Record<string, u
       return s3SdkActions(operation, params);
     case 'lambda':
       if (typeof params.FunctionName === 'string') {
-        return [{ action: operation === 'Invoke' ? 'lambda:InvokeFunction' : action, resource: functionArn(params.FunctionName, optionalString(params, 'Qualifier'), scope) }];
+        return [
+          {
+            action: operation === 'Invoke' ? 'lambda:InvokeFunction' : action,
+            resource: functionArn(params.FunctionName, optionalString(params, 'Qualifier'), scope),
+          },
+        ];
       }
       return [{ action, resource: '*' }];
     case 'sqs':

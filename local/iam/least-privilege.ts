@@ -112,14 +112,15 @@ export function unexpectedUnusedGrants(unused: UnusedGrant[], expected: Expected
 
 /** One line per grant, for a failing assertion's message. */
 export function describeUnusedGrants(unused: UnusedGrant[]): string {
-  return unused
-    .map((g) => `${g.roleLogicalId} ${g.policy}#${g.index}${g.sid ? ` (${g.sid})` : ''}: ${g.action} on ${g.resource}`)
-    .join('\n');
+  return unused.map((g) => `${g.roleLogicalId} ${g.policy}#${g.index}${g.sid ? ` (${g.sid})` : ''}: ${g.action} on ${g.resource}`).join('\n');
 }
 
 /** IAM's wildcard match: `*` any run of characters, `?` one; actions compare case-insensitively. */
 export function globMatches(pattern: string, value: string, ignoreCase: boolean): boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`, ignoreCase ? 'is' : 's').test(value);
 }
 

@@ -22,13 +22,7 @@ const MANAGED: Record<string, PolicyDocument> = {
     Statement: [
       {
         Effect: 'Allow',
-        Action: [
-          'xray:PutTraceSegments',
-          'xray:PutTelemetryRecords',
-          'xray:GetSamplingRules',
-          'xray:GetSamplingTargets',
-          'xray:GetSamplingStatisticSummaries',
-        ],
+        Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords', 'xray:GetSamplingRules', 'xray:GetSamplingTargets', 'xray:GetSamplingStatisticSummaries'],
         Resource: ['*'],
       },
     ],

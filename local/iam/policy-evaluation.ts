@@ -37,8 +37,7 @@ export async function evaluate(logger: Pick<Console, 'warn'>, simulation: Simula
     logger.warn(`IAM: ${action} on ${resource.resource} is refused: the simulator cannot evaluate it (${outcome.errors.message})`);
     return { result: 'ImplicitlyDenied', deniedByResource: false, statements: [] };
   }
-  const analyses: RequestAnalysis[] =
-    outcome.resultType === 'single' ? [outcome.result.analysis] : outcome.results.map((r) => r.analysis);
+  const analyses: RequestAnalysis[] = outcome.resultType === 'single' ? [outcome.result.analysis] : outcome.results.map((r) => r.analysis);
   const statements: StatementRef[] = [];
   for (const analysis of analyses) {
     for (const allow of analysis.identityAnalysis?.allowStatements ?? []) {

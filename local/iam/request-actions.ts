@@ -194,10 +194,15 @@ export function eventBridgeActions(operation: string, body: Record<string, unkno
 
 /** SQS (AWS JSON): one action on the queue its QueueUrl names; a batch call is authorized as its single form. */
 export function sqsActions(operation: string, body: Record<string, unknown>, scope: ActionScope): RequestAction[] {
-  const single: Record<string, string> = { SendMessageBatch: 'SendMessage', DeleteMessageBatch: 'DeleteMessage', ChangeMessageVisibilityBatch: 'ChangeMessageVisibility' };
+  const single: Record<string, string> = {
+    SendMessageBatch: 'SendMessage',
+    DeleteMessageBatch: 'DeleteMessage',
+    ChangeMessageVisibilityBatch: 'ChangeMessageVisibility',
+  };
   const action = `sqs:${single[operation] ?? operation}`;
   if (operation === 'ListQueues') return [{ action, resource: '*' }];
-  if (operation === 'GetQueueUrl' || operation === 'CreateQueue') return [{ action, resource: `arn:aws:sqs:${scope.region}:${scope.accountId}:${stringField(body, 'QueueName')}` }];
+  if (operation === 'GetQueueUrl' || operation === 'CreateQueue')
+    return [{ action, resource: `arn:aws:sqs:${scope.region}:${scope.accountId}:${stringField(body, 'QueueName')}` }];
   // The URL's last two segments are the account and the queue, whatever its host.
   const [account, name] = (URL.parse(stringField(body, 'QueueUrl'))?.pathname ?? '').split('/').filter(Boolean);
   if (!account || !name) throw new MissingFieldError('QueueUrl');

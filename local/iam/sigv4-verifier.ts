@@ -125,7 +125,11 @@ export async function verifySigV4(
   const signer = new SignatureV4({
     service: authorization.service,
     region: authorization.region,
-    credentials: { accessKeyId: authorization.accessKeyId, secretAccessKey: key.secretAccessKey, ...(key.sessionToken ? { sessionToken: key.sessionToken } : {}) },
+    credentials: {
+      accessKeyId: authorization.accessKeyId,
+      secretAccessKey: key.secretAccessKey,
+      ...(key.sessionToken ? { sessionToken: key.sessionToken } : {}),
+    },
     sha256: NodeSha256,
     uriEscapePath: options.uriEscapePath ?? true,
     applyChecksum: false,

@@ -14,7 +14,16 @@ export interface TaskAccessDenied {
 }
 
 /** The SDK's service names in SDK integration errors, where they differ from the ARN's. */
-const SDK_SERVICE: Record<string, string> = { dynamodb: 'DynamoDb', sfn: 'Sfn', s3: 'S3', sqs: 'Sqs', sns: 'Sns', secretsmanager: 'SecretsManager', eventbridge: 'EventBridge', lambda: 'Lambda' };
+const SDK_SERVICE: Record<string, string> = {
+  dynamodb: 'DynamoDb',
+  sfn: 'Sfn',
+  s3: 'S3',
+  sqs: 'Sqs',
+  sns: 'Sns',
+  secretsmanager: 'SecretsManager',
+  eventbridge: 'EventBridge',
+  lambda: 'Lambda',
+};
 /** Optimized integrations report the Java SDK v1 service exception. */
 const OPTIMIZED_ERROR: Record<string, [string, string]> = {
   dynamodb: ['DynamoDB.AmazonDynamoDBException', 'AmazonDynamoDBv2'],

@@ -27,7 +27,12 @@ export type FunctionUrlDecision = { allowed: true } | { allowed: false; message:
 
 /** What the URL needs of the IAM authority (local/iam/iam-authority.ts): who signed, and may they invoke. */
 export interface FunctionUrlAuthority extends SigV4Authority {
-  authorize(request: { principalArn: string; action: string; resource: string; context?: Record<string, string | string[]> }): AuthorizeResult | Promise<AuthorizeResult>;
+  authorize(request: {
+    principalArn: string;
+    action: string;
+    resource: string;
+    context?: Record<string, string | string[]>;
+  }): AuthorizeResult | Promise<AuthorizeResult>;
 }
 
 export interface FunctionUrlServerOptions {
@@ -85,7 +90,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   let caller: FunctionUrlCaller | undefined;
   if (options.url.authType === 'AWS_IAM') {
     const iam = options.iam;
-    if (!iam) throw new Error('an AWS_IAM Function URL needs the IAM authority that issued its callers\' keys');
+    if (!iam) throw new Error("an AWS_IAM Function URL needs the IAM authority that issued its callers' keys");
     const verified = await verifySigV4(request, body, iam);
     if (!verified.ok) {
       options.onLog?.(`Function URL: 403 ${verified.reason}`);
@@ -111,10 +116,14 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
       target: request.url ?? '/',
       rawHeaders: [
         ...withoutForwarding(request.rawHeaders),
-        'x-amzn-trace-id', traceId(),
-        'x-forwarded-for', request.socket.remoteAddress ?? '127.0.0.1',
-        'x-forwarded-proto', 'http',
-        'x-forwarded-port', String(port),
+        'x-amzn-trace-id',
+        traceId(),
+        'x-forwarded-for',
+        request.socket.remoteAddress ?? '127.0.0.1',
+        'x-forwarded-proto',
+        'http',
+        'x-forwarded-port',
+        String(port),
       ],
       body,
       sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
@@ -148,7 +157,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     try {
       for (let next = await reader.read(); !next.done; next = await reader.read()) {
         size += next.value.byteLength;
-        if (size > FUNCTION_URL_PAYLOAD_LIMIT) throw new Error(`Response payload size exceeded maximum allowed payload size (${FUNCTION_URL_PAYLOAD_LIMIT} bytes)`);
+        if (size > FUNCTION_URL_PAYLOAD_LIMIT)
+          throw new Error(`Response payload size exceeded maximum allowed payload size (${FUNCTION_URL_PAYLOAD_LIMIT} bytes)`);
         chunks.push(next.value);
       }
     } catch (error) {
@@ -204,7 +214,12 @@ export function bufferedResponse(result: unknown): { statusCode: number; headers
 }
 
 /** The function's headers with its cookies as set-cookie; with CORS configured, the URL's CORS headers replace the function's. */
-function merge(headers: Record<string, string>, cookies: string[], cors: FunctionUrlCors | undefined, extra: Record<string, string>): Record<string, string | string[]> {
+function merge(
+  headers: Record<string, string>,
+  cookies: string[],
+  cors: FunctionUrlCors | undefined,
+  extra: Record<string, string>,
+): Record<string, string | string[]> {
   const merged: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();

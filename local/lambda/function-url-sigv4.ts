@@ -22,7 +22,8 @@ export interface SigV4Options {
 }
 
 const MAX_SKEW_MS = 15 * 60 * 1000;
-const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;_.-]+),\s*Signature=([0-9a-f]{64})$/;
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;_.-]+),\s*Signature=([0-9a-f]{64})$/;
 
 /** The caller the signature proves, or why there is none. */
 export async function verifySigV4(
@@ -47,7 +48,8 @@ export async function verifySigV4(
   const caller = callerOf(authority, accessKeyId);
   if (!caller) return { ok: false, reason: `unknown access key ${accessKeyId}` };
   const sessionToken = single(request.headers['x-amz-security-token']);
-  if (caller.sessionToken !== undefined && sessionToken !== caller.sessionToken) return { ok: false, reason: 'The security token included in the request is invalid' };
+  if (caller.sessionToken !== undefined && sessionToken !== caller.sessionToken)
+    return { ok: false, reason: 'The security token included in the request is invalid' };
 
   const signedNames = signedHeaderList.split(';');
   if (!signedNames.includes('host')) return { ok: false, reason: 'the host header is not signed' };
@@ -73,7 +75,10 @@ export async function verifySigV4(
 function callerOf(authority: SigV4Authority, accessKeyId: string): { secretAccessKey: string; sessionToken?: string; identity: FunctionUrlCaller } | undefined {
   const local = authority.localCaller;
   if (accessKeyId === local.accessKeyId) {
-    return { secretAccessKey: local.secretAccessKey, identity: { accessKey: accessKeyId, accountId: local.accountId, userId: local.userId, userArn: local.assumedRoleArn } };
+    return {
+      secretAccessKey: local.secretAccessKey,
+      identity: { accessKey: accessKeyId, accountId: local.accountId, userId: local.userId, userArn: local.assumedRoleArn },
+    };
   }
   const session = authority.identify?.(accessKeyId);
   if (!session) return undefined;

@@ -9,7 +9,12 @@ import type { DeployedFunction } from '../assembly/deployed-stack.ts';
  * template cannot override: they are reserved), then credentials and endpoints. Nothing of this
  * process's own environment.
  */
-export function lambdaEnvironment(fn: DeployedFunction, runtimeEnvironment: Record<string, string>, logGroupName: string, logStreamName: string): Record<string, string> {
+export function lambdaEnvironment(
+  fn: DeployedFunction,
+  runtimeEnvironment: Record<string, string>,
+  logGroupName: string,
+  logStreamName: string,
+): Record<string, string> {
   const region = fn.arn.split(':')[3] || 'us-east-1';
   return {
     ...fn.environment,

@@ -39,7 +39,11 @@ mapTaskRoot();
 globalThis.awslambda = { streamifyResponse, HttpResponseStream: { from: httpResponseStreamFrom } };
 process.on('uncaughtException', (error) => fatal(error, errorPayload(error)));
 process.on('unhandledRejection', (reason) =>
-  fatal(reason, { errorType: 'Runtime.UnhandledPromiseRejection', errorMessage: String(reason instanceof Error ? `${reason.name}: ${reason.message}` : reason), trace: traceOf(reason) }),
+  fatal(reason, {
+    errorType: 'Runtime.UnhandledPromiseRejection',
+    errorMessage: String(reason instanceof Error ? `${reason.name}: ${reason.message}` : reason),
+    trace: traceOf(reason),
+  }),
 );
 
 const importStarted = performance.now();
@@ -86,7 +90,12 @@ function quietLocalNodeWarning() {
   const emitWarning = process.emitWarning;
   process.emitWarning = /** @type {typeof process.emitWarning} */ (
     (warning, ...rest) => {
-      if (String(warning?.name ?? warning).includes('NodeVersionSupportWarning') || rest[0] === 'NodeVersionSupportWarning' || rest[0]?.type === 'NodeVersionSupportWarning') return;
+      if (
+        String(warning?.name ?? warning).includes('NodeVersionSupportWarning') ||
+        rest[0] === 'NodeVersionSupportWarning' ||
+        rest[0]?.type === 'NodeVersionSupportWarning'
+      )
+        return;
       return emitWarning.call(process, warning, ...rest);
     }
   );
@@ -146,7 +155,8 @@ function resolveLikeLambda() {
 function mapTaskRoot() {
   const mapPath = (value) => {
     if (typeof value === 'string' && (value === TASK_ROOT || value.startsWith(`${TASK_ROOT}/`))) return config.assetDir + value.slice(TASK_ROOT.length);
-    if (value instanceof URL && value.protocol === 'file:' && value.pathname.startsWith(`${TASK_ROOT}/`)) return pathToFileURL(config.assetDir + value.pathname.slice(TASK_ROOT.length));
+    if (value instanceof URL && value.protocol === 'file:' && value.pathname.startsWith(`${TASK_ROOT}/`))
+      return pathToFileURL(config.assetDir + value.pathname.slice(TASK_ROOT.length));
     return value;
   };
   const wrap = (target, names) => {
@@ -160,7 +170,18 @@ function mapTaskRoot() {
       target[name] = wrapped;
     }
   };
-  const sync = ['readdirSync', 'readFileSync', 'statSync', 'lstatSync', 'accessSync', 'existsSync', 'opendirSync', 'realpathSync', 'openSync', 'createReadStream'];
+  const sync = [
+    'readdirSync',
+    'readFileSync',
+    'statSync',
+    'lstatSync',
+    'accessSync',
+    'existsSync',
+    'opendirSync',
+    'realpathSync',
+    'openSync',
+    'createReadStream',
+  ];
   const callback = ['readdir', 'readFile', 'stat', 'lstat', 'access', 'exists', 'opendir', 'realpath', 'open'];
   wrap(fs, [...sync, ...callback]);
   wrap(fs.promises, ['readdir', 'readFile', 'stat', 'lstat', 'access', 'opendir', 'realpath', 'open']);
@@ -177,7 +198,11 @@ async function loadHandler() {
   const base = join(config.assetDir, moduleName);
   const file = ['.js', '.mjs', '.cjs'].map((extension) => base + extension).find((candidate) => existsSync(candidate));
   if (!file) {
-    return initError({ errorType: 'Runtime.ImportModuleError', errorMessage: `Error: Cannot find module '${moduleName}'\nRequire stack:\n- /var/runtime/index.mjs`, trace: [] });
+    return initError({
+      errorType: 'Runtime.ImportModuleError',
+      errorMessage: `Error: Cannot find module '${moduleName}'\nRequire stack:\n- /var/runtime/index.mjs`,
+      trace: [],
+    });
   }
   let loaded;
   try {
@@ -187,7 +212,8 @@ async function loadHandler() {
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
       return initError({ errorType: 'Runtime.ImportModuleError', errorMessage: `${error.name}: ${error.message}`, trace: traceOf(error) });
     }
-    if (error instanceof SyntaxError) return initError({ errorType: 'Runtime.UserCodeSyntaxError', errorMessage: `${error.name}: ${error.message}`, trace: traceOf(error) });
+    if (error instanceof SyntaxError)
+      return initError({ errorType: 'Runtime.UserCodeSyntaxError', errorMessage: `${error.name}: ${error.message}`, trace: traceOf(error) });
     return initError(errorPayload(error));
   }
   let value = exportPath.reduce((object, key) => object?.[key], loaded);

@@ -67,7 +67,6 @@ export interface LocalFunction {
   close(): Promise<void>;
 }
 
-
 /** Starts the function's sandbox pool; the first invocation pays the cold start, as in Lambda. */
 export async function startLocalFunction(options: LocalFunctionOptions): Promise<LocalFunction> {
   const pool = new SandboxPool(options);
@@ -214,7 +213,9 @@ class SandboxPool {
       sandbox.initDurationMs = undefined;
       if (initMs !== undefined) this.coldStarts.push({ initDurationMs: initMs, handlerImportMs: sandbox.handlerImportMs ?? Number.NaN });
       const init = initMs === undefined ? '' : `\tInit Duration: ${initMs.toFixed(2)} ms`;
-      onLog(`REPORT RequestId: ${requestId}\tDuration: ${duration.toFixed(2)} ms\tBilled Duration: ${Math.ceil(duration)} ms\tMemory Size: ${fn.memorySize} MB${init}`);
+      onLog(
+        `REPORT RequestId: ${requestId}\tDuration: ${duration.toFixed(2)} ms\tBilled Duration: ${Math.ceil(duration)} ms\tMemory Size: ${fn.memorySize} MB${init}`,
+      );
       this.release(sandbox);
       deliver();
     };

@@ -124,7 +124,9 @@ export class SandboxThread {
       // The event travels as JSON, as the Invoke payload does: what JSON cannot carry does not arrive.
       eventJson = JSON.stringify(event ?? null);
     } catch (error) {
-      this.fail(new LambdaFunctionError({ errorType: 'InvalidRequestContentException', errorMessage: `Could not parse request body into json: ${String(error)}` }));
+      this.fail(
+        new LambdaFunctionError({ errorType: 'InvalidRequestContentException', errorMessage: `Could not parse request body into json: ${String(error)}` }),
+      );
       return;
     }
     if (!this.worker) {
@@ -198,4 +200,3 @@ type SandboxMessage =
   | { type: 'done'; id: string }
   | { type: 'error'; id: string; error: LambdaErrorPayload }
   | { type: 'fatal'; id?: string; error: LambdaErrorPayload };
-

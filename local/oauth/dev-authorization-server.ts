@@ -113,7 +113,15 @@ export async function startDevAuthorizationServer(options: DevAuthorizationServe
         },
       },
     },
-    ttl: { AccessToken: accessTokenTTL, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 86_400, Grant: 14 * 86_400, RefreshToken: 14 * 86_400 },
+    ttl: {
+      AccessToken: accessTokenTTL,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 600,
+      Session: 86_400,
+      Grant: 14 * 86_400,
+      RefreshToken: 14 * 86_400,
+    },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     renderError: (ctx, out) => {
       ctx.type = 'html';
@@ -182,9 +190,7 @@ async function interaction(provider: Provider, req: IncomingMessage, res: Server
   }
   if (action === 'confirm' && details.prompt.name === 'consent') {
     const accountId = String(details.session?.accountId);
-    const grant = details.grantId
-      ? await provider.Grant.find(details.grantId)
-      : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+    const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
     if (!grant) throw new Error('The grant of this sign-in is gone; start again');
     const missing = details.prompt.details as PromptDetails;
     if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
@@ -210,7 +216,10 @@ interface PromptDetails {
 /** What the consent page lists: scopes per resource, then the OpenID scopes. */
 function consentItems(details: unknown): Array<{ resource?: string; scopes: string[] }> {
   const missing = details as PromptDetails;
-  const items: Array<{ resource?: string; scopes: string[] }> = Object.entries(missing.missingResourceScopes ?? {}).map(([resource, scopes]) => ({ resource, scopes }));
+  const items: Array<{ resource?: string; scopes: string[] }> = Object.entries(missing.missingResourceScopes ?? {}).map(([resource, scopes]) => ({
+    resource,
+    scopes,
+  }));
   // A resource's scope is also listed as an OpenID scope (see `scopes`): show it once, with its resource.
   const shown = new Set(items.flatMap((item) => item.scopes));
   const account = (missing.missingOIDCScope ?? []).filter((scope) => !shown.has(scope));

@@ -89,8 +89,7 @@ export async function startDevIssuer(options: DevIssuerOptions = {}): Promise<De
 
   const issuer = () => `${origin}${path}`;
   const jwksPath = () => `${path}/.well-known/jwks.json`;
-  const metadataPath =
-    options.discovery === 'openid' ? `${path}/.well-known/openid-configuration` : `/.well-known/oauth-authorization-server${path}`;
+  const metadataPath = options.discovery === 'openid' ? `${path}/.well-known/openid-configuration` : `/.well-known/oauth-authorization-server${path}`;
 
   const mint = async (claims: JWTPayload = {}, mintOptions: MintOptions = {}): Promise<string> => {
     const key = keys.get(mintOptions.kid ?? currentKid);

@@ -39,7 +39,10 @@ ${problem ? `<p role="status" style="color:#a00">${escapeHtml(problem)}</p>` : '
 /** The consent step: what the client asked for, per resource. */
 export function renderConsentPage(uid: string, clientName: string, user: string, items: Array<{ resource?: string; scopes: string[] }>): string {
   const list = items
-    .map((item) => `<li>${item.resource ? `<code>${escapeHtml(item.resource)}</code>: ` : 'Your account: '}${item.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(' ')}</li>`)
+    .map(
+      (item) =>
+        `<li>${item.resource ? `<code>${escapeHtml(item.resource)}</code>: ` : 'Your account: '}${item.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(' ')}</li>`,
+    )
     .join('\n');
   return page(
     'Allow access',

@@ -6,7 +6,13 @@
 import { resolve } from 'node:path';
 import { OAuthConfigError } from '../../lambdas/auth/oauth-config.ts';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../local-stack.ts';
-import { DEV_MCP_SCOPE, DEV_USERS, startDevAuthorizationServer, type DevAuthorizationServer, type DevAuthorizationServerOptions } from './dev-authorization-server.ts';
+import {
+  DEV_MCP_SCOPE,
+  DEV_USERS,
+  startDevAuthorizationServer,
+  type DevAuthorizationServer,
+  type DevAuthorizationServerOptions,
+} from './dev-authorization-server.ts';
 
 export interface LocalStackWithDevAuthorization extends LocalStack {
   authorizationServer: DevAuthorizationServer;
@@ -23,7 +29,10 @@ export interface DevAuthorizationSettings extends Omit<DevAuthorizationServerOpt
  * requiring {@link DEV_MCP_SCOPE}, then prints the issuer and how to sign in.
  * Throws `OAuthConfigError` when `options.oauth` names another issuer.
  */
-export async function startLocalStackWithDevAuthorization(options: LocalStackOptions, settings: DevAuthorizationSettings = {}): Promise<LocalStackWithDevAuthorization> {
+export async function startLocalStackWithDevAuthorization(
+  options: LocalStackOptions,
+  settings: DevAuthorizationSettings = {},
+): Promise<LocalStackWithDevAuthorization> {
   if (options.oauth) throw new OAuthConfigError('--oauth-dev runs its own issuer; leave out --oauth-issuer, --oauth-audience and --oauth-scopes');
   const mcpPort = options.port ?? 3000;
   const authorizationServer = await startDevAuthorizationServer({

@@ -182,7 +182,10 @@ export async function startLocalSecretsManager(options: LocalSecretsManagerOptio
   function required(input: Record<string, unknown>): StoredSecret {
     const secretId = optional(input, 'SecretId');
     if (secretId === undefined) {
-      throw new ServiceError('ValidationException', "1 validation error detected: Value null at 'secretId' failed to satisfy constraint: Member must not be null");
+      throw new ServiceError(
+        'ValidationException',
+        "1 validation error detected: Value null at 'secretId' failed to satisfy constraint: Member must not be null",
+      );
     }
     const secret = find(secretId);
     if (!secret) throw new ServiceError('ResourceNotFoundException', NOT_FOUND);
@@ -190,7 +193,9 @@ export async function startLocalSecretsManager(options: LocalSecretsManagerOptio
   }
 
   const server = createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => send(res, 500, { __type: 'InternalServiceError', Message: error instanceof Error ? error.message : 'internal error' }));
+    serve(req, res).catch((error: unknown) =>
+      send(res, 500, { __type: 'InternalServiceError', Message: error instanceof Error ? error.message : 'internal error' }),
+    );
   });
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = String(req.headers['x-amz-target'] ?? '');

@@ -8,7 +8,15 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MAX_VISIBILITY_TIMEOUT_SECONDS, MAX_WAIT_SECONDS, type ReceivedMessage, SqsError, SqsQueues, type SqsQueue, type SqsQueueConfig } from './sqs-queues.ts';
+import {
+  MAX_VISIBILITY_TIMEOUT_SECONDS,
+  MAX_WAIT_SECONDS,
+  type ReceivedMessage,
+  SqsError,
+  SqsQueues,
+  type SqsQueue,
+  type SqsQueueConfig,
+} from './sqs-queues.ts';
 
 export interface LocalSqsOptions {
   readonly region: string;
@@ -39,7 +47,16 @@ const ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
 type Body = Record<string, unknown>;
 
 /** The errors whose query-protocol code SQS prefixes with `AWS.SimpleQueueService.`. */
-const QUERY_CODES = new Set(['QueueDoesNotExist', 'MessageNotInflight', 'TooManyEntriesInBatchRequest', 'EmptyBatchRequest', 'BatchEntryIdsNotDistinct', 'InvalidBatchEntryId', 'BatchRequestTooLong', 'UnsupportedOperation']);
+const QUERY_CODES = new Set([
+  'QueueDoesNotExist',
+  'MessageNotInflight',
+  'TooManyEntriesInBatchRequest',
+  'EmptyBatchRequest',
+  'BatchEntryIdsNotDistinct',
+  'InvalidBatchEntryId',
+  'BatchRequestTooLong',
+  'UnsupportedOperation',
+]);
 
 /** Starts the endpoint on a loopback port. */
 export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs> {
@@ -54,7 +71,8 @@ export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs>
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = String(req.headers['x-amz-target'] ?? '');
-    if (req.method !== 'POST' || !target.startsWith('AmazonSQS.')) throw new SqsError('UnknownOperationException', `The local SQS speaks the AWS JSON protocol only, not ${req.method} ${target}.`);
+    if (req.method !== 'POST' || !target.startsWith('AmazonSQS.'))
+      throw new SqsError('UnknownOperationException', `The local SQS speaks the AWS JSON protocol only, not ${req.method} ${target}.`);
     const text = await readBody(req);
     let body: Body;
     try {
@@ -193,11 +211,16 @@ function perEntry(entries: Body[], act: (entry: Body) => Body): Body {
 
 function batchOf(value: unknown): Body[] {
   if (!Array.isArray(value) || value.length === 0) throw new SqsError('EmptyBatchRequest', 'There should be at least one entry in the request.');
-  if (value.length > MAX_BATCH_ENTRIES) throw new SqsError('TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${MAX_BATCH_ENTRIES}. You have sent ${value.length}.`);
+  if (value.length > MAX_BATCH_ENTRIES)
+    throw new SqsError('TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${MAX_BATCH_ENTRIES}. You have sent ${value.length}.`);
   const entries = value.map(asObject);
   const ids = new Set<string>();
   for (const entry of entries) {
-    if (typeof entry.Id !== 'string' || !ENTRY_ID.test(entry.Id)) throw new SqsError('InvalidBatchEntryId', 'A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.');
+    if (typeof entry.Id !== 'string' || !ENTRY_ID.test(entry.Id))
+      throw new SqsError(
+        'InvalidBatchEntryId',
+        'A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.',
+      );
     if (ids.has(entry.Id)) throw new SqsError('BatchEntryIdsNotDistinct', `Id ${entry.Id} repeated.`);
     ids.add(entry.Id);
   }
@@ -206,7 +229,8 @@ function batchOf(value: unknown): Body[] {
 
 function checkedBody(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) throw new SqsError('MissingParameter', 'The request must contain the parameter MessageBody.');
-  if (Buffer.byteLength(value, 'utf8') > MAX_MESSAGE_BYTES) throw new SqsError('InvalidParameterValue', `One or more parameters are invalid. Reason: Message must be shorter than ${MAX_MESSAGE_BYTES} bytes.`);
+  if (Buffer.byteLength(value, 'utf8') > MAX_MESSAGE_BYTES)
+    throw new SqsError('InvalidParameterValue', `One or more parameters are invalid. Reason: Message must be shorter than ${MAX_MESSAGE_BYTES} bytes.`);
   if (!VALID_BODY.test(value)) throw new SqsError('InvalidMessageContents', 'Invalid characters found.');
   return value;
 }
@@ -230,7 +254,8 @@ function visibilityOf(entry: Body): number {
 }
 
 function receiptHandleOf(entry: Body): string {
-  if (typeof entry.ReceiptHandle !== 'string' || entry.ReceiptHandle === '') throw new SqsError('MissingParameter', 'The request must contain the parameter ReceiptHandle.');
+  if (typeof entry.ReceiptHandle !== 'string' || entry.ReceiptHandle === '')
+    throw new SqsError('MissingParameter', 'The request must contain the parameter ReceiptHandle.');
   return entry.ReceiptHandle;
 }
 
@@ -293,6 +318,10 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
   if (res.headersSent) return void res.destroy();
   // The SQS client reads the query-protocol code from this header into the error's `Code` (awsQueryCompatible).
   const queryCode = QUERY_CODES.has(code) ? `AWS.SimpleQueueService.${code === 'QueueDoesNotExist' ? 'NonExistentQueue' : code}` : code;
-  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': randomUUID(), 'x-amzn-query-error': `${queryCode};${status >= 500 ? 'Receiver' : 'Sender'}` });
+  res.writeHead(status, {
+    'content-type': 'application/x-amz-json-1.0',
+    'x-amzn-requestid': randomUUID(),
+    'x-amzn-query-error': `${queryCode};${status >= 500 ? 'Receiver' : 'Sender'}`,
+  });
   res.end(JSON.stringify({ __type: `com.amazonaws.sqs#${code}`, message }));
 }

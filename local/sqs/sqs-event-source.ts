@@ -63,7 +63,12 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
       let messages: Message[];
       try {
         const out = await options.client.send(
-          new ReceiveMessageCommand({ QueueUrl: options.queueUrl, MaxNumberOfMessages: options.batchSize ?? 10, WaitTimeSeconds: 20, MessageSystemAttributeNames: ['All'] }),
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: options.batchSize ?? 10,
+            WaitTimeSeconds: 20,
+            MessageSystemAttributeNames: ['All'],
+          }),
           { abortSignal: stop.signal },
         );
         messages = out.Messages ?? [];

@@ -86,7 +86,10 @@ export class SqsQueue {
   }
 
   /** Adds a message; visible after `delaySeconds` (the queue's when absent). */
-  send(body: string, options: { readonly delaySeconds?: number; readonly senderId: string; readonly messageId?: string }): { messageId: string; md5OfBody: string } {
+  send(
+    body: string,
+    options: { readonly delaySeconds?: number; readonly senderId: string; readonly messageId?: string },
+  ): { messageId: string; md5OfBody: string } {
     const now = Date.now();
     const message: StoredMessage = {
       messageId: options.messageId ?? randomUUID(),
@@ -103,7 +106,12 @@ export class SqsQueue {
   }
 
   /** Up to `max` visible messages, each now in flight; waits up to `waitSeconds` for one when none is. */
-  async receive(options: { readonly max: number; readonly visibilityTimeoutSeconds?: number; readonly waitSeconds: number; readonly signal?: AbortSignal }): Promise<ReceivedMessage[]> {
+  async receive(options: {
+    readonly max: number;
+    readonly visibilityTimeoutSeconds?: number;
+    readonly waitSeconds: number;
+    readonly signal?: AbortSignal;
+  }): Promise<ReceivedMessage[]> {
     const until = Date.now() + options.waitSeconds * 1000;
     for (;;) {
       if (options.signal?.aborted) return [];
@@ -200,7 +208,8 @@ export class SqsQueue {
 
   #messageOf(receiptHandle: string): StoredMessage | undefined {
     const [queue, messageId] = Buffer.from(receiptHandle, 'base64url').toString('utf8').split(':');
-    if (queue !== this.name || !messageId) throw new SqsError('ReceiptHandleIsInvalid', `The input receipt handle "${receiptHandle}" is not a valid receipt handle.`);
+    if (queue !== this.name || !messageId)
+      throw new SqsError('ReceiptHandleIsInvalid', `The input receipt handle "${receiptHandle}" is not a valid receipt handle.`);
     return this.#messages.get(messageId);
   }
 
@@ -247,7 +256,7 @@ export class SqsQueues {
 
   /** The queue a URL names (`.../<account>/<name>`, whatever the host), or QueueDoesNotExist. */
   byUrl(queueUrl: unknown): SqsQueue {
-    const path = typeof queueUrl === 'string' ? URL.parse(queueUrl)?.pathname ?? '' : '';
+    const path = typeof queueUrl === 'string' ? (URL.parse(queueUrl)?.pathname ?? '') : '';
     const [account, name, ...rest] = path.split('/').filter(Boolean);
     const queue = account === this.scope.accountId && name !== undefined && rest.length === 0 ? this.#queues.get(name) : undefined;
     if (!queue) throw new SqsError('QueueDoesNotExist', 'The specified queue does not exist.');

@@ -38,7 +38,11 @@ export async function runParallel(execution: BranchHost, frame: StateFrame, sign
   const effective = effectiveInput(frame);
   const branchInput = await workArguments(frame, effective);
   const branches = (frame.state.Branches as StateGraph[] | undefined) ?? [];
-  const jobs = branches.map((branch): Job<unknown> => (child) => execution.runGraph(branch, structuredClone(branchInput), frame.scope.child(), child));
+  const jobs = branches.map(
+    (branch): Job<unknown> =>
+      (child) =>
+        execution.runGraph(branch, structuredClone(branchInput), frame.scope.child(), child),
+  );
   const result = await runAll(jobs, 0, signal);
   return finishState(frame, effective, { result, hasResult: true });
 }
@@ -62,25 +66,28 @@ export async function runMap(execution: BranchHost, frame: StateFrame, signal: S
   const processor = (state.ItemProcessor ?? state.Iterator) as StateGraph;
   const selector = state.ItemSelector ?? (frame.jsonata ? undefined : state.Parameters);
   const parentState = { name: frame.name, type: 'Map' as const, input: frame.input };
-  const jobs = items.map((item, index): Job<unknown> => async (child) => {
-    // `$$.Map.Item` exists only while the ItemSelector is evaluated.
-    const context = { ...frame.context, Map: { Item: { Index: index, Value: item } } };
-    let itemInput: unknown = item;
-    if (selector !== undefined) {
-      itemInput = frame.jsonata
-        ? await evaluateJsonataTemplate(selector, jsonataBindings(frame, { context }), 'ItemSelector')
-        : applyTemplate(selector, effective, pathSources(frame, { context }));
-    }
-    execution.events.push({ type: 'MapIterationStarted', timestamp: Date.now(), parentState, index });
-    try {
-      const output = await execution.runGraph(processor, itemInput, frame.scope.child(), child);
-      execution.events.push({ type: 'MapIterationSucceeded', timestamp: Date.now(), parentState, index });
-      return output;
-    } catch (error) {
-      if (!child.aborted) execution.events.push({ type: 'MapIterationFailed', timestamp: Date.now(), parentState, index, ...failureOf(error) });
-      throw error;
-    }
-  });
+  const jobs = items.map(
+    (item, index): Job<unknown> =>
+      async (child) => {
+        // `$$.Map.Item` exists only while the ItemSelector is evaluated.
+        const context = { ...frame.context, Map: { Item: { Index: index, Value: item } } };
+        let itemInput: unknown = item;
+        if (selector !== undefined) {
+          itemInput = frame.jsonata
+            ? await evaluateJsonataTemplate(selector, jsonataBindings(frame, { context }), 'ItemSelector')
+            : applyTemplate(selector, effective, pathSources(frame, { context }));
+        }
+        execution.events.push({ type: 'MapIterationStarted', timestamp: Date.now(), parentState, index });
+        try {
+          const output = await execution.runGraph(processor, itemInput, frame.scope.child(), child);
+          execution.events.push({ type: 'MapIterationSucceeded', timestamp: Date.now(), parentState, index });
+          return output;
+        } catch (error) {
+          if (!child.aborted) execution.events.push({ type: 'MapIterationFailed', timestamp: Date.now(), parentState, index, ...failureOf(error) });
+          throw error;
+        }
+      },
+  );
   const result = await runAll(jobs, maxConcurrency, signal);
   return finishState(frame, effective, { result, hasResult: true });
 }

@@ -37,7 +37,20 @@ const JSONPATH_ONLY = [
 ];
 const JSONATA_ONLY = ['Arguments', 'Output', 'Items'];
 /** Fields whose strings may be `{% … %}` in a JSONata state. */
-const JSONATA_FIELDS = ['Arguments', 'Output', 'Assign', 'Items', 'ItemSelector', 'MaxConcurrency', 'TimeoutSeconds', 'HeartbeatSeconds', 'Seconds', 'Timestamp', 'Error', 'Cause'];
+const JSONATA_FIELDS = [
+  'Arguments',
+  'Output',
+  'Assign',
+  'Items',
+  'ItemSelector',
+  'MaxConcurrency',
+  'TimeoutSeconds',
+  'HeartbeatSeconds',
+  'Seconds',
+  'Timestamp',
+  'Error',
+  'Cause',
+];
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,79}$/;
 
 /** The language a state is evaluated in. */

@@ -265,7 +265,8 @@ export class AslExecution {
     let ms: number;
     const seconds = await numberField(frame, 'Seconds');
     if (seconds !== undefined) {
-      if (!Number.isInteger(seconds) || seconds < 0) throw new TaskError('States.Runtime', `The Seconds of state "${frame.name}" must be a non-negative integer`);
+      if (!Number.isInteger(seconds) || seconds < 0)
+        throw new TaskError('States.Runtime', `The Seconds of state "${frame.name}" must be a non-negative integer`);
       ms = seconds * 1000;
     } else {
       const timestamp = frame.jsonata

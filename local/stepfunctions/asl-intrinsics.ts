@@ -130,7 +130,9 @@ const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
   'States.Hash': (value, algorithm) => {
     const name = { MD5: 'md5', 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' }[String(algorithm)];
     if (!name) throw new IntrinsicFailure(`States.Hash does not know the algorithm ${String(algorithm)}`);
-    return createHash(name).update(typeof value === 'string' ? value : JSON.stringify(value)).digest('hex');
+    return createHash(name)
+      .update(typeof value === 'string' ? value : JSON.stringify(value))
+      .digest('hex');
   },
   'States.JsonMerge': (left, right, deep) => {
     if (deep !== false) throw new IntrinsicFailure('States.JsonMerge supports only a shallow merge (false)');
@@ -141,7 +143,10 @@ const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
     return from + Math.floor(Math.random() * (to - from));
   },
   'States.MathAdd': (a, b) => integer(a, 'States.MathAdd') + integer(b, 'States.MathAdd'),
-  'States.StringSplit': (text, separators) => String(text).split(new RegExp(`[${escapeClass(String(separators))}]`)).filter((part) => part !== ''),
+  'States.StringSplit': (text, separators) =>
+    String(text)
+      .split(new RegExp(`[${escapeClass(String(separators))}]`))
+      .filter((part) => part !== ''),
   'States.UUID': () => randomUUID(),
 };
 

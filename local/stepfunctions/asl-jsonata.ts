@@ -79,7 +79,10 @@ async function evaluateJsonata(text: string, bindings: JsonataBindings, field: s
     result = await compileJsonata(text).evaluate(undefined, bindings);
   } catch (error) {
     const reason = error instanceof TaskError ? error.message : `${(error as { code?: string }).code ?? 'Error'}: ${(error as Error).message}`;
-    throw new TaskError(QUERY_EVALUATION_ERROR, `The JSONata expression '${text}' specified for the field '${field}' threw an error during evaluation. ${reason}`);
+    throw new TaskError(
+      QUERY_EVALUATION_ERROR,
+      `The JSONata expression '${text}' specified for the field '${field}' threw an error during evaluation. ${reason}`,
+    );
   }
   if (result === undefined) {
     throw new TaskError(QUERY_EVALUATION_ERROR, `The JSONata expression '${text}' specified for the field '${field}' returned nothing (undefined).`);
@@ -104,8 +107,7 @@ function visitExpressions(template: unknown, field: string, visit: (text: string
   if (text !== undefined) visit(text, field);
   else if (Array.isArray(template)) {
     for (const [index, item] of template.entries()) visitExpressions(item, `${field}[${index}]`, visit);
-  }
-  else if (typeof template === 'object' && template !== null) {
+  } else if (typeof template === 'object' && template !== null) {
     for (const [key, value] of Object.entries(template)) visitExpressions(value, `${field}/${key}`, visit);
   }
 }

@@ -57,9 +57,7 @@ export function applyTemplate(template: unknown, data: unknown, sources: PathSou
     }
     const name = key.slice(0, -2);
     const text = String(value);
-    result[name] = text.startsWith('States.')
-      ? evaluateIntrinsic(text, (path) => readPath(path, data, sources, key))
-      : readPath(text, data, sources, key);
+    result[name] = text.startsWith('States.') ? evaluateIntrinsic(text, (path) => readPath(path, data, sources, key)) : readPath(text, data, sources, key);
   }
   return result;
 }

@@ -108,11 +108,7 @@ export async function finishState(
     const bindings = jsonataBindings(frame, work.hasResult ? { result: work.result } : {});
     const [assigned, output] = await Promise.all([
       fields.assign === undefined ? undefined : evaluateJsonataTemplate(fields.assign, bindings, `${prefix}Assign`),
-      fields.output === undefined
-        ? work.hasResult
-          ? work.result
-          : frame.input
-        : evaluateJsonataTemplate(fields.output, bindings, `${prefix}Output`),
+      fields.output === undefined ? (work.hasResult ? work.result : frame.input) : evaluateJsonataTemplate(fields.output, bindings, `${prefix}Output`),
     ]);
     return { output, assigned: assigned as Record<string, unknown> | undefined };
   }
@@ -147,7 +143,8 @@ export async function numberField(frame: StateFrame, name: string): Promise<numb
   if (typeof value === 'number') return value;
   if (frame.jsonata && value !== undefined) {
     const evaluated = await evaluateJsonataTemplate(value, jsonataBindings(frame), name);
-    if (typeof evaluated !== 'number') throw new TaskError('States.QueryEvaluationError', `The field '${name}' must evaluate to a number, not ${JSON.stringify(evaluated)}`);
+    if (typeof evaluated !== 'number')
+      throw new TaskError('States.QueryEvaluationError', `The field '${name}' must evaluate to a number, not ${JSON.stringify(evaluated)}`);
     return evaluated;
   }
   const path = frame.state[`${name}Path`];

@@ -11,9 +11,7 @@ export interface ArnScope {
   accountId: string;
 }
 
-export type ParsedExecutionArn =
-  | { kind: 'execution'; machine: string; name: string }
-  | { kind: 'express'; machine: string; name: string; id: string };
+export type ParsedExecutionArn = { kind: 'execution'; machine: string; name: string } | { kind: 'express'; machine: string; name: string; id: string };
 
 /** Names the facade accepts: stricter than AWS, so that every name also works in CloudWatch Logs. */
 const NAME = /^[A-Za-z0-9_-]{1,80}$/;

@@ -305,8 +305,7 @@ export class ExecutionEngine {
   private emit(record: ExecutionRecord): void {
     const { onStatusChange, logger } = this.options;
     if (!onStatusChange) return;
-    const report = (error: unknown) =>
-      logger.warn(`sfn facade: status listener failed for ${record.executionArn} (${record.status}): ${String(error)}`);
+    const report = (error: unknown) => logger.warn(`sfn facade: status listener failed for ${record.executionArn} (${record.status}): ${String(error)}`);
     try {
       const result: unknown = onStatusChange(buildStatusChangeEvent({ ...record }, this.options.scope));
       if (result instanceof Promise) result.catch(report);

@@ -22,10 +22,7 @@ export class ExecutionHistory {
   private readonly events: HistoryEvent[] = [];
   private closed = false;
 
-  constructor(
-    record: ExecutionRecord,
-    roleArn: string,
-  ) {
+  constructor(record: ExecutionRecord, roleArn: string) {
     this.add(record.startDate, 'ExecutionStarted', {
       executionStartedEventDetails: { input: record.input, inputDetails: UNTRUNCATED, roleArn },
     });

@@ -56,7 +56,13 @@ export function createLocalInterpreter(machineName: string, definitionText: stri
             if (!task) throw new Error(`No task is bound to the state ${call.stateName}`);
             return runTask(
               task.kind,
-              { input: call.args, takeToken: call.takeToken, timeoutSeconds: call.timeoutSeconds, heartbeatSeconds: call.heartbeatSeconds, enforceTimeout: true },
+              {
+                input: call.args,
+                takeToken: call.takeToken,
+                timeoutSeconds: call.timeoutSeconds,
+                heartbeatSeconds: call.heartbeatSeconds,
+                enforceTimeout: true,
+              },
               options.tokens,
               mocks.get(call.stateName),
             );
@@ -70,7 +76,10 @@ export function createLocalInterpreter(machineName: string, definitionText: stri
 }
 
 /** Classifies every Task of a definition once, resolving each worker once (the tests' reference engine binds with it too). */
-export function bindTasks(definition: unknown, options: Pick<LocalInterpreterOptions, 'resolveWorker' | 'taskMocks' | 'resolveFunction'>): Map<string, BoundTask> {
+export function bindTasks(
+  definition: unknown,
+  options: Pick<LocalInterpreterOptions, 'resolveWorker' | 'taskMocks' | 'resolveFunction'>,
+): Map<string, BoundTask> {
   const workers = new Map<string, WorkerHandler>();
   const workerFor = (name: string) => {
     let handler = workers.get(name);

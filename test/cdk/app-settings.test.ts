@@ -40,7 +40,10 @@ describe('readAppSettings', () => {
     expect(settingsFrom({ functionUrlAuthType: 'AWS_IAM' }).auth).toEqual({ kind: 'iam' });
     const issuer = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example';
     // An issuer alone turns OAuth on; scopes come space- or comma-separated from the CLI, or as a cdk.json array.
-    expect(settingsFrom({ oauthIssuer: issuer, oauthAudience: 'api://mcp', oauthScopes: 'mcp/tools, mcp/admin', oauthResourceUrl: 'https://mcp.example.com/mcp' }).auth).toEqual({
+    expect(
+      settingsFrom({ oauthIssuer: issuer, oauthAudience: 'api://mcp', oauthScopes: 'mcp/tools, mcp/admin', oauthResourceUrl: 'https://mcp.example.com/mcp' })
+        .auth,
+    ).toEqual({
       kind: 'oauth',
       issuer,
       audience: 'api://mcp',
@@ -51,7 +54,10 @@ describe('readAppSettings', () => {
   });
 
   it('takes CORS origins, comma-separated or as an array', () => {
-    expect(settingsFrom({ corsAllowedOrigins: 'https://a.example.com,https://b.example.com' }).corsAllowedOrigins).toEqual(['https://a.example.com', 'https://b.example.com']);
+    expect(settingsFrom({ corsAllowedOrigins: 'https://a.example.com,https://b.example.com' }).corsAllowedOrigins).toEqual([
+      'https://a.example.com',
+      'https://b.example.com',
+    ]);
     expect(settingsFrom({ corsAllowedOrigins: ['*'] }).corsAllowedOrigins).toEqual(['*']);
     expect(settingsFrom({}).corsAllowedOrigins).toBeUndefined();
   });

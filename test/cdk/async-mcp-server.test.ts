@@ -92,7 +92,16 @@ describe('Lambda functions', () => {
   it('give the MCP Lambda the table, the tool catalog, the tools directory, the server key and the limits', () => {
     const mcp = resourcesOf(template, 'AWS::Lambda::Function')[logicalIdOf(stack.server.mcpFunction)]!;
     const variables = mcp.Properties.Environment.Variables as Record<string, unknown>;
-    const expectedKeys = [ENV.tableName, ENV.toolsDir, ENV.secretArn, ENV.maxKeepAliveSeconds, ENV.allowUnlimitedKeepAlive, ENV.maxBlockingSeconds, ENV.maxActiveOperations, STATE_MACHINE_ARN_PREFIX_ENV];
+    const expectedKeys = [
+      ENV.tableName,
+      ENV.toolsDir,
+      ENV.secretArn,
+      ENV.maxKeepAliveSeconds,
+      ENV.allowUnlimitedKeepAlive,
+      ENV.maxBlockingSeconds,
+      ENV.maxActiveOperations,
+      STATE_MACHINE_ARN_PREFIX_ENV,
+    ];
     expect(Object.keys(variables)).toEqual(expect.arrayContaining(expectedKeys));
     expect(Object.keys(variables)).not.toContain('TOOL_STATE_MACHINE_ARNS');
     expect(variables[ENV.tableName]).toEqual({ Ref: logicalIdOf(stack.server.operations.table) });
@@ -113,7 +122,7 @@ describe('Lambda functions', () => {
     }
   });
 
-  it('size the MCP Lambda timeout from the bound each request\'s one deadline uses, so Lambda never ends a request before its stop at the bound', () => {
+  it("size the MCP Lambda timeout from the bound each request's one deadline uses, so Lambda never ends a request before its stop at the bound", () => {
     const { stack: custom, template: customTemplate } = synthTemplate(tools, { maxBlockingSeconds: 300, maxKeepAliveSeconds: 3600 });
     customTemplate.hasResourceProperties('AWS::Lambda::Function', {
       Timeout: requestTimeoutSeconds(300),
@@ -237,7 +246,10 @@ describe('state machines', () => {
       expect(props.DefinitionSubstitutions ?? {}).toEqual(expected);
       // Nothing else is left for CloudFormation to substitute.
       const left = [...definitionText.matchAll(/\$\{([^}]+)\}/g)].map((m) => m[1]!);
-      expect(left.every((key) => key in expected), `${tool.config.name}: ${left.join(', ')}`).toBe(true);
+      expect(
+        left.every((key) => key in expected),
+        `${tool.config.name}: ${left.join(', ')}`,
+      ).toBe(true);
     }
   });
 
@@ -276,9 +288,7 @@ describe('state machines', () => {
     const dir = toolsDirWithExtraTool('uses_missing_worker', 'quick_calculation');
     try {
       const more = await loadToolFolders(dir);
-      const broken = more.map((tool) =>
-        tool.config.name === 'uses_missing_worker' ? { ...tool, workers: ['not_written_yet'] } : tool,
-      );
+      const broken = more.map((tool) => (tool.config.name === 'uses_missing_worker' ? { ...tool, workers: ['not_written_yet'] } : tool));
       expect(() => synthTemplate(broken)).toThrow(/Worker "not_written_yet" \(used by uses_missing_worker\) has no module: expected .*not-written-yet\.ts/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -311,7 +321,7 @@ describe('status sync', () => {
     expect(before.startsWith(resolvePseudo(matcher.prefix))).toBe(true);
   });
 
-  it('uses the pattern statusChangePrefixPattern builds, and statusChangePattern (the local bus\'s) for existing machines', () => {
+  it("uses the pattern statusChangePrefixPattern builds, and statusChangePattern (the local bus's) for existing machines", () => {
     const [rule] = Object.values(resourcesOf(template, 'AWS::Events::Rule'));
     const [matcher] = rule!.Properties.EventPattern.detail.stateMachineArn as [{ prefix: string }];
     expect(rule!.Properties.EventPattern).toEqual(statusChangePrefixPattern(matcher.prefix));
@@ -328,7 +338,7 @@ describe('status sync', () => {
     expect(withPrefix).toBeLessThanOrEqual(EVENT_PATTERN_MAX_CHARS);
   });
 
-  it('matches any number of deployed machines with one rule, and splits existing machines across rules within EventBridge\'s 2,048 characters', () => {
+  it("matches any number of deployed machines with one rule, and splits existing machines across rules within EventBridge's 2,048 characters", () => {
     const standard = standardTools()[0]!;
     // In-memory copies: bundling is skipped, so their folders are never read again.
     const many = Array.from({ length: 2 * STATE_MACHINES_PER_RULE + 1 }, (_, i) => ({

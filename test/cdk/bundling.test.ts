@@ -114,9 +114,15 @@ describe('bundled assets', () => {
       const code = readFileSync(join(assetDirOf(fn), 'index.mjs'), 'utf8');
       // An external module stays a specifier: imported, or the name a require shim passes to the runtime.
       const mentions = [...code.matchAll(/(.{0,8})"@aws-sdk\/[a-z0-9-]+"/g)].map((match) => match[1]!);
-      expect(mentions.every((before) => /(from\s*|import\(\s*|[\w$]=)$/.test(before)), name).toBe(true);
+      expect(
+        mentions.every((before) => /(from\s*|import\(\s*|[\w$]=)$/.test(before)),
+        name,
+      ).toBe(true);
       // No SDK source in the bundle: the source map lists every bundled file.
-      expect(sourcesOf(fn).filter((source) => source.includes('node_modules/@aws-sdk/')), name).toEqual([]);
+      expect(
+        sourcesOf(fn).filter((source) => source.includes('node_modules/@aws-sdk/')),
+        name,
+      ).toEqual([]);
     }
     const requestInput = readFileSync(join(assetDirOf(stack.server.workerFunctions.get('request_input')!), 'index.mjs'), 'utf8');
     expect(requestInput).toContain('"@aws-sdk/client-dynamodb"');
@@ -129,7 +135,7 @@ describe('bundled assets', () => {
     expect(size).toBeLessThanOrEqual(580_000);
   });
 
-  it('carry one JSON Schema engine in the MCP bundle: neither our Ajv nor the MCP SDK\'s', () => {
+  it("carry one JSON Schema engine in the MCP bundle: neither our Ajv nor the MCP SDK's", () => {
     const sources = sourcesOf(stack.server.mcpFunction);
     expect(sources.filter((source) => /node_modules\/ajv\/|ajvProvider/.test(source))).toEqual([]);
     expect(sources.some((source) => source.includes('node_modules/@cfworker/json-schema/'))).toBe(true);
@@ -142,7 +148,10 @@ describe('bundled assets', () => {
     expect(mcp).not.toMatch(/from\s*"jose"/);
     expect(sourcesOf(stack.server.mcpFunction).filter((source) => source.includes('node_modules/jose/'))).toEqual([]);
     const dir = lambdaLikeCopy(assetDir);
-    const run = runNode(dir, "const jose = await import('jose'); console.log(typeof jose.jwtVerify, typeof jose.createRemoteJWKSet, import.meta.resolve('jose'));");
+    const run = runNode(
+      dir,
+      "const jose = await import('jose'); console.log(typeof jose.jwtVerify, typeof jose.createRemoteJWKSet, import.meta.resolve('jose'));",
+    );
     expect(run.stdout.trim(), run.stderr).toBe(`function function ${pathToFileURL(join(dir, 'node_modules', 'jose', 'index.js')).href}`);
     // The other functions never verify tokens.
     expect(existsSync(join(assetDirOf(stack.server.statusSync!.function.function), 'node_modules'))).toBe(false);
@@ -152,9 +161,7 @@ describe('bundled assets', () => {
     const bundled = join(assetDirOf(stack.server.mcpFunction), BUNDLED_TOOLS_DIR);
     for (const tool of tools) {
       for (const file of [TOOL_FILE, DEFINITION_FILE]) {
-        expect(readFileSync(join(bundled, tool.config.name, file), 'utf8'), `${tool.config.name}/${file}`).toBe(
-          readFileSync(join(tool.dir, file), 'utf8'),
-        );
+        expect(readFileSync(join(bundled, tool.config.name, file), 'utf8'), `${tool.config.name}/${file}`).toBe(readFileSync(join(tool.dir, file), 'utf8'));
       }
     }
     // Workers and status sync do not need them.
@@ -229,7 +236,12 @@ describe('bundled assets', () => {
 
   // The caller an AWS_IAM Function URL verified (the default auth).
   const signedCaller = {
-    iam: { accountId: '123456789012', callerId: 'AROAEXAMPLE:session', userArn: 'arn:aws:sts::123456789012:assumed-role/McpClient/session', userId: 'AROAEXAMPLE' },
+    iam: {
+      accountId: '123456789012',
+      callerId: 'AROAEXAMPLE:session',
+      userArn: 'arn:aws:sts::123456789012:assumed-role/McpClient/session',
+      userId: 'AROAEXAMPLE',
+    },
   };
 
   it('refuse, from the MCP bundle, a request under AWS_IAM that carries no verified caller (403, never anonymous)', () => {
@@ -245,13 +257,20 @@ describe('bundled assets', () => {
     expect(run.status, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { prelude: { statusCode: number; headers: Record<string, string> } };
     expect(result.prelude.statusCode).toBe(401);
-    expect(result.prelude.headers['www-authenticate']).toBe('Bearer resource_metadata="https://example.lambda-url.us-east-1.on.aws/.well-known/oauth-protected-resource/mcp"');
+    expect(result.prelude.headers['www-authenticate']).toBe(
+      'Bearer resource_metadata="https://example.lambda-url.us-east-1.on.aws/.well-known/oauth-protected-resource/mcp"',
+    );
   });
 
   it('serve tools/list from the MCP bundle, streamed through the awslambda global, reading the bundled tool folders', () => {
     const run = runMcpBundle(signedCaller);
     expect(run.status, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { streamified: boolean; prelude: { statusCode: number }; body: string; finished: boolean };
+    const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as {
+      streamified: boolean;
+      prelude: { statusCode: number };
+      body: string;
+      finished: boolean;
+    };
     expect(result.streamified).toBe(true);
     expect(result.prelude.statusCode).toBe(200);
     expect(result.finished).toBe(true);

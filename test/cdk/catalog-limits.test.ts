@@ -80,7 +80,7 @@ describe.each([200, 300])('%i tools', (count) => {
     console.log(`${count} tools:\n  ${report.join('\n  ')}`);
   }, 240_000);
 
-  it('synthesize with every template under 400 resources and 800 KB, well within CloudFormation\'s 500 and 1 MB', () => {
+  it("synthesize with every template under 400 resources and 800 KB, well within CloudFormation's 500 and 1 MB", () => {
     const { stack, templates } = result;
     expect(stack.server.toolStateMachines.size).toBe(count);
     expect(templates.length).toBeGreaterThan(1);
@@ -105,7 +105,8 @@ describe.each([200, 300])('%i tools', (count) => {
     const top = result.templateOf(stack.node.path);
     const roleId = logicalIdOf(stack.server.mcpFunction.role!);
     const policies = Object.values(top.Resources).filter(
-      (r) => (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') && JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
+      (r) =>
+        (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') && JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
     ) as Array<{ Type: string; Properties: { PolicyDocument: { Statement: unknown[] } } }>;
     expect(policies.map((policy) => policy.Type)).toEqual(['AWS::IAM::Policy']);
     const document = JSON.stringify(policies[0]!.Properties.PolicyDocument);
@@ -131,7 +132,7 @@ describe.each([200, 300])('%i tools', (count) => {
     expect(JSON.stringify(policy).length).toBeLessThan(IAM_INLINE_POLICY_MAX_CHARS / 2);
   });
 
-  it('keep the dashboard within CloudWatch\'s 500 widgets and 2,500 metrics, graphing the first tools and naming the rest', () => {
+  it("keep the dashboard within CloudWatch's 500 widgets and 2,500 metrics, graphing the first tools and naming the rest", () => {
     const { stack } = result;
     const top = result.templateOf(stack.node.path);
     const [dashboard] = Object.values(top.Resources).filter((r) => r.Type === 'AWS::CloudWatch::Dashboard');

@@ -48,14 +48,23 @@ describe('cdk/app.ts', () => {
   });
 
   it('takes the active-operation limit, the reserved concurrencies and the tool stack count from context (-c key=value)', () => {
-    const run = runApp({ maxActiveOperations: '25', mcpReservedConcurrency: '50', statusSyncReservedConcurrency: '5', workerReservedConcurrency: '20', toolStackCount: '1' });
+    const run = runApp({
+      maxActiveOperations: '25',
+      mcpReservedConcurrency: '50',
+      statusSyncReservedConcurrency: '5',
+      workerReservedConcurrency: '20',
+      toolStackCount: '1',
+    });
     expect(run.status, run.stderr).toBe(0);
     // The workers are in nested stacks, each a template file of its own.
     const files = ['AsyncMcp.template.json', ...readdirSync(run.outdir).filter((file) => file.endsWith('.nested.template.json'))];
     const templates = files.map(
       (file) =>
         JSON.parse(readFileSync(join(run.outdir, file), 'utf8')) as {
-          Resources: Record<string, { Type: string; Properties: { Description?: string; ReservedConcurrentExecutions?: number; Environment?: { Variables: Record<string, unknown> } } }>;
+          Resources: Record<
+            string,
+            { Type: string; Properties: { Description?: string; ReservedConcurrentExecutions?: number; Environment?: { Variables: Record<string, unknown> } } }
+          >;
         },
     );
     const functions = templates.flatMap((template) => Object.values(template.Resources)).filter((resource) => resource.Type === 'AWS::Lambda::Function');
@@ -76,12 +85,24 @@ describe('cdk/app.ts', () => {
     const run = runApp({ eventsRetentionHours: '72', eventsMaxSubscriptionTtlSeconds: '7200', eventsDeliveryConcurrency: '7' });
     expect(run.status, run.stderr).toBe(0);
     const template = JSON.parse(readFileSync(join(run.outdir, 'AsyncMcp.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: { Description?: string; ScalingConfig?: { MaximumConcurrency?: number }; Environment?: { Variables: Record<string, unknown> } } }>;
+      Resources: Record<
+        string,
+        {
+          Type: string;
+          Properties: { Description?: string; ScalingConfig?: { MaximumConcurrency?: number }; Environment?: { Variables: Record<string, unknown> } };
+        }
+      >;
     };
     const resources = Object.values(template.Resources);
-    const mcp = resources.filter((resource) => resource.Type === 'AWS::Lambda::Function' && /^async-mcp MCP server/.test(resource.Properties.Description ?? ''));
+    const mcp = resources.filter(
+      (resource) => resource.Type === 'AWS::Lambda::Function' && /^async-mcp MCP server/.test(resource.Properties.Description ?? ''),
+    );
     expect(mcp).toHaveLength(1);
-    expect(mcp[0]?.Properties.Environment?.Variables).toMatchObject({ [ENV.events]: '1', [ENV.eventsRetentionHours]: '72', [ENV.eventsMaxSubscriptionTtlSeconds]: '7200' });
+    expect(mcp[0]?.Properties.Environment?.Variables).toMatchObject({
+      [ENV.events]: '1',
+      [ENV.eventsRetentionHours]: '72',
+      [ENV.eventsMaxSubscriptionTtlSeconds]: '7200',
+    });
     const mappings = resources.filter((resource) => resource.Type === 'AWS::Lambda::EventSourceMapping').map((resource) => resource.Properties.ScalingConfig);
     expect(mappings).toContainEqual({ MaximumConcurrency: 7 });
   });
@@ -92,7 +113,9 @@ describe('cdk/app.ts', () => {
     const template = JSON.parse(readFileSync(join(run.outdir, 'AsyncMcp.template.json'), 'utf8')) as {
       Resources: Record<string, { Type: string; Properties: { Description?: string; Environment?: { Variables: Record<string, unknown> } } }>;
     };
-    const mcp = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function' && /^async-mcp MCP server/.test(resource.Properties.Description ?? ''));
+    const mcp = Object.values(template.Resources).filter(
+      (resource) => resource.Type === 'AWS::Lambda::Function' && /^async-mcp MCP server/.test(resource.Properties.Description ?? ''),
+    );
     expect(mcp).toHaveLength(1);
     expect(mcp[0]?.Properties.Environment?.Variables[ENV.events]).toBe('0');
     expect(mcp[0]?.Properties.Environment?.Variables[ENV.eventsDeliveryQueueUrl]).toBeUndefined();

@@ -14,8 +14,7 @@ import { AsyncMcpStack, type AsyncMcpStackProps } from '../../cdk/async-mcp-stac
 import { DEFAULT_TOOLS_DIR, REPO_ROOT } from '../../cdk/repo-paths.ts';
 
 /** The context `cdk synth` runs with (feature flags), from cdk.json. */
-export const CDK_JSON_CONTEXT = (JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
-  .context;
+export const CDK_JSON_CONTEXT = (JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 
 export interface TestAppOptions {
   /** Really bundle the Lambdas with esbuild. */
@@ -120,7 +119,9 @@ type Json = unknown;
 export function deployedTemplate(stack: Stack): Template {
   const root = Template.fromStack(stack).toJSON() as TemplateJson;
   const nested = stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c) && c.nestedStackParent === stack);
-  const byResourceId = new Map(nested.map((child) => [stack.getLogicalId(child.nestedStackResource as CfnElement), Template.fromStack(child).toJSON() as TemplateJson]));
+  const byResourceId = new Map(
+    nested.map((child) => [stack.getLogicalId(child.nestedStackResource as CfnElement), Template.fromStack(child).toJSON() as TemplateJson]),
+  );
   const outputOf = (resourceId: string, name: string): Json => {
     const child = byResourceId.get(resourceId);
     const output = child?.Outputs?.[name];

@@ -18,7 +18,14 @@ const IGNORED_CHECKS = ['W3005'];
 const VARIANTS: [string, StackOverrides][] = [
   ['default props', {}],
   ['tracing on, NONE Function URL', { tracing: true, functionUrlAuthType: FunctionUrlAuthType.NONE }],
-  ['OAuth with CORS, dead-letter retention set', { auth: { kind: 'oauth', issuer: 'https://issuer.example.com', requiredScopes: ['mcp'] }, corsAllowedOrigins: ['*'], deadLetterRetention: Duration.days(1) }],
+  [
+    'OAuth with CORS, dead-letter retention set',
+    {
+      auth: { kind: 'oauth', issuer: 'https://issuer.example.com', requiredScopes: ['mcp'] },
+      corsAllowedOrigins: ['*'],
+      deadLetterRetention: Duration.days(1),
+    },
+  ],
 ];
 
 describe('CloudFormation templates', () => {
@@ -42,9 +49,13 @@ describe('CloudFormation templates', () => {
 
   // cfn-lint is a Python tool that npm cannot install, so a fresh machine may lack it; CDK's own
   // CloudFormation validation above runs everywhere.
-  it.skipIf(!cfnLintAvailable)(`pass cfn-lint${cfnLintAvailable ? '' : ' (skipped: cfn-lint is not installed; pip install cfn-lint)'}`, () => {
-    const lint = spawnSync('cfn-lint', ['--ignore-checks', ...IGNORED_CHECKS, '--', ...templates], { encoding: 'utf8' });
-    expect(lint.status, `${lint.stdout}${lint.stderr}`).toBe(0);
-    // About 10 templates per variant now that the tools and workers have nested stacks.
-  }, 240_000);
+  it.skipIf(!cfnLintAvailable)(
+    `pass cfn-lint${cfnLintAvailable ? '' : ' (skipped: cfn-lint is not installed; pip install cfn-lint)'}`,
+    () => {
+      const lint = spawnSync('cfn-lint', ['--ignore-checks', ...IGNORED_CHECKS, '--', ...templates], { encoding: 'utf8' });
+      expect(lint.status, `${lint.stdout}${lint.stderr}`).toBe(0);
+      // About 10 templates per variant now that the tools and workers have nested stacks.
+    },
+    240_000,
+  );
 });

@@ -78,7 +78,12 @@ describe('webhook delivery in AWS', () => {
       [ENV.eventsDeliveryQueueUrl]: { Ref: logicalIdOf(events.queue!) },
       [ENV.events]: '1',
     });
-    template.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.handler', Timeout: 60, MemorySize: 256, Description: Match.stringLikeRegexp('webhook delivery') });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.handler',
+      Timeout: 60,
+      MemorySize: 256,
+      Description: Match.stringLikeRegexp('webhook delivery'),
+    });
   });
 
   it('raises an alarm when the dead-letter queue holds a job', () => {
@@ -104,7 +109,13 @@ describe('webhook delivery in AWS', () => {
     const events = stack.server.events;
     const statements = statementsOf(template, events.deliveryFunction!.role);
     const sqs = statements.filter((s) => asArray(s.Action).some((action) => action.startsWith('sqs:')));
-    expect(sqs.flatMap((s) => asArray(s.Action)).sort()).toEqual(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage']);
+    expect(sqs.flatMap((s) => asArray(s.Action)).sort()).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+    ]);
     expect(sqs.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [logicalIdOf(events.queue!), 'Arn'] }]);
     const dynamo = statements.filter((s) => asArray(s.Action).some((action) => action.startsWith('dynamodb:')));
     expect(dynamo.length).toBeGreaterThan(0);
@@ -113,7 +124,9 @@ describe('webhook delivery in AWS', () => {
       expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': expect.any(Array) } });
     }
     const writes = dynamo.filter((s) => asArray(s.Action).some((action) => action !== 'dynamodb:GetItem'));
-    expect(writes.map((s) => (s.Condition as Record<string, Record<string, unknown>>)['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([['SUB#*']]);
+    expect(writes.map((s) => (s.Condition as Record<string, Record<string, unknown>>)['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([
+      ['SUB#*'],
+    ]);
     expect(statements.flatMap((s) => asArray(s.Action))).toContain('secretsmanager:GetSecretValue');
   });
 
@@ -122,13 +135,20 @@ describe('webhook delivery in AWS', () => {
     const queueArn = { 'Fn::GetAtt': [logicalIdOf(events.queue!), 'Arn'] };
     const senders = [stack.server.mcpFunction, stack.server.statusSync!.function.function, stack.server.workerFunctions.get(REPORT_PROGRESS_WORKER)!];
     for (const fn of senders) {
-      const sends = statementsOf(template, fn.role!).filter((s) => asArray(s.Action).includes('sqs:SendMessage') && JSON.stringify(s.Resource) === JSON.stringify(queueArn));
-      expect(sends.map((s) => asArray(s.Action)), fn.node.path).toEqual([['sqs:SendMessage']]);
+      const sends = statementsOf(template, fn.role!).filter(
+        (s) => asArray(s.Action).includes('sqs:SendMessage') && JSON.stringify(s.Resource) === JSON.stringify(queueArn),
+      );
+      expect(
+        sends.map((s) => asArray(s.Action)),
+        fn.node.path,
+      ).toEqual([['sqs:SendMessage']]);
       expect(JSON.stringify(environmentOf(template, fn)[ENV.eventsDeliveryQueueUrl]), fn.node.path).toContain(logicalIdOf(events.queue!));
       expect(environmentOf(template, fn)).toMatchObject({ [ENV.events]: '1', [ENV.eventsRetentionHours]: '24', [ENV.eventsMaxSubscriptionTtlSeconds]: '3600' });
     }
     const receivers = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).filter((policy) =>
-      (policy.Properties.PolicyDocument.Statement as Statement[]).some((s) => asArray(s.Action).includes('sqs:ReceiveMessage') && JSON.stringify(s.Resource) === JSON.stringify(queueArn)),
+      (policy.Properties.PolicyDocument.Statement as Statement[]).some(
+        (s) => asArray(s.Action).includes('sqs:ReceiveMessage') && JSON.stringify(s.Resource) === JSON.stringify(queueArn),
+      ),
     );
     expect(receivers.map((policy) => policy.Properties.Roles)).toEqual([[{ Ref: logicalIdOf(events.deliveryFunction!.role) }]]);
   });
@@ -150,9 +170,15 @@ describe('webhook delivery in AWS', () => {
 
 describe('events settings', () => {
   it('sets what the props ask on every function that serves or records events, and the delivery concurrency', () => {
-    const { stack: tuned, template: tunedTemplate } = synthTemplate(tools, { events: { retentionHours: 72, maxSubscriptionTtl: Duration.hours(6), deliveryConcurrency: 50 } });
+    const { stack: tuned, template: tunedTemplate } = synthTemplate(tools, {
+      events: { retentionHours: 72, maxSubscriptionTtl: Duration.hours(6), deliveryConcurrency: 50 },
+    });
     for (const fn of [tuned.server.mcpFunction, tuned.server.statusSync!.function.function, tuned.server.events.deliveryFunction!.function]) {
-      expect(environmentOf(tunedTemplate, fn), fn.node.path).toMatchObject({ [ENV.events]: '1', [ENV.eventsRetentionHours]: '72', [ENV.eventsMaxSubscriptionTtlSeconds]: String(6 * 3600) });
+      expect(environmentOf(tunedTemplate, fn), fn.node.path).toMatchObject({
+        [ENV.events]: '1',
+        [ENV.eventsRetentionHours]: '72',
+        [ENV.eventsMaxSubscriptionTtlSeconds]: String(6 * 3600),
+      });
     }
     tunedTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 50 } });
     tunedTemplate.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 72 * 3600, RedrivePolicy: Match.anyValue() });

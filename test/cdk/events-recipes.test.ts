@@ -42,11 +42,25 @@ function eventOf(tool: string, status: OperationStatus, outcome?: Outcome) {
     pollIntervalSeconds: 5,
     ...(outcome ? { outcome } : {}),
   };
-  return { version: '0', id: '1', source: 'async-mcp', 'detail-type': 'Operation Status Changed', account: '1', time: 'x', region: 'r', resources: [], detail: operationEventDetail(record) };
+  return {
+    version: '0',
+    id: '1',
+    source: 'async-mcp',
+    'detail-type': 'Operation Status Changed',
+    account: '1',
+    time: 'x',
+    region: 'r',
+    resources: [],
+    detail: operationEventDetail(record),
+  };
 }
 
 function ruleOf(construct: Parameters<typeof logicalIdOf>[0]) {
-  return resourcesOf(template, 'AWS::Events::Rule')[logicalIdOf(construct)]!.Properties as { EventPattern: EventPattern; EventBusName?: unknown; Targets: Array<{ Arn?: unknown; InputPath?: string; DeadLetterConfig?: { Arn: unknown } }> };
+  return resourcesOf(template, 'AWS::Events::Rule')[logicalIdOf(construct)]!.Properties as {
+    EventPattern: EventPattern;
+    EventBusName?: unknown;
+    Targets: Array<{ Arn?: unknown; InputPath?: string; DeadLetterConfig?: { Arn: unknown } }>;
+  };
 }
 
 const ok: Outcome = { kind: 'call-tool-result', result: { content: [] } };
@@ -69,7 +83,8 @@ describe('the events recipes', () => {
   it('completion webhook: every finished operation, POSTed through an API destination whose connection holds the secret', () => {
     const recipe = stack.node.findChild('CompletionWebhook') as import('../../examples/events/completion-webhook.ts').CompletionWebhook;
     const rule = ruleOf(recipe.rule);
-    for (const status of ['completed', 'failed', 'canceled'] as const) expect(matchesEventPattern(rule.EventPattern, eventOf('any', status)), status).toBe(true);
+    for (const status of ['completed', 'failed', 'canceled'] as const)
+      expect(matchesEventPattern(rule.EventPattern, eventOf('any', status)), status).toBe(true);
     expect(matchesEventPattern(rule.EventPattern, eventOf('any', 'working'))).toBe(false);
     const target = rule.Targets[0]!;
     expect(target.InputPath).toBe('$.detail');

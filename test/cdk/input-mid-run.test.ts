@@ -73,7 +73,10 @@ describe('the request_input worker', () => {
       const machine = stack.server.toolStateMachines.get(tool.config.name)!.stateMachine;
       expect(JSON.stringify(machines[logicalIdOf(machine)]!.Properties.DefinitionSubstitutions.Worker_request_input), tool.config.name).toBe(version);
       const invoke = statementsOf(template, machine.role).filter((s) => asArray(s.Action).includes('lambda:InvokeFunction'));
-      expect(invoke.flatMap((s) => asArray(s.Resource)).map((r) => JSON.stringify(r)), tool.config.name).toContain(versions);
+      expect(
+        invoke.flatMap((s) => asArray(s.Resource)).map((r) => JSON.stringify(r)),
+        tool.config.name,
+      ).toContain(versions);
     }
   });
 
@@ -94,14 +97,25 @@ describe('the request_input worker', () => {
   it('may get and update items of the operations table (records and execution pointers), append operation.input_required to the event log and enqueue its deliveries, and write its own logs', () => {
     const worker = stack.server.workerFunctions.get(REQUEST_INPUT_WORKER)!;
     const statements = statementsOf(template, worker.role!);
-    expect(actionsOf(statements)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage']);
+    expect(actionsOf(statements)).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'sqs:SendMessage',
+    ]);
     const tableArn = { 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] };
-    const withAction = (action: string) => statements.filter((s) => asArray(s.Action).includes(action)).map((s) => [asArray(s.Action), asArray(s.Resource), s.Condition]);
+    const withAction = (action: string) =>
+      statements.filter((s) => asArray(s.Action).includes(action)).map((s) => [asArray(s.Action), asArray(s.Resource), s.Condition]);
     // Records: the table itself, no Scan, no Put or Delete of an operation record.
     expect(withAction('dynamodb:UpdateItem')).toEqual([[['dynamodb:GetItem', 'dynamodb:UpdateItem'], [tableArn], undefined]]);
     // Events: Put on EVT# items alone, Query on the owner index alone (the principal's subscriptions), SendMessage on the delivery queue.
     expect(withAction('dynamodb:PutItem')).toEqual([[['dynamodb:PutItem'], [tableArn], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVT#*'] } }]]);
-    expect(withAction('dynamodb:Query')).toEqual([[['dynamodb:Query'], [{ 'Fn::Join': ['', [tableArn, `/index/${OPERATIONS_TABLE.ownerIndex.name}`]] }], undefined]]);
+    expect(withAction('dynamodb:Query')).toEqual([
+      [['dynamodb:Query'], [{ 'Fn::Join': ['', [tableArn, `/index/${OPERATIONS_TABLE.ownerIndex.name}`]] }], undefined],
+    ]);
     expect(withAction('sqs:SendMessage')).toEqual([[['sqs:SendMessage'], [{ 'Fn::GetAtt': [logicalIdOf(stack.server.events.queue!), 'Arn'] }], undefined]]);
   });
 
@@ -126,7 +140,10 @@ describe('answers resuming the states that asked', () => {
     for (const action of ['states:SendTaskSuccess', 'states:SendTaskFailure']) {
       const grants = grantsOf(template, action);
       // Nobody else may resume a task: not status sync, not a worker, not a state machine.
-      expect(grants.every((grant) => JSON.stringify(grant.roles) === mcpRoles), action).toBe(true);
+      expect(
+        grants.every((grant) => JSON.stringify(grant.roles) === mcpRoles),
+        action,
+      ).toBe(true);
       expect(grants.flatMap((grant) => grant.resources).sort(), action).toEqual(expected);
     }
     const notAsking = tools.filter((tool) => !asking.includes(tool) && tool.config.stateMachineArn === undefined);
@@ -159,11 +176,19 @@ describe('the server key', () => {
   it('may be read by the MCP Lambda, status sync (the events owner id) and webhook delivery (sealed secrets) alone, with GetSecretValue on that secret only', () => {
     const secretRef = JSON.stringify({ Ref: logicalIdOf(stack.server.serverKey.secret) });
     const readers = [stack.server.mcpFunction, stack.server.statusSync?.function.function, stack.server.events.deliveryFunction?.function];
-    const expected = readers.map((fn) => ({ roles: JSON.stringify([{ Ref: logicalIdOf(fn!.role!) }]), actions: ['secretsmanager:GetSecretValue'], resources: [secretRef] }));
+    const expected = readers.map((fn) => ({
+      roles: JSON.stringify([{ Ref: logicalIdOf(fn!.role!) }]),
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: [secretRef],
+    }));
     const secretGrants = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap((policy) =>
       (policy.Properties.PolicyDocument.Statement as Statement[])
         .filter((statement) => asArray(statement.Action).some((action) => action.startsWith('secretsmanager:')))
-        .map((statement) => ({ roles: JSON.stringify(policy.Properties.Roles), actions: asArray(statement.Action), resources: asArray(statement.Resource).map((r) => JSON.stringify(r)) })),
+        .map((statement) => ({
+          roles: JSON.stringify(policy.Properties.Roles),
+          actions: asArray(statement.Action),
+          resources: asArray(statement.Resource).map((r) => JSON.stringify(r)),
+        })),
     );
     expect(secretGrants).toHaveLength(3);
     expect(secretGrants).toEqual(expect.arrayContaining(expected));

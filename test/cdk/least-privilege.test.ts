@@ -37,9 +37,7 @@ const WILDCARD_ONLY_ACTIONS = new Set<string>([
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 function allStatements(template: Template): Statement[] {
-  return Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap(
-    (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
-  );
+  return Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
 
 /** The statements of the policies attached to a role. */
@@ -100,11 +98,20 @@ const withAction = (statements: Statement[], action: string) => statements.filte
  */
 function expectEventsWriterGrants(statements: Statement[], name: string): void {
   const puts = withAction(statements, 'dynamodb:PutItem');
-  expect(puts.map((s) => [asArray(s.Action), asArray(s.Resource), s.Condition]), name).toEqual([[['dynamodb:PutItem'], [tableArn()], onItemsOf('EVT#*')]]);
-  expect(withAction(statements, 'dynamodb:Query').map((s) => [asArray(s.Action), asArray(s.Resource)]), name).toEqual([[['dynamodb:Query'], [ownerIndexArn()]]]);
-  expect(withAction(statements, 'sqs:SendMessage').filter((s) => JSON.stringify(s.Resource).includes(logicalIdOf(stack.server.events.queue!))).map((s) => [asArray(s.Action), asArray(s.Resource)]), name).toEqual([
-    [['sqs:SendMessage'], [eventsQueueArn()]],
-  ]);
+  expect(
+    puts.map((s) => [asArray(s.Action), asArray(s.Resource), s.Condition]),
+    name,
+  ).toEqual([[['dynamodb:PutItem'], [tableArn()], onItemsOf('EVT#*')]]);
+  expect(
+    withAction(statements, 'dynamodb:Query').map((s) => [asArray(s.Action), asArray(s.Resource)]),
+    name,
+  ).toEqual([[['dynamodb:Query'], [ownerIndexArn()]]]);
+  expect(
+    withAction(statements, 'sqs:SendMessage')
+      .filter((s) => JSON.stringify(s.Resource).includes(logicalIdOf(stack.server.events.queue!)))
+      .map((s) => [asArray(s.Action), asArray(s.Resource)]),
+    name,
+  ).toEqual([[['sqs:SendMessage'], [eventsQueueArn()]]]);
 }
 
 let tools: ToolFolder[];
@@ -148,16 +155,25 @@ describe('every policy statement', () => {
     for (const statement of statements) {
       expect(statement.Effect).toBe('Allow');
       const actions = asArray(statement.Action);
-      expect(actions.filter((action) => action.includes('*')), JSON.stringify(statement)).toEqual([]);
+      expect(
+        actions.filter((action) => action.includes('*')),
+        JSON.stringify(statement),
+      ).toEqual([]);
       for (const resource of asArray(statement.Resource)) {
         if (resource === '*') {
           // Where AWS requires "*": acknowledged in the cdk-nag test with a reason.
-          expect(actions.filter((action) => !WILDCARD_ONLY_ACTIONS.has(action)), JSON.stringify(statement)).toEqual([]);
+          expect(
+            actions.filter((action) => !WILDCARD_ONLY_ACTIONS.has(action)),
+            JSON.stringify(statement),
+          ).toEqual([]);
         } else if (typeof resource === 'string') {
           throw new Error(`literal resource ${resource} in ${JSON.stringify(statement)}`);
         } else if (JSON.stringify(resource) === JSON.stringify(resultObjects())) {
           // Result objects are named per result: scoped to the results prefix of the one bucket.
-          expect(actions.every((action) => action === 's3:GetObject' || action === 's3:PutObject'), JSON.stringify(statement)).toBe(true);
+          expect(
+            actions.every((action) => action === 's3:GetObject' || action === 's3:PutObject'),
+            JSON.stringify(statement),
+          ).toBe(true);
         } else if (isWorkerVersions(resource)) {
           // A worker's published versions: a running execution calls the one it started with.
           expect(actions, JSON.stringify(statement)).toEqual(['lambda:InvokeFunction']);
@@ -177,17 +193,13 @@ describe('the MCP Lambda', () => {
     const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
     expect(actionsOf(dynamo)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     const tableArn = { 'Fn::GetAtt': [logicalIdOf(stack.server.operations.table), 'Arn'] };
-    expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual([
-      tableArn,
-      { 'Fn::Join': ['', [tableArn, `/index/${OPERATIONS_TABLE.ownerIndex.name}`]] },
-    ]);
+    expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual([tableArn, { 'Fn::Join': ['', [tableArn, `/index/${OPERATIONS_TABLE.ownerIndex.name}`]] }]);
   });
 
-  it('may start, describe, stop and answer the deployed tool executions, by the machines\' name prefix', () => {
+  it("may start, describe, stop and answer the deployed tool executions, by the machines' name prefix", () => {
     const statements = statementsOf(template, stack.server.mcpFunction.role!);
     const states = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('states:')));
-    const allowed = (action: string) =>
-      states.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map((r) => lastPart(r)));
+    const allowed = (action: string) => states.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map((r) => lastPart(r)));
     const prefix = stack.server.stateMachineNamePrefix;
     // Every deployed machine is named `<prefix><tool>`: one statement covers them all, and the tools removed since.
     for (const tool of tools) expect(stack.server.toolStateMachines.get(tool.config.name)!.stateMachineName.startsWith(prefix)).toBe(true);
@@ -223,7 +235,7 @@ describe('the MCP Lambda', () => {
     expect(secrets.flatMap((s) => asArray(s.Resource))).toEqual([{ Ref: logicalIdOf(stack.server.serverKey.secret) }]);
   });
 
-  it('may send webhook delivery jobs (a subscription\'s verification) to the delivery queue, and no other queue', () => {
+  it("may send webhook delivery jobs (a subscription's verification) to the delivery queue, and no other queue", () => {
     const sqs = statementsOf(template, stack.server.mcpFunction.role!).filter((s) => asArray(s.Action).some((a) => a.startsWith('sqs:')));
     expect(sqs.map((s) => [asArray(s.Action), asArray(s.Resource)])).toEqual([[['sqs:SendMessage'], [eventsQueueArn()]]]);
   });
@@ -233,9 +245,7 @@ describe('the MCP Lambda', () => {
     const known = ['dynamodb:', 'states:', 's3:', 'secretsmanager:', 'sqs:'];
     const other = statements.filter((s) => !asArray(s.Action).some((a) => known.some((prefix) => a.startsWith(prefix))));
     expect(actionsOf(other)).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
-    expect(other.flatMap((s) => asArray(s.Resource))).toEqual([
-      { 'Fn::GetAtt': [logicalIdOf(stack.server.mcpFunction.logGroup), 'Arn'] },
-    ]);
+    expect(other.flatMap((s) => asArray(s.Resource))).toEqual([{ 'Fn::GetAtt': [logicalIdOf(stack.server.mcpFunction.logGroup), 'Arn'] }]);
   });
 });
 
@@ -272,7 +282,9 @@ describe('the status-sync Lambda', () => {
 /** Workers whose module imports the results helper (lambdas/results/write-result.ts), a user's as the project's. */
 function resultWriters(): string[] {
   return [...stack.server.workerFunctions.keys()].filter(
-    (name) => !BUILT_IN_WORKERS.includes(name) && /from\s+['"][^'"]*results\/write-result(\.ts)?['"]/.test(readFileSync(join(workersDir, workerModuleFile(name)), 'utf8')),
+    (name) =>
+      !BUILT_IN_WORKERS.includes(name) &&
+      /from\s+['"][^'"]*results\/write-result(\.ts)?['"]/.test(readFileSync(join(workersDir, workerModuleFile(name)), 'utf8')),
   );
 }
 
@@ -283,7 +295,10 @@ describe('workers', () => {
       const fn = stack.server.workerFunctions.get(name)!;
       const statements = statementsOf(template, fn.role!);
       expect(actionsOf(statements), name).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', 's3:PutObject']);
-      expect(s3Statements(statements).flatMap((s) => asArray(s.Resource)), name).toEqual([resultObjects()]);
+      expect(
+        s3Statements(statements).flatMap((s) => asArray(s.Resource)),
+        name,
+      ).toEqual([resultObjects()]);
     }
   });
 
@@ -302,7 +317,10 @@ describe('workers', () => {
         'sqs:SendMessage',
       ]);
       const records = statements.filter((s) => asArray(s.Action).some((a) => a === 'dynamodb:GetItem' || a === 'dynamodb:UpdateItem'));
-      expect(records.map((s) => [actionsOf([s]), asArray(s.Resource)]), name).toEqual([[['dynamodb:GetItem', 'dynamodb:UpdateItem'], [tableArn()]]]);
+      expect(
+        records.map((s) => [actionsOf([s]), asArray(s.Resource)]),
+        name,
+      ).toEqual([[['dynamodb:GetItem', 'dynamodb:UpdateItem'], [tableArn()]]]);
       expectEventsWriterGrants(statements, name);
     }
   });
@@ -312,7 +330,10 @@ describe('workers', () => {
       if (resultWriters().includes(name) || BUILT_IN_WORKERS.includes(name)) continue;
       const statements = statementsOf(template, fn.role!);
       expect(actionsOf(statements), name).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
-      expect(statements.flatMap((s) => asArray(s.Resource)), name).toEqual([{ 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] }]);
+      expect(
+        statements.flatMap((s) => asArray(s.Resource)),
+        name,
+      ).toEqual([{ 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] }]);
     }
   });
 });
@@ -356,7 +377,9 @@ describe('the server key', () => {
       .filter((policy) => (policy.Properties.PolicyDocument.Statement as Statement[]).some((s) => JSON.stringify(s.Resource).includes(secret)))
       .map((policy) => JSON.stringify(policy.Properties.Roles))
       .sort();
-    const expected = [stack.server.mcpFunction.role!, stack.server.statusSync!.function.role, stack.server.events.deliveryFunction!.role].map((role) => JSON.stringify([{ Ref: logicalIdOf(role) }]));
+    const expected = [stack.server.mcpFunction.role!, stack.server.statusSync!.function.role, stack.server.events.deliveryFunction!.role].map((role) =>
+      JSON.stringify([{ Ref: logicalIdOf(role) }]),
+    );
     expect(readers).toEqual(expected.sort());
   });
 });

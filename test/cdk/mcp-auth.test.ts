@@ -39,7 +39,7 @@ function synthWith(overrides: StackOverrides, extend: (stack: AsyncMcpStack) => 
 }
 
 describe('auth: iam (the default)', () => {
-  it('is an AWS_IAM URL whose MCP Lambda keys machine roles by role and people\'s sessions apart (auto)', () => {
+  it("is an AWS_IAM URL whose MCP Lambda keys machine roles by role and people's sessions apart (auto)", () => {
     const { stack, template } = synthTemplate(tools);
     template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'AWS_IAM' });
     const variables = mcpEnvironment(stack, template);
@@ -52,7 +52,9 @@ describe('auth: iam (the default)', () => {
   it("keeps each assumed-role session apart with principalScope 'session'", () => {
     const { stack, template } = synthTemplate(tools, { auth: { kind: 'iam', principalScope: 'session' } });
     expect(mcpEnvironment(stack, template)).toMatchObject({ [FUNCTION_URL_AUTH_ENV.principalScope]: 'session' });
-    expect(() => synthTemplate(tools, { auth: { kind: 'iam', principalScope: 'user' as 'role' } })).toThrow(/principalScope must be 'auto', 'role' or 'session'/);
+    expect(() => synthTemplate(tools, { auth: { kind: 'iam', principalScope: 'user' as 'role' } })).toThrow(
+      /principalScope must be 'auto', 'role' or 'session'/,
+    );
   });
 
   it('still takes the deprecated functionUrlAuthType, but not together with auth', () => {
@@ -190,12 +192,16 @@ describe('CORS', () => {
         : tool,
     ) as ToolFolder[];
     const app = testApp();
-    const template = Template.fromStack(buildStack(app, withHeader, { auth: { kind: 'oauth', issuer: ISSUER }, corsAllowedOrigins: ['https://inspector.example.com'] }));
+    const template = Template.fromStack(
+      buildStack(app, withHeader, { auth: { kind: 'oauth', issuer: ISSUER }, corsAllowedOrigins: ['https://inspector.example.com'] }),
+    );
     const [url] = Object.values(resourcesOf(template, 'AWS::Lambda::Url'));
     const cors = url!.Properties.Cors as Record<string, unknown>;
     expect(cors.AllowOrigins).toEqual(['https://inspector.example.com']);
     expect(cors.AllowMethods).toEqual(['GET', 'POST', 'DELETE']);
-    expect(cors.AllowHeaders).toEqual(expect.arrayContaining(['authorization', 'content-type', 'last-event-id', 'mcp-session-id', 'mcp-protocol-version', 'mcp-param-region']));
+    expect(cors.AllowHeaders).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'last-event-id', 'mcp-session-id', 'mcp-protocol-version', 'mcp-param-region']),
+    );
     expect(cors.ExposeHeaders).toEqual(expect.arrayContaining(['www-authenticate', 'mcp-session-id']));
   });
 });

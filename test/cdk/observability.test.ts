@@ -171,20 +171,30 @@ describe('alarms', () => {
     });
   });
 
-  it('fire when more than 10% of a state machine\'s executions fail or time out in 15 minutes, one per deployed machine, aborts not counted', () => {
+  it("fire when more than 10% of a state machine's executions fail or time out in 15 minutes, one per deployed machine, aborts not counted", () => {
     const rateAlarms = alarms().filter((alarm) => JSON.stringify(alarm.Properties.Metrics ?? []).includes('ExecutionsStarted'));
     expect(rateAlarms).toHaveLength(stack.server.toolStateMachines.size);
     for (const [tool, machine] of stack.server.toolStateMachines) {
       const arn = ref(machine.stateMachine);
       const stat = (name: string) =>
-        Match.objectLike({ MetricStat: Match.objectLike({ Metric: { Namespace: 'AWS/States', MetricName: name, Dimensions: [{ Name: 'StateMachineArn', Value: arn }] }, Period: 900, Stat: 'Sum' }), ReturnData: false });
+        Match.objectLike({
+          MetricStat: Match.objectLike({
+            Metric: { Namespace: 'AWS/States', MetricName: name, Dimensions: [{ Name: 'StateMachineArn', Value: arn }] },
+            Period: 900,
+            Stat: 'Sum',
+          }),
+          ReturnData: false,
+        });
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Threshold: 10,
         ComparisonOperator: 'GreaterThanThreshold',
         TreatMissingData: 'notBreaching',
         AlarmDescription: Match.stringLikeRegexp(`tool "${tool}" failed or timed out`),
         Metrics: Match.arrayWith([
-          Match.objectLike({ Expression: Match.stringLikeRegexp('100 \\* \\(FILL\\(failed, 0\\) \\+ FILL\\(timedOut, 0\\)\\) / FILL\\(started, 0\\)'), ReturnData: true }),
+          Match.objectLike({
+            Expression: Match.stringLikeRegexp('100 \\* \\(FILL\\(failed, 0\\) \\+ FILL\\(timedOut, 0\\)\\) / FILL\\(started, 0\\)'),
+            ReturnData: true,
+          }),
           stat('ExecutionsStarted'),
           stat('ExecutionsFailed'),
           stat('ExecutionsTimedOut'),
@@ -220,7 +230,14 @@ describe('alarms', () => {
         ...TABLE_OPERATIONS.map((operation) =>
           Match.objectLike({
             MetricStat: Match.objectLike({
-              Metric: { Namespace: 'AWS/DynamoDB', MetricName: 'ThrottledRequests', Dimensions: Match.arrayWith([{ Name: 'Operation', Value: operation }, { Name: 'TableName', Value: table }]) },
+              Metric: {
+                Namespace: 'AWS/DynamoDB',
+                MetricName: 'ThrottledRequests',
+                Dimensions: Match.arrayWith([
+                  { Name: 'Operation', Value: operation },
+                  { Name: 'TableName', Value: table },
+                ]),
+              },
             }),
           }),
         ),
@@ -281,7 +298,12 @@ describe('failure-rate alarms of a stack with many tools', () => {
     const grouped = rateAlarmsOf(alarmsFor(count));
     expect(grouped).toHaveLength(Math.ceil(count / MACHINES_PER_GROUPED_ALARM));
     const watched = grouped.flatMap((alarm) => {
-      const metrics = alarm.Properties.Metrics as Array<{ Id: string; Expression?: string; ReturnData: boolean; MetricStat?: { Metric: { MetricName: string; Dimensions: Array<{ Value: string }> } } }>;
+      const metrics = alarm.Properties.Metrics as Array<{
+        Id: string;
+        Expression?: string;
+        ReturnData: boolean;
+        MetricStat?: { Metric: { MetricName: string; Dimensions: Array<{ Value: string }> } };
+      }>;
       const stats = metrics.filter((metric) => metric.MetricStat);
       expect(stats.length).toBeLessThanOrEqual(10);
       expect(new Set(metrics.map((metric) => metric.Id)).size).toBe(metrics.length);
@@ -320,7 +342,9 @@ describe('alarm notifications', () => {
     withEmail.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
     withEmail.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } });
     withEmail.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: Match.objectLike({ Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) }),
+      PolicyDocument: Match.objectLike({
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      }),
     });
     withEmail.hasResourceProperties('AWS::KMS::Key', {
       EnableKeyRotation: true,

@@ -31,7 +31,9 @@ function eventStatements(template: Template): Array<{ roles: unknown; statement:
   );
 }
 
-const DEFAULT_BUS_ARN = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':events:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':event-bus/default']] };
+const DEFAULT_BUS_ARN = {
+  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':events:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':event-bus/default']],
+};
 
 let tools: ToolFolder[];
 let stack: AsyncMcpStack;
@@ -45,7 +47,10 @@ describe('operation events in the template', () => {
   it('the status-sync role may events:PutEvents on the default bus ARN only, and no other role may put events', () => {
     const granted = eventStatements(template);
     expect(granted).toEqual([
-      { roles: [{ Ref: logicalIdOf(stack.server.statusSync!.function.role) }], statement: { Effect: 'Allow', Action: 'events:PutEvents', Resource: DEFAULT_BUS_ARN } },
+      {
+        roles: [{ Ref: logicalIdOf(stack.server.statusSync!.function.role) }],
+        statement: { Effect: 'Allow', Action: 'events:PutEvents', Resource: DEFAULT_BUS_ARN },
+      },
     ]);
     const fn = resourcesOf(template, 'AWS::Lambda::Function')[logicalIdOf(stack.server.statusSync!.function.function)]!;
     expect(fn.Properties.Environment.Variables[ENV.eventBusName]).toEqual(DEFAULT_BUS_ARN);

@@ -24,7 +24,8 @@ beforeAll(async () => {
   ({ stack, template } = synthTemplate(tools));
 });
 
-const bucketOf = (current: Template, current_stack: AsyncMcpStack) => resourcesOf(current, 'AWS::S3::Bucket')[logicalIdOf(current_stack.server.results.bucket)]!;
+const bucketOf = (current: Template, current_stack: AsyncMcpStack) =>
+  resourcesOf(current, 'AWS::S3::Bucket')[logicalIdOf(current_stack.server.results.bucket)]!;
 
 describe('the results bucket', () => {
   it('is encrypted at rest (SSE)', () => {
@@ -46,9 +47,7 @@ describe('the results bucket', () => {
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: logicalIdOf(stack.server.results.bucket) },
       PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ]),
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
   });
@@ -98,12 +97,14 @@ describe('results expire with their operations (the construct)', () => {
     ]);
   });
 
-  it("results a worker writes during the run keep the run-plus-keepAlive rule: their prefix is under it and under no shorter one", () => {
+  it('results a worker writes during the run keep the run-plus-keepAlive rule: their prefix is under it and under no shorter one', () => {
     const rules = rulesOf({ maxLifetimeSeconds: 30 * DAY, spilledLifetimeSeconds: DAY });
     const covering = rules.filter((rule) => RESULT_KEY_PREFIXES.worker.startsWith(String(rule.Prefix)));
     expect(covering).toEqual([expect.objectContaining({ Id: 'ExpireResults', ExpirationInDays: 31 })]);
     // Results written before keys were hashed (results/<owner>/<id>) sit under the same rule.
-    expect(rules.filter((rule) => 'results/0123456789abcdef0123456789abcdef/x'.startsWith(String(rule.Prefix))).map((rule) => rule.Id)).toEqual(['ExpireResults']);
+    expect(rules.filter((rule) => 'results/0123456789abcdef0123456789abcdef/x'.startsWith(String(rule.Prefix))).map((rule) => rule.Id)).toEqual([
+      'ExpireResults',
+    ]);
   });
 
   it('with unlimited keepAlive neither kind expires (the operator deletes them with the records)', () => {

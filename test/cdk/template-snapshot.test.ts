@@ -35,7 +35,12 @@ async function expressAndExisting(): Promise<ToolFolder[]> {
     ...standard,
     workers: [],
     definitionText: undefined,
-    config: { ...standard.config, name: 'existing_express', workflowType: 'EXPRESS', stateMachineArn: 'arn:aws:states:us-east-1:123456789012:stateMachine:existing_express' },
+    config: {
+      ...standard.config,
+      name: 'existing_express',
+      workflowType: 'EXPRESS',
+      stateMachineArn: 'arn:aws:states:us-east-1:123456789012:stateMachine:existing_express',
+    },
   };
   return [...express, existing];
 }
@@ -47,7 +52,13 @@ const CONFIGURATIONS: Configuration[] = [
     name: 'oauth-events-off-card-off',
     tools: repoTools,
     overrides: {
-      auth: { kind: 'oauth', issuer: 'https://issuer.example.com', audience: 'https://mcp.example.com/mcp', requiredScopes: ['mcp'], resourceUrl: 'https://mcp.example.com/mcp' },
+      auth: {
+        kind: 'oauth',
+        issuer: 'https://issuer.example.com',
+        audience: 'https://mcp.example.com/mcp',
+        requiredScopes: ['mcp'],
+        resourceUrl: 'https://mcp.example.com/mcp',
+      },
       corsAllowedOrigins: ['https://inspector.example.com'],
       events: { enabled: false },
       operationCard: false,

@@ -53,19 +53,42 @@ function integrationToolsDir(): string {
       invocation: 'async',
       permissions: [
         { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: 'arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/items' },
-        { Effect: 'Allow', Action: ['s3:PutObject'], Resource: 'arn:aws:s3:::reports-bucket/*', Condition: { StringEquals: { 's3:x-amz-acl': 'private' } }, reason: WILDCARD_REASON },
+        {
+          Effect: 'Allow',
+          Action: ['s3:PutObject'],
+          Resource: 'arn:aws:s3:::reports-bucket/*',
+          Condition: { StringEquals: { 's3:x-amz-acl': 'private' } },
+          reason: WILDCARD_REASON,
+        },
       ],
     },
     'definition.asl.json': {
       StartAt: 'GetItem',
       States: {
-        GetItem: { Type: 'Task', Resource: 'arn:aws:states:::dynamodb:getItem', Parameters: { TableName: 'items', Key: { pk: { 'S.$': '$.arguments.id' } } }, Next: 'Store' },
-        Store: { Type: 'Task', Resource: 'arn:aws:states:::aws-sdk:s3:putObject', Parameters: { Bucket: 'reports-bucket', Key: 'r', 'Body.$': '$' }, End: true },
+        GetItem: {
+          Type: 'Task',
+          Resource: 'arn:aws:states:::dynamodb:getItem',
+          Parameters: { TableName: 'items', Key: { pk: { 'S.$': '$.arguments.id' } } },
+          Next: 'Store',
+        },
+        Store: {
+          Type: 'Task',
+          Resource: 'arn:aws:states:::aws-sdk:s3:putObject',
+          Parameters: { Bucket: 'reports-bucket', Key: 'r', 'Body.$': '$' },
+          End: true,
+        },
       },
     },
   });
   writeTool(dir, 'orders', {
-    'tool.json': { name: 'orders', description: 'Runs the existing order pipeline', inputSchema: { type: 'object' }, invocation: 'async', stateMachineArn: EXISTING_ARN, input: 'arguments' },
+    'tool.json': {
+      name: 'orders',
+      description: 'Runs the existing order pipeline',
+      inputSchema: { type: 'object' },
+      invocation: 'async',
+      stateMachineArn: EXISTING_ARN,
+      input: 'arguments',
+    },
   });
   return dir;
 }
@@ -90,8 +113,17 @@ describe('tools with service integrations and existing state machines', () => {
     const own = statementsOfRole(template, logicalIdOf(reader.role));
     expect(own).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/items' } }),
-        expect.objectContaining({ Effect: 'Allow', Action: 's3:PutObject', Resource: 'arn:aws:s3:::reports-bucket/*', Condition: { StringEquals: { 's3:x-amz-acl': 'private' } } }),
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: 'dynamodb:GetItem',
+          Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/items' },
+        }),
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: 's3:PutObject',
+          Resource: 'arn:aws:s3:::reports-bucket/*',
+          Condition: { StringEquals: { 's3:x-amz-acl': 'private' } },
+        }),
       ]),
     );
     const others = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).filter(
@@ -117,7 +149,10 @@ describe('tools with service integrations and existing state machines', () => {
   it('let the MCP function start, describe and stop exactly the existing machine and its executions', () => {
     const mcp = statementsOfRole(template, logicalIdOf(stack.server.mcpFunction.role!));
     const actionsOn = (resource: string) =>
-      mcp.filter((s) => asArray(s.Resource).includes(resource)).flatMap((s) => asArray(s.Action)).sort();
+      mcp
+        .filter((s) => asArray(s.Resource).includes(resource))
+        .flatMap((s) => asArray(s.Action))
+        .sort();
     expect(actionsOn(EXISTING_ARN)).toEqual(['states:StartExecution']);
     expect(actionsOn(EXISTING_EXECUTIONS)).toEqual(['states:DescribeExecution', 'states:StopExecution']);
   });
@@ -164,7 +199,15 @@ describe('a stack of 100 tools', () => {
       // Long names: the one worker's description lists every tool that uses it.
       const name = `calculation_tool_number_${String(i).padStart(3, '0')}_with_a_long_descriptive_name`;
       cpSync(join(DEFAULT_TOOLS_DIR, 'quick_calculation'), join(dir, name), { recursive: true });
-      writeTool(dir, name, { 'tool.json': { name, description: 'Computes a op b', inputSchema: { type: 'object' }, invocation: i % 2 ? 'sync' : 'async', workflowType: i % 2 ? 'EXPRESS' : 'STANDARD' } });
+      writeTool(dir, name, {
+        'tool.json': {
+          name,
+          description: 'Computes a op b',
+          inputSchema: { type: 'object' },
+          invocation: i % 2 ? 'sync' : 'async',
+          workflowType: i % 2 ? 'EXPRESS' : 'STANDARD',
+        },
+      });
     }
     // Shallow load: asl-validator compiles its schemas on every call (about 0.25 s per
     // definition), which the loader tests cover; this measures the construct and synth.

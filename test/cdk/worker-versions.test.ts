@@ -58,7 +58,9 @@ describe('a worker a definition calls', () => {
     const after = definitionOf(changed.stack, changed.template, tool!.config.name).DefinitionSubstitutions[workerSubstitutionKey(worker)];
     // A new version resource: the old one leaves the template, and Retain keeps it in Lambda.
     expect(after).not.toEqual(before);
-    expect(logicalIdOf(changed.stack.server.workerFunctions.get(worker)!.currentVersion)).not.toBe(logicalIdOf(stack.server.workerFunctions.get(worker)!.currentVersion));
+    expect(logicalIdOf(changed.stack.server.workerFunctions.get(worker)!.currentVersion)).not.toBe(
+      logicalIdOf(stack.server.workerFunctions.get(worker)!.currentVersion),
+    );
     // The grant is on every version of the function (`<arn>:*`), the old one included, not on the new one alone.
     const machine = changed.stack.server.toolStateMachines.get(tool!.config.name)!.stateMachine;
     const roleId = logicalIdOf(machine.role);

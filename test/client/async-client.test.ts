@@ -80,13 +80,16 @@ describe('choosing how to call', () => {
     await join(handle, { store });
   });
 
-  it.each([undefined, 'tasks-2025-11-25', 'sep-1391'] as const)('a sync-only tool is simply called (dialect %s): the handle holds its result', async (dialect) => {
-    const store = new MemoryRequestStateStore();
-    const handle = await startToolCall(url, 'greet', { name: 'Ada' }, { store, ...(dialect ? { dialect } : {}) });
-    expect(handle.dialect).toBe('sync');
-    expect((await join(handle.id, { store }))?.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
-    expect((await list({ store }))[0]).toMatchObject({ handle: { id: handle.id }, result: { content: [{ text: 'Hello, Ada!' }] } });
-  });
+  it.each([undefined, 'tasks-2025-11-25', 'sep-1391'] as const)(
+    'a sync-only tool is simply called (dialect %s): the handle holds its result',
+    async (dialect) => {
+      const store = new MemoryRequestStateStore();
+      const handle = await startToolCall(url, 'greet', { name: 'Ada' }, { store, ...(dialect ? { dialect } : {}) });
+      expect(handle.dialect).toBe('sync');
+      expect((await join(handle.id, { store }))?.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+      expect((await list({ store }))[0]).toMatchObject({ handle: { id: handle.id }, result: { content: [{ text: 'Hello, Ada!' }] } });
+    },
+  );
 });
 
 describe('joining later', () => {

@@ -17,14 +17,24 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 describe('cliCommand: how to name the CLI in a hint, from how this process was launched', () => {
   it.each<[string, string[], NodeJS.ProcessEnv, string]>([
-    ['npm run cli in a clone (tsx runs the sources)', ['/usr/bin/node', `${ROOT}/client/cli.ts`], { npm_lifecycle_event: 'cli', npm_package_name: 'async-mcp' }, 'npm run cli --'],
+    [
+      'npm run cli in a clone (tsx runs the sources)',
+      ['/usr/bin/node', `${ROOT}/client/cli.ts`],
+      { npm_lifecycle_event: 'cli', npm_package_name: 'async-mcp' },
+      'npm run cli --',
+    ],
     ['tsx on the sources in a clone', ['/usr/bin/node', `${ROOT}/client/cli.ts`], {}, 'npm run cli --'],
     ['the sources on Windows', ['C:\\node.exe', 'C:\\src\\async-mcp\\client\\cli.ts'], {}, 'npm run cli --'],
     ['the installed bin', ['/usr/bin/node', '/usr/local/bin/async-mcp'], {}, 'async-mcp'],
     ['the bin file itself', ['/usr/bin/node', '/home/u/app/node_modules/async-mcp/bin/async-mcp.js'], {}, 'async-mcp'],
     ['the bin started by a program that npx started', ['/usr/bin/node', '/usr/local/bin/async-mcp'], { npm_command: 'exec' }, 'async-mcp'],
     ['the bin through npx', ['/usr/bin/node', '/home/u/app/node_modules/.bin/async-mcp'], { npm_command: 'exec', npm_lifecycle_event: 'npx' }, 'npx async-mcp'],
-    ['the installed bin inside another project’s npm script called cli', ['/usr/bin/node', '/home/u/app/node_modules/.bin/async-mcp'], { npm_lifecycle_event: 'cli', npm_package_name: 'my-app' }, 'async-mcp'],
+    [
+      'the installed bin inside another project’s npm script called cli',
+      ['/usr/bin/node', '/home/u/app/node_modules/.bin/async-mcp'],
+      { npm_lifecycle_event: 'cli', npm_package_name: 'my-app' },
+      'async-mcp',
+    ],
     ['a program using the library', ['/usr/bin/node', '/home/u/app/index.js'], {}, 'async-mcp'],
   ])('%s', (_name, argv, env, expected) => {
     expect(cliCommand(argv, env)).toBe(expected);

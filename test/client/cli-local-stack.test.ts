@@ -47,11 +47,14 @@ describe('async-mcp CLI against the local stack', () => {
     const waiting = spawnCli(['call', url, 'slow_compute', ...slow(2), '--json'], ownEnv);
     const exited = new Promise((resolve) => waiting.once('exit', resolve));
     // The handle is stored as soon as the server accepted the call.
-    const file = await vi.waitFor(async () => {
-      const added = (await readdir(ownDir).catch(() => [])).filter((name) => name.endsWith('.json'));
-      expect(added).toHaveLength(1);
-      return added[0]!;
-    }, { timeout: 15_000, interval: 50 });
+    const file = await vi.waitFor(
+      async () => {
+        const added = (await readdir(ownDir).catch(() => [])).filter((name) => name.endsWith('.json'));
+        expect(added).toHaveLength(1);
+        return added[0]!;
+      },
+      { timeout: 15_000, interval: 50 },
+    );
     waiting.kill('SIGKILL');
     await exited;
 

@@ -54,7 +54,11 @@ beforeAll(async () => {
       const message = JSON.parse(body) as { id?: string | number; method: string };
       if (message.id === undefined) return void res.writeHead(202).end();
       if (message.method === 'initialize') {
-        return json(200, { jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } } });
+        return json(200, {
+          jsonrpc: '2.0',
+          id: message.id,
+          result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } },
+        });
       }
       if (message.method === 'tools/list') {
         return json(200, { jsonrpc: '2.0', id: message.id, result: { tools: [{ name: 'renewal_probe', inputSchema: { type: 'object' } }] } });
@@ -112,7 +116,12 @@ function keptLogin(overrides: Partial<StoredLogin> = {}): StoredLogin {
   return {
     resource: loginKey(url),
     serverUrl: url,
-    client: { client_id: 'cli-1', redirect_uris: ['http://127.0.0.1:53100/callback'], token_endpoint_auth_method: 'none', issuer: origin } as StoredLogin['client'],
+    client: {
+      client_id: 'cli-1',
+      redirect_uris: ['http://127.0.0.1:53100/callback'],
+      token_endpoint_auth_method: 'none',
+      issuer: origin,
+    } as StoredLogin['client'],
     tokens: { access_token: 'access-0', refresh_token: 'refresh-0', token_type: 'Bearer', expires_in: 3600, issuer: origin } as StoredLogin['tokens'],
     tokensSavedAt: Date.now(),
     discovery: {

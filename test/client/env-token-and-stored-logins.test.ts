@@ -20,11 +20,15 @@ async function fakeServer(seen: string[]): Promise<{ server: Server; url: string
     for await (const chunk of req) body += chunk;
     seen.push(req.headers.authorization ?? '');
     const message = JSON.parse(body) as { id?: string | number; method: string };
-    const answer = (result: unknown) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    const answer = (result: unknown) =>
+      void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     if (message.id === undefined) return void res.writeHead(202).end();
-    if (message.method === 'initialize') return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } });
+    if (message.method === 'initialize')
+      return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } });
     if (message.method === 'tools/list') return answer({ tools: [{ name: 'listed_tool', inputSchema: { type: 'object' } }] });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };

@@ -14,7 +14,10 @@ describe('async-mcp login / logout arguments', () => {
   });
 
   it('logout takes a URL', () => {
-    expect(parseCli(['logout', 'http://127.0.0.1:3000/mcp', '--json'])).toMatchObject({ json: true, command: { name: 'logout', url: 'http://127.0.0.1:3000/mcp' } });
+    expect(parseCli(['logout', 'http://127.0.0.1:3000/mcp', '--json'])).toMatchObject({
+      json: true,
+      command: { name: 'logout', url: 'http://127.0.0.1:3000/mcp' },
+    });
   });
 
   it.each([

@@ -64,7 +64,9 @@ describe('login against servers that do not ask for one', () => {
   let url: string;
   let stateDir: string;
   beforeAll(async () => {
-    server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":"async-mcp-login","result":{}}'));
+    server = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":"async-mcp-login","result":{}}'),
+    );
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
     stateDir = await mkdtemp(join(tmpdir(), 'async-mcp-login-flow-'));

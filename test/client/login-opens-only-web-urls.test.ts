@@ -30,7 +30,8 @@ beforeAll(async () => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
       void res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
-    if (path === '/mcp') return json(401, { error: 'invalid_token' }, { 'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` });
+    if (path === '/mcp')
+      return json(401, { error: 'invalid_token' }, { 'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` });
     if (path === '/.well-known/oauth-protected-resource/mcp') return json(200, { resource: `${origin}/mcp`, authorization_servers: [origin] });
     if (path === '/.well-known/oauth-authorization-server') {
       return json(200, {
@@ -93,23 +94,34 @@ describe('async-mcp login opens only web URLs', () => {
   );
 
   it('the CLI registers for refresh tokens through its grant types, as a native public client', () => {
-    expect(registrations[0]).toMatchObject({ grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none', application_type: 'native' });
+    expect(registrations[0]).toMatchObject({
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+    });
   });
 });
 
 describe('which URLs a browser may be sent to', () => {
-  it.each([['https://as.example/authorize?a=1'], ['http://127.0.0.1:8080/auth'], ['http://127.5.6.7/auth'], ['http://[::1]:9000/auth'], ['http://localhost:3001/auth']])(
-    '%s may be opened',
-    (url) => {
-      expect(openableUrl(new URL(url))).toBe(true);
-    },
-  );
-  it.each([['file:///etc/passwd'], ['smb://host/share'], ['ms-excel:ofe|u|https://x'], ['http://attacker.example/auth'], ['http://127.0.0.1.attacker.example/auth'], ['javascript:alert(1)']])(
-    '%s may not',
-    (url) => {
-      expect(openableUrl(new URL(url))).toBe(false);
-    },
-  );
+  it.each([
+    ['https://as.example/authorize?a=1'],
+    ['http://127.0.0.1:8080/auth'],
+    ['http://127.5.6.7/auth'],
+    ['http://[::1]:9000/auth'],
+    ['http://localhost:3001/auth'],
+  ])('%s may be opened', (url) => {
+    expect(openableUrl(new URL(url))).toBe(true);
+  });
+  it.each([
+    ['file:///etc/passwd'],
+    ['smb://host/share'],
+    ['ms-excel:ofe|u|https://x'],
+    ['http://attacker.example/auth'],
+    ['http://127.0.0.1.attacker.example/auth'],
+    ['javascript:alert(1)'],
+  ])('%s may not', (url) => {
+    expect(openableUrl(new URL(url))).toBe(false);
+  });
 });
 
 describe('the Windows opener', () => {

@@ -51,7 +51,10 @@ beforeAll(async () => {
       if (req.headers.authorization !== `Bearer ${state.access}`) {
         state.refusedRequests++;
         return void res
-          .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` })
+          .writeHead(401, {
+            'content-type': 'application/json',
+            'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
+          })
           .end(JSON.stringify({ error: 'invalid_token' }));
       }
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }));
@@ -76,7 +79,12 @@ function keptLogin(overrides: Partial<StoredLogin> = {}): StoredLogin {
   return {
     resource: loginKey(url),
     serverUrl: url,
-    client: { client_id: 'cli-1', redirect_uris: ['http://127.0.0.1:53100/callback'], token_endpoint_auth_method: 'none', issuer: origin } as StoredLogin['client'],
+    client: {
+      client_id: 'cli-1',
+      redirect_uris: ['http://127.0.0.1:53100/callback'],
+      token_endpoint_auth_method: 'none',
+      issuer: origin,
+    } as StoredLogin['client'],
     tokens: { access_token: 'access-0', refresh_token: 'refresh-0', token_type: 'Bearer', expires_in: 3600, issuer: origin } as StoredLogin['tokens'],
     tokensSavedAt: Date.now(),
     discovery: {
@@ -127,7 +135,12 @@ describe('a kept login renews itself', () => {
   });
 
   it('a refresh the authorization server refuses ends in LoginRequiredError naming the login to run, and the refused tokens are forgotten', async () => {
-    await store.put(keptLogin({ tokensSavedAt: Date.now() - 3_700_000, tokens: { access_token: 'old', refresh_token: 'refresh-revoked', token_type: 'Bearer', expires_in: 3600 } }));
+    await store.put(
+      keptLogin({
+        tokensSavedAt: Date.now() - 3_700_000,
+        tokens: { access_token: 'old', refresh_token: 'refresh-revoked', token_type: 'Bearer', expires_in: 3600 },
+      }),
+    );
     const failure = await send(loginFetch(store, base)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LoginRequiredError);
     expect((failure as Error).message).toBe(`The login for ${url} has expired and could not be renewed: run async-mcp login ${url}`);
@@ -141,7 +154,12 @@ describe('a kept login renews itself', () => {
     Object.assign(state, { access: 'access-5', refresh: 'refresh-5', issued: 5 });
     state.onRefusedRefresh = async () => {
       state.onRefusedRefresh = undefined;
-      await store.put(keptLogin({ tokensSavedAt: expired, tokens: { access_token: 'access-5', refresh_token: 'refresh-5', token_type: 'Bearer', expires_in: 3600 } as StoredLogin['tokens'] }));
+      await store.put(
+        keptLogin({
+          tokensSavedAt: expired,
+          tokens: { access_token: 'access-5', refresh_token: 'refresh-5', token_type: 'Bearer', expires_in: 3600 } as StoredLogin['tokens'],
+        }),
+      );
     };
     const response = await send(loginFetch(store, base));
     expect(response.status).toBe(200);

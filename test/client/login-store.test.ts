@@ -13,7 +13,12 @@ afterEach(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
-const login = (url: string, token = 'access-1') => ({ resource: loginKey(url), serverUrl: url, tokens: { access_token: token, token_type: 'Bearer' }, tokensSavedAt: 1 });
+const login = (url: string, token = 'access-1') => ({
+  resource: loginKey(url),
+  serverUrl: url,
+  tokens: { access_token: token, token_type: 'Bearer' },
+  tokensSavedAt: 1,
+});
 
 describe('FileLoginStore', () => {
   it('keeps each login in a file of mode 0600 inside a directory of mode 0700, beside the handles', async () => {

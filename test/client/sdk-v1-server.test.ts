@@ -52,7 +52,7 @@ describe('an SDK 1.x server with InMemoryTaskStore', () => {
     for (let i = 1; i < polls.length; i++) expect(polls[i]! - polls[i - 1]!).toBeGreaterThanOrEqual(190);
   });
 
-  it('on a TTY, call draws a live line: spinner, elapsed time, and a progress bar from the server\'s progress', async () => {
+  it("on a TTY, call draws a live line: spinner, elapsed time, and a progress bar from the server's progress", async () => {
     // script(1) runs the CLI on a pseudo-terminal and copies everything it draws to stdout.
     const command = [process.execPath, ...CLI, 'call', server.url.href, 'count', '-a', 'n=4'].map((a) => `'${a}'`).join(' ');
     const output = await new Promise<{ code: number; text: string }>((resolve) => {

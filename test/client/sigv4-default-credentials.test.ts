@@ -25,7 +25,14 @@ it('signs many requests with one credential_process run', async () => {
   );
   chmodSync(script, 0o755);
   writeFileSync(join(dir, 'config'), `[profile counted]\ncredential_process = ${script}\n`);
-  for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'AWS_WEB_IDENTITY_TOKEN_FILE']) {
+  for (const name of [
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+    'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+    'AWS_WEB_IDENTITY_TOKEN_FILE',
+  ]) {
     delete process.env[name];
   }
   process.env.AWS_CONFIG_FILE = join(dir, 'config');

@@ -31,7 +31,9 @@ describe('SigV4 signer', () => {
     });
     await signedFetch('https://abc123.lambda-url.eu-west-2.on.aws/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
     const authorization = sent[0]!.headers.get('authorization')!;
-    expect(authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20150830\/eu-west-2\/lambda\/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-security-token, Signature=[0-9a-f]{64}$/);
+    expect(authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20150830\/eu-west-2\/lambda\/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-security-token, Signature=[0-9a-f]{64}$/,
+    );
     expect(sent[0]!.headers.get('x-amz-security-token')).toBe('session');
     // The body is part of the signature: another body, another signature.
     await signedFetch('https://abc123.lambda-url.eu-west-2.on.aws/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":2}' });

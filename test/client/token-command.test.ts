@@ -32,7 +32,9 @@ beforeAll(async () => {
     grant.refresh = `refresh-${grant.issued}`;
     res
       .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ access_token: `access-${grant.issued}`, refresh_token: grant.refresh, token_type: 'Bearer', expires_in: 3600, scope: 'mcp:tools' }));
+      .end(
+        JSON.stringify({ access_token: `access-${grant.issued}`, refresh_token: grant.refresh, token_type: 'Bearer', expires_in: 3600, scope: 'mcp:tools' }),
+      );
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -53,8 +55,20 @@ function keptLogin(savedAt: number): StoredLogin {
   return {
     resource: loginKey(url),
     serverUrl: url,
-    client: { client_id: 'cli-1', redirect_uris: ['http://127.0.0.1:53100/callback'], token_endpoint_auth_method: 'none', issuer: origin } as StoredLogin['client'],
-    tokens: { access_token: 'access-0', refresh_token: 'refresh-0', token_type: 'Bearer', expires_in: 3600, scope: 'mcp:tools', issuer: origin } as StoredLogin['tokens'],
+    client: {
+      client_id: 'cli-1',
+      redirect_uris: ['http://127.0.0.1:53100/callback'],
+      token_endpoint_auth_method: 'none',
+      issuer: origin,
+    } as StoredLogin['client'],
+    tokens: {
+      access_token: 'access-0',
+      refresh_token: 'refresh-0',
+      token_type: 'Bearer',
+      expires_in: 3600,
+      scope: 'mcp:tools',
+      issuer: origin,
+    } as StoredLogin['tokens'],
     tokensSavedAt: savedAt,
     discovery: {
       authorizationServerUrl: origin,
@@ -97,7 +111,13 @@ describe('async-mcp token <url>', () => {
     await store.put(keptLogin(savedAt));
     const run = await runCli(['token', url, '--json'], cliEnv(stateDir));
     expect(run.code, run.stderr).toBe(0);
-    expect(lastJson(run)).toEqual({ url, accessToken: 'access-0', tokenType: 'Bearer', expiresAt: new Date(savedAt + 3_600_000).toISOString(), scope: 'mcp:tools' });
+    expect(lastJson(run)).toEqual({
+      url,
+      accessToken: 'access-0',
+      tokenType: 'Bearer',
+      expiresAt: new Date(savedAt + 3_600_000).toISOString(),
+      scope: 'mcp:tools',
+    });
   });
 
   it('without a login it says which login to run, and prints nothing on stdout', async () => {
@@ -109,7 +129,8 @@ describe('async-mcp token <url>', () => {
 
   it('takes one URL, and no --token, --sigv4 or --region; the usage names it', () => {
     expect(parseCli(['token', 'http://127.0.0.1:3000/mcp']).command).toEqual({ name: 'token', url: 'http://127.0.0.1:3000/mcp' });
-    for (const argv of [['token'], ['token', 'not a url'], ['token', url, '--token', 't'], ['token', url, '--sigv4']]) expect(() => parseCli(argv)).toThrow(UsageError);
+    for (const argv of [['token'], ['token', 'not a url'], ['token', url, '--token', 't'], ['token', url, '--sigv4']])
+      expect(() => parseCli(argv)).toThrow(UsageError);
     expect(USAGE).toContain('async-mcp token <url>');
   });
 });

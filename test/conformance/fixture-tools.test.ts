@@ -172,11 +172,17 @@ describe('conformance fixtures that ask for input, run on the local stack', () =
   });
 
   it('test_input_required_result_multiple_inputs has an elicitation, a sampling request and roots/list open at once', async () => {
-    const { rounds, outcome } = await run('test_input_required_result_multiple_inputs', {}, (asked) => {
-      // All three are open before any is answered (a Parallel state asks them together).
-      expect(Object.keys(asked).sort()).toEqual(['client_roots', 'greeting', 'user_name']);
-      return { user_name: accept({ name: 'Alice' }), greeting: sampled('Hello there!'), client_roots: ROOTS };
-    }, ALL_INPUT_KINDS, 3);
+    const { rounds, outcome } = await run(
+      'test_input_required_result_multiple_inputs',
+      {},
+      (asked) => {
+        // All three are open before any is answered (a Parallel state asks them together).
+        expect(Object.keys(asked).sort()).toEqual(['client_roots', 'greeting', 'user_name']);
+        return { user_name: accept({ name: 'Alice' }), greeting: sampled('Hello there!'), client_roots: ROOTS };
+      },
+      ALL_INPUT_KINDS,
+      3,
+    );
     expect(rounds).toHaveLength(1);
     expect(Object.fromEntries(Object.entries(rounds[0]!.asked).map(([key, q]) => [key, q.method]))).toEqual({
       user_name: 'elicitation/create',
@@ -207,20 +213,30 @@ describe('conformance fixtures that ask for input, run on the local stack', () =
   });
 
   it('confirm_delete asks once under a server-minted key, and deletes only when confirmed', async () => {
-    const confirmed = await run('confirm_delete', { filename: 'rt.txt' }, (asked) => Object.fromEntries(Object.keys(asked).map((key) => [key, accept({ confirm: true })])));
+    const confirmed = await run('confirm_delete', { filename: 'rt.txt' }, (asked) =>
+      Object.fromEntries(Object.keys(asked).map((key) => [key, accept({ confirm: true })])),
+    );
     const [key] = Object.keys(confirmed.rounds[0]!.asked);
     expect(key).toMatch(/^input-[A-Za-z0-9_-]{22}$/);
     expect(confirmed.rounds[0]!.asked[key!]!.params).toMatchObject({ message: 'Delete rt.txt? This cannot be undone.' });
     expect(confirmed.outcome).toMatchObject({ kind: 'call-tool-result', result: { structuredContent: { filename: 'rt.txt', deleted: true } } });
-    const declined = await run('confirm_delete', { filename: 'rt.txt' }, (asked) => Object.fromEntries(Object.keys(asked).map((k) => [k, { result: { action: 'decline' } }])));
+    const declined = await run('confirm_delete', { filename: 'rt.txt' }, (asked) =>
+      Object.fromEntries(Object.keys(asked).map((k) => [k, { result: { action: 'decline' } }])),
+    );
     expect(declined.outcome).toMatchObject({ kind: 'call-tool-result', result: { structuredContent: { filename: 'rt.txt', deleted: false } } });
   });
 
   it('multi_input has two questions open at once under minted keys; answering one leaves the other open', async () => {
-    const { rounds, outcome } = await run('multi_input', {}, (asked, round) => {
-      const [first] = Object.keys(asked);
-      return { [first!]: accept({ name: `partial-${round + 1}`, confirm: true }) };
-    }, ALL_INPUT_KINDS, 2);
+    const { rounds, outcome } = await run(
+      'multi_input',
+      {},
+      (asked, round) => {
+        const [first] = Object.keys(asked);
+        return { [first!]: accept({ name: `partial-${round + 1}`, confirm: true }) };
+      },
+      ALL_INPUT_KINDS,
+      2,
+    );
     expect(Object.keys(rounds[0]!.asked)).toHaveLength(2);
     expect(Object.keys(rounds[1]!.asked)).toHaveLength(1);
     expect(Object.keys(rounds[0]!.asked)).toContain(Object.keys(rounds[1]!.asked)[0]);
@@ -233,7 +249,7 @@ describe('conformance fixtures that ask for input, run on the local stack', () =
     expect(textOf(outcome)).toContain('Alice');
   });
 
-  it('test_elicitation shows the caller\'s message with the username and email schema, and reports the action and content', async () => {
+  it("test_elicitation shows the caller's message with the username and email schema, and reports the action and content", async () => {
     const content = { username: 'testuser', email: 'test@example.com' };
     const { rounds, outcome } = await run('test_elicitation', { message: 'Please provide your information' }, () => ({ user_info: accept(content) }));
     expect(rounds[0]!.asked.user_info!.params).toEqual({
@@ -256,7 +272,9 @@ describe('conformance fixtures that ask for input, run on the local stack', () =
   });
 
   it('test_sampling sends the prompt with maxTokens 100 and returns "LLM response: <text>"', async () => {
-    const { rounds, outcome } = await run('test_sampling', { prompt: 'Test prompt for sampling' }, () => ({ llm_response: sampled('This is a test response from the client') }));
+    const { rounds, outcome } = await run('test_sampling', { prompt: 'Test prompt for sampling' }, () => ({
+      llm_response: sampled('This is a test response from the client'),
+    }));
     expect(rounds[0]!.asked.llm_response).toEqual({
       method: 'sampling/createMessage',
       params: { messages: [{ role: 'user', content: { type: 'text', text: 'Test prompt for sampling' } }], maxTokens: 100 },
@@ -279,9 +297,17 @@ describe('conformance fixtures that ask for input, run on the local stack', () =
   });
 
   it('test_elicitation_sep1330_enums asks with the five SEP-1330 enum shapes', async () => {
-    const content = { untitledSingle: 'option1', titledSingle: 'value1', legacyEnum: 'opt1', untitledMulti: ['option1', 'option2'], titledMulti: ['value1', 'value2'] };
+    const content = {
+      untitledSingle: 'option1',
+      titledSingle: 'value1',
+      legacyEnum: 'opt1',
+      untitledMulti: ['option1', 'option2'],
+      titledMulti: ['value1', 'value2'],
+    };
     const { rounds, outcome } = await run('test_elicitation_sep1330_enums', {}, () => ({ choices: accept(content) }));
-    const properties = (rounds[0]!.asked.choices!.params.requestedSchema as { properties: Record<string, Record<string, unknown> & { items: Record<string, unknown> }> }).properties;
+    const properties = (
+      rounds[0]!.asked.choices!.params.requestedSchema as { properties: Record<string, Record<string, unknown> & { items: Record<string, unknown> }> }
+    ).properties;
     expect(properties.untitledSingle).toMatchObject({ type: 'string', enum: ['option1', 'option2', 'option3'] });
     expect(properties.untitledSingle!.oneOf).toBeUndefined();
     expect(properties.titledSingle!.oneOf).toEqual([

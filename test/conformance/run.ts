@@ -105,7 +105,19 @@ interface ScenarioOutcome {
 
 /** Runs one scenario; the suite exits 0 when every check passed or failed as the baseline expects. */
 function runScenario(suite: SuiteRun, scenario: string, url: string): Promise<ScenarioOutcome> {
-  const args = ['-y', '-p', 'node@22', '-p', `@modelcontextprotocol/conformance@${suite.version}`, 'conformance', 'server', '--url', url, '--scenario', scenario];
+  const args = [
+    '-y',
+    '-p',
+    'node@22',
+    '-p',
+    `@modelcontextprotocol/conformance@${suite.version}`,
+    'conformance',
+    'server',
+    '--url',
+    url,
+    '--scenario',
+    scenario,
+  ];
   if (suite.expectedFailures) args.push('--expected-failures', suite.expectedFailures);
   return new Promise((resolvePromise, reject) => {
     const child = spawn('npx', args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -136,7 +148,13 @@ async function main(): Promise<number> {
       console.log(`\n@modelcontextprotocol/conformance@${suite.version}`);
       for (const scenario of suite.scenarios.filter((s) => !only || only.includes(s))) {
         const outcome = await runScenario(suite, scenario, stack.url.href);
-        if (values.verbose) console.log(outcome.output.split('\n').filter((l) => !l.includes('EBADENGINE')).join('\n'));
+        if (values.verbose)
+          console.log(
+            outcome.output
+              .split('\n')
+              .filter((l) => !l.includes('EBADENGINE'))
+              .join('\n'),
+          );
         console.log(`  ${outcome.passed ? '✓' : '✗'} ${scenario}: ${outcome.summary}`);
         if (!outcome.passed) failures.push(`${suite.version} ${scenario}`);
       }

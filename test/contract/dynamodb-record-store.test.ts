@@ -1,13 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ConditionalCheckFailedException,
-  DynamoDBClient,
-  DynamoDBServiceException,
-  GetItemCommand,
-  PutItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbActiveSlotStore } from '../../lambdas/aws/dynamodb-active-slot-store.ts';
 import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
@@ -91,9 +85,7 @@ describe('DynamoDbRecordStore item layout', () => {
     await store.create({ ...record, outcome, statusMessage: undefined });
     const item = await reader(tableName)('OP#owner-a#token-1');
     expect(item?.outcome).toEqual({ S: JSON.stringify(outcome) });
-    expect(Object.keys(item ?? {}).sort()).toEqual(
-      [...Object.keys(record), 'outcome', 'pk', 'ownerKey', 'createdKey'].sort(),
-    );
+    expect(Object.keys(item ?? {}).sort()).toEqual([...Object.keys(record), 'outcome', 'pk', 'ownerKey', 'createdKey'].sort());
   });
 
   it('keeps active slots in one string set per owner, without index attributes, and removes the item once empty', async () => {
@@ -220,12 +212,10 @@ describe('DynamoDbRecordStore fault handling', () => {
   it('takes the existing record from ALL_OLD when the service returns it, without another read', async () => {
     const { store, tableName } = await freshStore();
     await store.create(record);
-    const stored = await local.client.send(
-      new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'OP#owner-a#token-1' } }, ConsistentRead: true }),
-    );
-    const send = vi.spyOn(local.client, 'send').mockRejectedValueOnce(
-      new ConditionalCheckFailedException({ $metadata: {}, message: 'The conditional request failed', Item: stored.Item }) as never,
-    );
+    const stored = await local.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'OP#owner-a#token-1' } }, ConsistentRead: true }));
+    const send = vi
+      .spyOn(local.client, 'send')
+      .mockRejectedValueOnce(new ConditionalCheckFailedException({ $metadata: {}, message: 'The conditional request failed', Item: stored.Item }) as never);
     expect(await store.create({ ...record, tool: 'other' })).toEqual({ created: false, existing: record });
     expect(send).toHaveBeenCalledTimes(1);
   });

@@ -40,22 +40,21 @@ describe('InMemoryRecordStore', () => {
   it('applies a configurable size limit', async () => {
     const store = new InMemoryRecordStore({ maxRecordBytes: 1024 });
     expect((await store.create(record)).created).toBe(true);
-    await expect(
-      store.transition(record, ['working'], { outcome: { kind: 'result', output: 'x'.repeat(2048) } }),
-    ).rejects.toMatchObject({ name: 'RecordTooLargeError' });
+    await expect(store.transition(record, ['working'], { outcome: { kind: 'result', output: 'x'.repeat(2048) } })).rejects.toMatchObject({
+      name: 'RecordTooLargeError',
+    });
   });
 
   it('measures an item as DynamoDB does: names plus UTF-8 values, keys included, numbers at their 21-byte maximum', () => {
-    const names = 'pk ownerKey createdKey ownerId token tool argumentsHash dialect status executionName createdAt updatedAt keepAliveSeconds pollIntervalSeconds outcome'
-      .split(' ')
-      .join('').length;
+    const names =
+      'pk ownerKey createdKey ownerId token tool argumentsHash dialect status executionName createdAt updatedAt keepAliveSeconds pollIntervalSeconds outcome'
+        .split(' ')
+        .join('').length;
     const keys = 'OP#o#t'.length + 'OWNER#o'.length + '000000000000001#t'.length;
     const strings = 'o t x h sync working e'.split(' ').join('').length;
     const numbers = 3 * 21; // createdAt, updatedAt, pollIntervalSeconds
     const nulls = 1;
     const outcome = Buffer.byteLength(JSON.stringify({ kind: 'result', output: 'é' }));
-    expect(operationItemBytes({ ...record, outcome: { kind: 'result', output: 'é' } })).toBe(
-      names + keys + strings + numbers + nulls + outcome,
-    );
+    expect(operationItemBytes({ ...record, outcome: { kind: 'result', output: 'é' } })).toBe(names + keys + strings + numbers + nulls + outcome);
   });
 });

@@ -56,7 +56,11 @@ function describeRecordCases(makeStore: MakeStore): void {
       const record = makeRecord({ inputKinds: ['elicitation.form', 'sampling'] });
       await store.create(record);
       const pendingInputs = {
-        'a key': { request: { method: 'elicitation/create' as const, params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } } }, taskToken: 'tok', askedAt: 5 },
+        'a key': {
+          request: { method: 'elicitation/create' as const, params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } } },
+          taskToken: 'tok',
+          askedAt: 5,
+        },
       };
       const asked = await store.transition(record, ['submitted'], { status: 'input_required', pendingInputs, usedInputKeys: ['a key'], updatedAt: 5 });
       expect(asked).toMatchObject({ status: 'input_required', pendingInputs, usedInputKeys: ['a key'], inputKinds: ['elicitation.form', 'sampling'] });
@@ -298,7 +302,7 @@ function describeRecordCases(makeStore: MakeStore): void {
       await store.create(makeRecord());
       const outcome = { kind: 'result' as const, output: { a: [1] } };
       const updated = await store.transition(makeRecord(), ['submitted'], { status: 'completed', outcome });
-      if (updated?.outcome?.kind === 'result') ((updated.outcome.output as { a: number[] }).a).push(2);
+      if (updated?.outcome?.kind === 'result') (updated.outcome.output as { a: number[] }).a.push(2);
       outcome.output.a.push(3);
       expect((await store.get(makeRecord()))?.outcome).toEqual({ kind: 'result', output: { a: [1] } });
     });

@@ -99,9 +99,7 @@ export function describeLimitCases(makeStore: MakeStore): void {
 
     it('rejects a transition that would grow a record over 400 KB and keeps the record as it was', async () => {
       await store.create(makeRecord({ status: 'working' }));
-      await expect(store.transition(makeRecord(), ['working'], { status: 'completed', outcome: bigOutcome })).rejects.toMatchObject(
-        TOO_LARGE,
-      );
+      await expect(store.transition(makeRecord(), ['working'], { status: 'completed', outcome: bigOutcome })).rejects.toMatchObject(TOO_LARGE);
       expect(await store.get(makeRecord())).toEqual(makeRecord({ status: 'working' }));
     });
 
@@ -109,9 +107,7 @@ export function describeLimitCases(makeStore: MakeStore): void {
       const working = makeRecord({ status: 'working', statusMessage: 'running' });
       await store.create(working);
       const over = recordOfSize(DYNAMODB_LIMITS.maxItemBytes + 1, { status: 'completed', statusMessage: 'running' });
-      await expect(store.transition(working, ['working'], { status: 'completed', outcome: over.outcome })).rejects.toMatchObject(
-        TOO_LARGE,
-      );
+      await expect(store.transition(working, ['working'], { status: 'completed', outcome: over.outcome })).rejects.toMatchObject(TOO_LARGE);
       expect(await store.get(working)).toEqual(working);
       const exact = recordOfSize(DYNAMODB_LIMITS.maxItemBytes, { status: 'completed', statusMessage: 'running' });
       expect(await store.transition(working, ['working'], { status: 'completed', outcome: exact.outcome })).toEqual(exact);

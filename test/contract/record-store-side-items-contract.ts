@@ -257,7 +257,6 @@ export function describeSideItemCases(makeStore: MakeStore): void {
       expect((await store.create(makeRecord())).created).toBe(true);
       expect((await store.findRequestAlias(OWNER, 'token-1'))?.token).toBe('token-9');
     });
-
   });
 
   describe('active-operation slots beside the records', () => {

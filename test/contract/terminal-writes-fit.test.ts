@@ -74,9 +74,21 @@ function reports(count: number, bytes: number, at: number): RunReport[] {
 }
 
 /** Starts an operation, loads its record with questions and reports, then ends its execution with `output`. */
-async function endLoaded(server: ReturnType<typeof serverFor>, store: RecordStore, load: { questions: number; questionBytes: number; reports: number; reportBytes: number }, output: unknown) {
+async function endLoaded(
+  server: ReturnType<typeof serverFor>,
+  store: RecordStore,
+  load: { questions: number; questionBytes: number; reports: number; reportBytes: number },
+  output: unknown,
+) {
   const token = `loaded-${Math.random().toString(36).slice(2)}`;
-  const started = await server.operations.start({ ownerId: OWNER, tool, arguments: {}, token, dialect: 'tasks-2025-11-25', clientCapabilities: { elicitation: {} } });
+  const started = await server.operations.start({
+    ownerId: OWNER,
+    tool,
+    arguments: {},
+    token,
+    dialect: 'tasks-2025-11-25',
+    clientCapabilities: { elicitation: {} },
+  });
   const minuteAgo = Date.now() - 60_000;
   const loaded = await store.transition(started, ['working'], {
     status: 'input_required',

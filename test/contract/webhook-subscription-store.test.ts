@@ -62,7 +62,7 @@ function describeContract(name: string, make: () => Promise<WebhookSubscriptionS
       expect(await store.get('owner-a', 'sub_1')).toMatchObject({ active: false, version: 2, url: 'https://hooks.example/a?key=1' });
     });
 
-    it('lists an owner\'s subscriptions, and only theirs', async () => {
+    it("lists an owner's subscriptions, and only theirs", async () => {
       await store.save(subscription(), undefined);
       await store.save(subscription({ id: 'sub_2', refreshBefore: null }), undefined);
       await store.save(subscription({ ownerId: 'owner-b' }), undefined);
@@ -84,13 +84,20 @@ describeContract('in memory', async () => new InMemoryWebhookSubscriptions());
 describeContract('DynamoDB (dynalite)', async () => new DynamoDbWebhookSubscriptions({ client: local.client, tableName: await freshTable() }));
 
 describe('DynamoDbWebhookSubscriptions item layout', () => {
-  it('keys a subscription by owner and id, lists it by owner through the index, and lets DynamoDB\'s TTL collect it a day past its grant', async () => {
+  it("keys a subscription by owner and id, lists it by owner through the index, and lets DynamoDB's TTL collect it a day past its grant", async () => {
     const tableName = await freshTable();
     await new DynamoDbWebhookSubscriptions({ client: local.client, tableName }).save(subscription(), undefined);
     const { Item } = await local.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'SUB#owner-a#sub_1' } }, ConsistentRead: true }));
-    expect(Item).toMatchObject({ ownerKey: { S: 'SUBS#owner-a' }, createdKey: { S: 'sub_1' }, version: { N: '1' }, expiresAt: { N: String((T0 + 3_600_000) / 1000 + 86_400) } });
+    expect(Item).toMatchObject({
+      ownerKey: { S: 'SUBS#owner-a' },
+      createdKey: { S: 'sub_1' },
+      version: { N: '1' },
+      expiresAt: { N: String((T0 + 3_600_000) / 1000 + 86_400) },
+    });
     await new DynamoDbWebhookSubscriptions({ client: local.client, tableName }).save(subscription({ id: 'sub_2', refreshBefore: null }), undefined);
-    const { Item: forever } = await local.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'SUB#owner-a#sub_2' } }, ConsistentRead: true }));
+    const { Item: forever } = await local.client.send(
+      new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'SUB#owner-a#sub_2' } }, ConsistentRead: true }),
+    );
     expect(forever?.expiresAt).toBeUndefined();
   });
 });

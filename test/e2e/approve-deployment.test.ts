@@ -25,7 +25,9 @@ afterAll(async () => {
 });
 
 async function startDeployment(capabilities: Record<string, unknown> = CAN_ASK, changes = CHANGES): Promise<string> {
-  const created = ok(await modernRequest(stack.url, 'tools/call', { name: 'approve_deployment', arguments: { environment: 'staging', changes } }, { capabilities }));
+  const created = ok(
+    await modernRequest(stack.url, 'tools/call', { name: 'approve_deployment', arguments: { environment: 'staging', changes } }, { capabilities }),
+  );
   expect(created.resultType).toBe('task');
   return created.taskId as string;
 }

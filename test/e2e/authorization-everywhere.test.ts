@@ -30,7 +30,14 @@ function answerOf(response: RawResponse) {
 describe('another principal reads nothing and changes nothing', () => {
   it('SEP-1391: status, result and cancellation by token or by request id', async () => {
     const token = `alice-${randomUUID()}`;
-    ok(await legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: LONG, operation: { token } }, { capabilities: LRO, headers: alice, id: 4242 }));
+    ok(
+      await legacyRequest(
+        stack.url,
+        'tools/call',
+        { name: 'analyze_dataset', arguments: LONG, operation: { token } },
+        { capabilities: LRO, headers: alice, id: 4242 },
+      ),
+    );
     const unknown = `nobody-${randomUUID()}`;
     for (const method of ['tools/async/status', 'tools/async/result']) {
       const foreign = answerOf(await legacyRequest(stack.url, method, { token }, { headers: bob }));
@@ -74,9 +81,16 @@ describe('another principal reads nothing and changes nothing', () => {
     ok(await legacyRequest(stack.url, 'tasks/cancel', { taskId: task.taskId }, { headers: alice }));
   });
 
-  it('resources/read: another principal\'s stored result reads like an unknown URI', async () => {
+  it("resources/read: another principal's stored result reads like an unknown URI", async () => {
     const token = `export-${randomUUID()}`;
-    ok(await legacyRequest(stack.url, 'tools/call', { name: 'export_dataset', arguments: { rows: 20_000 }, operation: { token } }, { capabilities: LRO, headers: alice }));
+    ok(
+      await legacyRequest(
+        stack.url,
+        'tools/call',
+        { name: 'export_dataset', arguments: { rows: 20_000 }, operation: { token } },
+        { capabilities: LRO, headers: alice },
+      ),
+    );
     let uri: string | undefined;
     for (let i = 0; i < 100 && !uri; i++) {
       const result = await legacyRequest(stack.url, 'tools/async/result', { token }, { headers: alice });

@@ -123,10 +123,13 @@ describe('notifications/cancelled by request id alone', () => {
     const running = alice.call('run_test_suite', { suite: 'slow', tests: 1, failures: 0, durationSeconds: 40 }, 'sync-1');
     // The call holds its connection while the run waits; cancel once the run is under way.
     await expect
-      .poll(async () => {
-        await alice.cancel({ requestId: 'sync-1' });
-        return Promise.race([running.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 200))]);
-      }, { timeout: 20_000, interval: 100 })
+      .poll(
+        async () => {
+          await alice.cancel({ requestId: 'sync-1' });
+          return Promise.race([running.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 200))]);
+        },
+        { timeout: 20_000, interval: 100 },
+      )
       .toBe('answered');
     const result = ok(await running);
     expect(result.isError).toBe(true);

@@ -68,7 +68,12 @@ const drivers: Driver[] = [
       const id = `req-${randomUUID()}`;
       requestIds.set(token, id);
       const started = ok(await legacyRequest(stack.url, 'tools/call', { name: tool, arguments: args, operation: { token } }, { capabilities: LRO, id }));
-      return { handle: token, status: started.operation.status, retentionMs: started.operation.keepAlive * 1000, pollMs: started.operation.pollFrequency * 1000 };
+      return {
+        handle: token,
+        status: started.operation.status,
+        retentionMs: started.operation.keepAlive * 1000,
+        pollMs: started.operation.pollFrequency * 1000,
+      };
     },
     status: (token) => legacyRequest(stack.url, 'tools/async/status', { token }),
     final: async (token) => finalOf(await legacyRequest(stack.url, 'tools/async/result', { token }), (r) => r.result),
@@ -123,7 +128,7 @@ function record(step: string, driver: Driver, final: Final) {
 }
 
 describe.each(drivers)('$name', (driver) => {
-  it('start: the handle is working, retention is clamped by the server bound, the poll interval is the tool\'s', async () => {
+  it("start: the handle is working, retention is clamped by the server bound, the poll interval is the tool's", async () => {
     const started = await driver.start('analyze_dataset', { rows: 10, delaySeconds: 30 });
     expect(started.status).toBe(driver.words.working);
     expect(started.retentionMs).toBe(RETENTION_SECONDS * 1000);
@@ -131,7 +136,7 @@ describe.each(drivers)('$name', (driver) => {
     expect(ok(await driver.status(started.handle)).status).toBe(driver.words.working);
   });
 
-  it('poll and complete: the result is the tool\'s', async () => {
+  it("poll and complete: the result is the tool's", async () => {
     const { handle } = await driver.start('run_test_suite', { suite: 'parity', tests: 5, failures: 2, durationSeconds: 1 });
     expect(await pollUntilTerminal(driver, handle)).toBe(driver.words.completed);
     const final = await driver.final(handle);

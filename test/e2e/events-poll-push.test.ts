@@ -54,11 +54,15 @@ async function pollUntil(headers: Record<string, string>, name: string, cursor: 
 let streamIds = 1000;
 function openEventStream(headers: Record<string, string>, params: Record<string, unknown>): Promise<OpenStream> {
   const meta = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
-  return openStream(stack.url, { jsonrpc: '2.0', id: ++streamIds, method: 'events/stream', params: { ...params, _meta: meta } }, {
-    'mcp-protocol-version': MODERN_VERSION,
-    'mcp-method': 'events/stream',
-    ...headers,
-  });
+  return openStream(
+    stack.url,
+    { jsonrpc: '2.0', id: ++streamIds, method: 'events/stream', params: { ...params, _meta: meta } },
+    {
+      'mcp-protocol-version': MODERN_VERSION,
+      'mcp-method': 'events/stream',
+      ...headers,
+    },
+  );
 }
 
 /** Reads a stream until a notification of `method` comes; heartbeats on the way are kept in `seen`. */
@@ -77,7 +81,10 @@ describe('operation.finished by poll and by push', () => {
     const polled = await pollUntil(alice, 'operation.finished', start.cursor, created.taskId);
     expect(polled.events).toHaveLength(1);
     const [event] = polled.events;
-    expect(event).toMatchObject({ name: 'operation.finished', data: { operationId: created.taskId, tool: 'analyze_dataset', dialect: 'tasks-2026-07-28', status: 'completed', isError: false } });
+    expect(event).toMatchObject({
+      name: 'operation.finished',
+      data: { operationId: created.taskId, tool: 'analyze_dataset', dialect: 'tasks-2026-07-28', status: 'completed', isError: false },
+    });
     expect(Date.parse(event.timestamp)).not.toBeNaN();
     expectStatsOf(event.data.result.structuredContent, 200, 7);
     expect(event.data.fetch).toEqual({ method: 'tasks/get', params: { taskId: created.taskId } });
@@ -94,7 +101,13 @@ describe('operation.finished by poll and by push', () => {
       const active = await stream.next();
       expect(active).toMatchObject({ method: 'notifications/events/active', params: { truncated: false, _meta: { [SUBSCRIPTION_ID]: streamIds } } });
       const pushed = await nextOf(stream, 'notifications/events/event');
-      expect(pushed.params).toMatchObject({ eventId: event.eventId, name: 'operation.finished', timestamp: event.timestamp, data: event.data, _meta: { [SUBSCRIPTION_ID]: streamIds } });
+      expect(pushed.params).toMatchObject({
+        eventId: event.eventId,
+        name: 'operation.finished',
+        timestamp: event.timestamp,
+        data: event.data,
+        _meta: { [SUBSCRIPTION_ID]: streamIds },
+      });
       expect(typeof pushed.params.cursor).toBe('string');
       // The pushed cursor resumes a poll past the event.
       expect((await poll(alice, { name: 'operation.finished', arguments: { operationId: created.taskId }, cursor: pushed.params.cursor })).events).toEqual([]);
@@ -119,7 +132,7 @@ describe('operation.finished by poll and by push', () => {
     }
   });
 
-  it('isolation: bob never sees alice\'s events, by poll or by push, even from her cursor', async () => {
+  it("isolation: bob never sees alice's events, by poll or by push, even from her cursor", async () => {
     const start = await poll(alice, { name: 'operation.finished', cursor: null });
     const bobStream = await openEventStream(bob, { name: 'operation.finished', cursor: start.cursor });
     try {
@@ -211,4 +224,3 @@ describe('limits', () => {
     }
   });
 });
-

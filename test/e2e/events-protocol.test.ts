@@ -38,7 +38,7 @@ describe('capabilities', () => {
 });
 
 describe('events/list', () => {
-  it('lists the three event types about the caller\'s operations, with their schemas and poll and push delivery', async () => {
+  it("lists the three event types about the caller's operations, with their schemas and poll and push delivery", async () => {
     const result = ok(await modernRequest(stack.url, 'events/list'));
     expect(result.resultType).toBe('complete');
     expect(result.events.map((e: { name: string }) => e.name)).toEqual(['operation.finished', 'operation.input_required', 'operation.progress']);
@@ -86,16 +86,22 @@ describe('bad requests', () => {
     }
   });
 
-  it('an operationId that is not the caller\'s is NotFound, exactly as an unknown one', async () => {
+  it("an operationId that is not the caller's is NotFound, exactly as an unknown one", async () => {
     const created = ok(
       await modernRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 3000 } }, { ...alice, capabilities: TASKS }),
     );
     const taskId: string = created.taskId;
-    const asBob = rpcError(await modernRequest(stack.url, 'events/poll', { name: 'operation.progress', arguments: { operationId: taskId }, cursor: null }, bob));
-    const unknown = rpcError(await modernRequest(stack.url, 'events/poll', { name: 'operation.progress', arguments: { operationId: 'no-such-operation' }, cursor: null }, bob));
+    const asBob = rpcError(
+      await modernRequest(stack.url, 'events/poll', { name: 'operation.progress', arguments: { operationId: taskId }, cursor: null }, bob),
+    );
+    const unknown = rpcError(
+      await modernRequest(stack.url, 'events/poll', { name: 'operation.progress', arguments: { operationId: 'no-such-operation' }, cursor: null }, bob),
+    );
     expect(asBob).toEqual(unknown);
     expect(asBob).toMatchObject({ code: -32023, message: 'Operation not found', data: { kind: 'operation' } });
-    expect(ok(await modernRequest(stack.url, 'events/poll', { name: 'operation.progress', arguments: { operationId: taskId }, cursor: null }, alice)).events).toEqual([]);
+    expect(
+      ok(await modernRequest(stack.url, 'events/poll', { name: 'operation.progress', arguments: { operationId: taskId }, cursor: null }, alice)).events,
+    ).toEqual([]);
     ok(await modernRequest(stack.url, 'tasks/cancel', { taskId }, { ...alice, capabilities: TASKS }));
   });
 });
@@ -106,7 +112,9 @@ describe('webhooks need an authenticated principal', () => {
     for (const headers of [{}, alice.headers]) {
       const subscribe = rpcError(await modernRequest(stack.url, 'events/subscribe', { name: 'operation.finished', arguments: {}, delivery }, { headers }));
       expect(subscribe).toMatchObject({ code: -32024, data: { reason: 'unauthenticated' } });
-      const unsubscribe = rpcError(await modernRequest(stack.url, 'events/unsubscribe', { name: 'operation.finished', arguments: {}, delivery: { url: delivery.url } }, { headers }));
+      const unsubscribe = rpcError(
+        await modernRequest(stack.url, 'events/unsubscribe', { name: 'operation.finished', arguments: {}, delivery: { url: delivery.url } }, { headers }),
+      );
       expect(unsubscribe.code).toBe(-32024);
     }
     expect(ok(await modernRequest(stack.url, 'events/poll', { name: 'operation.finished', cursor: null })).events).toEqual([]);
@@ -117,4 +125,3 @@ describe('webhooks need an authenticated principal', () => {
     expect(events[0].delivery).toEqual(['poll', 'push', 'webhook']);
   });
 });
-

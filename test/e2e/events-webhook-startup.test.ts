@@ -11,9 +11,14 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> {
   return new Promise((resolvePromise) => {
-    execFile(process.execPath, ['--import', 'tsx', 'local/main.ts', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, NODE_NO_WARNINGS: '1', ...env }, timeout: 60_000 }, (error, _stdout, stderr) => {
-      resolvePromise({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'local/main.ts', '--port', '0', ...args],
+      { cwd: ROOT, env: { ...process.env, NODE_NO_WARNINGS: '1', ...env }, timeout: 60_000 },
+      (error, _stdout, stderr) => {
+        resolvePromise({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr });
+      },
+    );
   });
 }
 

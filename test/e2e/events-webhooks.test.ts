@@ -7,7 +7,13 @@
  * principals. Every callback is on 127.0.0.1.
  */
 import { createHmac } from 'node:crypto';
-import { experimental_createMCPClient as createMCPClient, experimental_createMCPEventWebhook as createMCPEventWebhook, type Experimental_MCPEvent, type Experimental_MCPEventStore, type Experimental_MCPEventSubscription } from '@ai-sdk/mcp';
+import {
+  experimental_createMCPClient as createMCPClient,
+  experimental_createMCPEventWebhook as createMCPEventWebhook,
+  type Experimental_MCPEvent,
+  type Experimental_MCPEventStore,
+  type Experimental_MCPEventSubscription,
+} from '@ai-sdk/mcp';
 import { auth } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateWebhookSecret } from '../../lambdas/events/webhooks/webhook-secret.ts';
@@ -30,7 +36,9 @@ async function signIn(user: string): Promise<string> {
   const provider = new MemoryOAuthProvider(`events ${user}`);
   expect(await auth(provider, { serverUrl: stack.url, scope: DEV_MCP_SCOPE })).toBe('REDIRECT');
   const pages = await signInWithFetch(provider.authorizationUrls[0] as URL, user);
-  expect(await auth(provider, { serverUrl: stack.url, authorizationCode: pages.callback.get('code') as string, iss: pages.callback.get('iss') as string })).toBe('AUTHORIZED');
+  expect(
+    await auth(provider, { serverUrl: stack.url, authorizationCode: pages.callback.get('code') as string, iss: pages.callback.get('iss') as string }),
+  ).toBe('AUTHORIZED');
   return (provider.savedTokens as { access_token: string }).access_token;
 }
 
@@ -85,7 +93,9 @@ function echoingReceiver(answer: (post: { body: Record<string, unknown>; request
 /** Standard Webhooks: whether `secret` verifies one of the signatures on a received POST. */
 function verifies(post: { headers: Headers; body: string }, secret: string): boolean {
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = createHmac('sha256', key).update(`${post.headers.get('webhook-id')}.${post.headers.get('webhook-timestamp')}.${post.body}`).digest('base64');
+  const expected = createHmac('sha256', key)
+    .update(`${post.headers.get('webhook-id')}.${post.headers.get('webhook-timestamp')}.${post.body}`)
+    .digest('base64');
   return (post.headers.get('webhook-signature') ?? '').split(' ').includes(`v1,${expected}`);
 }
 
@@ -127,7 +137,9 @@ describe('the Vercel AI SDK as the client, its webhook handler as the receiver',
       // (writes still landing), so the poll waits for what the webhook already delivered.
       const replayed = await vi.waitFor(
         async () => {
-          const polled = ok(await rpc('alice', 'events/poll', { name: 'operation.finished', arguments: { operationId: taskId }, cursor: subscribed.cursor ?? null }));
+          const polled = ok(
+            await rpc('alice', 'events/poll', { name: 'operation.finished', arguments: { operationId: taskId }, cursor: subscribed.cursor ?? null }),
+          );
           expect(polled.truncated).toBe(false);
           expect(polled.events).toHaveLength(1);
           return polled.events.map((e: { eventId: string }) => e.eventId);
@@ -147,7 +159,13 @@ describe('the Vercel AI SDK as the client, its webhook handler as the receiver',
 
 describe('webhook delivery with raw JSON-RPC', () => {
   const subscribe = (user: string, path: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-    rpc(user, 'events/subscribe', { name: 'operation.finished', arguments: args, delivery: { mode: 'webhook', url: `${receiver.origin}${path}`, secret: generateWebhookSecret() }, cursor: null, ...extra });
+    rpc(user, 'events/subscribe', {
+      name: 'operation.finished',
+      arguments: args,
+      delivery: { mode: 'webhook', url: `${receiver.origin}${path}`, secret: generateWebhookSecret() },
+      cursor: null,
+      ...extra,
+    });
 
   it('a receiver answering 503 first gets the event again, signed afresh under the same webhook-id', async () => {
     let events = 0;
@@ -168,12 +186,20 @@ describe('webhook delivery with raw JSON-RPC', () => {
     const taskId = await startAnalysis('alice', 13);
     const oldSecret = generateWebhookSecret();
     const newSecret = generateWebhookSecret();
-    const params = (secret: string) => ({ name: 'operation.finished', arguments: { operationId: taskId }, delivery: { mode: 'webhook', url: `${receiver.origin}/rotating`, secret }, cursor: null });
+    const params = (secret: string) => ({
+      name: 'operation.finished',
+      arguments: { operationId: taskId },
+      delivery: { mode: 'webhook', url: `${receiver.origin}/rotating`, secret },
+      cursor: null,
+    });
     const first = ok(await rpc('alice', 'events/subscribe', params(oldSecret)));
     const refreshed = ok(await rpc('alice', 'events/subscribe', params(newSecret)));
     expect(refreshed.id).toBe(first.id);
     expect(refreshed.deliveryStatus).toEqual({ active: true, lastDeliveryAt: null, lastError: null });
-    await vi.waitFor(() => expect(postsTo('/rotating').filter((p) => p.headers.get('webhook-id')?.startsWith('evt_'))).toHaveLength(1), { timeout: 60_000, interval: 200 });
+    await vi.waitFor(() => expect(postsTo('/rotating').filter((p) => p.headers.get('webhook-id')?.startsWith('evt_'))).toHaveLength(1), {
+      timeout: 60_000,
+      interval: 200,
+    });
     const delivery = postsTo('/rotating').find((p) => p.headers.get('webhook-id')?.startsWith('evt_'));
     expect(delivery && verifies(delivery, newSecret)).toBe(true);
     expect(delivery && verifies(delivery, oldSecret)).toBe(true);
@@ -195,7 +221,15 @@ describe('webhook delivery with raw JSON-RPC', () => {
     const deliveries = postsTo('/lapsing').filter(mine);
     expect(deliveries.map((p) => p.headers.get('x-mcp-subscription-id'))).toEqual([long.id]);
     // An unsubscribe of the lapsed one finds nothing; of the live one, it ends it.
-    expect(rpcError(await rpc('alice', 'events/unsubscribe', { name: 'operation.finished', arguments: { tool: 'summarize_numbers' }, delivery: { url: `${receiver.origin}/lapsing` } }))).toMatchObject({ code: -32023, data: { kind: 'subscription' } });
+    expect(
+      rpcError(
+        await rpc('alice', 'events/unsubscribe', {
+          name: 'operation.finished',
+          arguments: { tool: 'summarize_numbers' },
+          delivery: { url: `${receiver.origin}/lapsing` },
+        }),
+      ),
+    ).toMatchObject({ code: -32023, data: { kind: 'subscription' } });
     ok(await rpc('alice', 'events/unsubscribe', { name: 'operation.finished', arguments: {}, delivery: { url: `${receiver.origin}/lapsing` } }));
   });
 
@@ -207,33 +241,46 @@ describe('webhook delivery with raw JSON-RPC', () => {
     expect(error.message).not.toContain('not-the-nonce');
     receiver.handle = async () => new Response('nope', { status: 500 });
     expect(rpcError(await subscribe('alice', '/broken', {})).data).toMatchObject({ reason: 'http_5xx' });
-    expect(rpcError(await rpc('alice', 'events/unsubscribe', { name: 'operation.finished', arguments: {}, delivery: { url: `${receiver.origin}/deaf` } })).code).toBe(-32023);
+    expect(
+      rpcError(await rpc('alice', 'events/unsubscribe', { name: 'operation.finished', arguments: {}, delivery: { url: `${receiver.origin}/deaf` } })).code,
+    ).toBe(-32023);
   });
 
   it('bad subscribe requests: a secret that is not whsec_ base64 of 24-64 bytes, a non-loopback callback, a delivery mode other than webhook', async () => {
     const base = { name: 'operation.finished', arguments: {}, cursor: null };
-    const weak = rpcError(await rpc('alice', 'events/subscribe', { ...base, delivery: { mode: 'webhook', url: `${receiver.origin}/x`, secret: 'whsec_c2hvcnQ=' } }));
+    const weak = rpcError(
+      await rpc('alice', 'events/subscribe', { ...base, delivery: { mode: 'webhook', url: `${receiver.origin}/x`, secret: 'whsec_c2hvcnQ=' } }),
+    );
     expect(weak).toMatchObject({ code: -32602, data: { field: 'params.delivery.secret' } });
     expect(weak.message).not.toContain('c2hvcnQ');
-    const outside = rpcError(await rpc('alice', 'events/subscribe', { ...base, delivery: { mode: 'webhook', url: 'https://example.com/hook', secret: generateWebhookSecret() } }));
+    const outside = rpcError(
+      await rpc('alice', 'events/subscribe', { ...base, delivery: { mode: 'webhook', url: 'https://example.com/hook', secret: generateWebhookSecret() } }),
+    );
     expect(outside).toMatchObject({ code: -32602, data: { field: 'params.delivery.url' } });
-    expect(rpcError(await rpc('alice', 'events/subscribe', { ...base, delivery: { mode: 'push', url: `${receiver.origin}/x`, secret: generateWebhookSecret() } }))).toMatchObject({ code: -32026 });
+    expect(
+      rpcError(await rpc('alice', 'events/subscribe', { ...base, delivery: { mode: 'push', url: `${receiver.origin}/x`, secret: generateWebhookSecret() } })),
+    ).toMatchObject({ code: -32026 });
     // None of them reached the receiver.
     expect(postsTo('/x')).toEqual([]);
   });
 
-  it('isolation: bob\'s subscription never receives alice\'s events; an unsubscribe names only the caller\'s own', async () => {
+  it("isolation: bob's subscription never receives alice's events; an unsubscribe names only the caller's own", async () => {
     receiver.handle = echoingReceiver(() => new Response(null, { status: 204 }));
     const bobs = ok(await subscribe('bob', '/bob', {}));
     const hers = await startAnalysis('alice', 14, 0);
     const his = await startAnalysis('bob', 15, 0);
     await vi.waitFor(() => expect(postsTo('/bob').some((p) => p.body.includes(his))).toBe(true), { timeout: 60_000, interval: 200 });
-    await vi.waitFor(async () => expect(ok(await rpc('alice', 'tasks/get', { taskId: hers }, TASKS)).status).toBe('completed'), { timeout: 60_000, interval: 200 });
+    await vi.waitFor(async () => expect(ok(await rpc('alice', 'tasks/get', { taskId: hers }, TASKS)).status).toBe('completed'), {
+      timeout: 60_000,
+      interval: 200,
+    });
     await stack.app.webhookQueue?.drain();
     expect(postsTo('/bob').some((p) => p.body.includes(hers))).toBe(false);
     expect(postsTo('/bob').every((p) => p.headers.get('x-mcp-subscription-id') === bobs.id)).toBe(true);
     // Alice naming bob's exact subscription key finds nothing: the principal is part of the key.
-    expect(rpcError(await rpc('alice', 'events/unsubscribe', { name: 'operation.finished', arguments: {}, delivery: { url: `${receiver.origin}/bob` } })).code).toBe(-32023);
+    expect(
+      rpcError(await rpc('alice', 'events/unsubscribe', { name: 'operation.finished', arguments: {}, delivery: { url: `${receiver.origin}/bob` } })).code,
+    ).toBe(-32023);
     ok(await rpc('bob', 'events/unsubscribe', { name: 'operation.finished', arguments: {}, delivery: { url: `${receiver.origin}/bob` } }));
   });
 });

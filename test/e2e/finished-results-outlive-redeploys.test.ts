@@ -77,7 +77,7 @@ function readResult(dialect: (typeof DIALECTS)[number]) {
 
 const FINISHED = (suite: string) => ({ suite, passed: 4, failed: 1, durationSeconds: 0 });
 
-describe('after a deploy that changes the tool\'s outputSchema', () => {
+describe("after a deploy that changes the tool's outputSchema", () => {
   it.each(DIALECTS)('%s: the finished result reads as it finished', async (dialect) => {
     const changed = await toolsFolder(`changed-${dialect}`, async (dir) => {
       const file = joinPath(dir, TOOL, 'tool.json');
@@ -117,7 +117,9 @@ describe('after a deploy that removes the tool', () => {
       } finally {
         await client.close();
       }
-      const error = rpcError(await legacyRequest(stack.url, 'tools/call', { name: TOOL, arguments: { suite: 'x', tests: 1, failures: 0, durationSeconds: 0 }, task: {} }));
+      const error = rpcError(
+        await legacyRequest(stack.url, 'tools/call', { name: TOOL, arguments: { suite: 'x', tests: 1, failures: 0, durationSeconds: 0 }, task: {} }),
+      );
       expect(error).toMatchObject({ code: -32602, message: `Unknown tool: ${TOOL}` });
     });
   });

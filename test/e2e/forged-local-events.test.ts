@@ -57,7 +57,12 @@ describe('forged local events', () => {
     expect(await response.json()).toMatchObject({ __type: 'MissingAuthenticationTokenException' });
 
     // Signed, but with a key other than the stack's (the fixed key local stacks used to take).
-    const other = new EventBridgeClient({ region: 'us-east-1', endpoint: eventsOnLoopback().href, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+    const other = new EventBridgeClient({
+      region: 'us-east-1',
+      endpoint: eventsOnLoopback().href,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    });
     try {
       await expect(other.send(new PutEventsCommand({ Entries: [forgedEntry] }))).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
     } finally {
@@ -65,7 +70,9 @@ describe('forged local events', () => {
     }
 
     // The stack's own client, with its per-run key, still puts: the receiver does get events.
-    const own = await stack.awsClients.eventBridge.send(new PutEventsCommand({ Entries: [{ ...forgedEntry, Detail: JSON.stringify({ operationId: 'genuine', status: 'completed' }) }] }));
+    const own = await stack.awsClients.eventBridge.send(
+      new PutEventsCommand({ Entries: [{ ...forgedEntry, Detail: JSON.stringify({ operationId: 'genuine', status: 'completed' }) }] }),
+    );
     expect(own.FailedEntryCount).toBe(0);
     await stack.drainEvents();
     expect(received.some((body) => body.includes('genuine'))).toBe(true);

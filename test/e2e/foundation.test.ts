@@ -20,7 +20,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-
 const clients = sdkClients(() => stack.url, 'e2e');
 
 describe.each(clients)('%s', (_label, connect) => {

@@ -37,7 +37,9 @@ const modernCall = (name: string, args: Record<string, unknown>, extra: Record<s
 describe('a 2026-07-28 request that declares elicitation and no async dialect', () => {
   it('sees approve_deployment and the handle tools', async () => {
     const names = (ok(await modernRequest(stack.url, 'tools/list', {}, { capabilities: ELICITATION })).tools as Array<{ name: string }>).map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['approve_deployment', 'analyze_dataset', 'operation_status', 'operation_result', 'operation_cancel', 'operation_list']));
+    expect(names).toEqual(
+      expect.arrayContaining(['approve_deployment', 'analyze_dataset', 'operation_status', 'operation_result', 'operation_cancel', 'operation_list']),
+    );
   });
 
   it('calling approve_deployment answers input_required with the approval question; the retry with the answer deploys', async () => {
@@ -45,7 +47,12 @@ describe('a 2026-07-28 request that declares elicitation and no async dialect', 
     expect(round.resultType).toBe('input_required');
     const [key, question] = Object.entries(round.inputRequests as Record<string, { method: string; params: { message: string } }>)[0]!;
     expect(question).toMatchObject({ method: 'elicitation/create', params: { message: expect.stringContaining('Deploy 2 changes to staging?') } });
-    const retry = ok(await modernCall('approve_deployment', DEPLOY, { inputResponses: { [key]: { action: 'accept', content: { comment: 'go' } } }, requestState: round.requestState }));
+    const retry = ok(
+      await modernCall('approve_deployment', DEPLOY, {
+        inputResponses: { [key]: { action: 'accept', content: { comment: 'go' } } },
+        requestState: round.requestState,
+      }),
+    );
     expect(retry.isError).toBeFalsy();
     expect(retry.structuredContent).toMatchObject({ environment: 'staging', planned: 2, deployed: true, decision: 'accept', comment: 'go' });
   });
@@ -55,7 +62,12 @@ describe('a question still open after its call', () => {
   it('a 2026-07-28 client that left the round finds the operation with operation_list; operation_result asks the question, and its retry deploys', async () => {
     const round = ok(await modernCall('approve_deployment', { environment: 'later', changes: ['db: v7'] }));
     expect(round.resultType).toBe('input_required');
-    const listed = ok(await modernCall('operation_list', {})).structuredContent.operations as Array<{ operationId: string; tool: string; status: string; createdAt: string }>;
+    const listed = ok(await modernCall('operation_list', {})).structuredContent.operations as Array<{
+      operationId: string;
+      tool: string;
+      status: string;
+      createdAt: string;
+    }>;
     const open = listed.find((o) => o.tool === 'approve_deployment' && o.status === 'input_required');
     expect(open).toBeDefined();
     const status = ok(await modernCall('operation_status', { operationId: open!.operationId }));
@@ -65,7 +77,11 @@ describe('a question still open after its call', () => {
     const [key, question] = Object.entries(asked.inputRequests as Record<string, { method: string; params: { message: string } }>)[0]!;
     expect(question.params.message).toContain('Deploy 1 change');
     const retry = ok(
-      await modernCall('operation_result', { operationId: open!.operationId, waitSeconds: 10 }, { inputResponses: { [key]: { action: 'accept', content: {} } }, requestState: asked.requestState }),
+      await modernCall(
+        'operation_result',
+        { operationId: open!.operationId, waitSeconds: 10 },
+        { inputResponses: { [key]: { action: 'accept', content: {} } }, requestState: asked.requestState },
+      ),
     );
     expect(retry.structuredContent).toMatchObject({ environment: 'later', planned: 1, deployed: true, decision: 'accept' });
   });
@@ -75,7 +91,11 @@ describe('a question still open after its call', () => {
     const session = await initialize(stack.url, ELICITATION, {}, version);
     const headers: Record<string, string> = { 'mcp-protocol-version': version, ...(session ? { 'mcp-session-id': session } : {}) };
     const args = { environment: 'unanswered', changes: ['cache: v3'] };
-    const first = await openStream(stack.url, { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: 'approve_deployment', arguments: args } }, headers);
+    const first = await openStream(
+      stack.url,
+      { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: 'approve_deployment', arguments: args } },
+      headers,
+    );
     expect((await first.next()).method).toBe('elicitation/create');
     const [handedOff] = await first.rest();
     const { operationId } = (handedOff?.result?.structuredContent ?? {}) as { operationId?: string };
@@ -95,7 +115,11 @@ describe('an initialize-era client that declared elicitation and no async dialec
     const version = '2025-06-18';
     const session = await initialize(stack.url, ELICITATION, {}, version);
     const headers: Record<string, string> = { 'mcp-protocol-version': version, ...(session ? { 'mcp-session-id': session } : {}) };
-    const stream = await openStream(stack.url, { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: 'approve_deployment', arguments: DEPLOY } }, headers);
+    const stream = await openStream(
+      stack.url,
+      { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: 'approve_deployment', arguments: DEPLOY } },
+      headers,
+    );
     const question = await stream.next();
     expect(question).toMatchObject({ method: 'elicitation/create', params: { message: expect.stringContaining('Deploy 2 changes to staging?') } });
     expect((await postAnswer(stack.url, { jsonrpc: '2.0', id: question.id, result: { action: 'decline' } }, headers)).status).toBe(202);
@@ -103,12 +127,16 @@ describe('an initialize-era client that declared elicitation and no async dialec
     expect(response?.result?.structuredContent).toMatchObject({ environment: 'staging', deployed: false, decision: 'decline' });
   });
 
-  it('notifications/cancelled for the waiting call\'s id stops the operation and ends the call, as for any waited-on call', async () => {
+  it("notifications/cancelled for the waiting call's id stops the operation and ends the call, as for any waited-on call", async () => {
     const version = '2025-06-18';
     const session = await initialize(stack.url, ELICITATION, {}, version);
     const headers: Record<string, string> = { 'mcp-protocol-version': version, ...(session ? { 'mcp-session-id': session } : {}) };
     const id = `call-${randomUUID()}`;
-    const stream = await openStream(stack.url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'approve_deployment', arguments: { environment: 'dropped', changes: ['x'] } } }, headers);
+    const stream = await openStream(
+      stack.url,
+      { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'approve_deployment', arguments: { environment: 'dropped', changes: ['x'] } } },
+      headers,
+    );
     const question = await stream.next();
     expect((await legacyNotification(stack.url, 'notifications/cancelled', { requestId: id }, headers)).status).toBe(202);
     const [response] = await stream.rest();

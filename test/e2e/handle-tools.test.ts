@@ -36,7 +36,8 @@ afterAll(async () => {
   await stopTestStack({ stack, sfn });
 });
 
-const plain = (method: string, params: Record<string, unknown> = {}, options: CallOptions = {}) => legacyRequest(server.url, method, params, { version: OLD, ...options });
+const plain = (method: string, params: Record<string, unknown> = {}, options: CallOptions = {}) =>
+  legacyRequest(server.url, method, params, { version: OLD, ...options });
 const call = (name: string, args: Record<string, unknown>, options?: CallOptions) => plain('tools/call', { name, arguments: args }, options);
 const as = (principal: string): CallOptions => ({ headers: { authorization: principal } });
 
@@ -55,7 +56,15 @@ function resultOf(operationId: string, options?: CallOptions) {
 describe('a plain client over raw HTTP', () => {
   it('sees every tool and the four built-ins', async () => {
     const tools = ok(await plain('tools/list')).tools as Array<{ name: string }>;
-    expect(tools.map((t) => t.name).sort()).toEqual(['analyze_dataset', 'approve_deployment', 'export_dataset', ...BUILT_INS, 'quick_calculation', 'run_test_suite', 'summarize_numbers']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'analyze_dataset',
+      'approve_deployment',
+      'export_dataset',
+      ...BUILT_INS,
+      'quick_calculation',
+      'run_test_suite',
+      'summarize_numbers',
+    ]);
   });
 
   it('an async-only tool that finishes within its sync bound answers with its result', async () => {
@@ -95,7 +104,8 @@ describe('a plain client over raw HTTP', () => {
   it("lists the principal's operations, newest first", async () => {
     const principal = 'Bearer lister';
     const first = ok(await call('analyze_dataset', { rows: 10, delaySeconds: 600 }, as(principal))).structuredContent.operationId;
-    const second = ok(await call('run_test_suite', { suite: 'listed', tests: 1, failures: 0, durationSeconds: 600 }, as(principal))).structuredContent.operationId;
+    const second = ok(await call('run_test_suite', { suite: 'listed', tests: 1, failures: 0, durationSeconds: 600 }, as(principal))).structuredContent
+      .operationId;
     const listed = ok(await call('operation_list', {}, as(principal))).structuredContent;
     expect(listed.operations.map((o: { operationId: string; tool: string }) => [o.operationId, o.tool])).toEqual([
       [second, 'run_test_suite'],
@@ -129,10 +139,13 @@ describe('a plain client over raw HTTP', () => {
   it('a 2026-07-28 request that does not declare the Tasks extension gets handles too', async () => {
     const started = ok(await modernRequest(server.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 20 } }));
     const { operationId } = started.structuredContent;
-    await vi.waitFor(async () => {
-      const result = ok(await modernRequest(server.url, 'tools/call', { name: 'operation_result', arguments: { operationId, waitSeconds: 1 } }));
-      expect(result.structuredContent?.operationId).toBeUndefined();
-    }, { timeout: 30_000 });
+    await vi.waitFor(
+      async () => {
+        const result = ok(await modernRequest(server.url, 'tools/call', { name: 'operation_result', arguments: { operationId, waitSeconds: 1 } }));
+        expect(result.structuredContent?.operationId).toBeUndefined();
+      },
+      { timeout: 30_000 },
+    );
   });
 
   it('another principal cannot read, wait on, cancel or list the handle', async () => {
@@ -237,7 +250,7 @@ describe('the v1 SDK Client', () => {
     }
   });
 
-  it('a call that waits through the handle path shows the run\'s progress for its progressToken, as a synchronous call does', async () => {
+  it("a call that waits through the handle path shows the run's progress for its progressToken, as a synchronous call does", async () => {
     const client = await v1Client();
     try {
       const progress: unknown[] = [];

@@ -39,7 +39,8 @@ async function oldClient(capabilities: Record<string, unknown> = ELICITATION, pr
     headers,
     call: (name: string, args: Record<string, unknown>, id: string | number = `call-${randomUUID()}`) =>
       openStream(input.stack.url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, headers),
-    answer: (request: JsonRpcMessage, reply: { result: unknown } | { error: unknown }) => postAnswer(input.stack.url, { jsonrpc: '2.0', id: request.id, ...reply }, headers),
+    answer: (request: JsonRpcMessage, reply: { result: unknown } | { error: unknown }) =>
+      postAnswer(input.stack.url, { jsonrpc: '2.0', id: request.id, ...reply }, headers),
   };
 }
 
@@ -55,7 +56,12 @@ describe('raw HTTP', () => {
     expect(question).toMatchObject({ jsonrpc: '2.0', method: 'elicitation/create', params: { message: 'Go ahead with the release?' } });
     expect(parseInputRequestId(question.id)).toEqual({ token: expect.stringMatching(/^sync-/), key: 'confirm' });
     const fresh = input.freshInstance();
-    const taken = await postTo(fresh, input.stack.url, { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { comment: 'ship it' } } }, client.headers);
+    const taken = await postTo(
+      fresh,
+      input.stack.url,
+      { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { comment: 'ship it' } } },
+      client.headers,
+    );
     // "If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body."
     expect(taken).toEqual({ status: 202, text: '' });
     const [response, ...after] = await stream.rest();
@@ -67,7 +73,10 @@ describe('raw HTTP', () => {
     const client = await oldClient({ elicitation: {}, sampling: {} });
     const stream = await client.call('draft_and_confirm', { topic: 'ships' });
     const sampling = await stream.next();
-    expect(sampling).toMatchObject({ method: 'sampling/createMessage', params: { maxTokens: 100, messages: [{ role: 'user', content: { text: 'Write one sentence about ships.' } }] } });
+    expect(sampling).toMatchObject({
+      method: 'sampling/createMessage',
+      params: { maxTokens: 100, messages: [{ role: 'user', content: { text: 'Write one sentence about ships.' } }] },
+    });
     expect((await client.answer(sampling, { result: DRAFT })).status).toBe(202);
     const elicitation = await stream.next();
     expect(elicitation).toMatchObject({ method: 'elicitation/create', params: { message: 'Publish this draft? Ships are safe in harbour.' } });
@@ -83,7 +92,7 @@ describe('raw HTTP', () => {
     expect(textOf((await stream.rest())[0]!)).toBe('declined');
   });
 
-  it('an error response resumes the state with Mcp.InputError carrying the client\'s code and message', async () => {
+  it("an error response resumes the state with Mcp.InputError carrying the client's code and message", async () => {
     const client = await oldClient({ sampling: {}, elicitation: {} });
     const stream = await client.call('draft_and_confirm', { topic: 'x' });
     expect((await client.answer(await stream.next(), { error: { code: -1, message: 'User rejected sampling request' } })).status).toBe(202);
@@ -99,7 +108,7 @@ describe('raw HTTP', () => {
     expect((await stream.rest())[0]!.result.structuredContent.content).toEqual({ comment: 'first' });
   });
 
-  it('a forged id from another principal reaches nothing: 202, the question still waits, and its owner\'s answer works', async () => {
+  it("a forged id from another principal reaches nothing: 202, the question still waits, and its owner's answer works", async () => {
     const owner = await oldClient(ELICITATION, `owner-${randomUUID()}`);
     const intruder = await oldClient(ELICITATION, `intruder-${randomUUID()}`);
     const stream = await owner.call('ask_confirm', { subject: 'x' });
@@ -127,7 +136,7 @@ describe('raw HTTP', () => {
     expect((await stream.rest())[0]!.result.structuredContent.action).toBe('accept');
   });
 
-  it('cancel while waiting: notifications/cancelled for the call\'s id stops the execution and ends the call', async () => {
+  it("cancel while waiting: notifications/cancelled for the call's id stops the execution and ends the call", async () => {
     const client = await oldClient();
     const id = `call-${randomUUID()}`;
     const stream = await client.call('ask_confirm', { subject: 'x' }, id);
@@ -152,7 +161,7 @@ describe('raw HTTP', () => {
     expect(textOf(messages[0]!)).toContain('did not declare the elicitation capability');
   });
 
-  it('capabilities declared in the request\'s _meta work without a session', async () => {
+  it("capabilities declared in the request's _meta work without a session", async () => {
     const meta = { 'io.modelcontextprotocol/clientCapabilities': ELICITATION };
     const stream = await openStream(
       input.stack.url,
@@ -172,7 +181,7 @@ describe('sessions that carry the declared capabilities', () => {
     expect(await stream.next()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
   });
 
-  it('another principal\'s session id is unknown to this one', async () => {
+  it("another principal's session id is unknown to this one", async () => {
     const session = await initialize(input.stack.url, ELICITATION, { authorization: `Bearer ${randomUUID()}` });
     const stream = await openStream(input.stack.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-session-id': session! });
     expect(stream.status).toBe(404);

@@ -53,7 +53,13 @@ describe('one question', () => {
 
   it('the client retries the same call with inputResponses and that requestState, and the same execution continues to its result', async () => {
     const round = await firstRound('ask_confirm', { subject: 'the deployment' });
-    const retry = ok(await call('ask_confirm', { subject: 'the deployment' }, { inputResponses: { confirm: accept({ comment: 'ship it' }) }, requestState: round.requestState }));
+    const retry = ok(
+      await call(
+        'ask_confirm',
+        { subject: 'the deployment' },
+        { inputResponses: { confirm: accept({ comment: 'ship it' }) }, requestState: round.requestState },
+      ),
+    );
     expect(retry.resultType).toBe('complete');
     // Only the state that asked can produce this text: it names the answer the retry carried.
     expect(retry.content).toEqual([{ type: 'text', text: 'confirmed: {"comment":"ship it"}' }]);
@@ -62,7 +68,9 @@ describe('one question', () => {
 
   it('a declined elicitation resumes the state with Mcp.InputDeclined, and its Catch decides the result', async () => {
     const round = await firstRound('ask_confirm', { subject: 'the deletion' });
-    const retry = ok(await call('ask_confirm', { subject: 'the deletion' }, { inputResponses: { confirm: { action: 'decline' } }, requestState: round.requestState }));
+    const retry = ok(
+      await call('ask_confirm', { subject: 'the deletion' }, { inputResponses: { confirm: { action: 'decline' } }, requestState: round.requestState }),
+    );
     expect(retry).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'declined' }] });
   });
 
@@ -86,10 +94,15 @@ describe('several questions and rounds', () => {
   it('several rounds: each retry that leads to new questions answers input_required again with a fresh requestState, until the result', async () => {
     const args = { topic: 'rivers' };
     const first = await firstRound('ask_rounds', args);
-    const second = ok(await call('ask_rounds', args, { inputResponses: { first: accept({ value: 'a' }), second: accept({ value: 'b' }) }, requestState: first.requestState }));
+    const second = ok(
+      await call('ask_rounds', args, { inputResponses: { first: accept({ value: 'a' }), second: accept({ value: 'b' }) }, requestState: first.requestState }),
+    );
     expect(second.resultType).toBe('input_required');
     expect(second.inputRequests).toEqual({
-      third: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'One word about rivers?' } }], maxTokens: 20 } },
+      third: {
+        method: 'sampling/createMessage',
+        params: { messages: [{ role: 'user', content: { type: 'text', text: 'One word about rivers?' } }], maxTokens: 20 },
+      },
     });
     expect(second.requestState).not.toBe(first.requestState);
     const done = ok(await call('ask_rounds', args, { inputResponses: { third: sampled('Nile') }, requestState: second.requestState }));
@@ -123,11 +136,15 @@ describe('what the server ignores', () => {
   it('If additional, unexpected parameters are provided, the server SHOULD ignore any information it does not recognize', async () => {
     const round = await firstRound('ask_confirm', { subject: 'extras' });
     const retry = ok(
-      await call('ask_confirm', { subject: 'extras' }, {
-        inputResponses: { confirm: { ...accept({ comment: 'ok' }), extra: true }, 'never-asked': accept({ comment: 'ignored' }) },
-        requestState: round.requestState,
-        somethingNew: { nested: 1 },
-      }),
+      await call(
+        'ask_confirm',
+        { subject: 'extras' },
+        {
+          inputResponses: { confirm: { ...accept({ comment: 'ok' }), extra: true }, 'never-asked': accept({ comment: 'ignored' }) },
+          requestState: round.requestState,
+          somethingNew: { nested: 1 },
+        },
+      ),
     );
     expect(retry).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'confirmed: {"comment":"ok"}' }] });
   });
@@ -155,10 +172,16 @@ describe('requestState is tamper-proof', () => {
 
   it('servers MUST reject state that fails verification: a tampered requestState gets -32602, and its answer is not delivered', async () => {
     const round = await firstRound('ask_confirm', { subject: 'tamper' });
-    const response = await call('ask_confirm', { subject: 'tamper' }, { inputResponses: { confirm: accept({ comment: 'evil' }) }, requestState: tampered(round.requestState) });
+    const response = await call(
+      'ask_confirm',
+      { subject: 'tamper' },
+      { inputResponses: { confirm: accept({ comment: 'evil' }) }, requestState: tampered(round.requestState) },
+    );
     expect(response.status).toBe(200);
     expect(rpcError(response)).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid requestState/), data: { field: 'requestState' } });
-    const genuine = ok(await call('ask_confirm', { subject: 'tamper' }, { inputResponses: { confirm: accept({ comment: 'good' }) }, requestState: round.requestState }));
+    const genuine = ok(
+      await call('ask_confirm', { subject: 'tamper' }, { inputResponses: { confirm: accept({ comment: 'good' }) }, requestState: round.requestState }),
+    );
     expect(genuine.content[0].text).toBe('confirmed: {"comment":"good"}');
   });
 
@@ -168,11 +191,18 @@ describe('requestState is tamper-proof', () => {
     }
   });
 
-  it('rejecting state presented by a different principal: another caller\'s requestState gets -32602 and reaches nothing', async () => {
+  it("rejecting state presented by a different principal: another caller's requestState gets -32602 and reaches nothing", async () => {
     const round = await firstRound('ask_confirm', { subject: 'owned' }, ALICE);
-    const stolen = await call('ask_confirm', { subject: 'owned' }, { inputResponses: { confirm: accept({ comment: 'bob was here' }) }, requestState: round.requestState }, BOB);
+    const stolen = await call(
+      'ask_confirm',
+      { subject: 'owned' },
+      { inputResponses: { confirm: accept({ comment: 'bob was here' }) }, requestState: round.requestState },
+      BOB,
+    );
     expect(rpcError(stolen)).toMatchObject({ code: -32602, message: expect.stringMatching(/another caller/) });
-    const own = ok(await call('ask_confirm', { subject: 'owned' }, { inputResponses: { confirm: accept({ comment: 'alice' }) }, requestState: round.requestState }, ALICE));
+    const own = ok(
+      await call('ask_confirm', { subject: 'owned' }, { inputResponses: { confirm: accept({ comment: 'alice' }) }, requestState: round.requestState }, ALICE),
+    );
     expect(own.content[0].text).toBe('confirmed: {"comment":"alice"}');
   });
 
@@ -191,7 +221,9 @@ describe('requestState is tamper-proof', () => {
     const round = await firstRound('ask_confirm', { subject: 'shape' });
     const wrong = await call('ask_confirm', { subject: 'shape' }, { inputResponses: { confirm: { action: 'maybe' } }, requestState: round.requestState });
     expect(rpcError(wrong)).toMatchObject({ code: -32602, message: expect.stringContaining('inputResponses.confirm.action') });
-    const right = ok(await call('ask_confirm', { subject: 'shape' }, { inputResponses: { confirm: accept({ comment: 'fixed' }) }, requestState: round.requestState }));
+    const right = ok(
+      await call('ask_confirm', { subject: 'shape' }, { inputResponses: { confirm: accept({ comment: 'fixed' }) }, requestState: round.requestState }),
+    );
     expect(right.content[0].text).toBe('confirmed: {"comment":"fixed"}');
   });
 });
@@ -218,7 +250,13 @@ describe('statelessness', () => {
     };
     const request = new Request(input.stack.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'ask_confirm' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN_VERSION,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'ask_confirm',
+      },
       body: JSON.stringify(body),
     });
     const response = await fresh.fetch(request, 'local');

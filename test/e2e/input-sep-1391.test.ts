@@ -32,7 +32,12 @@ async function startOperation(name: string, args: Record<string, unknown>, token
 
 /** One `tools/async/status` call: the requests on its stream, then its result. */
 async function status(token: string): Promise<{ requests: JsonRpcMessage[]; result: { status?: string; content?: unknown; structuredContent?: unknown } }> {
-  const stream = await openStream(input.stack.url, { jsonrpc: '2.0', id: `status-${randomUUID()}`, method: 'tools/async/status', params: { token, _meta: META } });
+  const stream = await openStream(input.stack.url, {
+    jsonrpc: '2.0',
+    id: `status-${randomUUID()}`,
+    method: 'tools/async/status',
+    params: { token, _meta: META },
+  });
   const messages = await stream.rest();
   const response = messages.at(-1)!;
   expect(response.error).toBeUndefined();
@@ -92,7 +97,7 @@ describe('the flow', () => {
     expect(final.result.content).toEqual([{ type: 'text', text: 'declined' }]);
   });
 
-  it('a response whose _operation.token is another operation\'s is HTTP 400, and the question stays open', async () => {
+  it("a response whose _operation.token is another operation's is HTTP 400, and the question stays open", async () => {
     const token = await startOperation('ask_confirm', { subject: 'x' });
     const { requests } = await untilAsked(token);
     const refused = await answer(requests[0]!, { action: 'accept', content: {}, _operation: { token: 'someone-else' } });
@@ -124,12 +129,22 @@ describe('the flow', () => {
 
   it('declares support per request in the 2026-07-28 envelope too: the status answer streams the request first', async () => {
     const token = `tok-${randomUUID()}`;
-    ok(await modernRequest(input.stack.url, 'tools/call', { name: 'ask_confirm', arguments: { subject: 'x' }, operation: { token } }, { capabilities: CAPABILITIES }));
+    ok(
+      await modernRequest(
+        input.stack.url,
+        'tools/call',
+        { name: 'ask_confirm', arguments: { subject: 'x' }, operation: { token } },
+        { capabilities: CAPABILITIES },
+      ),
+    );
     const messages = await vi.waitFor(
       async () => {
         const polled = await modernRequest(input.stack.url, 'tools/async/status', { token }, { capabilities: CAPABILITIES });
         expect(polled.message?.result?.status).toBe('input_required');
-        return polled.text.split('\n').filter((line) => line.startsWith('data:')).map((line) => JSON.parse(line.slice(5)) as JsonRpcMessage);
+        return polled.text
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => JSON.parse(line.slice(5)) as JsonRpcMessage);
       },
       { interval: 100, timeout: 10_000 },
     );

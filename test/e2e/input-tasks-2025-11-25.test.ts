@@ -27,8 +27,10 @@ afterAll(async () => {
 });
 
 const request = (method: string, params: Record<string, unknown>) => legacyRequest(input.stack.url, method, params, { headers });
-const answer = (question: JsonRpcMessage, reply: { result: unknown } | { error: unknown }) => postAnswer(input.stack.url, { jsonrpc: '2.0', id: question.id, ...reply }, headers);
-const taskResult = (taskId: string) => openStream(input.stack.url, { jsonrpc: '2.0', id: `result-${taskId}`, method: 'tasks/result', params: { taskId } }, headers);
+const answer = (question: JsonRpcMessage, reply: { result: unknown } | { error: unknown }) =>
+  postAnswer(input.stack.url, { jsonrpc: '2.0', id: question.id, ...reply }, headers);
+const taskResult = (taskId: string) =>
+  openStream(input.stack.url, { jsonrpc: '2.0', id: `result-${taskId}`, method: 'tasks/result', params: { taskId } }, headers);
 
 async function startTask(name: string, args: Record<string, unknown>): Promise<string> {
   return ok(await request('tools/call', { name, arguments: args, task: {} })).task.taskId as string;
@@ -51,7 +53,12 @@ describe('raw HTTP', () => {
       params: { message: 'Go ahead with the migration?', _meta: { [RELATED_TASK]: { taskId } } },
     });
     expect(parseInputRequestId(question.id)).toEqual({ token: taskId, key: 'confirm' });
-    const taken = await postTo(input.freshInstance(), input.stack.url, { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { comment: 'go' } } }, headers);
+    const taken = await postTo(
+      input.freshInstance(),
+      input.stack.url,
+      { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { comment: 'go' } } },
+      headers,
+    );
     expect(taken).toEqual({ status: 202, text: '' });
     const [result, ...after] = await stream.rest();
     expect(after).toEqual([]);
@@ -77,7 +84,10 @@ describe('raw HTTP', () => {
     const stream = await taskResult(taskId);
     expect((await answer(await stream.next(), { result: { role: 'assistant', content: { type: 'text', text: 'Tides turn.' }, model: 'm' } })).status).toBe(202);
     const second = await stream.next();
-    expect(second).toMatchObject({ method: 'elicitation/create', params: { message: 'Publish this draft? Tides turn.', _meta: { [RELATED_TASK]: { taskId } } } });
+    expect(second).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'Publish this draft? Tides turn.', _meta: { [RELATED_TASK]: { taskId } } },
+    });
     expect((await answer(second, { result: { action: 'decline' } })).status).toBe(202);
     expect((await stream.rest())[0]!.result.content[0].text).toBe('declined: {"action":"decline"}');
   });
@@ -114,7 +124,9 @@ describe('the v1 SDK Client (experimental tasks) with elicitation and sampling h
     const statuses: string[] = [];
     let taskId: string | undefined;
     let result: { content?: Array<{ text?: string }> } | undefined;
-    for await (const message of client.experimental.tasks.callToolStream({ name: 'draft_and_confirm', arguments: { topic: 'stars' } }, undefined, { task: { ttl: 60_000 } })) {
+    for await (const message of client.experimental.tasks.callToolStream({ name: 'draft_and_confirm', arguments: { topic: 'stars' } }, undefined, {
+      task: { ttl: 60_000 },
+    })) {
       if (message.type === 'error') throw message.error;
       if (message.type === 'taskCreated') taskId = message.task.taskId;
       if (message.type === 'taskStatus') statuses.push(message.task.status);

@@ -55,7 +55,7 @@ function untilTerminal(taskId: string, options: CallOptions = {}) {
 }
 
 describe('tasks/get and tasks/update', () => {
-  it('If the status is input_required, the server MUST return inputRequests with all outstanding requests, keyed by the state\'s key', async () => {
+  it("If the status is input_required, the server MUST return inputRequests with all outstanding requests, keyed by the state's key", async () => {
     const taskId = await startTask('ask_confirm', { subject: 'the migration' });
     const task = await untilInputRequired(taskId);
     expect(GetTaskResultV2Schema.safeParse(task).success).toBe(true);
@@ -108,14 +108,11 @@ describe('tasks/get and tasks/update', () => {
 
   it('A server MAY accept a partial set of responses: two questions answered in separate updates, and tasks/get shows only the still-pending key', async () => {
     const taskId = await startTask('ask_two', {});
-    const both = await pollUntilStatus(
-      async () => {
-        const response = await getTask(taskId);
-        expect(Object.keys(ok(response).inputRequests ?? {}).sort()).toEqual(['first', 'second']);
-        return response;
-      },
-      ['input_required'],
-    );
+    const both = await pollUntilStatus(async () => {
+      const response = await getTask(taskId);
+      expect(Object.keys(ok(response).inputRequests ?? {}).sort()).toEqual(['first', 'second']);
+      return response;
+    }, ['input_required']);
     expect(both.inputRequests.first).toMatchObject({ method: 'elicitation/create', params: { message: 'First?' } });
     expect(ok(await update(taskId, { first: accept({ value: 'one' }) })).resultType).toBe('complete');
     const partial = ok(await getTask(taskId));
@@ -128,17 +125,16 @@ describe('tasks/get and tasks/update', () => {
 
   it('A server SHOULD ignore inputResponses for keys that have already been answered: a second answer to a key changes nothing', async () => {
     const taskId = await startTask('ask_two', {});
-    await pollUntilStatus(
-      async () => {
-        const response = await getTask(taskId);
-        expect(Object.keys(ok(response).inputRequests ?? {})).toHaveLength(2);
-        return response;
-      },
-      ['input_required'],
-    );
+    await pollUntilStatus(async () => {
+      const response = await getTask(taskId);
+      expect(Object.keys(ok(response).inputRequests ?? {})).toHaveLength(2);
+      return response;
+    }, ['input_required']);
     expect(ok(await update(taskId, { first: accept({ value: 'one' }) })).resultType).toBe('complete');
     // The second answer to `first` is acked and ignored; `second` in the same update is taken.
-    expect(ok(await update(taskId, { first: accept({ value: 'uno' }), second: accept({ value: 'two' }), 'never-asked': accept({}) })).resultType).toBe('complete');
+    expect(ok(await update(taskId, { first: accept({ value: 'uno' }), second: accept({ value: 'two' }), 'never-asked': accept({}) })).resultType).toBe(
+      'complete',
+    );
     const done = await untilTerminal(taskId);
     expect(done.result.content[0].text).toBe('first=one second=two');
   });
@@ -154,7 +150,10 @@ describe('tasks/get and tasks/update', () => {
   it('an answer of the wrong shape gets -32602 naming the field, and the question stays open', async () => {
     const taskId = await startTask('ask_confirm', { subject: 'shapes' });
     await untilInputRequired(taskId);
-    expect(rpcError(await update(taskId, { confirm: { action: 'maybe' } }))).toMatchObject({ code: -32602, message: expect.stringContaining('inputResponses.confirm.action') });
+    expect(rpcError(await update(taskId, { confirm: { action: 'maybe' } }))).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('inputResponses.confirm.action'),
+    });
     expect(Object.keys(ok(await getTask(taskId)).inputRequests)).toEqual(['confirm']);
   });
 
@@ -170,12 +169,15 @@ describe('tasks/get and tasks/update', () => {
     expect(ok(await getTask(taskId))).toMatchObject({ status: 'cancelled' });
   });
 
-  it('Servers MUST perform authorization checks: another principal\'s tasks/update gets -32602 and answers nothing', async () => {
+  it("Servers MUST perform authorization checks: another principal's tasks/update gets -32602 and answers nothing", async () => {
     const alice = { headers: { authorization: 'Bearer alice' } };
     const bob = { headers: { authorization: 'Bearer bob' } };
     const taskId = await startTask('ask_confirm', { subject: 'owned' }, alice);
     await untilInputRequired(taskId, alice);
-    expect(rpcError(await update(taskId, { confirm: accept({ comment: 'bob' }) }, bob))).toMatchObject({ code: -32602, message: 'Failed to retrieve task: Task not found' });
+    expect(rpcError(await update(taskId, { confirm: accept({ comment: 'bob' }) }, bob))).toMatchObject({
+      code: -32602,
+      message: 'Failed to retrieve task: Task not found',
+    });
     expect(Object.keys(ok(await getTask(taskId, alice)).inputRequests)).toEqual(['confirm']);
   });
 
@@ -193,7 +195,13 @@ describe('tasks/get and tasks/update', () => {
     };
     const request = new Request(input.stack.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tasks/update', 'mcp-name': taskId },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN_VERSION,
+        'mcp-method': 'tasks/update',
+        'mcp-name': taskId,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 'update-elsewhere', method: 'tasks/update', params }),
     });
     const response = await input.freshInstance().fetch(request, 'local');
@@ -204,7 +212,7 @@ describe('tasks/get and tasks/update', () => {
 });
 
 describe('multi round-trip requests before a task exists', () => {
-  it('round 1 is an InputRequiredResult with no taskId; the final round returns CreateTaskResult with no requestState or inputRequests; the task\'s result reflects the answer', async () => {
+  it("round 1 is an InputRequiredResult with no taskId; the final round returns CreateTaskResult with no requestState or inputRequests; the task's result reflects the answer", async () => {
     const first = ok(await ext('tools/call', { name: 'ask_before_task', arguments: {} }));
     expect(first.resultType).toBe('input_required');
     expect(first).not.toHaveProperty('taskId');
@@ -215,7 +223,14 @@ describe('multi round-trip requests before a task exists', () => {
       },
     });
     expect(typeof first.requestState).toBe('string');
-    const created = ok(await ext('tools/call', { name: 'ask_before_task', arguments: {}, inputResponses: { user_name: accept({ name: 'Alice' }) }, requestState: first.requestState }));
+    const created = ok(
+      await ext('tools/call', {
+        name: 'ask_before_task',
+        arguments: {},
+        inputResponses: { user_name: accept({ name: 'Alice' }) },
+        requestState: first.requestState,
+      }),
+    );
     expect(CreateTaskResultV2Schema.safeParse(created).success).toBe(true);
     expect(created.resultType).toBe('task');
     expect(typeof created.taskId).toBe('string');
@@ -228,7 +243,14 @@ describe('multi round-trip requests before a task exists', () => {
     const args = { waitSeconds: 3 };
     const first = ok(await ext('tools/call', { name: 'ask_before_task', arguments: args }));
     expect(first.resultType).toBe('input_required');
-    const created = ok(await ext('tools/call', { name: 'ask_before_task', arguments: args, inputResponses: { user_name: accept({ name: 'Bea' }) }, requestState: first.requestState }));
+    const created = ok(
+      await ext('tools/call', {
+        name: 'ask_before_task',
+        arguments: args,
+        inputResponses: { user_name: accept({ name: 'Bea' }) },
+        requestState: first.requestState,
+      }),
+    );
     // Handed off at the tool's askBeforeTaskSeconds (1 s): the 3 s run is still going.
     expect(created).toMatchObject({ resultType: 'task', status: 'working' });
     const done = await untilTerminal(created.taskId);

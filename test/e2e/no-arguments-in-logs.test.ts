@@ -57,7 +57,14 @@ describe('no tool argument or result in any log line', () => {
   it('SEP-1391: start, poll, result (the result echoes the argument)', async () => {
     const name = marker('sep');
     const token = `tok-${randomBytes(8).toString('hex')}`;
-    ok(await legacyRequest(stack.url, 'tools/call', { name: 'run_test_suite', arguments: suite(name), operation: { token }, _meta: { 'io.modelcontextprotocol/clientCapabilities': LRO } }));
+    ok(
+      await legacyRequest(stack.url, 'tools/call', {
+        name: 'run_test_suite',
+        arguments: suite(name),
+        operation: { token },
+        _meta: { 'io.modelcontextprotocol/clientCapabilities': LRO },
+      }),
+    );
     await pollUntilStatus(() => legacyRequest(stack.url, 'tools/async/status', { token }), ['completed']);
     const { result } = ok(await legacyRequest(stack.url, 'tools/async/result', { token }));
     expect(result.structuredContent).toMatchObject({ suite: name, passed: 3, failed: 1 });
@@ -66,7 +73,9 @@ describe('no tool argument or result in any log line', () => {
 
   it('Tasks extension: start, poll, cancel a run in progress', async () => {
     const name = marker('cancel');
-    const created = ok(await modernRequest(stack.url, 'tools/call', { name: 'run_test_suite', arguments: suite(name, { durationSeconds: 3600 }) }, { capabilities: EXT }));
+    const created = ok(
+      await modernRequest(stack.url, 'tools/call', { name: 'run_test_suite', arguments: suite(name, { durationSeconds: 3600 }) }, { capabilities: EXT }),
+    );
     const taskId = created.taskId as string;
     await pollUntilStatus(() => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: EXT }), ['working']);
     ok(await modernRequest(stack.url, 'tasks/cancel', { taskId }, { capabilities: EXT }));
@@ -76,7 +85,9 @@ describe('no tool argument or result in any log line', () => {
 
   it('a tool error: the crash cause names the suite, and it is stored, answered, never logged', async () => {
     const name = marker('crash');
-    const created = ok(await modernRequest(stack.url, 'tools/call', { name: 'run_test_suite', arguments: suite(name, { crash: true }) }, { capabilities: EXT }));
+    const created = ok(
+      await modernRequest(stack.url, 'tools/call', { name: 'run_test_suite', arguments: suite(name, { crash: true }) }, { capabilities: EXT }),
+    );
     const done = await pollUntilStatus(() => modernRequest(stack.url, 'tasks/get', { taskId: created.taskId }, { capabilities: EXT }), ['completed']);
     expect(done.result.isError).toBe(true);
     expect(JSON.stringify(done.result)).toContain(name);
@@ -103,13 +114,25 @@ describe('no tool argument or result in any log line', () => {
     const name = marker('refused');
     const args = suite(name);
     // The SDK refuses a header/body mismatch, and the handler logs that it did.
-    const mismatch = await modernRequest(stack.url, 'tools/call', { name: 'run_test_suite', arguments: args }, { capabilities: EXT, headers: { 'mcp-method': 'tools/list' } });
+    const mismatch = await modernRequest(
+      stack.url,
+      'tools/call',
+      { name: 'run_test_suite', arguments: args },
+      { capabilities: EXT, headers: { 'mcp-method': 'tools/list' } },
+    );
     expect(mismatch.status).toBe(400);
     // Invalid arguments, an unparseable body that holds them, and an unsupported media type.
     rpcError(await legacyRequest(stack.url, 'tools/call', { name: 'run_test_suite', arguments: { ...args, extra: name } }));
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run_test_suite', arguments: args } });
-    for (const [text, type] of [[body.slice(0, -3), 'application/json'], [body, 'text/plain']] as const) {
-      const response = await fetch(stack.url, { method: 'POST', headers: { 'content-type': type, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: text });
+    for (const [text, type] of [
+      [body.slice(0, -3), 'application/json'],
+      [body, 'text/plain'],
+    ] as const) {
+      const response = await fetch(stack.url, {
+        method: 'POST',
+        headers: { 'content-type': type, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: text,
+      });
       expect(response.status).toBeGreaterThanOrEqual(400);
     }
     // The capture does see the stack's log lines: the refusal above was logged.
@@ -124,7 +147,13 @@ describe('no tool argument or result in any log line', () => {
     await stack.drainEvents();
     const metricLines = lines.filter((line) => line.includes('"_aws"'));
     // Starts, polls, ends and status-sync lag were all written while the runs above went on.
-    const names = new Set(metricLines.flatMap((line) => (JSON.parse(line) as { _aws: { CloudWatchMetrics: Array<{ Metrics: Array<{ Name: string }> }> } })._aws.CloudWatchMetrics[0]!.Metrics.map((m) => m.Name)));
+    const names = new Set(
+      metricLines.flatMap((line) =>
+        (JSON.parse(line) as { _aws: { CloudWatchMetrics: Array<{ Metrics: Array<{ Name: string }> }> } })._aws.CloudWatchMetrics[0]!.Metrics.map(
+          (m) => m.Name,
+        ),
+      ),
+    );
     expect([...names]).toEqual(expect.arrayContaining(['OperationsStarted', 'Polls', 'OperationsCompleted', 'OperationsCancelled', 'StatusSyncLag']));
     expect(metricLines.filter((line) => line.includes('argmark-'))).toEqual([]);
   });

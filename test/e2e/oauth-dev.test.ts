@@ -200,6 +200,8 @@ describe('the development authorization server itself', () => {
   });
 
   it('--oauth-dev with another issuer is refused before anything starts', async () => {
-    await expect(startLocalStackWithDevAuthorization({ toolsDir: 'state-machines', port: 0, oauth: { issuer: 'https://issuer.example' } })).rejects.toThrow(OAuthConfigError);
+    await expect(startLocalStackWithDevAuthorization({ toolsDir: 'state-machines', port: 0, oauth: { issuer: 'https://issuer.example' } })).rejects.toThrow(
+      OAuthConfigError,
+    );
   });
 });

@@ -40,13 +40,23 @@ describe('OAuth resource server', () => {
   });
 
   it('a token for another audience gets 401 invalid_token', async () => {
-    const response = await modernRequest(stack.url, 'tools/list', {}, { headers: bearer(await issuer.mint({ sub: 'alice', aud: 'https://elsewhere.example/mcp' })) });
+    const response = await modernRequest(
+      stack.url,
+      'tools/list',
+      {},
+      { headers: bearer(await issuer.mint({ sub: 'alice', aud: 'https://elsewhere.example/mcp' })) },
+    );
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 
   it('the same subject with a fresh token keeps its operations; another subject sees none of them', async () => {
-    const started = await modernRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 1000, delaySeconds: 600 } }, { capabilities: TASKS, headers: bearer(await tokenFor('alice')) });
+    const started = await modernRequest(
+      stack.url,
+      'tools/call',
+      { name: 'analyze_dataset', arguments: { rows: 1000, delaySeconds: 600 } },
+      { capabilities: TASKS, headers: bearer(await tokenFor('alice')) },
+    );
     expect(started.status).toBe(200);
     const taskId = started.message!.result.taskId as string;
 

@@ -25,27 +25,32 @@ it.runIf(inCi && !hasChromium)(`${CHROMIUM} is installed in CI (apt-get install 
   expect(existsSync(CHROMIUM)).toBe(true);
 });
 
-describe.skipIf(!hasChromium)(`the operation card in a browser host, on the local stack${hasChromium ? '' : ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`}`, () => {
-  let stack: LocalStack;
-  let host: AppsHost;
+describe.skipIf(!hasChromium)(
+  `the operation card in a browser host, on the local stack${hasChromium ? '' : ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`}`,
+  () => {
+    let stack: LocalStack;
+    let host: AppsHost;
 
-  beforeAll(async () => {
-    await mkdir(OUTPUT_DIR, { recursive: true });
-    // Wait states at 1/100: a "1000 s" delay takes 10 s. Calls hand off after 2 s, so the card
-    // follows each operation on its own once the host's call has answered with a handle.
-    stack = await startTestStack({ waitTimeScale: 0.01, limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 2 } });
-    host = await startAppsHost(stack.url);
-  }, 120_000);
-  afterAll(async () => {
-    await host?.close();
-    await stack?.close();
-  });
+    beforeAll(async () => {
+      await mkdir(OUTPUT_DIR, { recursive: true });
+      // Wait states at 1/100: a "1000 s" delay takes 10 s. Calls hand off after 2 s, so the card
+      // follows each operation on its own once the host's call has answered with a handle.
+      stack = await startTestStack({ waitTimeScale: 0.01, limits: { ...DEFAULT_LIMITS, maxBlockingSeconds: 2 } });
+      host = await startAppsHost(stack.url);
+    }, 120_000);
+    afterAll(async () => {
+      await host?.close();
+      await stack?.close();
+    });
 
-  const context = () => ({ host, screenshots: OUTPUT_DIR });
+    const context = () => ({ host, screenshots: OUTPUT_DIR });
 
-  it('analyze_dataset renders the card: its title, arguments, status and elapsed time while it works, then the statistics table', () => analyzeDatasetCard(context()));
-  it('Cancel on a long run ends it cancelled, on the server too', () => cancelFromCard(context()));
-  it("approve_deployment's question is answered in the card, in the host's dark theme, and the outcome shows", () => approveInCard(context()));
-  it('export_dataset shows its CSV as a download and a preview of the first rows, read through the host', () => exportCsvInCard(context()));
-  it('the card loaded nothing: every request was the host page or the sandbox proxy, and no CSP violation was reported', () => expectNothingLoadedByCards(host));
-});
+    it('analyze_dataset renders the card: its title, arguments, status and elapsed time while it works, then the statistics table', () =>
+      analyzeDatasetCard(context()));
+    it('Cancel on a long run ends it cancelled, on the server too', () => cancelFromCard(context()));
+    it("approve_deployment's question is answered in the card, in the host's dark theme, and the outcome shows", () => approveInCard(context()));
+    it('export_dataset shows its CSV as a download and a preview of the first rows, read through the host', () => exportCsvInCard(context()));
+    it('the card loaded nothing: every request was the host page or the sandbox proxy, and no CSP violation was reported', () =>
+      expectNothingLoadedByCards(host));
+  },
+);

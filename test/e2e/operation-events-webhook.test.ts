@@ -40,7 +40,10 @@ interface Delivery {
 
 const schema = JSON.parse(readFileSync(new URL('../../schemas/operation-status-changed.schema.json', import.meta.url), 'utf8')) as object;
 const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
-ajv.addFormat('date-time', { type: 'string', validate: (value: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value) && !Number.isNaN(Date.parse(value)) });
+ajv.addFormat('date-time', {
+  type: 'string',
+  validate: (value: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value) && !Number.isNaN(Date.parse(value)),
+});
 const validateEvent = ajv.compile(schema);
 
 const secret = generateWebhookSecret();

@@ -63,7 +63,7 @@ async function untilResponse(stream: Awaited<ReturnType<typeof openStream>>): Pr
 }
 
 describe('an initialize-era synchronous call over SSE', () => {
-  it('the v1 Client\'s onprogress gets each progress report while the run still waits on the client, then the rest before the result', async () => {
+  it("the v1 Client's onprogress gets each progress report while the run still waits on the client, then the rest before the result", async () => {
     const { client, progress, call } = await v1Client({
       // The run cannot go on before this answer: the first report reached the client while it ran.
       elicitation: (seen) => vi.waitFor(() => expect(seen).toEqual([{ progress: 1, total: 2, message: 'asking' }]), { timeout: 10_000 }),
@@ -132,10 +132,20 @@ describe('an initialize-era synchronous call over SSE', () => {
 
   it('the waiting call reads reports from the store: one a second, fresh app instance writes reaches its stream', async () => {
     const meta = { progressToken: 'from-the-store', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
-    const stream = await openStream(input.stack.url, { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'progress_then_ask', arguments: {}, _meta: meta } });
+    const stream = await openStream(input.stack.url, {
+      jsonrpc: '2.0',
+      id: 6,
+      method: 'tools/call',
+      params: { name: 'progress_then_ask', arguments: {}, _meta: meta },
+    });
     const early = [await stream.next(), await stream.next()];
     const question = early.find((message) => message.method === 'elicitation/create')!;
-    expect(early.find((message) => message.method === 'notifications/progress')?.params).toEqual({ progressToken: 'from-the-store', progress: 1, total: 2, message: 'asking' });
+    expect(early.find((message) => message.method === 'notifications/progress')?.params).toEqual({
+      progressToken: 'from-the-store',
+      progress: 1,
+      total: 2,
+      message: 'asking',
+    });
 
     const fresh = input.freshInstance();
     const key = { ownerId: ownerIdFor('local'), token: parseInputRequestId(question.id)!.token! };
@@ -160,10 +170,10 @@ describe('status answers while the run goes on', () => {
     const lro = { capabilities: { experimental: { longRunningOperations: {} } } };
     ok(await legacyRequest(input.stack.url, 'tools/call', { name: 'progress_steps', arguments: {}, operation: { token } }, lro));
     const status = () => legacyRequest(input.stack.url, 'tools/async/status', { token });
-    await vi.waitFor(
-      async () => expect(ok(await status())).toMatchObject({ status: 'working', statusMessage: 'second step', progress: STEPS[1] }),
-      { interval: 100, timeout: 15_000 },
-    );
+    await vi.waitFor(async () => expect(ok(await status())).toMatchObject({ status: 'working', statusMessage: 'second step', progress: STEPS[1] }), {
+      interval: 100,
+      timeout: 15_000,
+    });
     expect(await pollUntilStatus(status, ['completed'])).toMatchObject({ progress: STEPS[2] });
   });
 

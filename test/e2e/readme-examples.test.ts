@@ -63,7 +63,10 @@ describe('README.md, against the repository tools', () => {
     expect(block.lang).toBe('bash');
     const { stdout } = await run('bash', ['-c', block.text], { env: { ...process.env, URL: stack.url.href }, timeout: 120_000 });
     const answers = messages(stdout);
-    expect(answers.filter((answer) => answer.error !== undefined), stdout).toEqual([]);
+    expect(
+      answers.filter((answer) => answer.error !== undefined),
+      stdout,
+    ).toEqual([]);
     expect(answers[0]?.result?.operation).toMatchObject({ status: 'working' });
     const result = answers.at(-1)?.result?.result as { structuredContent?: Record<string, number> } | undefined;
     expect(result?.structuredContent).toMatchObject({ count: 100_000, mean: expect.any(Number), stddev: expect.any(Number) });

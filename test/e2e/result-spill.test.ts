@@ -73,9 +73,7 @@ describe('server-side spill at the threshold (output JSON > 65,536 UTF-8 bytes i
   it('an output of threshold + 1 bytes comes back as a resource_link, and resources/read returns exactly that output', async () => {
     const { text, result } = await echo(DEFAULT_SPILL_THRESHOLD_BYTES + 1);
     expect(result.structuredContent).toBeUndefined();
-    expect(result.content).toEqual([
-      expect.objectContaining({ type: 'resource_link', mimeType: 'application/json', size: DEFAULT_SPILL_THRESHOLD_BYTES + 1 }),
-    ]);
+    expect(result.content).toEqual([expect.objectContaining({ type: 'resource_link', mimeType: 'application/json', size: DEFAULT_SPILL_THRESHOLD_BYTES + 1 })]);
     const read = ok(await legacyRequest(stack.url, 'resources/read', { uri: result.content[0].uri }));
     expect(read.contents).toEqual([{ uri: result.content[0].uri, mimeType: 'application/json', text: JSON.stringify({ echo: text }) }]);
   });

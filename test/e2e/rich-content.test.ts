@@ -24,7 +24,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-
 const clients = sdkClients(() => stack.url, 'e2e-content');
 
 describe.each(clients)('%s', (_label, connect) => {
@@ -105,11 +104,21 @@ describe('tools/list carries the listing fields in every era', () => {
     ['2025-03-26', () => legacyRequest(stack.url, 'tools/list', {}, { version: '2025-03-26' })],
   ])('%s', async (_version, list) => {
     const listed = (ok(await list()).tools as Array<Record<string, unknown>>).find((t) => t.name === 'test_simple_text')!;
-    expect(listed).toMatchObject({ annotations: { readOnlyHint: true }, icons: [{ mimeType: 'image/png' }], _meta: { 'example.com/fixture': 'reference-server' } });
+    expect(listed).toMatchObject({
+      annotations: { readOnlyHint: true },
+      icons: [{ mimeType: 'image/png' }],
+      _meta: { 'example.com/fixture': 'reference-server' },
+    });
   });
 
   it('keeps the JSON Schema 2020-12 keywords of an inputSchema as written', async () => {
-    const listed = (ok(await modernRequest(stack.url, 'tools/list')).tools as Array<{ name: string; inputSchema: unknown; outputSchema: { properties: { dialect: { prefixItems: unknown[] } } } }>).find((t) => t.name === 'json_schema_2020_12_tool')!;
+    const listed = (
+      ok(await modernRequest(stack.url, 'tools/list')).tools as Array<{
+        name: string;
+        inputSchema: unknown;
+        outputSchema: { properties: { dialect: { prefixItems: unknown[] } } };
+      }>
+    ).find((t) => t.name === 'json_schema_2020_12_tool')!;
     expect(listed.inputSchema).toMatchObject({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       $defs: { address: { $anchor: 'addressDef' } },
@@ -135,7 +144,9 @@ describe('JSON Schema 2020-12 arguments are validated', () => {
   });
 
   it('if/then applies: contactMethod "phone" without a phone is -32602', async () => {
-    const error = rpcError(await modernRequest(stack.url, 'tools/call', { name: 'json_schema_2020_12_tool', arguments: { contactMethod: 'phone', email: 'a@example.com' } }));
+    const error = rpcError(
+      await modernRequest(stack.url, 'tools/call', { name: 'json_schema_2020_12_tool', arguments: { contactMethod: 'phone', email: 'a@example.com' } }),
+    );
     expect(error.code).toBe(-32602);
   });
 });

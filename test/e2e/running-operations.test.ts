@@ -69,9 +69,19 @@ describe("a tool's running operations", () => {
     ok(await legacyRequest(stack.url, 'tools/call', { ...LONG, operation: { token } }, { headers }));
     try {
       const run = (...extra: string[]) =>
-        promisify(execFile)('npx', ['tsx', 'scripts/running-operations.ts', '--tool', 'analyze_dataset', '--endpoint', stack.dynamo.endpoint, ...extra], { timeout: 60_000 });
+        promisify(execFile)('npx', ['tsx', 'scripts/running-operations.ts', '--tool', 'analyze_dataset', '--endpoint', stack.dynamo.endpoint, ...extra], {
+          timeout: 60_000,
+        });
       const json = JSON.parse((await run('--json')).stdout) as Array<Record<string, unknown>>;
-      expect(json).toEqual([{ token, dialect: 'sep-1391', status: 'working', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), executionArn: expect.stringMatching(/^arn:aws:states:/) }]);
+      expect(json).toEqual([
+        {
+          token,
+          dialect: 'sep-1391',
+          status: 'working',
+          createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          executionArn: expect.stringMatching(/^arn:aws:states:/),
+        },
+      ]);
       const { stdout } = await run();
       expect(stdout).toContain(token);
       expect(stdout).toContain('1 running operation of analyze_dataset.');

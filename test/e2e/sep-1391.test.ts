@@ -34,7 +34,12 @@ afterAll(async () => {
 
 const token = () => `tok-${randomUUID()}`;
 
-function call(name: string, args: Record<string, unknown>, operation?: Record<string, unknown>, options: { id?: number | string; headers?: Record<string, string> } = {}) {
+function call(
+  name: string,
+  args: Record<string, unknown>,
+  operation?: Record<string, unknown>,
+  options: { id?: number | string; headers?: Record<string, string> } = {},
+) {
   return legacyRequest(stack.url, 'tools/call', { name, arguments: args, ...(operation ? { operation } : {}) }, options);
 }
 const status = (t: string, headers?: Record<string, string>) => legacyRequest(stack.url, 'tools/async/status', { token: t }, headers ? { headers } : {});
@@ -326,10 +331,20 @@ describe('durability', () => {
     const request = new Request('http://127.0.0.1/mcp', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'analyze_dataset', arguments: { rows: 10 }, operation: { token: token() } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'analyze_dataset', arguments: { rows: 10 }, operation: { token: token() } },
+      }),
     });
     const text = await (await app.fetch(request, 'someone')).text();
-    const error = JSON.parse(text.split('\n').find((l) => l.startsWith('data:'))!.slice(5)).error;
+    const error = JSON.parse(
+      text
+        .split('\n')
+        .find((l) => l.startsWith('data:'))!
+        .slice(5),
+    ).error;
     expect(error.code).toBe(-32603);
     expect(error.message).toMatch(/workflow engine/);
     expect(error.message).not.toMatch(/ECONNREFUSED|\n\s+at /);

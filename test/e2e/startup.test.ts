@@ -57,11 +57,16 @@ describe('npm start', { timeout: 180_000 }, () => {
     const server = start(['--port', '0', '--oauth-dev'], env);
     try {
       await printed(server, 'run_test_suite');
-      const lines = server.output().stderr.split('\n').filter((line) => line.trim() !== '');
+      const lines = server
+        .output()
+        .stderr.split('\n')
+        .filter((line) => line.trim() !== '');
       if (Number(process.versions.node.split('.')[0]) >= 22) expect(lines).toEqual([]);
       else {
         expect(lines).toHaveLength(1);
-        expect(lines[0]).toMatch(/^Node\.js 20\.\d+\.\d+ is past its end of life: upgrade to Node 22 or 24 \(the Lambda functions run on nodejs24\.x, and AWS SDK releases after early January 2027 need Node 22 or later\)\.$/);
+        expect(lines[0]).toMatch(
+          /^Node\.js 20\.\d+\.\d+ is past its end of life: upgrade to Node 22 or 24 \(the Lambda functions run on nodejs24\.x, and AWS SDK releases after early January 2027 need Node 22 or later\)\.$/,
+        );
       }
       expect(server.output().stdout).not.toMatch(/WARNING|Warning/);
     } finally {
@@ -72,7 +77,10 @@ describe('npm start', { timeout: 180_000 }, () => {
 
   it('stops on an invalid tool folder, naming the file and the reason', async () => {
     await mkdir(join(dir, 'broken'), { recursive: true });
-    await writeFile(join(dir, 'broken', 'tool.json'), JSON.stringify({ name: 'broken', description: 'x', inputSchema: { type: 'object' }, invocation: 'later' }));
+    await writeFile(
+      join(dir, 'broken', 'tool.json'),
+      JSON.stringify({ name: 'broken', description: 'x', inputSchema: { type: 'object' }, invocation: 'later' }),
+    );
     await writeFile(join(dir, 'broken', 'definition.asl.json'), '{}');
     const server = start(['--port', '0', '--tools', dir]);
     expect(await server.exited).toBe(1);
@@ -87,7 +95,12 @@ describe('npm start', { timeout: 180_000 }, () => {
     await mkdir(workers, { recursive: true });
     await writeFile(
       join(tools, 'shout', 'tool.json'),
-      JSON.stringify({ name: 'shout', description: 'Upper-cases a text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, invocation: 'sync' }),
+      JSON.stringify({
+        name: 'shout',
+        description: 'Upper-cases a text',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        invocation: 'sync',
+      }),
     );
     await writeFile(
       join(tools, 'shout', 'definition.asl.json'),
@@ -113,7 +126,12 @@ describe('npm start', { timeout: 180_000 }, () => {
     await mkdir(join(tools, 'word_count'), { recursive: true });
     await writeFile(
       join(tools, 'word_count', 'tool.json'),
-      JSON.stringify({ name: 'word_count', description: 'Counts the words of a text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, invocation: 'both' }),
+      JSON.stringify({
+        name: 'word_count',
+        description: 'Counts the words of a text',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+        invocation: 'both',
+      }),
     );
     await writeFile(join(tools, 'word_count', 'definition.asl.json'), JSON.stringify({ StartAt: 'Done', States: { Done: { Type: 'Succeed' } } }));
     const server = start(['--port', '0', '--tools', tools]);
@@ -130,7 +148,10 @@ describe('npm start', { timeout: 180_000 }, () => {
   it('names the missing worker module of a tool', async () => {
     const tools = join(dir, 'no-worker-tools');
     await mkdir(join(tools, 'lonely'), { recursive: true });
-    await writeFile(join(tools, 'lonely', 'tool.json'), JSON.stringify({ name: 'lonely', description: 'x', inputSchema: { type: 'object' }, invocation: 'sync' }));
+    await writeFile(
+      join(tools, 'lonely', 'tool.json'),
+      JSON.stringify({ name: 'lonely', description: 'x', inputSchema: { type: 'object' }, invocation: 'sync' }),
+    );
     await writeFile(
       join(tools, 'lonely', 'definition.asl.json'),
       JSON.stringify({ StartAt: 'Work', States: { Work: { Type: 'Task', Resource: '${Worker_not_there}', End: true } } }),

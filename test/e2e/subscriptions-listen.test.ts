@@ -72,7 +72,7 @@ async function untilEnd(stream: OpenStream): Promise<JsonRpcMessage[]> {
 }
 
 describe('subscriptions/listen with notifications.taskIds', () => {
-  it('the acknowledgement names the caller\'s task; notifications/tasks carries working, then completed with the result inlined, as tasks/get returns it', async () => {
+  it("the acknowledgement names the caller's task; notifications/tasks carries working, then completed with the result inlined, as tasks/get returns it", async () => {
     const taskId = await startTask({ suite: 'listened', tests: 4, failures: 1, durationSeconds: 1 }, alice);
     const stream = await listen(contributeTaskFilterV2({}, [taskId]).notifications, { headers: alice, id: 7001 });
     expect(stream.status).toBe(200);
@@ -214,7 +214,9 @@ describe('as deployed: the bundled MCP function in its Lambda sandbox', () => {
     const mcp = deployed.model.functions.find((f) => f.logicalId === deployed.model.functionUrl?.targetFunctionLogicalId);
     const timeoutMs = (mcp?.timeoutSeconds ?? 0) * 1000;
     expect(timeoutMs).toBeGreaterThan(0);
-    const created = ok(await modernRequest(deployed.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 86_400 } }, { capabilities: EXT }));
+    const created = ok(
+      await modernRequest(deployed.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 86_400 } }, { capabilities: EXT }),
+    );
     const taskId = created.taskId as string;
     const opened = Date.now();
     const first = await listen({ taskIds: [taskId] }, { url: deployed.url, id: 7201 });
@@ -261,7 +263,14 @@ describe('a task that asks for input', () => {
         params: { message: 'Go ahead with the listen?', requestedSchema: { type: 'object', properties: { comment: { type: 'string' } } } },
       },
     });
-    ok(await modernRequest(inputs.url, 'tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { comment: 'go' } } } }, { capabilities: ASKABLE }));
+    ok(
+      await modernRequest(
+        inputs.url,
+        'tasks/update',
+        { taskId, inputResponses: { confirm: { action: 'accept', content: { comment: 'go' } } } },
+        { capabilities: ASKABLE },
+      ),
+    );
     const rest = await untilEnd(stream);
     const last = rest.filter((m) => m.method === 'notifications/tasks').at(-1);
     expect(last?.params).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'confirmed: {"comment":"go"}' }] } });

@@ -42,7 +42,8 @@ afterAll(async () => {
   await stopTestStack({ stack, sfn });
 });
 
-const request = (method: string, params: Record<string, unknown> = {}, options: CallOptions & { version?: string } = {}) => legacyRequest(stack.url, method, params, options);
+const request = (method: string, params: Record<string, unknown> = {}, options: CallOptions & { version?: string } = {}) =>
+  legacyRequest(stack.url, method, params, options);
 const callAsTask = (name: string, args: Record<string, unknown>, task: Record<string, unknown> = {}, options: CallOptions = {}) =>
   request('tools/call', { name, arguments: args, task }, options);
 const getTask = (taskId: string, options: CallOptions = {}) => request('tasks/get', { taskId }, options);
@@ -60,9 +61,7 @@ function pollUntilTerminal(taskId: string, options: CallOptions = {}) {
 
 describe('capabilities and tools/list', () => {
   it('Servers that support task-augmented requests MUST declare a tasks capability during initialization', async () => {
-    const init = ok(
-      await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }),
-    );
+    const init = ok(await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }));
     expect(init.capabilities.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
     expect(ServerCapabilitiesV1Schema.safeParse(init.capabilities).success).toBe(true);
   });
@@ -103,7 +102,11 @@ describe('capabilities and tools/list', () => {
   });
 
   it('the 2026-07-28 wire ignores params.task: it never makes a task there', async () => {
-    const response = await modernRequest(stack.url, 'tools/call', { name: 'run_test_suite', arguments: { suite: 'm', tests: 1, failures: 0, durationSeconds: 0 }, task: {} });
+    const response = await modernRequest(stack.url, 'tools/call', {
+      name: 'run_test_suite',
+      arguments: { suite: 'm', tests: 1, failures: 0, durationSeconds: 0 },
+      task: {},
+    });
     expect(ok(response)).toMatchObject({ resultType: 'complete', structuredContent: { suite: 'm' } });
   });
 });
@@ -123,7 +126,10 @@ describe('creating tasks', () => {
     expect(await ttlOf({ ttl: 1500 })).toBe(2000);
     expect(await ttlOf({ ttl: 10 ** 12 })).toBe(604_800_000);
     expect(await ttlOf({})).toBe(3_600_000);
-    expect(rpcError(await callAsTask('analyze_dataset', { rows: 10 }, { ttl: -1 }))).toMatchObject({ code: -32602, message: expect.stringContaining('task.ttl') });
+    expect(rpcError(await callAsTask('analyze_dataset', { rows: 10 }, { ttl: -1 }))).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('task.ttl'),
+    });
   });
 });
 
@@ -227,18 +233,27 @@ describe('tasks/get and tasks/result', () => {
 });
 
 describe('tasks/list', () => {
-  it('is paginated newest first, shows only the caller\'s tasks, and no operations of other dialects', async () => {
+  it("is paginated newest first, shows only the caller's tasks, and no operations of other dialects", async () => {
     const lister = { headers: { authorization: 'Bearer lister' } };
     const created: string[] = [];
     for (let i = 0; i < LIST_PAGE_SIZE + 1; i++) {
       created.push(await startTask('run_test_suite', { suite: `s${i}`, tests: 1, failures: 0, durationSeconds: 0 }, {}, lister));
     }
     // Same principal, other dialects: a SEP-1391 operation, a Tasks extension task, a synchronous run.
-    await request('tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 30 }, operation: { token: `tok-${crypto.randomUUID()}` } }, lister);
-    await modernRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 30 } }, {
-      capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
-      ...lister,
-    });
+    await request(
+      'tools/call',
+      { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 30 }, operation: { token: `tok-${crypto.randomUUID()}` } },
+      lister,
+    );
+    await modernRequest(
+      stack.url,
+      'tools/call',
+      { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 30 } },
+      {
+        capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        ...lister,
+      },
+    );
     await request('tools/call', { name: 'run_test_suite', arguments: { suite: 'sync', tests: 1, failures: 0, durationSeconds: 0 } }, lister);
 
     const first = ok(await request('tasks/list', {}, lister));
@@ -279,7 +294,10 @@ describe('tasks/cancel', () => {
   it('Receivers MUST reject cancellation requests for tasks already in a terminal status with error code -32602', async () => {
     const taskId = await startTask('run_test_suite', { suite: 'done', tests: 1, failures: 0, durationSeconds: 0 });
     expect((await pollUntilTerminal(taskId)).status).toBe('completed');
-    expect(rpcError(await request('tasks/cancel', { taskId }))).toEqual({ code: -32602, message: "Cannot cancel task: already in terminal status 'completed'" });
+    expect(rpcError(await request('tasks/cancel', { taskId }))).toEqual({
+      code: -32602,
+      message: "Cannot cancel task: already in terminal status 'completed'",
+    });
     expect(ok(await getTask(taskId)).status).toBe('completed');
   });
 });

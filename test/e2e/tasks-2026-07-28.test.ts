@@ -6,12 +6,7 @@
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
-import {
-  CancelTaskResultV2Schema,
-  CreateTaskResultV2Schema,
-  GetTaskResultV2Schema,
-  UpdateTaskResultV2Schema,
-} from '@modelcontextprotocol/ext-tasks/core/v2';
+import { CancelTaskResultV2Schema, CreateTaskResultV2Schema, GetTaskResultV2Schema, UpdateTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatsOf } from '../support/expected-stats.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
@@ -62,11 +57,20 @@ describe('capability negotiation', () => {
 
   it('a declaring request sees every tool, including async-only ones', async () => {
     const tools = ok(await ext('tools/list')).tools as Array<{ name: string }>;
-    expect(tools.map((t) => t.name)).toEqual(['analyze_dataset', 'approve_deployment', 'export_dataset', 'quick_calculation', 'run_test_suite', 'summarize_numbers']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'analyze_dataset',
+      'approve_deployment',
+      'export_dataset',
+      'quick_calculation',
+      'run_test_suite',
+      'summarize_numbers',
+    ]);
   });
 
   it('A server MUST NOT return CreateTaskResult to a client that did not include the extension capability: a both tool runs synchronously', async () => {
-    const result = ok(await modernRequest(stack.url, 'tools/call', { name: 'run_test_suite', arguments: { suite: 'sync', tests: 3, failures: 1, durationSeconds: 0 } }));
+    const result = ok(
+      await modernRequest(stack.url, 'tools/call', { name: 'run_test_suite', arguments: { suite: 'sync', tests: 3, failures: 1, durationSeconds: 0 } }),
+    );
     expect(result.resultType).toBe('complete');
     expect(result.taskId).toBeUndefined();
     expect(result.structuredContent).toEqual({ suite: 'sync', passed: 2, failed: 1, durationSeconds: 0 });
@@ -204,9 +208,14 @@ describe('tasks/get', () => {
 
   it('operations of other dialects are not tasks here', async () => {
     const token = `tok-${crypto.randomUUID()}`;
-    await modernRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 30 }, operation: { token } }, {
-      capabilities: { experimental: { longRunningOperations: {} } },
-    });
+    await modernRequest(
+      stack.url,
+      'tools/call',
+      { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 30 }, operation: { token } },
+      {
+        capabilities: { experimental: { longRunningOperations: {} } },
+      },
+    );
     expect(await stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token })).toMatchObject({ dialect: 'sep-1391' });
     expect(rpcError(await getTask(token)).code).toBe(-32602);
   });
@@ -246,7 +255,11 @@ describe('tasks/update and tasks/cancel', () => {
     const id = `req-${crypto.randomUUID()}`;
     const taskId = await startTask('analyze_dataset', { rows: 10, delaySeconds: 30 }, { id });
     const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
-    await fetch(stack.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body });
+    await fetch(stack.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body,
+    });
     expect(ok(await getTask(taskId)).status).toBe('working');
   });
 });

@@ -72,7 +72,12 @@ describe('SEP-1391', () => {
   const META = { 'io.modelcontextprotocol/clientCapabilities': CAPABILITIES };
 
   async function status(token: string): Promise<{ requests: JsonRpcMessage[]; result: StatusResult }> {
-    const stream = await openStream(input.stack.url, { jsonrpc: '2.0', id: `status-${randomUUID()}`, method: 'tools/async/status', params: { token, _meta: META } });
+    const stream = await openStream(input.stack.url, {
+      jsonrpc: '2.0',
+      id: `status-${randomUUID()}`,
+      method: 'tools/async/status',
+      params: { token, _meta: META },
+    });
     const messages = await stream.rest();
     return { requests: messages.slice(0, -1), result: messages.at(-1)!.result };
   }
@@ -97,14 +102,16 @@ describe('SEP-1391', () => {
     const late = await postAnswer(input.stack.url, { jsonrpc: '2.0', id: question.id, result: { ...APPROVE, _operation: { token } } });
     expect(late.status).toBe(400);
     expect(JSON.parse(late.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32602, message: expect.stringMatching(LATE) } });
-    await pollUntilStatus(() => legacyRequest(input.stack.url, 'tools/async/status', { token }, { capabilities: CAPABILITIES }), ['completed'], { timeout: 15_000 });
+    await pollUntilStatus(() => legacyRequest(input.stack.url, 'tools/async/status', { token }, { capabilities: CAPABILITIES }), ['completed'], {
+      timeout: 15_000,
+    });
     const final = ok(await legacyRequest(input.stack.url, 'tools/async/result', { token }, { capabilities: CAPABILITIES }));
     expect(textOf(final.result)).toBe(NOT_APPROVED);
   });
 });
 
 describe('2025-11-25 tasks', () => {
-  it('once the question timed out, tasks/get reads working; a late response to the tasks/result question is HTTP 400, and tasks/result returns the Catch path\'s result', async () => {
+  it("once the question timed out, tasks/get reads working; a late response to the tasks/result question is HTTP 400, and tasks/result returns the Catch path's result", async () => {
     const headers = { 'mcp-session-id': (await initialize(input.stack.url, { elicitation: {} }))! };
     const request = (method: string, params: Record<string, unknown>) => legacyRequest(input.stack.url, method, params, { headers });
     const taskId = ok(await request('tools/call', { name: TOOL, arguments: {}, task: {} })).task.taskId as string;
@@ -125,11 +132,15 @@ describe('2025-11-25 tasks', () => {
 });
 
 describe('initialize-era synchronous call', () => {
-  it('the call goes on past a question it never got answered; a late response is HTTP 400 and the call returns the Catch path\'s result', async () => {
+  it("the call goes on past a question it never got answered; a late response is HTTP 400 and the call returns the Catch path's result", async () => {
     const version = '2025-06-18';
     const session = await initialize(input.stack.url, { elicitation: {} }, {}, version);
     const headers: Record<string, string> = { 'mcp-protocol-version': version, ...(session ? { 'mcp-session-id': session } : {}) };
-    const stream = await openStream(input.stack.url, { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: TOOL, arguments: {} } }, headers);
+    const stream = await openStream(
+      input.stack.url,
+      { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: TOOL, arguments: {} } },
+      headers,
+    );
     const question = await stream.next();
     expect(question.method).toBe('elicitation/create');
     // Past the 2 s TimeoutSeconds, while the Catch path still runs.

@@ -93,36 +93,39 @@ describe('npm run new-tool', () => {
   it.each([
     ['JSONPath', ['--both', '--input']],
     ['JSONata with a worker stub', ['--both', '--input', '--jsonata', '--worker']],
-  ])('scaffolds a tool that asks the client to confirm first (--input, %s): it asks, runs once accepted, and ends as an error once declined', async (_, flags) => {
-    const root = await mkdtemp(join(dir, 'scaffold-input-'));
-    const [toolsDir, workersDir] = [join(root, 'tools'), join(root, 'workers')];
-    const created = script('new-tool', ['confirm_echo', ...flags, '--tools-dir', toolsDir, '--workers-dir', workersDir]);
-    expect(created.status, created.stderr).toBe(0);
-    // The built-in request_input worker is found with the server, whatever --workers names.
-    const validated = script('validate-tools', [toolsDir, '--workers', workersDir]);
-    expect(validated.status, validated.stderr).toBe(0);
+  ])(
+    'scaffolds a tool that asks the client to confirm first (--input, %s): it asks, runs once accepted, and ends as an error once declined',
+    async (_, flags) => {
+      const root = await mkdtemp(join(dir, 'scaffold-input-'));
+      const [toolsDir, workersDir] = [join(root, 'tools'), join(root, 'workers')];
+      const created = script('new-tool', ['confirm_echo', ...flags, '--tools-dir', toolsDir, '--workers-dir', workersDir]);
+      expect(created.status, created.stderr).toBe(0);
+      // The built-in request_input worker is found with the server, whatever --workers names.
+      const validated = script('validate-tools', [toolsDir, '--workers', workersDir]);
+      expect(validated.status, validated.stderr).toBe(0);
 
-    const stack = await startTestStack({ toolsDir, workersDir });
-    try {
-      // A 2026-07-28 synchronous call by a client that can answer elicitation (SEP-2322 rounds).
-      const options = { capabilities: { elicitation: {} } };
-      const call = (extra: Record<string, unknown> = {}) =>
-        modernRequest(stack.url, 'tools/call', { name: 'confirm_echo', arguments: { text: 'hello' }, ...extra }, options);
-      const asked = ok(await call());
-      expect(asked.resultType).toBe('input_required');
-      expect(asked.inputRequests.confirm).toMatchObject({ method: 'elicitation/create', params: { message: 'Echo "hello"?' } });
-      const accepted = ok(await call({ inputResponses: { confirm: { action: 'accept', content: {} } }, requestState: asked.requestState }));
-      expect(accepted.isError).toBeFalsy();
-      expect(accepted.structuredContent).toEqual({ echo: 'hello' });
+      const stack = await startTestStack({ toolsDir, workersDir });
+      try {
+        // A 2026-07-28 synchronous call by a client that can answer elicitation (SEP-2322 rounds).
+        const options = { capabilities: { elicitation: {} } };
+        const call = (extra: Record<string, unknown> = {}) =>
+          modernRequest(stack.url, 'tools/call', { name: 'confirm_echo', arguments: { text: 'hello' }, ...extra }, options);
+        const asked = ok(await call());
+        expect(asked.resultType).toBe('input_required');
+        expect(asked.inputRequests.confirm).toMatchObject({ method: 'elicitation/create', params: { message: 'Echo "hello"?' } });
+        const accepted = ok(await call({ inputResponses: { confirm: { action: 'accept', content: {} } }, requestState: asked.requestState }));
+        expect(accepted.isError).toBeFalsy();
+        expect(accepted.structuredContent).toEqual({ echo: 'hello' });
 
-      const again = ok(await call());
-      const declined = ok(await call({ inputResponses: { confirm: { action: 'decline' } }, requestState: again.requestState }));
-      expect(declined.isError).toBe(true);
-      expect(JSON.stringify(declined.content)).toContain('The user declined');
-    } finally {
-      await stack.close();
-    }
-  });
+        const again = ok(await call());
+        const declined = ok(await call({ inputResponses: { confirm: { action: 'decline' } }, requestState: again.requestState }));
+        expect(declined.isError).toBe(true);
+        expect(JSON.stringify(declined.content)).toContain('The user declined');
+      } finally {
+        await stack.close();
+      }
+    },
+  );
 
   it('makes a sync tool that asks STANDARD, since an Express workflow cannot wait for a task token', async () => {
     const root = await mkdtemp(join(dir, 'scaffold-sync-input-'));
@@ -157,7 +160,9 @@ describe('npm run validate-tools', () => {
     expect(lines.some((line) => line.includes(join('a_tool', 'tool.json')) && line.includes('invocation'))).toBe(true);
     expect(lines.some((line) => line.includes(join('b_tool', 'tool.json')) && line.includes('contains a wildcard: add "reason"'))).toBe(true);
     expect(lines.some((line) => line.includes(join('b_tool', 'definition.asl.json')) && line.includes('not valid Amazon States Language'))).toBe(true);
-    expect(lines.some((line) => line.includes(join('reader', 'definition.asl.json')) && line.includes('state "GetItem"') && line.includes('mocks.json'))).toBe(true);
+    expect(lines.some((line) => line.includes(join('reader', 'definition.asl.json')) && line.includes('state "GetItem"') && line.includes('mocks.json'))).toBe(
+      true,
+    );
     expect(run.stderr).toMatch(/\n\d+ problems in /);
   });
 });
@@ -168,7 +173,9 @@ describe('the local stack', () => {
     await writeFolder(toolsDir, 'reader', { 'tool.json': tool('reader'), 'definition.asl.json': getItem });
     const error = (await startTestStack({ toolsDir }).catch((e: unknown) => e)) as Error;
     expect(error.message).toContain(join(toolsDir, 'reader', 'definition.asl.json'));
-    expect(error.message).toMatch(/state "GetItem" calls "arn:aws:states:::dynamodb:getItem", which cannot run locally: add mocks\.json with a mocked response for it/);
+    expect(error.message).toMatch(
+      /state "GetItem" calls "arn:aws:states:::dynamodb:getItem", which cannot run locally: add mocks\.json with a mocked response for it/,
+    );
   });
 
   describe('with a mocked service integration and an existing machine without a stand-in', () => {
@@ -179,7 +186,12 @@ describe('the local stack', () => {
       await writeFolder(toolsDir, 'orders', { 'tool.json': tool('orders', { stateMachineArn: EXISTING_ARN }) });
       // An existing machine with its own input contract, run locally from a stand-in definition.
       await writeFolder(toolsDir, 'shipping', {
-        'tool.json': tool('shipping', { stateMachineArn: EXISTING_ARN.replace(/:stateMachine:.*/, ':stateMachine:shipping'), input: 'arguments', invocation: 'async', workflowType: 'STANDARD' }),
+        'tool.json': tool('shipping', {
+          stateMachineArn: EXISTING_ARN.replace(/:stateMachine:.*/, ':stateMachine:shipping'),
+          input: 'arguments',
+          invocation: 'async',
+          workflowType: 'STANDARD',
+        }),
         'definition.asl.json': { StartAt: 'Ship', States: { Ship: { Type: 'Pass', Parameters: { 'shipped.$': '$.id' }, End: true } } },
       });
       stack = await startTestStack({ toolsDir });

@@ -13,17 +13,77 @@ type Path = Array<string | number>;
 type Mutation = (draft: Draft, ctx: GenerationContext) => string | undefined;
 
 const METHODS = [
-  'initialize', 'ping', 'tools/list', 'tools/call', 'tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result', 'tasks/list',
-  'tools/async/status', 'tools/async/result', 'notifications/cancelled', 'notifications/initialized', 'resources/read',
-  'resources/list', 'server/discover', 'prompts/list', 'logging/setLevel', 'completion/complete',
-  'tools/cal', 'Tools/List', '', 'rpc.discover', 'notifications/unknown', 'tasks/get/', 'x'.repeat(1000),
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+  'tasks/result',
+  'tasks/list',
+  'tools/async/status',
+  'tools/async/result',
+  'notifications/cancelled',
+  'notifications/initialized',
+  'resources/read',
+  'resources/list',
+  'server/discover',
+  'prompts/list',
+  'logging/setLevel',
+  'completion/complete',
+  'tools/cal',
+  'Tools/List',
+  '',
+  'rpc.discover',
+  'notifications/unknown',
+  'tasks/get/',
+  'x'.repeat(1000),
 ];
 const RAW_NUMBERS = ['1e309', '-1e309', '-0', '1e-400', '9007199254740993', '0.1', '1E2', '-0.0', '123456789012345678901234567890'];
 const WEIRD_STRINGS = [
-  '', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud800y', '\ud83d\ude00', '\u202e', '\ufeff', '\u2028\u2029', 'é', 'Ünïcødé ✓',
-  '\ud835\udcc4', '../../etc/passwd', '%00', '{"a":1}', '<script>', "'; DROP TABLE", '\\', '"', 'NaN', 'Infinity', '-0',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff',
+  'x\ud800y',
+  '\ud83d\ude00',
+  '\u202e',
+  '\ufeff',
+  '\u2028\u2029',
+  'é',
+  'Ünïcødé ✓',
+  '\ud835\udcc4',
+  '../../etc/passwd',
+  '%00',
+  '{"a":1}',
+  '<script>',
+  "'; DROP TABLE",
+  '\\',
+  '"',
+  'NaN',
+  'Infinity',
+  '-0',
 ];
-const FIELD_NAMES = ['_meta', 'task', 'operation', 'arguments', 'name', 'cursor', 'inputResponses', 'requestState', '_operation', 'token', 'taskId', 'uri', '__proto__', 'constructor', 'x'];
+const FIELD_NAMES = [
+  '_meta',
+  'task',
+  'operation',
+  'arguments',
+  'name',
+  'cursor',
+  'inputResponses',
+  'requestState',
+  '_operation',
+  'token',
+  'taskId',
+  'uri',
+  '__proto__',
+  'constructor',
+  'x',
+];
 const VERSIONS = [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '1999-01-01', 'garbage', '', '2026-07-28, 2025-11-25', '2027-01-01'];
 
 /** A raw JSON token at this place in the text (see `Draft.raw`). */
@@ -38,8 +98,21 @@ function oddValue(draft: Draft, ctx: GenerationContext): unknown {
   const { rng } = ctx;
   const marker = ctx.marker();
   return rng.pick<() => unknown>([
-    () => null, () => true, () => false, () => 0, () => -1, () => 1.5, () => 2 ** 53 + 2, () => '', () => marker, () => [], () => [marker],
-    () => ({}), () => ({ x: marker }), () => `${rng.pick(WEIRD_STRINGS)}${marker}`, () => raw(draft, ctx, rng.pick(RAW_NUMBERS)),
+    () => null,
+    () => true,
+    () => false,
+    () => 0,
+    () => -1,
+    () => 1.5,
+    () => 2 ** 53 + 2,
+    () => '',
+    () => marker,
+    () => [],
+    () => [marker],
+    () => ({}),
+    () => ({ x: marker }),
+    () => `${rng.pick(WEIRD_STRINGS)}${marker}`,
+    () => raw(draft, ctx, rng.pick(RAW_NUMBERS)),
   ])();
 }
 
@@ -50,8 +123,7 @@ function pathsOf(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
       out.push([...prefix, i]);
       pathsOf(item, [...prefix, i], out);
     }
-  }
-  else if (value !== null && typeof value === 'object') {
+  } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       out.push([...prefix, key]);
       pathsOf(item, [...prefix, key], out);
@@ -139,7 +211,12 @@ const MUTATIONS = {
     const size = rng.chance(0.03) ? rng.pick([1_048_000, 1_048_576, 1_100_000]) : rng.pick([1_000, 10_000, 65_536, 100_000, 300_000]);
     const path = rng.pick(paths);
     // [character, bytes it takes in the JSON text]
-    const [char, bytes] = rng.pick([['x', 1], ['é', 2], ['\u0000', 6], ['\ud83d\ude00', 4]] as const);
+    const [char, bytes] = rng.pick([
+      ['x', 1],
+      ['é', 2],
+      ['\u0000', 6],
+      ['\ud83d\ude00', 4],
+    ] as const);
     setAt(draft.message, path, `${ctx.marker()}${char.repeat(Math.ceil(size / bytes))}`);
     return `huge-string ${show(path)} ~${size}`;
   },
@@ -175,7 +252,25 @@ const MUTATIONS = {
     if (!m || draft.text !== undefined) return undefined;
     const { rng } = ctx;
     const choice = rng.int(0, 19);
-    const values: unknown[] = ['', 'x'.repeat(10_000), 'x'.repeat(256), 'x'.repeat(257), 'ünï-ïd', {}, { a: 1 }, [], [1], null, 1.5, true, 0, -1, 2 ** 53, 'asyncmcp-input:garbage', rng.pick(ctx.known.inputRequestIds)];
+    const values: unknown[] = [
+      '',
+      'x'.repeat(10_000),
+      'x'.repeat(256),
+      'x'.repeat(257),
+      'ünï-ïd',
+      {},
+      { a: 1 },
+      [],
+      [1],
+      null,
+      1.5,
+      true,
+      0,
+      -1,
+      2 ** 53,
+      'asyncmcp-input:garbage',
+      rng.pick(ctx.known.inputRequestIds),
+    ];
     if (choice >= values.length) {
       const token = rng.pick(['-0', '1e309', '1e-400']);
       m.id = raw(draft, ctx, token);
@@ -195,9 +290,27 @@ const MUTATIONS = {
     const fields = pathsOf(m.params, ['params']).filter((p) => ['token', 'taskId', 'uri', 'cursor'].includes(String(p.at(-1))));
     const path = fields.length > 0 ? rng.pick(fields) : ['params', rng.pick(['token', 'taskId', 'uri', 'cursor'])];
     const values: unknown[] = [
-      '', 'x'.repeat(10_240), 'x'.repeat(256), 'x'.repeat(257), 'x'.repeat(1001), 'ü-tâsk-✓', '\u0000', '\ud800', {}, null, 1.5, 7, [],
-      ...known.stranger, ...Object.values(known.sep), ...Object.values(known.ext), ...Object.values(known.legacy), known.resultUri,
-      `${known.resultUri}x`, 'async-mcp://results/', 'async-mcp://results/..%2f..%2fsecret',
+      '',
+      'x'.repeat(10_240),
+      'x'.repeat(256),
+      'x'.repeat(257),
+      'x'.repeat(1001),
+      'ü-tâsk-✓',
+      '\u0000',
+      '\ud800',
+      {},
+      null,
+      1.5,
+      7,
+      [],
+      ...known.stranger,
+      ...Object.values(known.sep),
+      ...Object.values(known.ext),
+      ...Object.values(known.legacy),
+      known.resultUri,
+      `${known.resultUri}x`,
+      'async-mcp://results/',
+      'async-mcp://results/..%2f..%2fsecret',
     ];
     const value = rng.pick(values);
     setAt(m, path, value);
@@ -209,7 +322,17 @@ const MUTATIONS = {
     const name = rng.pick(['mcp-method', 'mcp-name', 'mcp-protocol-version', 'mcp-session-id', 'content-type', 'accept', 'mcp-param-x']);
     const values: Record<string, unknown[]> = {
       'mcp-method': [undefined, ...METHODS.slice(0, 20), 'TOOLS/LIST', 'é', typeof m?.method === 'string' ? `${m.method} ` : 'x'],
-      'mcp-name': [undefined, '', 'quick_calculation', 'run_test_suite', 'x'.repeat(5000), 'ünï', '=?base64?cnVuX3Rlc3Rfc3VpdGU=?=', '=?base64?!!?=', ...ctx.known.stranger],
+      'mcp-name': [
+        undefined,
+        '',
+        'quick_calculation',
+        'run_test_suite',
+        'x'.repeat(5000),
+        'ünï',
+        '=?base64?cnVuX3Rlc3Rfc3VpdGU=?=',
+        '=?base64?!!?=',
+        ...ctx.known.stranger,
+      ],
       'mcp-protocol-version': [undefined, ...VERSIONS],
       'mcp-session-id': ['garbage', 's1.x.y', 'x'.repeat(3000), 's1..', ctx.known.sessionIds.own, ctx.known.sessionIds.own, ctx.known.sessionIds.stranger],
       'content-type': [undefined, 'text/plain', 'application/json; charset=latin1', 'application/jsonx'],
@@ -261,7 +384,17 @@ const MUTATIONS = {
     const params = m.params as Record<string, unknown>;
     if (params._meta === null || typeof params._meta !== 'object') params._meta = {};
     const meta = params._meta as Record<string, unknown>;
-    const odd = ctx.rng.pick<unknown>([null, 'x', [], 7, { extensions: null }, { extensions: { 'io.modelcontextprotocol/tasks': 'yes' } }, { experimental: 5 }, { elicitation: [] }, { experimental: { longRunningOperations: null } }]);
+    const odd = ctx.rng.pick<unknown>([
+      null,
+      'x',
+      [],
+      7,
+      { extensions: null },
+      { extensions: { 'io.modelcontextprotocol/tasks': 'yes' } },
+      { experimental: 5 },
+      { elicitation: [] },
+      { experimental: { longRunningOperations: null } },
+    ]);
     meta['io.modelcontextprotocol/clientCapabilities'] = odd;
     return `capabilities ${JSON.stringify(odd)}`;
   },
@@ -297,8 +430,21 @@ type MutationName = keyof typeof MUTATIONS;
  * most cases reach the handlers instead of stopping at the transport's first check.
  */
 const WEIGHTS: Record<MutationName, number> = {
-  wrongType: 6, drop: 3, add: 3, hugeString: 2, deepNesting: 1, weirdString: 4, oddNumber: 2, oddId: 2, oddToken: 6,
-  header: 2, eraSwap: 1, methodSwap: 2, batch: 1, capabilities: 1, corruptText: 1,
+  wrongType: 6,
+  drop: 3,
+  add: 3,
+  hugeString: 2,
+  deepNesting: 1,
+  weirdString: 4,
+  oddNumber: 2,
+  oddId: 2,
+  oddToken: 6,
+  header: 2,
+  eraSwap: 1,
+  methodSwap: 2,
+  batch: 1,
+  capabilities: 1,
+  corruptText: 1,
 };
 const WEIGHTED = (Object.entries(WEIGHTS) as Array<[MutationName, number]>).flatMap(([name, weight]) => Array<MutationName>(weight).fill(name));
 

@@ -9,7 +9,10 @@ const MAX_ATTEMPTS = 400;
 
 /** Problems stripped of their variable parts, so "the same failure" survives shrinking. */
 export function problemKind(problem: string): string {
-  return problem.replace(/mk[0-9a-f]{12}/g, 'MARKER').replace(/\d+/g, '#').slice(0, 48);
+  return problem
+    .replace(/mk[0-9a-f]{12}/g, 'MARKER')
+    .replace(/\d+/g, '#')
+    .slice(0, 48);
 }
 
 export async function shrinkCase(original: FuzzCase, stillFails: (candidate: FuzzCase) => Promise<boolean>): Promise<FuzzCase> {
@@ -70,7 +73,8 @@ function* smallerValues(value: unknown): Generator<unknown> {
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value);
     for (let i = 0; i < entries.length; i++) yield Object.fromEntries(entries.filter((_, j) => j !== i));
-    for (const [key, child] of entries) for (const smaller of smallerValues(child)) yield Object.fromEntries(entries.map(([k, v]) => [k, k === key ? smaller : v]));
+    for (const [key, child] of entries)
+      for (const smaller of smallerValues(child)) yield Object.fromEntries(entries.map(([k, v]) => [k, k === key ? smaller : v]));
   }
 }
 

@@ -21,7 +21,9 @@ describe('the edge under seeded fuzzing', () => {
     const report = await runEdgeFuzz({ seed: SEED, cases: CASES });
     console.log(formatFuzzReport(report));
 
-    expect(report.failures.map((f) => ({ case: f.index, label: f.fuzzCase.label, problems: f.problems, minimalBody: f.minimal?.body.slice(0, 400) }))).toEqual([]);
+    expect(report.failures.map((f) => ({ case: f.index, label: f.fuzzCase.label, problems: f.problems, minimalBody: f.minimal?.body.slice(0, 400) }))).toEqual(
+      [],
+    );
     expect(report.failureCount).toBe(0);
     expect(report.cases).toBe(CASES);
     // The checks had something to bite on: requests reached the handlers, started work, carried arguments and were logged about.
@@ -43,7 +45,13 @@ const MARKER = 'mk0123456789ab';
 const REQUEST = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'run_test_suite', arguments: { suite: MARKER } } });
 
 function observation(answer: Partial<TargetAnswer>, options: { headers?: Record<string, string>; body?: string; created?: boolean } = {}): Observation {
-  const fuzzCase: FuzzCase = { label: 'hand-made', principal: 'alice', headers: options.headers ?? legacyHeaders(), body: options.body ?? REQUEST, markers: [MARKER] };
+  const fuzzCase: FuzzCase = {
+    label: 'hand-made',
+    principal: 'alice',
+    headers: options.headers ?? legacyHeaders(),
+    body: options.body ?? REQUEST,
+    markers: [MARKER],
+  };
   return {
     fuzzCase,
     answer: { status: 200, headers: new Headers(), text: '', logs: [], ...answer },
@@ -59,17 +67,43 @@ describe('the oracle', () => {
   });
 
   it.each([
-    ['an argument value in a log line', observation({ text: rpc({ id: 7, result: {} }), logs: [`warn request rejected {"error":"${MARKER}"}`] }), 'argument value'],
+    [
+      'an argument value in a log line',
+      observation({ text: rpc({ id: 7, result: {} }), logs: [`warn request rejected {"error":"${MARKER}"}`] }),
+      'argument value',
+    ],
     ['a seeded result in a log line', observation({ text: rpc({ id: 7, result: {} }), logs: [`error x ${RESULT_MARKER}`] }), 'a tool result reached the logs'],
     ['a handler that throws', observation({ thrown: 'TypeError: boom', status: 0 }), 'the handler threw'],
-    ['a 5xx that is not -32603', observation({ status: 502, text: rpc({ id: 7, error: { code: -32602, message: 'x' } }) }), 'HTTP 502 without the documented -32603'],
+    [
+      'a 5xx that is not -32603',
+      observation({ status: 502, text: rpc({ id: 7, error: { code: -32602, message: 'x' } }) }),
+      'HTTP 502 without the documented -32603',
+    ],
     ['an in-band -32603 (no dependency can fail)', observation({ text: rpc({ id: 7, error: { code: -32603, message: 'x' } }) }), INTERNAL_FOR_CLIENT_MISTAKE],
     ['an undocumented code', observation({ text: rpc({ id: 7, error: { code: -32099, message: 'x' } }) }), 'undocumented error code'],
-    ['a modern -32601 on HTTP 200 (the handler maps it to 404)', observation({ text: rpc({ id: 7, error: { code: -32601, message: 'x' } }) }, { headers: modernHeaders('tools/call', 'run_test_suite'), body: rpc({ id: 7, method: 'tools/call', params: { name: 'run_test_suite', _meta: modernMeta() } }) }), 'error -32601 travelled with HTTP 200'],
-    ['a rejected call that created a record', observation({ text: rpc({ id: 7, error: { code: -32602, message: 'x' } }) }, { created: true }), 'a rejected call created record(s) b'],
+    [
+      'a modern -32601 on HTTP 200 (the handler maps it to 404)',
+      observation(
+        { text: rpc({ id: 7, error: { code: -32601, message: 'x' } }) },
+        {
+          headers: modernHeaders('tools/call', 'run_test_suite'),
+          body: rpc({ id: 7, method: 'tools/call', params: { name: 'run_test_suite', _meta: modernMeta() } }),
+        },
+      ),
+      'error -32601 travelled with HTTP 200',
+    ],
+    [
+      'a rejected call that created a record',
+      observation({ text: rpc({ id: 7, error: { code: -32602, message: 'x' } }) }, { created: true }),
+      'a rejected call created record(s) b',
+    ],
     ['an answer to another id', observation({ text: rpc({ id: 8, result: {} }) }), 'is not the request id'],
     ['a request acknowledged with 202', observation({ status: 202 }), 'acknowledged with 202'],
-    ['a body over the limit that is not refused with 413', observation({ text: rpc({ id: 7, result: {} }) }, { body: rpc({ id: 7, method: 'ping', params: { x: 'x'.repeat(1_100_000) } }) }), 'not 413'],
+    [
+      'a body over the limit that is not refused with 413',
+      observation({ text: rpc({ id: 7, result: {} }) }, { body: rpc({ id: 7, method: 'ping', params: { x: 'x'.repeat(1_100_000) } }) }),
+      'not 413',
+    ],
   ])('flags %s', (_what, seen, problem) => {
     expect(judge(seen).problems.join('\n')).toContain(problem);
   });
@@ -81,7 +115,12 @@ describe('the shrinker', () => {
       label: 'hand-made',
       principal: 'alice',
       headers: { ...legacyHeaders(), 'mcp-session-id': 'x' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x'.repeat(50), arguments: { keep: 'BAD', other: [1, 2, 3], more: { a: 'y'.repeat(100) } } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'x'.repeat(50), arguments: { keep: 'BAD', other: [1, 2, 3], more: { a: 'y'.repeat(100) } } },
+      }),
       markers: [],
     };
     const minimal = await shrinkCase(big, async (c) => c.body.includes('"BAD"') && c.headers['mcp-session-id'] === 'x');
@@ -105,29 +144,47 @@ const INVALID_PARAMS = -32602;
 // answers them -32602 naming the field; initialize is checked against the SDK's schema in request-body-guard.ts.
 describe('invalid params of a method registered with the SDK schema are -32602 naming the field, never a raw zod issue list', () => {
   it('resources/read without a uri is "-32602 Invalid params", not an internal error (legacy era)', async () => {
-    expect(await errorOf(legacyHeaders(), { method: 'resources/read', params: {} })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('uri') });
+    expect(await errorOf(legacyHeaders(), { method: 'resources/read', params: {} })).toMatchObject({
+      code: INVALID_PARAMS,
+      message: expect.stringContaining('uri'),
+    });
   });
 
   it('resources/read with a number for its uri is "-32602 Invalid params" (2026-07-28)', async () => {
     const params = { uri: 5, _meta: modernMeta() };
-    expect(await errorOf(modernHeaders('resources/read'), { method: 'resources/read', params })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('uri') });
+    expect(await errorOf(modernHeaders('resources/read'), { method: 'resources/read', params })).toMatchObject({
+      code: INVALID_PARAMS,
+      message: expect.stringContaining('uri'),
+    });
   });
 
   it('tools/list with a number for its cursor is "-32602 Invalid params"', async () => {
-    expect(await errorOf(legacyHeaders(), { method: 'tools/list', params: { cursor: 5 } })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('cursor') });
+    expect(await errorOf(legacyHeaders(), { method: 'tools/list', params: { cursor: 5 } })).toMatchObject({
+      code: INVALID_PARAMS,
+      message: expect.stringContaining('cursor'),
+    });
   });
 
   it('resources/list with a number for its cursor is "-32602 Invalid params"', async () => {
-    expect(await errorOf(legacyHeaders(), { method: 'resources/list', params: { cursor: 5 } })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('cursor') });
+    expect(await errorOf(legacyHeaders(), { method: 'resources/list', params: { cursor: 5 } })).toMatchObject({
+      code: INVALID_PARAMS,
+      message: expect.stringContaining('cursor'),
+    });
   });
 
   it('initialize without a protocolVersion is "-32602 Invalid params"', async () => {
     const params = { capabilities: {}, clientInfo: { name: 'c', version: '1' } };
-    expect(await errorOf(legacyHeaders(), { method: 'initialize', params })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('protocolVersion') });
+    expect(await errorOf(legacyHeaders(), { method: 'initialize', params })).toMatchObject({
+      code: INVALID_PARAMS,
+      message: expect.stringContaining('protocolVersion'),
+    });
   });
 
   it('initialize with a string for capabilities.elicitation is "-32602 Invalid params" naming it', async () => {
     const params = { protocolVersion: '2025-06-18', capabilities: { elicitation: 'yes' }, clientInfo: { name: 'c', version: '1' } };
-    expect(await errorOf(legacyHeaders(), { method: 'initialize', params })).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('params.capabilities.elicitation') });
+    expect(await errorOf(legacyHeaders(), { method: 'initialize', params })).toMatchObject({
+      code: INVALID_PARAMS,
+      message: expect.stringContaining('params.capabilities.elicitation'),
+    });
   });
 });

@@ -84,7 +84,20 @@ export async function runEdgeFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const started = performance.now();
   const reseedEvery = options.reseedEvery ?? 500;
   const maxFailures = options.maxFailures ?? 20;
-  const report: FuzzReport = { seed: options.seed, cases: 0, byStatus: {}, byOutcome: {}, documented5xx: 0, withMarkers: 0, creatingRecords: 0, withLogs: 0, failures: [], failureCount: 0, known: {}, elapsedMs: 0 };
+  const report: FuzzReport = {
+    seed: options.seed,
+    cases: 0,
+    byStatus: {},
+    byOutcome: {},
+    documented5xx: 0,
+    withMarkers: 0,
+    creatingRecords: 0,
+    withLogs: 0,
+    failures: [],
+    failureCount: 0,
+    known: {},
+    elapsedMs: 0,
+  };
   let target: FuzzTarget | undefined;
   let last: Listing | undefined;
   for (let index = 0; index < options.cases; index++) {
@@ -115,7 +128,9 @@ export async function runEdgeFuzz(options: FuzzOptions): Promise<FuzzReport> {
     if (options.shrink !== false) {
       const kinds = new Set(problems.map(problemKind));
       const shrinkTarget = target;
-      failure.minimal = await shrinkCase(fuzzCase, async (candidate) => (await runCase(shrinkTarget, candidate)).verdict.problems.some((p) => kinds.has(problemKind(p))));
+      failure.minimal = await shrinkCase(fuzzCase, async (candidate) =>
+        (await runCase(shrinkTarget, candidate)).verdict.problems.some((p) => kinds.has(problemKind(p))),
+      );
       last = undefined;
     }
     report.failures.push(failure);

@@ -80,7 +80,12 @@ export function judge({ fuzzCase, answer, before, after }: Observation): Verdict
   if (answer.thrown) return { problems: [`the handler threw: ${answer.thrown}`], status, outcome: 'thrown', documented5xx: false, ...counts };
 
   const sent = parseSent(fuzzCase.body);
-  const facts: Facts = { sent, bytes: Buffer.byteLength(fuzzCase.body), depth: 'value' in sent ? depthOf(sent.value) : undefined, route: routeOf(fuzzCase, sent) };
+  const facts: Facts = {
+    sent,
+    bytes: Buffer.byteLength(fuzzCase.body),
+    depth: 'value' in sent ? depthOf(sent.value) : undefined,
+    route: routeOf(fuzzCase, sent),
+  };
   let messages: Array<Record<string, unknown>> = [];
   try {
     messages = parseAnswerMessages(answer.text);
@@ -98,7 +103,8 @@ export function judge({ fuzzCase, answer, before, after }: Observation): Verdict
   // Nothing the target depends on can fail (memory store, fake engine, fixed key), so an
   // in-band internal error can only be the answer to a client's mistake: the wrong code.
   for (const error of errors) {
-    if (error.code === JSONRPC.INTERNAL_ERROR && status < 500) problems.push(`${INTERNAL_FOR_CLIENT_MISTAKE}: ${String(error.message).replace(/\s+/g, ' ').slice(0, 160)}`);
+    if (error.code === JSONRPC.INTERNAL_ERROR && status < 500)
+      problems.push(`${INTERNAL_FOR_CLIENT_MISTAKE}: ${String(error.message).replace(/\s+/g, ' ').slice(0, 160)}`);
   }
 
   const era = eraOf(fuzzCase, facts);
@@ -151,7 +157,8 @@ function parseSent(body: string): Sent {
   }
   if (Array.isArray(value)) return { kind: 'batch', messages: value, value };
   if (!isRecord(value)) return { kind: 'other', value };
-  if (typeof value.method === 'string') return 'id' in value ? { kind: 'request', id: value.id, message: value, value } : { kind: 'notification', message: value, value };
+  if (typeof value.method === 'string')
+    return 'id' in value ? { kind: 'request', id: value.id, message: value, value } : { kind: 'notification', message: value, value };
   if ('result' in value || 'error' in value) return { kind: 'response', message: value, value };
   return { kind: 'other', message: value, value };
 }
@@ -185,7 +192,12 @@ function ladderRules(fuzzCase: FuzzCase, { sent, bytes, depth, route }: Facts, s
   const { headers } = fuzzCase;
   if (sent.kind === 'unparseable' || sent.kind === 'batch' || sent.kind === 'response' || headers['mcp-session-id'] !== undefined) return [];
   // The transport checks media types (415, 406) before the ladder.
-  if (!/^application\/json\s*(;|$)/i.test(headers['content-type'] ?? '') || !/application\/json/.test(headers.accept ?? '') || !/text\/event-stream/.test(headers.accept ?? '')) return [];
+  if (
+    !/^application\/json\s*(;|$)/i.test(headers['content-type'] ?? '') ||
+    !/application\/json/.test(headers.accept ?? '') ||
+    !/text\/event-stream/.test(headers.accept ?? '')
+  )
+    return [];
   if (bytes > MAX_BODY_BYTES || (depth ?? 0) > MAX_JSON_DEPTH) return [];
   const id = 'message' in sent ? sent.message?.id : undefined;
   if (typeof id === 'string' && id.length > MAX_REQUEST_ID_LENGTH) return [];
@@ -199,7 +211,8 @@ function statusRules({ sent, bytes, depth }: Facts, status: number, code: unknow
   if (bytes > MAX_BODY_BYTES && status !== 413) problems.push(`a ${bytes}-byte body got HTTP ${status}, not 413`);
   if (bytes <= MAX_BODY_BYTES && status === 413) problems.push(`a ${bytes}-byte body (within the limit) got 413`);
   if (bytes <= MAX_BODY_BYTES && depth !== undefined && depth > MAX_JSON_DEPTH) {
-    if (status !== 400 || code !== JSONRPC.INVALID_REQUEST) problems.push(`a body nested past ${MAX_JSON_DEPTH} levels got HTTP ${status} ${String(code)}, not 400 -32600`);
+    if (status !== 400 || code !== JSONRPC.INVALID_REQUEST)
+      problems.push(`a body nested past ${MAX_JSON_DEPTH} levels got HTTP ${status} ${String(code)}, not 400 -32600`);
   }
   if (sent.kind === 'request' && (status === 202 || status === 204)) problems.push(`a request was acknowledged with ${status} and never answered`);
   return problems;
@@ -210,7 +223,8 @@ function idRules(id: unknown, response: Record<string, unknown>): string[] {
   const readable = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
   if (!('id' in response)) return [`the response has no id member (request id ${JSON.stringify(id)?.slice(0, 40)})`];
   if (response.id === null) return readable && !('error' in response) ? ['a result answered with id null'] : [];
-  if (readable && response.id !== id) return [`the response id ${JSON.stringify(response.id)?.slice(0, 40)} is not the request id ${JSON.stringify(id)?.slice(0, 40)}`];
+  if (readable && response.id !== id)
+    return [`the response id ${JSON.stringify(response.id)?.slice(0, 40)} is not the request id ${JSON.stringify(id)?.slice(0, 40)}`];
   return [];
 }
 

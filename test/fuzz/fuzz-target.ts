@@ -113,7 +113,13 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
       const text = await response.text();
       return { status: response.status, headers: response.headers, text, logs: [...logs] };
     } catch (error) {
-      return { thrown: error instanceof Error ? `${error.name}: ${error.message}` : String(error), status: 0, headers: new Headers(), text: '', logs: [...logs] };
+      return {
+        thrown: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        status: 0,
+        headers: new Headers(),
+        text: '',
+        logs: [...logs],
+      };
     } finally {
       restore();
     }
@@ -141,7 +147,12 @@ async function seed(app: AsyncMcpApp, engine: FakeWorkflowEngine, send: Send): P
   const suite = (n: number) => ({ suite: `seed-suite-${n}`, tests: 3, failures: 1, durationSeconds: 60 });
   const approve = { environment: 'staging', changes: ['api: v1'] };
   const sepCall = (principal: string, token: string, name: string, args: unknown, capabilities: Record<string, unknown> = {}) =>
-    rpc(send, principal, legacyHeaders(), 'tools/call', { name, arguments: args, operation: { token }, _meta: { 'io.modelcontextprotocol/clientCapabilities': capabilities } });
+    rpc(send, principal, legacyHeaders(), 'tools/call', {
+      name,
+      arguments: args,
+      operation: { token },
+      _meta: { 'io.modelcontextprotocol/clientCapabilities': capabilities },
+    });
   const extCall = async (principal: string, name: string, args: unknown, capabilities: Record<string, unknown> = {}) => {
     const result = await rpc(send, principal, modernHeaders('tools/call', name), 'tools/call', {
       name,
@@ -151,7 +162,13 @@ async function seed(app: AsyncMcpApp, engine: FakeWorkflowEngine, send: Send): P
     return String(result.taskId);
   };
   const legacyTask = async (principal: string, args: unknown) =>
-    String(((await rpc(send, principal, legacyHeaders(), 'tools/call', { name: 'run_test_suite', arguments: args, task: { ttl: 60_000 } })).task as { taskId: string }).taskId);
+    String(
+      (
+        (await rpc(send, principal, legacyHeaders(), 'tools/call', { name: 'run_test_suite', arguments: args, task: { ttl: 60_000 } })).task as {
+          taskId: string;
+        }
+      ).taskId,
+    );
 
   const elicitation = { elicitation: { form: {} } };
   await sepCall(OWNER, 'seed-working', 'run_test_suite', suite(1));
@@ -186,7 +203,13 @@ async function seed(app: AsyncMcpApp, engine: FakeWorkflowEngine, send: Send): P
   const inputRequestIds: string[] = [];
   for (const token of ['seed-input', ext.inputRequired]) {
     const record = await app.operations.readCurrent({ ownerId: owner, token });
-    const { key } = await app.operations.inputs.ask({ operation: { ownerId: owner, token }, executionName: record.executionName, key: 'confirm', request: question, taskToken: `tt-${token}` });
+    const { key } = await app.operations.inputs.ask({
+      operation: { ownerId: owner, token },
+      executionName: record.executionName,
+      key: 'confirm',
+      request: question,
+      taskToken: `tt-${token}`,
+    });
     inputRequestIds.push(inputRequestId(token, key));
   }
   // Stored as is, or shaped at completion into the resource_link the client reads.
@@ -196,7 +219,8 @@ async function seed(app: AsyncMcpApp, engine: FakeWorkflowEngine, send: Send): P
       : spilled.outcome?.kind === 'call-tool-result'
         ? (spilled.outcome.result.content as Array<{ uri?: string }> | undefined)?.[0]?.uri
         : undefined;
-  if (!resultUri?.startsWith(RESULT_URI_PREFIX)) throw new Error(`the seeded result was not stored as a resource: ${JSON.stringify(spilled.outcome).slice(0, 300)}`);
+  if (!resultUri?.startsWith(RESULT_URI_PREFIX))
+    throw new Error(`the seeded result was not stored as a resource: ${JSON.stringify(spilled.outcome).slice(0, 300)}`);
   const sessionOf = async (principal: string) => {
     const params = { protocolVersion: LEGACY, capabilities: elicitation, clientInfo: { name: 'edge-fuzz', version: '1.0.0' } };
     const answer = await send(principal, legacyHeaders(), JSON.stringify({ jsonrpc: '2.0', id: 'seed-init', method: 'initialize', params }));
@@ -239,7 +263,13 @@ export function modernMeta(capabilities: Record<string, unknown> = {}): Record<s
 let seedId = 0;
 
 /** A seeding request that must succeed; its result. */
-async function rpc(send: Send, principal: string, headers: Record<string, string>, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function rpc(
+  send: Send,
+  principal: string,
+  headers: Record<string, string>,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const answer = await send(principal, headers, JSON.stringify({ jsonrpc: '2.0', id: `seed-${++seedId}`, method, params }));
   const message = parseAnswerMessages(answer.text).find((m) => 'result' in m || 'error' in m);
   if (!message || !('result' in message)) throw new Error(`seeding ${method} failed: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);

@@ -48,7 +48,13 @@ function validArgumentsFor(tool: string, ctx: GenerationContext): Record<string,
   switch (tool) {
     case 'run_test_suite': {
       const tests = rng.int(1, 50);
-      return { suite: ctx.marker(), tests, failures: rng.int(0, tests), durationSeconds: rng.int(0, 5), ...(rng.chance(0.3) ? { crash: rng.chance(0.5) } : {}) };
+      return {
+        suite: ctx.marker(),
+        tests,
+        failures: rng.int(0, tests),
+        durationSeconds: rng.int(0, 5),
+        ...(rng.chance(0.3) ? { crash: rng.chance(0.5) } : {}),
+      };
     }
     case 'quick_calculation':
       return { a: rng.int(-100, 100), b: rng.int(1, 100), op: rng.pick(['add', 'sub', 'mul', 'div']) };
@@ -71,7 +77,13 @@ export function markersIn(value: unknown): string[] {
 }
 
 /** A legacy-era draft (the MCP-Protocol-Version header names a 2025 revision, or is absent). */
-function legacy(ctx: GenerationContext, label: string, method: string, params: Record<string, unknown> | undefined, options: { notification?: boolean; version?: string } = {}): Omit<Draft, 'raw'> {
+function legacy(
+  ctx: GenerationContext,
+  label: string,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: { notification?: boolean; version?: string } = {},
+): Omit<Draft, 'raw'> {
   const version = options.version ?? ctx.rng.pick(LEGACY_VERSIONS);
   const headers = legacyHeaders(version);
   if (ctx.rng.chance(0.05)) delete headers['mcp-protocol-version'];
@@ -80,7 +92,14 @@ function legacy(ctx: GenerationContext, label: string, method: string, params: R
 }
 
 /** A 2026-07-28 draft: the envelope in `_meta` and the standard headers naming the method and target. */
-function modern(ctx: GenerationContext, label: string, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = {}, options: { notification?: boolean } = {}): Omit<Draft, 'raw'> {
+function modern(
+  ctx: GenerationContext,
+  label: string,
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = {},
+  options: { notification?: boolean } = {},
+): Omit<Draft, 'raw'> {
   const name = [params.name, params.uri, params.taskId].find((v): v is string => typeof v === 'string');
   const message = { jsonrpc: '2.0', ...(options.notification ? {} : { id: requestId(ctx) }), method, params: { ...params, _meta: modernMeta(capabilities) } };
   return { label: `modern ${label}`, principal: OWNER, headers: modernHeaders(method, name), message, markers: markersIn(params) };
@@ -112,32 +131,73 @@ const CALLS: readonly Template[] = [
   (ctx) => legacy(ctx, 'tools/call hybrid', 'tools/call', { name: 'run_test_suite', arguments: argumentsFor('run_test_suite', ctx) }),
   (ctx) => {
     const tool = ctx.rng.pick(ASYNC_TOOLS);
-    return legacy(ctx, 'tools/call task', 'tools/call', { name: tool, arguments: argumentsFor(tool, ctx), task: ctx.rng.chance(0.5) ? {} : { ttl: ctx.rng.int(0, 120_000) } }, { version: '2025-11-25' });
+    return legacy(
+      ctx,
+      'tools/call task',
+      'tools/call',
+      { name: tool, arguments: argumentsFor(tool, ctx), task: ctx.rng.chance(0.5) ? {} : { ttl: ctx.rng.int(0, 120_000) } },
+      { version: '2025-11-25' },
+    );
   },
   (ctx) => {
     const tool = ctx.rng.pick(ASYNC_TOOLS);
     const token = ctx.rng.chance(0.8) ? `tok-${ctx.rng.hex(10)}` : ctx.rng.pick(sepTokens(ctx));
     const meta = { 'io.modelcontextprotocol/clientCapabilities': ctx.rng.chance(0.5) ? { ...LRO, ...ELICITATION } : LRO };
-    return legacy(ctx, 'tools/call operation', 'tools/call', { name: tool, arguments: argumentsFor(tool, ctx), operation: { token, ...(ctx.rng.chance(0.5) ? { keepAlive: ctx.rng.int(0, 7200) } : {}) }, _meta: meta });
+    return legacy(ctx, 'tools/call operation', 'tools/call', {
+      name: tool,
+      arguments: argumentsFor(tool, ctx),
+      operation: { token, ...(ctx.rng.chance(0.5) ? { keepAlive: ctx.rng.int(0, 7200) } : {}) },
+      _meta: meta,
+    });
   },
-  (ctx) => modern(ctx, 'tools/call sync', 'tools/call', { name: 'quick_calculation', arguments: argumentsFor('quick_calculation', ctx) }, ctx.rng.pick([{}, TASKS_EXT])),
+  (ctx) =>
+    modern(
+      ctx,
+      'tools/call sync',
+      'tools/call',
+      { name: 'quick_calculation', arguments: argumentsFor('quick_calculation', ctx) },
+      ctx.rng.pick([{}, TASKS_EXT]),
+    ),
   (ctx) => {
     const tool = ctx.rng.pick(ASYNC_TOOLS);
-    return modern(ctx, 'tools/call task', 'tools/call', { name: tool, arguments: argumentsFor(tool, ctx) }, ctx.rng.chance(0.8) ? { ...TASKS_EXT, ...ELICITATION } : {});
+    return modern(
+      ctx,
+      'tools/call task',
+      'tools/call',
+      { name: tool, arguments: argumentsFor(tool, ctx) },
+      ctx.rng.chance(0.8) ? { ...TASKS_EXT, ...ELICITATION } : {},
+    );
   },
   (ctx) => {
     const tool = ctx.rng.pick(ASYNC_TOOLS);
-    return modern(ctx, 'tools/call operation', 'tools/call', { name: tool, arguments: argumentsFor(tool, ctx), operation: { token: `tok-${ctx.rng.hex(10)}` } }, LRO);
+    return modern(
+      ctx,
+      'tools/call operation',
+      'tools/call',
+      { name: tool, arguments: argumentsFor(tool, ctx), operation: { token: `tok-${ctx.rng.hex(10)}` } },
+      LRO,
+    );
   },
   (ctx) => {
     const tool = ctx.rng.pick(ASYNC_TOOLS);
-    return modern(ctx, 'tools/call legacy task', 'tools/call', { name: tool, arguments: argumentsFor(tool, ctx), task: { ttl: 1000 } }, ctx.rng.pick([{}, TASKS_EXT]));
+    return modern(
+      ctx,
+      'tools/call legacy task',
+      'tools/call',
+      { name: tool, arguments: argumentsFor(tool, ctx), task: { ttl: 1000 } },
+      ctx.rng.pick([{}, TASKS_EXT]),
+    );
   },
 ];
 
 /** Every other method, and the client's answers. */
 const OTHERS: readonly Template[] = [
-  (ctx) => legacy(ctx, 'initialize', 'initialize', { protocolVersion: ctx.rng.pick(LEGACY_VERSIONS), capabilities: ctx.rng.pick([{}, ELICITATION, { sampling: {}, roots: {} }]), clientInfo: { name: 'edge-fuzz', version: '1.0.0' } }),
+  (ctx) =>
+    legacy(ctx, 'initialize', 'initialize', {
+      protocolVersion: ctx.rng.pick(LEGACY_VERSIONS),
+      capabilities: ctx.rng.pick([{}, ELICITATION, { sampling: {}, roots: {} }]),
+      clientInfo: { name: 'edge-fuzz', version: '1.0.0' },
+    }),
   (ctx) => legacy(ctx, 'notifications/initialized', 'notifications/initialized', undefined, { notification: true }),
   (ctx) => legacy(ctx, 'ping', 'ping', undefined),
   (ctx) => legacy(ctx, 'tools/list', 'tools/list', ctx.rng.chance(0.5) ? { _meta: { 'io.modelcontextprotocol/clientCapabilities': LRO } } : {}),
@@ -148,8 +208,17 @@ const OTHERS: readonly Template[] = [
   (ctx) => legacy(ctx, 'tools/async/status', 'tools/async/status', { token: someTaskId(ctx, sepTokens(ctx)) }),
   (ctx) => legacy(ctx, 'tools/async/result', 'tools/async/result', { token: someTaskId(ctx, sepTokens(ctx)) }),
   (ctx) =>
-    legacy(ctx, 'notifications/cancelled', 'notifications/cancelled', ctx.rng.chance(0.5) ? { requestId: requestId(ctx) } : { requestId: ctx.rng.int(1, 100), _operation: { token: someTaskId(ctx, sepTokens(ctx)) } }, { notification: true }),
-  (ctx) => legacy(ctx, 'resources/read', 'resources/read', { uri: ctx.rng.chance(0.7) ? ctx.known.resultUri : `async-mcp://results/${ctx.rng.hex(8)}.${ctx.rng.hex(22)}` }),
+    legacy(
+      ctx,
+      'notifications/cancelled',
+      'notifications/cancelled',
+      ctx.rng.chance(0.5) ? { requestId: requestId(ctx) } : { requestId: ctx.rng.int(1, 100), _operation: { token: someTaskId(ctx, sepTokens(ctx)) } },
+      { notification: true },
+    ),
+  (ctx) =>
+    legacy(ctx, 'resources/read', 'resources/read', {
+      uri: ctx.rng.chance(0.7) ? ctx.known.resultUri : `async-mcp://results/${ctx.rng.hex(8)}.${ctx.rng.hex(22)}`,
+    }),
   (ctx) => legacy(ctx, 'resources/list', 'resources/list', {}),
   (ctx) => {
     const draft = legacy(ctx, 'client answer', 'unused', undefined);
@@ -160,7 +229,14 @@ const OTHERS: readonly Template[] = [
   (ctx) => modern(ctx, 'ping', 'ping', {}),
   (ctx) => modern(ctx, 'tools/list', 'tools/list', {}, ctx.rng.pick([{}, TASKS_EXT, LRO])),
   (ctx) => modern(ctx, 'tasks/get', 'tasks/get', { taskId: someTaskId(ctx, extTaskIds(ctx)) }, TASKS_EXT),
-  (ctx) => modern(ctx, 'tasks/update', 'tasks/update', { taskId: someTaskId(ctx, extTaskIds(ctx)), inputResponses: { confirm: { action: 'accept', content: { comment: 'ok' } } } }, TASKS_EXT),
+  (ctx) =>
+    modern(
+      ctx,
+      'tasks/update',
+      'tasks/update',
+      { taskId: someTaskId(ctx, extTaskIds(ctx)), inputResponses: { confirm: { action: 'accept', content: { comment: 'ok' } } } },
+      TASKS_EXT,
+    ),
   (ctx) => modern(ctx, 'tasks/cancel', 'tasks/cancel', { taskId: someTaskId(ctx, extTaskIds(ctx)) }, ctx.rng.chance(0.9) ? TASKS_EXT : {}),
   (ctx) => modern(ctx, 'tasks/result', 'tasks/result', { taskId: someTaskId(ctx, extTaskIds(ctx)) }, TASKS_EXT),
   (ctx) => modern(ctx, 'tasks/list', 'tasks/list', {}, TASKS_EXT),
@@ -200,10 +276,19 @@ const EVENTS: readonly Template[] = [
   (ctx) =>
     modern(ctx, 'events/subscribe', 'events/subscribe', {
       ...eventSubscription(ctx),
-      delivery: { mode: 'webhook', url: `http://127.0.0.1:9/${ctx.marker()}`, secret: ctx.rng.chance(0.5) ? `whsec_${ctx.marker()}` : 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=' },
+      delivery: {
+        mode: 'webhook',
+        url: `http://127.0.0.1:9/${ctx.marker()}`,
+        secret: ctx.rng.chance(0.5) ? `whsec_${ctx.marker()}` : 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+      },
       ...(ctx.rng.chance(0.3) ? { ttlMs: ctx.rng.pick([null, ctx.rng.int(1, 90_000_000)]) } : {}),
     }),
-  (ctx) => modern(ctx, 'events/unsubscribe', 'events/unsubscribe', { name: ctx.rng.pick(EVENT_NAMES), arguments: {}, delivery: { url: `http://127.0.0.1:9/${ctx.marker()}` } }),
+  (ctx) =>
+    modern(ctx, 'events/unsubscribe', 'events/unsubscribe', {
+      name: ctx.rng.pick(EVENT_NAMES),
+      arguments: {},
+      delivery: { url: `http://127.0.0.1:9/${ctx.marker()}` },
+    }),
   (ctx) => legacy(ctx, 'events/poll', 'events/poll', eventSubscription(ctx), { version: '2025-11-25' }),
 ];
 

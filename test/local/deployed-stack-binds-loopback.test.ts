@@ -23,7 +23,12 @@ describe('the as-deployed stack given --host', () => {
     const deployed = stack!;
     expect(deployed.url.hostname).toBe('localhost');
     const gateways = Object.entries(deployed.gateways).map(([service, endpoint]) => [`${service} gateway`, endpoint]);
-    const services = { 'Step Functions facade': deployed.sfnEndpoint, dynalite: deployed.dynamo.endpoint, s3rver: deployed.results.endpoint, SQS: deployed.sqs.endpoint };
+    const services = {
+      'Step Functions facade': deployed.sfnEndpoint,
+      dynalite: deployed.dynamo.endpoint,
+      s3rver: deployed.results.endpoint,
+      SQS: deployed.sqs.endpoint,
+    };
     const endpoints: Record<string, string> = { ...Object.fromEntries(gateways), ...services };
     const hosts = Object.fromEntries(Object.entries(endpoints).map(([name, endpoint]) => [name, new URL(endpoint).hostname]));
     expect(hosts).toEqual(Object.fromEntries(Object.keys(endpoints).map((name) => [name, '127.0.0.1'])));

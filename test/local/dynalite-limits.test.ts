@@ -25,7 +25,12 @@ afterAll(async () => {
   await dynamo?.close();
 });
 
-const validation = (message: string) => ({ name: 'ValidationException', message, $fault: 'client', $metadata: expect.objectContaining({ httpStatusCode: 400 }) });
+const validation = (message: string) => ({
+  name: 'ValidationException',
+  message,
+  $fault: 'client',
+  $metadata: expect.objectContaining({ httpStatusCode: 400 }),
+});
 /** A string of `bytes` UTF-8 bytes made of two-byte characters: half as many characters as bytes. */
 const wide = (bytes: number) => 'é'.repeat(bytes / 2);
 
@@ -53,9 +58,17 @@ describe('DynamoDB key and item size limits on the local DynamoDB', () => {
   });
 
   it("an index key over its limit refuses the write, as DynamoDB does for a global secondary index's keys", async () => {
-    const item = (ownerKey: string, createdKey: string) => ({ pk: { S: `OP#index-${ownerKey.length}-${createdKey.length}` }, ownerKey: { S: ownerKey }, createdKey: { S: createdKey } });
-    await expect(dynamo.client.send(new PutItemCommand({ TableName, Item: item('o'.repeat(2049), 'c') }))).rejects.toMatchObject(validation(HASH_KEY_TOO_LARGE));
-    await expect(dynamo.client.send(new PutItemCommand({ TableName, Item: item('o', 'c'.repeat(1025)) }))).rejects.toMatchObject(validation(RANGE_KEY_TOO_LARGE));
+    const item = (ownerKey: string, createdKey: string) => ({
+      pk: { S: `OP#index-${ownerKey.length}-${createdKey.length}` },
+      ownerKey: { S: ownerKey },
+      createdKey: { S: createdKey },
+    });
+    await expect(dynamo.client.send(new PutItemCommand({ TableName, Item: item('o'.repeat(2049), 'c') }))).rejects.toMatchObject(
+      validation(HASH_KEY_TOO_LARGE),
+    );
+    await expect(dynamo.client.send(new PutItemCommand({ TableName, Item: item('o', 'c'.repeat(1025)) }))).rejects.toMatchObject(
+      validation(RANGE_KEY_TOO_LARGE),
+    );
     await dynamo.client.send(new PutItemCommand({ TableName, Item: item('o'.repeat(2048), 'c'.repeat(1024)) }));
   });
 
@@ -68,7 +81,12 @@ describe('DynamoDB key and item size limits on the local DynamoDB', () => {
     await dynamo.client.send(new PutItemCommand({ TableName, Item: { pk: { S: 'grows' }, data: { S: 'b'.repeat(300 * 1024) } } }));
     await expect(
       dynamo.client.send(
-        new UpdateItemCommand({ TableName, Key: { pk: { S: 'grows' } }, UpdateExpression: 'SET more = :more', ExpressionAttributeValues: { ':more': { S: 'b'.repeat(200 * 1024) } } }),
+        new UpdateItemCommand({
+          TableName,
+          Key: { pk: { S: 'grows' } },
+          UpdateExpression: 'SET more = :more',
+          ExpressionAttributeValues: { ':more': { S: 'b'.repeat(200 * 1024) } },
+        }),
       ),
     ).rejects.toMatchObject(validation('Item size to update has exceeded the maximum allowed size'));
   });
@@ -80,7 +98,9 @@ describe('DynamoDB key and item size limits on the local DynamoDB', () => {
       validation(ITEM_TOO_LARGE),
     );
     await expect(
-      dynamo.client.send(new UpdateItemCommand({ TableName, Key: { pk: { S: 'wide' } }, UpdateExpression: 'SET d = :d', ExpressionAttributeValues: { ':d': { S: data } } })),
+      dynamo.client.send(
+        new UpdateItemCommand({ TableName, Key: { pk: { S: 'wide' } }, UpdateExpression: 'SET d = :d', ExpressionAttributeValues: { ':d': { S: data } } }),
+      ),
     ).rejects.toMatchObject(validation('ExpressionAttributeValues contains invalid value: Item size has exceeded the maximum allowed size for key :d'));
   });
 

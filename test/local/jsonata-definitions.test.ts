@@ -86,7 +86,13 @@ describe('a definition exported by Workflow Studio', () => {
         stateMachines: [{ name: 'price_order', workflowType: 'STANDARD', definitionText: folder!.definitionText! }],
         resolveWorker: () => calculate,
       });
-      const arguments_ = { orderId: 'o-1', lines: [{ quantity: 2, price: 5 }, { quantity: 3, price: 7 }] };
+      const arguments_ = {
+        orderId: 'o-1',
+        lines: [
+          { quantity: 2, price: 5 },
+          { quantity: 3, price: 7 },
+        ],
+      };
       const started = await client.send(
         new StartExecutionCommand({ stateMachineArn: facade.stateMachineArn('price_order'), input: JSON.stringify({ arguments: arguments_ }) }),
       );
@@ -95,11 +101,21 @@ describe('a definition exported by Workflow Studio', () => {
       expect(JSON.parse(done.output!)).toEqual({ orderId: 'o-1', total: 31 });
       const history = await client.send(new GetExecutionHistoryCommand({ executionArn: started.executionArn! }));
       expect(history.events!.map((event) => event.type)).toEqual(
-        expect.arrayContaining(['PassStateEntered', 'ChoiceStateExited', 'MapIterationSucceeded', 'TaskStateExited', 'SucceedStateEntered', 'ExecutionSucceeded']),
+        expect.arrayContaining([
+          'PassStateEntered',
+          'ChoiceStateExited',
+          'MapIterationSucceeded',
+          'TaskStateExited',
+          'SucceedStateEntered',
+          'ExecutionSucceeded',
+        ]),
       );
 
       const empty = await client.send(
-        new StartExecutionCommand({ stateMachineArn: facade.stateMachineArn('price_order'), input: JSON.stringify({ arguments: { orderId: 'o-2', lines: [] } }) }),
+        new StartExecutionCommand({
+          stateMachineArn: facade.stateMachineArn('price_order'),
+          input: JSON.stringify({ arguments: { orderId: 'o-2', lines: [] } }),
+        }),
       );
       expect(await describeUntilDone(empty.executionArn!)).toMatchObject({ status: 'FAILED', error: 'NothingToPrice', cause: 'order o-2 has no lines' });
     } finally {
@@ -114,8 +130,19 @@ describe('mixed JSONPath and JSONata machines', () => {
       {
         StartAt: 'Path',
         States: {
-          Path: { Type: 'Pass', Parameters: { 'total.$': 'States.MathAdd($.a, $.b)', 'label.$': "States.Format('sum of {} and {}', $.a, $.b)" }, Assign: { 'total.$': '$.total' }, Next: 'Ata' },
-          Ata: { Type: 'Pass', QueryLanguage: 'JSONata', Output: { total: '{% $total %}', label: '{% $states.input.label %}', doubled: '{% $total * 2 %}' }, Assign: { doubled: '{% $total * 2 %}' }, Next: 'Back' },
+          Path: {
+            Type: 'Pass',
+            Parameters: { 'total.$': 'States.MathAdd($.a, $.b)', 'label.$': "States.Format('sum of {} and {}', $.a, $.b)" },
+            Assign: { 'total.$': '$.total' },
+            Next: 'Ata',
+          },
+          Ata: {
+            Type: 'Pass',
+            QueryLanguage: 'JSONata',
+            Output: { total: '{% $total %}', label: '{% $states.input.label %}', doubled: '{% $total * 2 %}' },
+            Assign: { doubled: '{% $total * 2 %}' },
+            Next: 'Back',
+          },
           Back: { Type: 'Choice', Choices: [{ Variable: '$doubled', NumericGreaterThan: 5, Next: 'Big' }], Default: 'Small' },
           Big: { Type: 'Pass', Result: 'big', ResultPath: '$.size', End: true },
           Small: { Type: 'Pass', Result: 'small', ResultPath: '$.size', End: true },
@@ -129,10 +156,17 @@ describe('mixed JSONPath and JSONata machines', () => {
   it('"QueryLanguage can not be JSONPath if set to JSONata for whole state machine", and each language\'s fields stay its own', () => {
     expect(() => interpreterFor(jsonataMachine({ P: { Type: 'Pass', QueryLanguage: 'JSONPath', End: true } }))).toThrow(/state "P".*can not be 'JSONPath'/);
     expect(() => interpreterFor(jsonataMachine({ P: { Type: 'Pass', OutputPath: '$.a', End: true } }))).toThrow(/state "P".*field 'OutputPath'/);
-    expect(() => interpreterFor({ StartAt: 'P', States: { P: { Type: 'Pass', QueryLanguage: 'JSONPath', Output: '{% 1 %}', End: true } } })).toThrow(/field 'Output'/);
+    expect(() => interpreterFor({ StartAt: 'P', States: { P: { Type: 'Pass', QueryLanguage: 'JSONPath', Output: '{% 1 %}', End: true } } })).toThrow(
+      /field 'Output'/,
+    );
     expect(() => interpreterFor(jsonataMachine({ P: { Type: 'Pass', Output: '{% $states.input.[ %}', End: true } }))).toThrow(/state "P".*Output.*invalid/);
     expect(() => interpreterFor(jsonataMachine({ P: { Type: 'Pass', Assign: { states: 1 }, End: true } }))).toThrow(/"states" is a reserved variable name/);
-    const distributed = { Type: 'Map', ItemReader: { Resource: 'arn:aws:states:::s3:getObject' }, ItemProcessor: { StartAt: 'P', States: { P: { Type: 'Pass', End: true } } }, End: true };
+    const distributed = {
+      Type: 'Map',
+      ItemReader: { Resource: 'arn:aws:states:::s3:getObject' },
+      ItemProcessor: { StartAt: 'P', States: { P: { Type: 'Pass', End: true } } },
+      End: true,
+    };
     expect(() => interpreterFor(jsonataMachine({ M: distributed }))).toThrow(/state "M".*ItemReader.*does not run locally/);
   });
 });
@@ -169,7 +203,12 @@ describe('task tokens, stopping and timing out', () => {
           workflowType: 'STANDARD',
           definitionText: JSON.stringify(
             jsonataMachine({
-              Ask: { Type: 'Task', Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken', Arguments: { FunctionName: '${Worker_ask}', Payload: { token: '{% $states.context.Task.Token %}' } }, End: true },
+              Ask: {
+                Type: 'Task',
+                Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken',
+                Arguments: { FunctionName: '${Worker_ask}', Payload: { token: '{% $states.context.Task.Token %}' } },
+                End: true,
+              },
             }),
           ),
         },
@@ -185,7 +224,7 @@ describe('task tokens, stopping and timing out', () => {
     expect(await describeUntilDone(started.executionArn!)).toMatchObject({ status: 'SUCCEEDED', output: '{"ok":true}' });
   });
 
-  it('abort ends a waiting run as ABORTED; the machine\'s TimeoutSeconds ends it as TIMED_OUT', async () => {
+  it("abort ends a waiting run as ABORTED; the machine's TimeoutSeconds ends it as TIMED_OUT", async () => {
     const waiting = jsonataMachine({ Sleep: { Type: 'Wait', Seconds: 60, End: true } });
     const run = interpreterFor(waiting).run({}, RUN_CONTEXT, () => undefined);
     run.abort();

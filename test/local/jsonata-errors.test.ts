@@ -8,7 +8,7 @@ import { jsonataMachine, runDefinition } from './jsonata-harness.ts';
 const echo = async (event: unknown) => event;
 
 describe('Fail, Catch and errors', () => {
-  it('a Fail state\'s Error and Cause may be expressions', async () => {
+  it("a Fail state's Error and Cause may be expressions", async () => {
     const { outcome } = await runDefinition(
       jsonataMachine({ Stop: { Type: 'Fail', Error: '{% "Bad." & $states.input.kind %}', Cause: '{% "got " & $string($states.input.n) %}' } }),
       { kind: 'Input', n: 3 },
@@ -25,7 +25,9 @@ describe('Fail, Catch and errors', () => {
         Work: {
           Type: 'Task',
           Resource: '${Worker_failing}',
-          Catch: [{ ErrorEquals: ['OrderMissing'], Assign: { error: '{% $states.errorOutput.Error %}' }, Output: { input: '{% $states.input %}' }, Next: 'Handle' }],
+          Catch: [
+            { ErrorEquals: ['OrderMissing'], Assign: { error: '{% $states.errorOutput.Error %}' }, Output: { input: '{% $states.input %}' }, Next: 'Handle' },
+          ],
           End: true,
         },
         Handle: { Type: 'Pass', Output: { error: '{% $error %}', input: '{% $states.input.input %}' }, Next: 'Again' },
@@ -104,4 +106,3 @@ describe('Fail, Catch and errors', () => {
     expect(outcome).toEqual({ status: 'SUCCEEDED', output: { result: { calls: 2 }, retries: 1 } });
   });
 });
-

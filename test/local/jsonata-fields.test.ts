@@ -163,7 +163,7 @@ describe('Choice rules (Condition)', () => {
     expect((await choice({ n: 11 })).outcome).toEqual({ status: 'SUCCEEDED', output: { size: 'big', input: { n: 11, rule: 0 } } });
   });
 
-  it('a matching rule without Output passes the input on; the state\'s Assign and Output apply to the Default only', async () => {
+  it("a matching rule without Output passes the input on; the state's Assign and Output apply to the Default only", async () => {
     const matched = await runDefinition(
       jsonataMachine({
         Decide: { Type: 'Choice', Choices: [{ Condition: '{% $states.input.n > 5 %}', Next: 'End' }], Default: 'End', Output: { defaulted: true } },
@@ -306,7 +306,13 @@ describe('$states.context, Wait and the functions Step Functions adds', () => {
     );
     expect(outcome).toEqual({
       status: 'SUCCEEDED',
-      output: { partition: [[1, 2], [3, 4], [5]], range: [0, 5, 10], hash: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad', parse: { a: [1] }, uuid: 36 },
+      output: {
+        partition: [[1, 2], [3, 4], [5]],
+        range: [0, 5, 10],
+        hash: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+        parse: { a: [1] },
+        uuid: 36,
+      },
     });
     const evaluated = await runDefinition(jsonataMachine({ Eval: { Type: 'Pass', Output: '{% $eval("1") %}', End: true } }), {});
     expect(evaluated.outcome).toMatchObject({ status: 'FAILED', error: 'States.QueryEvaluationError', cause: expect.stringContaining('$eval') });

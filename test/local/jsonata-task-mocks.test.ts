@@ -82,16 +82,32 @@ describe('mocked Task states', () => {
           { Throw: { Error: 'DynamoDB.ResourceNotFoundException', Cause: 'no table' } },
         ],
       });
-    const retry = [{ ErrorEquals: ['DynamoDB.ProvisionedThroughputExceededException'], IntervalSeconds: 1, MaxAttempts: 1, JitterStrategy: 'FULL', MaxDelaySeconds: 1 }];
+    const retry = [
+      { ErrorEquals: ['DynamoDB.ProvisionedThroughputExceededException'], IntervalSeconds: 1, MaxAttempts: 1, JitterStrategy: 'FULL', MaxDelaySeconds: 1 },
+    ];
     const jsonPath = {
       StartAt: 'Get',
       States: {
-        Get: { Type: 'Task', Resource: GET_ITEM, Parameters: { TableName: 't' }, Retry: retry, Catch: [{ ErrorEquals: ['States.TaskFailed'], ResultPath: '$.error', Next: 'Handled' }], End: true },
+        Get: {
+          Type: 'Task',
+          Resource: GET_ITEM,
+          Parameters: { TableName: 't' },
+          Retry: retry,
+          Catch: [{ ErrorEquals: ['States.TaskFailed'], ResultPath: '$.error', Next: 'Handled' }],
+          End: true,
+        },
         Handled: { Type: 'Pass', End: true },
       },
     };
     const jsonata = jsonataMachine({
-      Get: { Type: 'Task', Resource: GET_ITEM, Arguments: { TableName: 't' }, Retry: retry, Catch: [{ ErrorEquals: ['States.TaskFailed'], Output: { error: '{% $states.errorOutput %}' }, Next: 'Handled' }], End: true },
+      Get: {
+        Type: 'Task',
+        Resource: GET_ITEM,
+        Arguments: { TableName: 't' },
+        Retry: retry,
+        Catch: [{ ErrorEquals: ['States.TaskFailed'], Output: { error: '{% $states.errorOutput %}' }, Next: 'Handled' }],
+        End: true,
+      },
       Handled: { Type: 'Pass', End: true },
     });
     for (const definition of [jsonPath, jsonata]) {
@@ -112,7 +128,9 @@ describe('mocked Task states', () => {
 
   it('a Task that is neither a worker, a Lambda invoke nor mocked refuses to load, naming the state and mocks.json', () => {
     const definition = jsonataMachine({ Put: { Type: 'Task', Resource: 'arn:aws:states:::sqs:sendMessage', Arguments: {}, End: true } });
-    expect(() => interpreterFor(definition)).toThrow(/state machine m: state "Put" uses Resource "arn:aws:states:::sqs:sendMessage".*add an entry for "Put" to the tool's mocks\.json/);
+    expect(() => interpreterFor(definition)).toThrow(
+      /state machine m: state "Put" uses Resource "arn:aws:states:::sqs:sendMessage".*add an entry for "Put" to the tool's mocks\.json/,
+    );
     expect(() => interpreterFor({ StartAt: 'Put', States: { Put: { Type: 'Task', Resource: 'arn:aws:states:::sqs:sendMessage', End: true } } })).toThrow(
       /state "Put" .*mocks\.json/,
     );

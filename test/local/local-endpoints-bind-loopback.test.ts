@@ -21,7 +21,11 @@ describe('local AWS endpoints', () => {
     const results = await startLocalResults({ host: '0.0.0.0' });
     const secrets = await startLocalSecretsManager({ host: '0.0.0.0', secrets: [] });
     try {
-      expect([events.endpoint, results.endpoint, secrets.endpoint].map((endpoint) => new URL(endpoint).hostname)).toEqual(['127.0.0.1', '127.0.0.1', '127.0.0.1']);
+      expect([events.endpoint, results.endpoint, secrets.endpoint].map((endpoint) => new URL(endpoint).hostname)).toEqual([
+        '127.0.0.1',
+        '127.0.0.1',
+        '127.0.0.1',
+      ]);
     } finally {
       await Promise.all([events.close(), results.close(), secrets.close()]);
     }
@@ -40,7 +44,12 @@ describe('local AWS endpoints', () => {
 
   it('PutEvents with a key takes what that key signed, and refuses a signed request whose body was changed', async () => {
     const delivered: EventBridgeEvent[] = [];
-    const events = await startPutEventsEndpoint({ region: REGION, accountId: '000000000000', credentials: KEY, onEvent: (event) => void delivered.push(event) });
+    const events = await startPutEventsEndpoint({
+      region: REGION,
+      accountId: '000000000000',
+      credentials: KEY,
+      onEvent: (event) => void delivered.push(event),
+    });
     const client = new EventBridgeClient({ region: REGION, endpoint: events.endpoint, credentials: KEY, maxAttempts: 1 });
     try {
       expect((await client.send(new PutEventsCommand({ Entries: [entry] }))).FailedEntryCount).toBe(0);

@@ -37,10 +37,23 @@ function waiter() {
   };
 }
 
-async function setUp(options: { deliver?: DeliverWebhookJob; invoke?: (event: SqsEvent) => Promise<unknown>; maxReceiveCount?: number; visibilityTimeoutSeconds?: number; maxConcurrency?: number }) {
+async function setUp(options: {
+  deliver?: DeliverWebhookJob;
+  invoke?: (event: SqsEvent) => Promise<unknown>;
+  maxReceiveCount?: number;
+  visibilityTimeoutSeconds?: number;
+  maxConcurrency?: number;
+}) {
   const sqs = await startLocalSqs({
     ...scope,
-    queues: [{ name: 'deliveries', visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30, redrive: { deadLetterQueueName: 'deliveries-dlq', maxReceiveCount: options.maxReceiveCount ?? 5 } }, { name: 'deliveries-dlq' }],
+    queues: [
+      {
+        name: 'deliveries',
+        visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
+        redrive: { deadLetterQueueName: 'deliveries-dlq', maxReceiveCount: options.maxReceiveCount ?? 5 },
+      },
+      { name: 'deliveries-dlq' },
+    ],
   });
   const client = new SQSClient({ region: scope.region, endpoint: sqs.endpoint, credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' } });
   const queueUrl = sqs.queueUrl('deliveries');
@@ -91,7 +104,12 @@ describe('the local SQS event source', () => {
     await events.until(() => tried.length === 2);
     await source.idle();
     expect(tried.map((j) => j.subscriptionId).sort()).toEqual(['a', 'b']);
-    expect(invocations[0]?.Records[0]).toMatchObject({ eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:deliveries', awsRegion: 'us-east-1', attributes: { ApproximateReceiveCount: '1' } });
+    expect(invocations[0]?.Records[0]).toMatchObject({
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:deliveries',
+      awsRegion: 'us-east-1',
+      attributes: { ApproximateReceiveCount: '1' },
+    });
     expect(sqs.queues.get('deliveries')?.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
   });
 
@@ -108,7 +126,10 @@ describe('the local SQS event source', () => {
 
   it('a job retried past maxReceiveCount goes to the dead-letter queue', async () => {
     const tried: WebhookDeliveryJob[] = [];
-    const { sqs, queue, events, source } = await setUp({ maxReceiveCount: 3, deliver: recording(tried, () => ({ kind: 'retry', afterSeconds: 0, reason: 'timeout' })) });
+    const { sqs, queue, events, source } = await setUp({
+      maxReceiveCount: 3,
+      deliver: recording(tried, () => ({ kind: 'retry', afterSeconds: 0, reason: 'timeout' })),
+    });
     await queue.enqueue([job('dead')]);
     await events.until(() => sqs.queues.get('deliveries-dlq')?.counts().visible === 1);
     await source.idle();

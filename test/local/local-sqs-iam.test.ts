@@ -4,7 +4,14 @@
  * and nowhere else, and may not receive; the consumer role may receive, change visibility and
  * delete; a denial is AWS's AccessDeniedException naming the action and the queue.
  */
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { startLocalSqs } from '../../local/sqs/local-sqs.ts';
 import { ACCOUNT, REGION, role, useGatewayHarness } from './iam/gateway-harness.ts';
@@ -12,7 +19,11 @@ import { ACCOUNT, REGION, role, useGatewayHarness } from './iam/gateway-harness.
 const QUEUE_ARN = `arn:aws:sqs:${REGION}:${ACCOUNT}:deliveries`;
 const SENDER = role('AsyncMcp-ServerStatusSyncRole-0A1B2C', [{ Action: 'sqs:SendMessage', Effect: 'Allow', Resource: QUEUE_ARN }]);
 const CONSUMER = role('AsyncMcp-ServerEventsDeliveryRole-0A1B2C', [
-  { Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], Effect: 'Allow', Resource: QUEUE_ARN },
+  {
+    Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+    Effect: 'Allow',
+    Resource: QUEUE_ARN,
+  },
 ]);
 
 describe('SQS through the IAM gateway', () => {
@@ -28,20 +39,36 @@ describe('SQS through the IAM gateway', () => {
       return client;
     };
     // The URL the template gives the functions: AWS's host, this account and the queue's name.
-    return { sqs, clientFor, url: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/deliveries`, otherUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/other` };
+    return {
+      sqs,
+      clientFor,
+      url: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/deliveries`,
+      otherUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/other`,
+    };
   }
 
   it('the sender sends, one message or a batch, to its queue alone', async () => {
     const { sqs, clientFor, url, otherUrl } = await setUp();
     const sender = clientFor(SENDER.arn);
     await sender.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'one' }));
-    await sender.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 'two' }, { Id: 'b', MessageBody: 'three' }] }));
+    await sender.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: [
+          { Id: 'a', MessageBody: 'two' },
+          { Id: 'b', MessageBody: 'three' },
+        ],
+      }),
+    );
     expect(sqs.queues.get('deliveries')?.counts().visible).toBe(3);
     await expect(sender.send(new SendMessageCommand({ QueueUrl: otherUrl, MessageBody: 'x' }))).rejects.toMatchObject({
       name: 'AccessDeniedException',
       message: expect.stringContaining(`sqs:SendMessage on resource: arn:aws:sqs:${REGION}:${ACCOUNT}:other`),
     });
-    await expect(sender.send(new ReceiveMessageCommand({ QueueUrl: url }))).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('sqs:ReceiveMessage') });
+    await expect(sender.send(new ReceiveMessageCommand({ QueueUrl: url }))).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: expect.stringContaining('sqs:ReceiveMessage'),
+    });
     expect(sqs.queues.get('other')?.counts().visible).toBe(0);
   });
 

@@ -54,12 +54,20 @@ describe('local SQS', () => {
     expect(sent.MessageId).toBeDefined();
     const { Messages = [] } = await receiveAll(client, url);
     expect(Messages).toHaveLength(1);
-    expect(Messages[0]).toMatchObject({ MessageId: sent.MessageId, Body: '{"hello":"wörld"}', Attributes: { ApproximateReceiveCount: '1', SenderId: 'AKIDLOCAL' } });
+    expect(Messages[0]).toMatchObject({
+      MessageId: sent.MessageId,
+      Body: '{"hello":"wörld"}',
+      Attributes: { ApproximateReceiveCount: '1', SenderId: 'AKIDLOCAL' },
+    });
     // In flight: nobody else receives it.
     expect((await receiveAll(client, url)).Messages).toBeUndefined();
     await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: Messages[0]?.ReceiptHandle }));
     const attributes = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }));
-    expect(attributes.Attributes).toMatchObject({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0', QueueArn: 'arn:aws:sqs:us-east-1:000000000000:deliveries' });
+    expect(attributes.Attributes).toMatchObject({
+      ApproximateNumberOfMessages: '0',
+      ApproximateNumberOfMessagesNotVisible: '0',
+      QueueArn: 'arn:aws:sqs:us-east-1:000000000000:deliveries',
+    });
   });
 
   it('a visibility change brings a message back when it says, with its receive count up', async () => {
@@ -71,7 +79,9 @@ describe('local SQS', () => {
     expect(again).toMatchObject({ MessageId: first?.MessageId, Attributes: { ApproximateReceiveCount: '2' } });
     expect(again?.ReceiptHandle).not.toBe(first?.ReceiptHandle);
     // The older receipt can no longer move it.
-    await expect(client.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: first?.ReceiptHandle, VisibilityTimeout: 0 }))).rejects.toMatchObject({
+    await expect(
+      client.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: first?.ReceiptHandle, VisibilityTimeout: 0 })),
+    ).rejects.toMatchObject({
       name: 'MessageNotInflight',
     });
   });
@@ -97,20 +107,46 @@ describe('local SQS', () => {
 
   it('answers batches entry by entry, and refuses what SQS refuses', async () => {
     const { client, url } = await setUp();
-    const sent = await client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 'one' }, { Id: 'b', MessageBody: 'two' }] }));
+    const sent = await client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: [
+          { Id: 'a', MessageBody: 'one' },
+          { Id: 'b', MessageBody: 'two' },
+        ],
+      }),
+    );
     expect(sent.Successful?.map((entry) => entry.Id)).toEqual(['a', 'b']);
     const { Messages = [] } = await receiveAll(client, url);
     const deleted = await client.send(
-      new DeleteMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'ok', ReceiptHandle: Messages[0]?.ReceiptHandle }, { Id: 'bad', ReceiptHandle: 'not-a-handle' }] }),
+      new DeleteMessageBatchCommand({
+        QueueUrl: url,
+        Entries: [
+          { Id: 'ok', ReceiptHandle: Messages[0]?.ReceiptHandle },
+          { Id: 'bad', ReceiptHandle: 'not-a-handle' },
+        ],
+      }),
     );
     expect(deleted.Successful?.map((entry) => entry.Id)).toEqual(['ok']);
     expect(deleted.Failed).toEqual([expect.objectContaining({ Id: 'bad', Code: 'ReceiptHandleIsInvalid', SenderFault: true })]);
     const eleven = Array.from({ length: 11 }, (_, index) => ({ Id: `m${index}`, MessageBody: 'x' }));
     await expect(client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: eleven }))).rejects.toMatchObject({ name: 'TooManyEntriesInBatchRequest' });
-    await expect(client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 'x' }, { Id: 'a', MessageBody: 'y' }] }))).rejects.toMatchObject({
+    await expect(
+      client.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: [
+            { Id: 'a', MessageBody: 'x' },
+            { Id: 'a', MessageBody: 'y' },
+          ],
+        }),
+      ),
+    ).rejects.toMatchObject({
       name: 'BatchEntryIdsNotDistinct',
     });
-    await expect(client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x'.repeat(256 * 1024 + 1) }))).rejects.toMatchObject({ name: 'InvalidParameterValue' });
+    await expect(client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x'.repeat(256 * 1024 + 1) }))).rejects.toMatchObject({
+      name: 'InvalidParameterValue',
+    });
     await expect(client.send(new SendMessageCommand({ QueueUrl: `${url}-missing`, MessageBody: 'x' }))).rejects.toBeInstanceOf(QueueDoesNotExist);
     await expect(client.send(new GetQueueUrlCommand({ QueueName: 'nope' }))).rejects.toBeInstanceOf(QueueDoesNotExist);
     expect((await client.send(new GetQueueUrlCommand({ QueueName: 'deliveries' }))).QueueUrl).toBe(url);
@@ -128,7 +164,12 @@ describe('the SQS webhook delivery queue', () => {
   it('enqueues jobs ten to a batch, each message carrying only the job, and postpones a received one', async () => {
     const { client, url, sqs } = await setUp();
     const queue = new SqsWebhookDeliveryQueue({ client, queueUrl: url });
-    const jobs: WebhookDeliveryJob[] = Array.from({ length: 23 }, (_, index) => ({ subscriptionId: `sub_${index}`, ownerKey: 'owner#alice', eventId: `evt_${index}`, attempt: 1 }));
+    const jobs: WebhookDeliveryJob[] = Array.from({ length: 23 }, (_, index) => ({
+      subscriptionId: `sub_${index}`,
+      ownerKey: 'owner#alice',
+      eventId: `evt_${index}`,
+      attempt: 1,
+    }));
     await queue.enqueue(jobs);
     expect(sqs.queues.get('deliveries')?.counts().visible).toBe(23);
     const received = [];
@@ -150,7 +191,9 @@ describe('the SQS webhook delivery queue', () => {
     const client = new SQSClient({ ...SQS_CLIENT_CONFIG, region: scope.region, credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' } });
     try {
       // A loopback port nothing serves: were the URL's host followed, the send would fail.
-      await new SqsWebhookDeliveryQueue({ client, queueUrl: 'http://127.0.0.1:9/000000000000/deliveries' }).enqueue([{ subscriptionId: 's', ownerKey: 'o', eventId: 'e', attempt: 1 }]);
+      await new SqsWebhookDeliveryQueue({ client, queueUrl: 'http://127.0.0.1:9/000000000000/deliveries' }).enqueue([
+        { subscriptionId: 's', ownerKey: 'o', eventId: 'e', attempt: 1 },
+      ]);
     } finally {
       if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_SQS;
       else process.env.AWS_ENDPOINT_URL_SQS = saved;

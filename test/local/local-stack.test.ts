@@ -40,7 +40,10 @@ describe('local stack', () => {
         }),
       );
       const sync = await sfn.send(
-        new StartSyncExecutionCommand({ stateMachineArn: tool('quick_calculation').stateMachineArn, input: JSON.stringify({ arguments: { a: 1, b: 2, op: 'add' } }) }),
+        new StartSyncExecutionCommand({
+          stateMachineArn: tool('quick_calculation').stateMachineArn,
+          input: JSON.stringify({ arguments: { a: 1, b: 2, op: 'add' } }),
+        }),
       );
       expect(sync.status).toBe('SUCCEEDED');
       await expect.poll(() => statusSync.mock.calls.length).toBe(2);
@@ -63,7 +66,8 @@ describe('local stack', () => {
     const key = { pk: { S: 'OP#ttl-test#expired' } };
     const expiresAt = Math.floor(Date.now() / 1000) - 1;
     await dynamo.send(new PutItemCommand({ TableName: stack.dynamo.tableName, Item: { ...key, expiresAt: { N: String(expiresAt) } } }));
-    const present = async () => (await dynamo.send(new GetItemCommand({ TableName: stack.dynamo.tableName, Key: key, ConsistentRead: true }))).Item !== undefined;
+    const present = async () =>
+      (await dynamo.send(new GetItemCommand({ TableName: stack.dynamo.tableName, Key: key, ConsistentRead: true }))).Item !== undefined;
     // Expired a second ago, with a lag of two seconds: still readable right now.
     expect(await present()).toBe(true);
     await expect.poll(present, { timeout: 5000, interval: 100 }).toBe(false);

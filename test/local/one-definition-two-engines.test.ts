@@ -100,7 +100,13 @@ describe('one JSONPath definition, two engines', () => {
                 And: [{ Variable: '$.shaped.hasThree', BooleanEquals: true }, { Not: { Variable: '$.shaped.sum', NumericGreaterThanPath: '$.limit' } }],
                 Next: 'Small',
               },
-              { Or: [{ Variable: '$.shaped.label', StringMatches: 'order * has 4 items' }, { Variable: '$.missing', IsPresent: true }], Next: 'Large' },
+              {
+                Or: [
+                  { Variable: '$.shaped.label', StringMatches: 'order * has 4 items' },
+                  { Variable: '$.missing', IsPresent: true },
+                ],
+                Next: 'Large',
+              },
             ],
             Default: 'Small',
           },
@@ -168,7 +174,10 @@ describe('one JSONPath definition, two engines', () => {
     const { outcome, calls } = await agree({
       input: { id: '42' },
       mocked: {
-        Get: { '0': { Throw: { Error: 'DynamoDB.ProvisionedThroughputExceededException', Cause: 'slow down' } }, '1': { Return: { Item: { id: { S: '42' } } } } },
+        Get: {
+          '0': { Throw: { Error: 'DynamoDB.ProvisionedThroughputExceededException', Cause: 'slow down' } },
+          '1': { Return: { Item: { id: { S: '42' } } } },
+        },
         Put: { '0': { Throw: { Error: 'DynamoDB.ConditionalCheckFailedException', Cause: 'already there' } } },
       },
       definition: {
@@ -248,7 +257,11 @@ describe('one JSONPath definition, two engines', () => {
             Default: 'High',
           },
           Low: { Type: 'Fail', Error: 'Too.Low' },
-          High: { Type: 'Pass', Parameters: { 'doubled.$': '$.out.doubled', 'text.$': "States.Format('{} doubled is {}', $.value, $.out.doubled)" }, End: true },
+          High: {
+            Type: 'Pass',
+            Parameters: { 'doubled.$': '$.out.doubled', 'text.$': "States.Format('{} doubled is {}', $.value, $.out.doubled)" },
+            End: true,
+          },
         },
       },
     });
@@ -257,7 +270,7 @@ describe('one JSONPath definition, two engines', () => {
 });
 
 describe('the engine a JSONPath definition runs on', () => {
-  it('a JSONPath state reads $$.State.Name and $$.State.RetryCount as Step Functions gives them: the state\'s name and its retry count', async () => {
+  it("a JSONPath state reads $$.State.Name and $$.State.RetryCount as Step Functions gives them: the state's name and its retry count", async () => {
     // The context object's State is { EnteredTime, Name, RetryCount } (Step Functions developer guide, "Context object").
     const calls: unknown[] = [];
     let call = 0;
@@ -326,11 +339,14 @@ describe('definitions the ASL interpreter refuses, as CreateStateMachine does', 
         /Missing 'Next' target: Out at \/States\/P\/Branches\[0\]\/States\/B\/Next/,
       ],
       [
-        { QueryLanguage: 'JSONata', StartAt: 'T', States: { T: { Type: 'Task', Resource: '${Worker_double}', Catch: [{ ErrorEquals: ['States.ALL'], Next: 'Nope' }], End: true } } },
+        {
+          QueryLanguage: 'JSONata',
+          StartAt: 'T',
+          States: { T: { Type: 'Task', Resource: '${Worker_double}', Catch: [{ ErrorEquals: ['States.ALL'], Next: 'Nope' }], End: true } },
+        },
         /Missing 'Next' target: Nope at \/States\/T\/Catch\[0\]\/Next/,
       ],
     ];
     for (const [definition, message] of cases) expect(() => interpreterFor(definition)).toThrow(message);
   });
 });
-

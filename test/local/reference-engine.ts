@@ -26,7 +26,16 @@ type Overrides = NonNullable<RunOptions['overrides']>;
 const NO_TIMEOUT_SECONDS = 2_147_483;
 
 /** The library's events that the local interpreter logs too (it has no execution or Parallel branch events). */
-const SHARED_EVENTS = new Set<string>(['StateEntered', 'StateExited', 'StateFailed', 'StateRetried', 'StateCaught', 'MapIterationStarted', 'MapIterationSucceeded', 'MapIterationFailed']);
+const SHARED_EVENTS = new Set<string>([
+  'StateEntered',
+  'StateExited',
+  'StateFailed',
+  'StateRetried',
+  'StateCaught',
+  'MapIterationStarted',
+  'MapIterationSucceeded',
+  'MapIterationFailed',
+]);
 
 /** Validates `definitionText` as the library does and binds it; throws naming the machine and the first problem. */
 export function createReferenceInterpreter(machineName: string, definitionText: string, options: LocalInterpreterOptions): LocalInterpreter {

@@ -25,9 +25,9 @@ describe('local Step Functions facade: API errors', () => {
       stateMachines: [{ name: 'm', workflowType: 'STANDARD', definitionText: definition({ Done: { Type: 'Succeed' } }) }],
     });
     const machineArn = facade.stateMachineArn('m');
-    await expect(
-      client.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:m:nope' })),
-    ).rejects.toBeInstanceOf(ExecutionDoesNotExist);
+    await expect(client.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:m:nope' }))).rejects.toBeInstanceOf(
+      ExecutionDoesNotExist,
+    );
     await expect(client.send(new DescribeExecutionCommand({ executionArn: 'not-an-arn' }))).rejects.toBeInstanceOf(InvalidArn);
     await expect(
       client.send(new StartExecutionCommand({ stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:missing' })),
@@ -38,12 +38,8 @@ describe('local Step Functions facade: API errors', () => {
       name: 'ValidationException',
       message: `1 validation error detected: Value '${'x'.repeat(81)}' at 'name' failed to satisfy constraint: Member must have length less than or equal to 80`,
     });
-    await expect(client.send(new StartExecutionCommand({ stateMachineArn: machineArn, input: '{not json' }))).rejects.toBeInstanceOf(
-      InvalidExecutionInput,
-    );
-    await expect(client.send(new StartSyncExecutionCommand({ stateMachineArn: machineArn }))).rejects.toBeInstanceOf(
-      StateMachineTypeNotSupported,
-    );
+    await expect(client.send(new StartExecutionCommand({ stateMachineArn: machineArn, input: '{not json' }))).rejects.toBeInstanceOf(InvalidExecutionInput);
+    await expect(client.send(new StartSyncExecutionCommand({ stateMachineArn: machineArn }))).rejects.toBeInstanceOf(StateMachineTypeNotSupported);
 
     const post = (target: string, body: string) =>
       fetch(facade.endpoint, {
@@ -79,9 +75,7 @@ describe('local Step Functions facade: API errors', () => {
         logger,
       }),
     ).rejects.toThrow(/state "Put" uses Resource "arn:aws:states:::dynamodb:putItem"/);
-    await expect(
-      startSfnFacade({ stateMachines: [], resolveWorker: () => async () => null, host: '0.0.0.0', logger }),
-    ).rejects.toThrow(/loopback/);
+    await expect(startSfnFacade({ stateMachines: [], resolveWorker: () => async () => null, host: '0.0.0.0', logger })).rejects.toThrow(/loopback/);
   });
 
   it('StartExecution input over 262,144 bytes of UTF-8 is a ValidationException, checked before anything else, and starts nothing', async () => {
@@ -91,7 +85,8 @@ describe('local Step Functions facade: API errors', () => {
     const machineArn = facade.stateMachineArn('m');
     const tooLarge = {
       name: 'ValidationException',
-      message: "1 validation error detected: Value at 'input' failed to satisfy constraint: Member must have size less than or equal to 262144 bytes in UTF-8 encoding",
+      message:
+        "1 validation error detected: Value at 'input' failed to satisfy constraint: Member must have size less than or equal to 262144 bytes in UTF-8 encoding",
     };
     /** A JSON string of exactly `bytes` bytes of UTF-8: `unit` characters, padded with 'x'. */
     const sized = (bytes: number, unit = 'x') => {
@@ -117,7 +112,8 @@ describe('local Step Functions facade: API errors', () => {
     const { client } = await start({ stateMachines: [] });
     await expect(client.send(new SendTaskSuccessCommand({ taskToken: 'A'.repeat(64), output: JSON.stringify('x'.repeat(262_144)) }))).rejects.toMatchObject({
       name: 'ValidationException',
-      message: "1 validation error detected: Value at 'output' failed to satisfy constraint: Member must have size less than or equal to 262144 bytes in UTF-8 encoding",
+      message:
+        "1 validation error detected: Value at 'output' failed to satisfy constraint: Member must have size less than or equal to 262144 bytes in UTF-8 encoding",
     });
   });
 

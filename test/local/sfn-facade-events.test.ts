@@ -65,7 +65,12 @@ describe('local Step Functions facade: status-change events', () => {
     expect(running.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     expect(typeof running.detail.startDate).toBe('number');
     expect(succeeded.id).not.toBe(running.id);
-    expect(succeeded.detail).toMatchObject({ status: 'SUCCEEDED', output: '{"answer":42}', outputDetails: { included: true }, startDate: running.detail.startDate });
+    expect(succeeded.detail).toMatchObject({
+      status: 'SUCCEEDED',
+      output: '{"answer":42}',
+      outputDetails: { included: true },
+      startDate: running.detail.startDate,
+    });
     expect(succeeded.detail.stopDate).toBeGreaterThanOrEqual(succeeded.detail.startDate);
     await bus.close();
   });
@@ -90,7 +95,20 @@ describe('local Step Functions facade: status-change events', () => {
     });
     const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: facade.stateMachineArn('m') }));
     await describeUntilDone(executionArn!);
-    const fields = ['executionArn', 'stateMachineArn', 'name', 'status', 'startDate', 'stopDate', 'input', 'inputDetails', 'output', 'outputDetails', 'error', 'cause'];
+    const fields = [
+      'executionArn',
+      'stateMachineArn',
+      'name',
+      'status',
+      'startDate',
+      'stopDate',
+      'input',
+      'inputDetails',
+      'output',
+      'outputDetails',
+      'error',
+      'cause',
+    ];
     expect(events.map((event) => event.detail.status)).toEqual(['RUNNING', 'SUCCEEDED']);
     for (const event of events) {
       expect(Object.keys(event).sort()).toEqual(['account', 'detail', 'detail-type', 'id', 'region', 'resources', 'source', 'time', 'version']);

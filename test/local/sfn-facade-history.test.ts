@@ -107,9 +107,7 @@ describe('local Step Functions facade: history, listings and persistence', () =>
       const restarted = await second.client.send(new DescribeExecutionCommand({ executionArn: cut.executionArn }));
       expect(restarted).toMatchObject({ status: 'FAILED', error: 'Local.RuntimeRestarted' });
       expect(restarted.stopDate).toBeInstanceOf(Date);
-      expect(events.map((e) => [e.detail.executionArn, e.detail.status, e.detail.error])).toEqual([
-        [cut.executionArn, 'FAILED', 'Local.RuntimeRestarted'],
-      ]);
+      expect(events.map((e) => [e.detail.executionArn, e.detail.status, e.detail.error])).toEqual([[cut.executionArn, 'FAILED', 'Local.RuntimeRestarted']]);
       await expect(
         second.client.send(new StartExecutionCommand({ stateMachineArn: arn, name: 'finished', input: input({ wait: false }) })),
       ).rejects.toBeInstanceOf(ExecutionAlreadyExists);

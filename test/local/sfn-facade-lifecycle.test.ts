@@ -58,7 +58,9 @@ describe('local Step Functions facade: execution lifecycle, driven by the real S
   it('StartExecution is idempotent for the same name and input while the execution runs; closed or different input is ExecutionAlreadyExists', async () => {
     const gate = deferred();
     const { facade, client, describeUntilDone } = await start({
-      stateMachines: [{ name: 'slow', workflowType: 'STANDARD', definitionText: definition({ Work: { Type: 'Task', Resource: '${Worker_slow}', End: true } }) }],
+      stateMachines: [
+        { name: 'slow', workflowType: 'STANDARD', definitionText: definition({ Work: { Type: 'Task', Resource: '${Worker_slow}', End: true } }) },
+      ],
       resolveWorker: () => async () => {
         await gate.promise;
         return { done: true };
@@ -100,7 +102,11 @@ describe('local Step Functions facade: execution lifecycle, driven by the real S
     const events: ExecutionStatusChangeEvent[] = [];
     const { facade, client, describeUntilDone } = await start({
       stateMachines: [
-        { name: 'late', workflowType: 'STANDARD', definitionText: JSON.stringify({ StartAt: 'Sleep', TimeoutSeconds: 1, States: { Sleep: { Type: 'Wait', Seconds: 30, End: true } } }) },
+        {
+          name: 'late',
+          workflowType: 'STANDARD',
+          definitionText: JSON.stringify({ StartAt: 'Sleep', TimeoutSeconds: 1, States: { Sleep: { Type: 'Wait', Seconds: 30, End: true } } }),
+        },
       ],
       onStatusChange: (event) => events.push(event),
     });
@@ -138,7 +144,9 @@ describe('local Step Functions facade: execution lifecycle, driven by the real S
     expect(failed.output).toBeUndefined();
 
     // Express executions are not idempotent and not describable.
-    const again = await client.send(new StartSyncExecutionCommand({ stateMachineArn: facade.stateMachineArn('quick'), name: 'sync-1', input: input({ n: 1 }) }));
+    const again = await client.send(
+      new StartSyncExecutionCommand({ stateMachineArn: facade.stateMachineArn('quick'), name: 'sync-1', input: input({ n: 1 }) }),
+    );
     expect(again.executionArn).not.toBe(ok.executionArn);
     await expect(client.send(new DescribeExecutionCommand({ executionArn: ok.executionArn }))).rejects.toBeInstanceOf(InvalidArn);
     await expect(client.send(new ListExecutionsCommand({ stateMachineArn: facade.stateMachineArn('quick') }))).rejects.toBeInstanceOf(

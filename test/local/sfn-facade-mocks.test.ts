@@ -30,7 +30,9 @@ describe('mocked Tasks', () => {
     const { facade, client, describeUntilDone } = await start({
       stateMachines: [{ name: 'tool', definitionText: definition({ GetItem: getItem }), workflowType: 'STANDARD', taskMocks }],
     });
-    const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: facade.stateMachineArn('tool'), input: input({ arguments: { id: 'a' } }) }));
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn: facade.stateMachineArn('tool'), input: input({ arguments: { id: 'a' } }) }),
+    );
     const done = await describeUntilDone(executionArn!);
     expect(done.status).toBe('SUCCEEDED');
     expect(JSON.parse(done.output!)).toEqual({ name: 'Ada' });
@@ -86,7 +88,9 @@ describe('mocked Tasks', () => {
     const { facade, client } = await start({
       stateMachines: [{ name: 'tool', definitionText: definition({ GetItem: flaky }), workflowType: 'EXPRESS', taskMocks }],
     });
-    const done = await client.send(new StartSyncExecutionCommand({ stateMachineArn: facade.stateMachineArn('tool'), input: input({ arguments: { id: 'a' } }) }));
+    const done = await client.send(
+      new StartSyncExecutionCommand({ stateMachineArn: facade.stateMachineArn('tool'), input: input({ arguments: { id: 'a' } }) }),
+    );
     expect(done.status).toBe('FAILED');
     expect(done.error).toBe('States.Runtime');
     expect(done.cause).toBe('mocks.json: MockedResponses.Once answers invocations 0-0 of state "GetItem"; this execution called it a 2nd time');

@@ -1,10 +1,5 @@
 /** StopExecution on the local Step Functions facade, and the Wait states it cuts short. */
-import {
-  DescribeExecutionCommand,
-  GetExecutionHistoryCommand,
-  StartExecutionCommand,
-  StopExecutionCommand,
-} from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, GetExecutionHistoryCommand, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import type { ExecutionStatusChangeEvent } from '../../local/stepfunctions/sfn-facade.ts';
 import { definition, deferred, input, useFacadeHarness } from './sfn-facade-harness.ts';
@@ -112,7 +107,9 @@ describe('local Step Functions facade: StopExecution and Wait states', () => {
     const working = deferred();
     const release = deferred();
     const { facade, client } = await start({
-      stateMachines: [{ name: 'busy', workflowType: 'STANDARD', definitionText: definition({ Work: { Type: 'Task', Resource: '${Worker_busy}', End: true } }) }],
+      stateMachines: [
+        { name: 'busy', workflowType: 'STANDARD', definitionText: definition({ Work: { Type: 'Task', Resource: '${Worker_busy}', End: true } }) },
+      ],
       resolveWorker: () => async () => {
         working.resolve();
         await release.promise;
@@ -138,7 +135,9 @@ describe('local Step Functions facade: StopExecution and Wait states', () => {
   it('StopExecution of an execution that has already ended succeeds and changes nothing: status, output, stopDate, events', async () => {
     const events: ExecutionStatusChangeEvent[] = [];
     const { facade, client, describeUntilDone } = await start({
-      stateMachines: [{ name: 'quick', workflowType: 'STANDARD', definitionText: definition({ Work: { Type: 'Task', Resource: '${Worker_quick}', End: true } }) }],
+      stateMachines: [
+        { name: 'quick', workflowType: 'STANDARD', definitionText: definition({ Work: { Type: 'Task', Resource: '${Worker_quick}', End: true } }) },
+      ],
       resolveWorker: () => async () => ({ answer: 42 }),
       onStatusChange: (event) => events.push(event),
     });

@@ -1,7 +1,5 @@
 /** How a worker that throws fails its Task on the local Step Functions facade: the way a Lambda function error does in AWS. */
-import {
-  StartExecutionCommand,
-} from '@aws-sdk/client-sfn';
+import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { lambdaErrorPayload } from '../../local/stepfunctions/lambda-function-error.ts';
 import { definition, input, SECRET, useFacadeHarness, ValidationError } from './sfn-facade-harness.ts';

@@ -60,10 +60,7 @@ export async function deployedAssembly(context: Record<string, string> = {}, ext
 }
 
 /** Starts the stack of an assembly the way tests want it: a free port, fast waits, logs kept in `logs`. */
-export async function startAssemblyStack(
-  cdkOut: string,
-  options: Partial<DeployedStackOptions> = {},
-): Promise<{ stack: DeployedLocalStack; logs: string[] }> {
+export async function startAssemblyStack(cdkOut: string, options: Partial<DeployedStackOptions> = {}): Promise<{ stack: DeployedLocalStack; logs: string[] }> {
   const logs: string[] = [];
   const stack = await startDeployedStack({ cdkOut, port: 0, waitTimeScale: 0.01, log: (line) => logs.push(line), ...options });
   return { stack, logs };

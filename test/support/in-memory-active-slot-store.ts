@@ -4,7 +4,14 @@
  * aliases go once no slot is held; a token keeps its newest few ids; the item has
  * DynamoDB's size limit).
  */
-import { MAX_REQUEST_ALIASES_PER_OPERATION, RecordTooLargeError, type ActiveSlotStore, type RequestAlias, type SlotAlias, type SlotClaim } from '../../lambdas/operations/ports.ts';
+import {
+  MAX_REQUEST_ALIASES_PER_OPERATION,
+  RecordTooLargeError,
+  type ActiveSlotStore,
+  type RequestAlias,
+  type SlotAlias,
+  type SlotClaim,
+} from '../../lambdas/operations/ports.ts';
 import { checkExpiresAt, checkLimit, checkOwnerId, checkPartitionKey, utf8 } from './in-memory-store-checks.ts';
 
 export interface InMemoryActiveSlotStoreOptions {

@@ -43,7 +43,17 @@ export interface InMemoryRecordStoreOptions {
 type ChangeField = keyof OperationChanges;
 
 // Required fields are never cleared, so `undefined` there means "leave as is".
-const CLEARABLE_FIELDS: readonly ChangeField[] = ['statusMessage', 'executionArn', 'completedAt', 'expiresAt', 'outcome', 'pendingInputs', 'usedInputKeys', 'closedInputs', 'reports'];
+const CLEARABLE_FIELDS: readonly ChangeField[] = [
+  'statusMessage',
+  'executionArn',
+  'completedAt',
+  'expiresAt',
+  'outcome',
+  'pendingInputs',
+  'usedInputKeys',
+  'closedInputs',
+  'reports',
+];
 const CHANGE_FIELDS: readonly ChangeField[] = ['status', 'updatedAt', ...CLEARABLE_FIELDS];
 
 /** A version of a record as the owner index sees it, from `visibleAt` (epoch ms) on. */
@@ -129,9 +139,7 @@ export class InMemoryRecordStore implements RecordStore {
     const page = newestFirst.slice(0, options.limit);
     const last = page.at(-1);
     const items = page.map((entry) => copyRecord(entry.record));
-    return newestFirst.length > options.limit && last
-      ? { items, nextCursor: encodeCursor(ownerId, last.sortKey.toString()) }
-      : { items };
+    return newestFirst.length > options.limit && last ? { items, nextCursor: encodeCursor(ownerId, last.sortKey.toString()) } : { items };
   }
 
   async putExecutionPointer(executionName: string, key: OperationKey, expiresAt: number): Promise<void> {
@@ -225,9 +233,12 @@ export class InMemoryRecordStore implements RecordStore {
  */
 export function operationItemBytes(record: OperationRecord): number {
   let bytes =
-    utf8('pk') + utf8(`OP#${record.ownerId}#${record.token}`) +
-    utf8('ownerKey') + utf8(`OWNER#${record.ownerId}`) +
-    utf8('createdKey') + utf8(createdKey(record));
+    utf8('pk') +
+    utf8(`OP#${record.ownerId}#${record.token}`) +
+    utf8('ownerKey') +
+    utf8(`OWNER#${record.ownerId}`) +
+    utf8('createdKey') +
+    utf8(createdKey(record));
   for (const [name, value] of Object.entries(record)) {
     if (value === undefined) continue;
     bytes += utf8(name);

@@ -62,7 +62,12 @@ export async function postTo(app: AsyncMcpApp, url: URL, message: unknown, heade
 }
 
 /** Initializes with `capabilities` and returns the session id the server answered (absent when none). */
-export async function initialize(url: URL, capabilities: Record<string, unknown>, headers: Record<string, string> = {}, version = '2025-11-25'): Promise<string | undefined> {
+export async function initialize(
+  url: URL,
+  capabilities: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  version = '2025-11-25',
+): Promise<string | undefined> {
   const params = { protocolVersion: version, capabilities, clientInfo: { name: 'raw-input-test', version: '1.0.0' } };
   const stream = await openStream(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params }, { 'mcp-protocol-version': version, ...headers });
   const [answer] = await stream.rest();

@@ -65,7 +65,9 @@ export function writeWordCountExample(pagePath: string, toolsDir: string, worker
   for (const path of wanted) {
     const text = files.get(path);
     if (text === undefined) throw new Error(`${pagePath} shows no ${path}`);
-    const target = path.startsWith('state-machines/') ? join(toolsDir, path.slice('state-machines/'.length)) : join(workersDir, path.slice('lambdas/handlers/workers/'.length));
+    const target = path.startsWith('state-machines/')
+      ? join(toolsDir, path.slice('state-machines/'.length))
+      : join(workersDir, path.slice('lambdas/handlers/workers/'.length));
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
   }

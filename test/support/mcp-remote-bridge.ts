@@ -18,7 +18,16 @@ export const MCP_REMOTE = resolve(ROOT, 'node_modules/.bin/mcp-remote');
 export const MCP_REMOTE_CALLBACK_PATH = '/oauth/callback';
 
 // Variables that make xdg-open hand a URL to a desktop session instead of to $BROWSER.
-const DESKTOP_VARIABLES = ['DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_CURRENT_DESKTOP', 'DESKTOP_SESSION', 'KDE_FULL_SESSION', 'GNOME_DESKTOP_SESSION_ID', 'MATE_DESKTOP_SESSION_ID'];
+const DESKTOP_VARIABLES = [
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'XDG_CURRENT_DESKTOP',
+  'DESKTOP_SESSION',
+  'KDE_FULL_SESSION',
+  'GNOME_DESKTOP_SESSION_ID',
+  'MATE_DESKTOP_SESSION_ID',
+];
 
 /** A loopback port that was free a moment ago, for a callback port mcp-remote must use as given. */
 export function freeLoopbackPort(): Promise<number> {
@@ -90,7 +99,13 @@ export function startMcpRemote<C extends HostClient = Client>(options: McpRemote
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !DESKTOP_VARIABLES.includes(name)) env[name] = value;
   // xdg-open runs $BROWSER with the URL; `true` opens nothing and reports success, so no desktop browser starts.
   Object.assign(env, { MCP_REMOTE_CONFIG_DIR: options.configDir, BROWSER: 'true', NODE_NO_WARNINGS: '1' });
-  const transport = new StdioClientTransport({ command: MCP_REMOTE, args: [...mcpRemoteArgs(options.serverUrl, options.callbackPort), ...(options.extraArgs ?? [])], env, stderr: 'pipe', cwd: ROOT });
+  const transport = new StdioClientTransport({
+    command: MCP_REMOTE,
+    args: [...mcpRemoteArgs(options.serverUrl, options.callbackPort), ...(options.extraArgs ?? [])],
+    env,
+    stderr: 'pipe',
+    cwd: ROOT,
+  });
 
   let text = '';
   let settleUrl: (url: URL | undefined) => void = () => undefined;
@@ -103,7 +118,9 @@ export function startMcpRemote<C extends HostClient = Client>(options: McpRemote
   });
 
   // The default negotiation is the plain initialize handshake: no server/discover probe, no second process.
-  const client = options.client ?? (new Client({ name: options.clientName, version: '1.0.0' }, { supportedProtocolVersions: [options.protocolVersion ?? '2025-06-18'] }) as unknown as C);
+  const client =
+    options.client ??
+    (new Client({ name: options.clientName, version: '1.0.0' }, { supportedProtocolVersions: [options.protocolVersion ?? '2025-06-18'] }) as unknown as C);
   const connected = client.connect(transport as never, { timeout: 60_000 }).then(() => client);
   connected.then(
     () => settleUrl(undefined),

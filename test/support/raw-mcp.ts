@@ -97,7 +97,12 @@ export function modernDispatch(url: URL | string, headers: Record<string, string
 /** A 2025-era request (stateless: no initialize needed per request). */
 export function legacyRequest(url: URL | string, method: string, params: Record<string, unknown> = {}, options: CallOptions & { version?: string } = {}) {
   const meta = options.capabilities ? { 'io.modelcontextprotocol/clientCapabilities': options.capabilities } : undefined;
-  const body = { jsonrpc: '2.0', id: options.id ?? nextId++, method, params: { ...params, ...(meta ? { _meta: { ...meta, ...((params._meta as object) ?? {}) } } : {}) } };
+  const body = {
+    jsonrpc: '2.0',
+    id: options.id ?? nextId++,
+    method,
+    params: { ...params, ...(meta ? { _meta: { ...meta, ...((params._meta as object) ?? {}) } } : {}) },
+  };
   return postRaw(url, JSON.stringify(body), { 'mcp-protocol-version': options.version ?? LEGACY_VERSION, ...options.headers });
 }
 
@@ -110,7 +115,13 @@ export function legacyNotification(url: URL | string, method: string, params: Re
 export function postWithHost(url: URL, host: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
-      { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8');

@@ -39,7 +39,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const body = Buffer.concat(chunks).toString('utf8');
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-      const request = new Request(new URL(req.url ?? '/', receiver.origin), { method: req.method ?? 'POST', headers, ...(req.method === 'POST' ? { body } : {}) });
+      const request = new Request(new URL(req.url ?? '/', receiver.origin), {
+        method: req.method ?? 'POST',
+        headers,
+        ...(req.method === 'POST' ? { body } : {}),
+      });
       let response: Response;
       try {
         response = await receiver.handle(request);

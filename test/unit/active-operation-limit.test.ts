@@ -20,7 +20,7 @@ describe('per-principal limit on active operations', () => {
     expect(engine.executionCount).toBe(2);
   });
 
-  it('a start whose slot would overflow the principal\'s slot item is refused as over the limit, and nothing is written', async () => {
+  it("a start whose slot would overflow the principal's slot item is refused as over the limit, and nothing is written", async () => {
     // Items are small here, so a few long tokens fill the slot item before the limit of 100.
     const { service, store, engine } = coreHarness({ limits: { maxActiveOperations: 100 }, store: { maxRecordBytes: 2_000 } });
     const token = (n: number) => `${n}`.padEnd(400, 't');

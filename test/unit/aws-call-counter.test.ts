@@ -3,14 +3,7 @@
  * the transport replaced where a fault must be injected (a retried attempt).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  DeleteItemCommand,
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  ResourceNotFoundException,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, ResourceNotFoundException, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { HttpResponse, type HttpRequest } from '@smithy/protocol-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countAwsCalls } from '../../lambdas/aws/aws-call-counter.ts';

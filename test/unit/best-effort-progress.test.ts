@@ -15,7 +15,13 @@ class ThrottlingError extends Error {
 
 async function running() {
   const h = coreHarness();
-  const record = await h.service.start({ ownerId: 'o1', tool: testTool({ name: 'job' }), arguments: { secret: 'argument-value' }, token: 't1', dialect: 'sep-1391' });
+  const record = await h.service.start({
+    ownerId: 'o1',
+    tool: testTool({ name: 'job' }),
+    arguments: { secret: 'argument-value' },
+    token: 't1',
+    dialect: 'sep-1391',
+  });
   const logger = memoryLogger();
   const handler = createReportProgressHandler(() => h.service, logger);
   const report = (event: Record<string, unknown>) =>
@@ -37,7 +43,11 @@ describe('report_progress when the store fails', () => {
   it('succeeds with its input unchanged, and logs the failure with the execution and error but not the report', async () => {
     const { store, record, logger, report } = await running();
     throttleStore(store);
-    await expect(report({ progress: 3, total: 10, message: 'private progress text' })).resolves.toEqual({ progress: 3, total: 10, message: 'private progress text' });
+    await expect(report({ progress: 3, total: 10, message: 'private progress text' })).resolves.toEqual({
+      progress: 3,
+      total: 10,
+      message: 'private progress text',
+    });
     expect(logger.lines).toEqual([
       {
         level: 'warn',

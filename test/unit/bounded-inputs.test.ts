@@ -23,7 +23,13 @@ describe('bounded inputs', () => {
 
   it('arguments just under the limit start', async () => {
     const { service } = coreHarness();
-    const record = await service.start({ ownerId: owner, tool, arguments: { blob: 'x'.repeat(MAX_EXECUTION_INPUT_BYTES - 200) }, token: 'ok', dialect: 'sep-1391' });
+    const record = await service.start({
+      ownerId: owner,
+      tool,
+      arguments: { blob: 'x'.repeat(MAX_EXECUTION_INPUT_BYTES - 200) },
+      token: 'ok',
+      dialect: 'sep-1391',
+    });
     expect(record.status).toBe('working');
   });
 
@@ -44,7 +50,10 @@ describe('bounded inputs', () => {
 
   it('a long JSON-RPC id on a call leaves no submitted record behind', async () => {
     const { service, store } = coreHarness();
-    await expectOperationError(service.start({ ownerId: owner, tool, arguments: {}, token: 't', dialect: 'sep-1391', requestId: `s:${'9'.repeat(3000)}` }), 'INVALID_INPUT');
+    await expectOperationError(
+      service.start({ ownerId: owner, tool, arguments: {}, token: 't', dialect: 'sep-1391', requestId: `s:${'9'.repeat(3000)}` }),
+      'INVALID_INPUT',
+    );
     expect(await store.get({ ownerId: owner, token: 't' })).toBeUndefined();
     expect(await service.findByRequestId(owner, `s:${'9'.repeat(3000)}`)).toBeUndefined();
   });
@@ -54,9 +63,17 @@ describe('nothing internal is stored', () => {
   it('a Lambda worker’s Cause keeps errorType and errorMessage, never its trace', async () => {
     const { service, engine } = coreHarness();
     const record = await service.start({ ownerId: owner, tool, arguments: {}, token: 't', dialect: 'sep-1391' });
-    const cause = JSON.stringify({ errorType: 'RangeError', errorMessage: 'rows must be positive', trace: ['RangeError: rows must be positive', '    at handler (/var/task/index.mjs:1:99)'] });
+    const cause = JSON.stringify({
+      errorType: 'RangeError',
+      errorMessage: 'rows must be positive',
+      trace: ['RangeError: rows must be positive', '    at handler (/var/task/index.mjs:1:99)'],
+    });
     const failed = await service.applyExecution(record, engine.finish(record.executionArn!, { status: 'FAILED', error: 'RangeError', cause }));
-    expect(failed?.outcome).toEqual({ kind: 'tool-error', error: 'RangeError', cause: JSON.stringify({ errorType: 'RangeError', errorMessage: 'rows must be positive' }) });
+    expect(failed?.outcome).toEqual({
+      kind: 'tool-error',
+      error: 'RangeError',
+      cause: JSON.stringify({ errorType: 'RangeError', errorMessage: 'rows must be positive' }),
+    });
   });
 });
 

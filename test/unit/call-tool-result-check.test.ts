@@ -14,7 +14,19 @@ const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwA
 const text = { type: 'text', text: 'hi' };
 
 const CASES: [string, unknown][] = [
-  ['every content kind', { content: [text, { type: 'image', data: PNG, mimeType: 'image/png' }, { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' }, { type: 'resource', resource: { uri: 'a://b', text: 't' } }, { type: 'resource', resource: { uri: 'a://b', blob: 'AAEC' } }, { type: 'resource_link', uri: 'a://l', name: 'l', size: 3, icons: [{ src: 'https://x/i.png', theme: 'dark' }] }] }],
+  [
+    'every content kind',
+    {
+      content: [
+        text,
+        { type: 'image', data: PNG, mimeType: 'image/png' },
+        { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' },
+        { type: 'resource', resource: { uri: 'a://b', text: 't' } },
+        { type: 'resource', resource: { uri: 'a://b', blob: 'AAEC' } },
+        { type: 'resource_link', uri: 'a://l', name: 'l', size: 3, icons: [{ src: 'https://x/i.png', theme: 'dark' }] },
+      ],
+    },
+  ],
   ['empty content, isError, structuredContent and _meta', { content: [], isError: true, structuredContent: { n: 1 }, _meta: { k: 1 } }],
   ['no content at all', {}],
   ['unknown keys', { content: [{ ...text, extra: 1 }], extra: true }],
@@ -46,7 +58,9 @@ const CASES: [string, unknown][] = [
 
 describe('the CallToolResult check without the SDK', () => {
   it.each(CASES)('agrees with the SDK schema: %s', (_name, value) => {
-    const sdkAccepts = !('issues' in specTypeSchemas.CallToolResult['~standard'].validate(value) && specTypeSchemas.CallToolResult['~standard'].validate(value).issues);
+    const sdkAccepts = !(
+      'issues' in specTypeSchemas.CallToolResult['~standard'].validate(value) && specTypeSchemas.CallToolResult['~standard'].validate(value).issues
+    );
     expect(callToolResultProblem(value) === undefined).toBe(sdkAccepts);
   });
 
@@ -82,7 +96,13 @@ describe('a finished answer read without the SDK', () => {
   });
 
   it('shaping at completion stores a broken output as our internal error', () => {
-    expect(shapeFinishedResult({ kind: 'result', output: { n: 'one' } }, tool)).toMatchObject({ kind: 'internal-error', message: expect.stringContaining('does not match its outputSchema') });
-    expect(shapeFinishedResult({ kind: 'result', output: { n: 1 } }, tool)).toEqual({ kind: 'call-tool-result', result: { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } } });
+    expect(shapeFinishedResult({ kind: 'result', output: { n: 'one' } }, tool)).toMatchObject({
+      kind: 'internal-error',
+      message: expect.stringContaining('does not match its outputSchema'),
+    });
+    expect(shapeFinishedResult({ kind: 'result', output: { n: 1 } }, tool)).toEqual({
+      kind: 'call-tool-result',
+      result: { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } },
+    });
   });
 });

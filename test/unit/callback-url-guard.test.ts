@@ -5,7 +5,13 @@
  * validated IP." Every lookup here goes to an injected resolver: no test touches DNS or the network.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { checkCallbackUrl, isPublicAddress, parseCallbackUrl, type ResolvedAddress, type ResolveHost } from '../../lambdas/events/webhooks/callback-url-guard.ts';
+import {
+  checkCallbackUrl,
+  isPublicAddress,
+  parseCallbackUrl,
+  type ResolvedAddress,
+  type ResolveHost,
+} from '../../lambdas/events/webhooks/callback-url-guard.ts';
 
 const family = (address: string) => (address.includes(':') ? 6 : 4);
 /** A resolver that answers every name with the given addresses, and records what it was asked. */
@@ -57,7 +63,18 @@ const NOT_PUBLIC = [
   ['half an address', '10.0.0'],
 ] as const;
 
-const PUBLIC = ['93.184.216.34', '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4001:81c::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'];
+const PUBLIC = [
+  '93.184.216.34',
+  '8.8.8.8',
+  '1.1.1.1',
+  '172.32.0.1',
+  '100.128.0.1',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001:81c::200e',
+  '::ffff:8.8.8.8',
+  '64:ff9b::808:808',
+  '2002:808:808::1',
+];
 
 describe('isPublicAddress', () => {
   it.each(NOT_PUBLIC)('refuses %s (%s)', (_name, address) => {
@@ -78,14 +95,21 @@ describe('callback URLs in AWS', () => {
     if (check.ok) expect(check.callback.url.href).toBe('https://hooks.example.com:8443/mcp?key=1');
   });
 
-  it.each(NOT_PUBLIC.filter(([, address]) => address.includes('.') || address.includes(':')))('refuses a host that resolves to %s (%s)', async (_name, address) => {
-    const check = await checkCallbackUrl('https://hooks.example.com/mcp', { mode: 'aws', resolve: resolverOf(address) });
-    expect(check).toMatchObject({ ok: false, refusal: 'refused_address' });
-    if (!check.ok) expect(check.reason).toContain('hooks.example.com');
-  });
+  it.each(NOT_PUBLIC.filter(([, address]) => address.includes('.') || address.includes(':')))(
+    'refuses a host that resolves to %s (%s)',
+    async (_name, address) => {
+      const check = await checkCallbackUrl('https://hooks.example.com/mcp', { mode: 'aws', resolve: resolverOf(address) });
+      expect(check).toMatchObject({ ok: false, refusal: 'refused_address' });
+      if (!check.ok) expect(check.reason).toContain('hooks.example.com');
+    },
+  );
 
   it('refuses a host when ANY of its addresses is not public, wherever it comes in the answer', async () => {
-    for (const answers of [['93.184.216.34', '10.0.0.7'], ['169.254.169.254', '93.184.216.34'], ['2606:4700:4700::1111', '::1']]) {
+    for (const answers of [
+      ['93.184.216.34', '10.0.0.7'],
+      ['169.254.169.254', '93.184.216.34'],
+      ['2606:4700:4700::1111', '::1'],
+    ]) {
       const check = await checkCallbackUrl('https://rebind.example.com/', { mode: 'aws', resolve: resolverOf(...answers) });
       expect(check, answers.join()).toMatchObject({ ok: false, refusal: 'refused_address' });
     }
@@ -116,7 +140,10 @@ describe('callback URLs in AWS', () => {
 
   it('takes a public address literal without a lookup', async () => {
     const resolve = resolverOf('10.0.0.1');
-    expect(await checkCallbackUrl('https://93.184.216.34/hooks', { mode: 'aws', resolve })).toMatchObject({ ok: true, callback: { address: '93.184.216.34', family: 4 } });
+    expect(await checkCallbackUrl('https://93.184.216.34/hooks', { mode: 'aws', resolve })).toMatchObject({
+      ok: true,
+      callback: { address: '93.184.216.34', family: 4 },
+    });
     expect(await checkCallbackUrl('https://[2606:4700:4700::1111]/hooks', { mode: 'aws', resolve })).toMatchObject({
       ok: true,
       callback: { hostname: '2606:4700:4700::1111', address: '2606:4700:4700::1111', family: 6 },
@@ -128,7 +155,11 @@ describe('callback URLs in AWS', () => {
     const failing: ResolveHost = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' });
     };
-    expect(await checkCallbackUrl('https://nowhere.example/', { mode: 'aws', resolve: failing })).toMatchObject({ ok: false, refusal: 'unresolvable', reason: 'nowhere.example does not resolve (ENOTFOUND)' });
+    expect(await checkCallbackUrl('https://nowhere.example/', { mode: 'aws', resolve: failing })).toMatchObject({
+      ok: false,
+      refusal: 'unresolvable',
+      reason: 'nowhere.example does not resolve (ENOTFOUND)',
+    });
     expect(await checkCallbackUrl('https://empty.example/', { mode: 'aws', resolve: resolverOf() })).toMatchObject({ ok: false, refusal: 'unresolvable' });
   });
 

@@ -27,7 +27,14 @@ function refusal(body: unknown): string {
 
 async function asking(ownerId = 'owner-1', token = 'tok-1') {
   const h = coreHarness();
-  const record = await h.service.start({ ownerId, tool: testTool({ name: 'approve' }), arguments: {}, token, dialect: 'sep-1391', clientCapabilities: { elicitation: {} } });
+  const record = await h.service.start({
+    ownerId,
+    tool: testTool({ name: 'approve' }),
+    arguments: {},
+    token,
+    dialect: 'sep-1391',
+    clientCapabilities: { elicitation: {} },
+  });
   await h.service.inputs.ask({ operation: record, executionName: record.executionName, key: 'confirm', request: confirm, taskToken: 'task-token-1' });
   const deps = { catalog: { tools: [], get: () => undefined }, operations: h.service, logger: h.logger, secretKey: TEST_SECRET_KEY };
   return { ...h, record, deps };
@@ -47,12 +54,22 @@ describe('parsing a POST body as answers', () => {
     expect(parseClientResponses({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toBeUndefined();
     expect(parseClientResponses({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBeUndefined();
     expect(parseClientResponses({ jsonrpc: '2.0', id: 3, result: {} })).toBeUndefined();
-    expect(parseClientResponses([{ jsonrpc: '2.0', id, result: accept }, { jsonrpc: '2.0', id: 1, method: 'ping' }])).toBeUndefined();
+    expect(
+      parseClientResponses([
+        { jsonrpc: '2.0', id, result: accept },
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+      ]),
+    ).toBeUndefined();
     expect(parseClientResponses([])).toBeUndefined();
   });
 
   it('a batch of responses keeps the answers to our ids and drops the rest', () => {
-    expect(answers([{ jsonrpc: '2.0', id: 3, result: {} }, { jsonrpc: '2.0', id, result: accept }])).toHaveLength(1);
+    expect(
+      answers([
+        { jsonrpc: '2.0', id: 3, result: {} },
+        { jsonrpc: '2.0', id, result: accept },
+      ]),
+    ).toHaveLength(1);
   });
 
   it('a malformed response to an id of ours is refused, naming what is wrong', () => {
@@ -62,7 +79,7 @@ describe('parsing a POST body as answers', () => {
     expect(refusal({ jsonrpc: '2.0', id, result: 'yes' })).toContain('result must be an object');
   });
 
-  it('SEP-1391: result._operation.token must be the asking operation\'s, and is taken off the answer', () => {
+  it("SEP-1391: result._operation.token must be the asking operation's, and is taken off the answer", () => {
     expect(answers({ jsonrpc: '2.0', id, result: { ...accept, _operation: { token: 'tok-1' } } })[0]!.answer).toEqual({ result: accept });
     expect(refusal({ jsonrpc: '2.0', id, result: { ...accept, _operation: { token: 'tok-2' } } })).toContain('is not the token of the operation that asked');
     expect(refusal({ jsonrpc: '2.0', id, result: { ...accept, _operation: { token: 7 } } })).toContain('_operation.token must be a string');
@@ -88,11 +105,15 @@ describe('accepting answers', () => {
 
   it('an error response fails the state with Mcp.InputError', async () => {
     const { deps, engine, record } = await asking();
-    await acceptClientResponses(answers({ jsonrpc: '2.0', id: inputRequestId(record.token, 'confirm'), error: { code: -32600, message: 'no' } }), 'owner-1', deps);
+    await acceptClientResponses(
+      answers({ jsonrpc: '2.0', id: inputRequestId(record.token, 'confirm'), error: { code: -32600, message: 'no' } }),
+      'owner-1',
+      deps,
+    );
     expect(engine.taskCalls[0]!.failure?.error).toBe(INPUT_ERRORS.error);
   });
 
-  it('a forged id from another principal reaches nothing of the owner\'s: 202 and no delivery', async () => {
+  it("a forged id from another principal reaches nothing of the owner's: 202 and no delivery", async () => {
     const { deps, engine, record, service } = await asking();
     const response = await acceptClientResponses(answers({ jsonrpc: '2.0', id: inputRequestId(record.token, 'confirm'), result: accept }), 'intruder', deps);
     expect(response.status).toBe(202);
@@ -110,7 +131,11 @@ describe('accepting answers', () => {
 
   it('an answer of the wrong shape for its question is HTTP 400 with -32602 naming the field, and delivers nothing', async () => {
     const { deps, engine, record } = await asking();
-    const response = await acceptClientResponses(answers({ jsonrpc: '2.0', id: inputRequestId(record.token, 'confirm'), result: { action: 'maybe' } }), 'owner-1', deps);
+    const response = await acceptClientResponses(
+      answers({ jsonrpc: '2.0', id: inputRequestId(record.token, 'confirm'), result: { action: 'maybe' } }),
+      'owner-1',
+      deps,
+    );
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       jsonrpc: '2.0',

@@ -85,7 +85,11 @@ describe('status sync checks the execution', () => {
   it('an event from another execution (a token reused after expiry) never writes into the record', async () => {
     const { service, engine } = coreHarness();
     const record = await service.start(startInput);
-    const stranger = { executionArn: `${record.executionArn!.replace(record.executionName, 'op-someone-else')}`, status: 'SUCCEEDED' as const, output: { stolen: true } };
+    const stranger = {
+      executionArn: `${record.executionArn!.replace(record.executionName, 'op-someone-else')}`,
+      status: 'SUCCEEDED' as const,
+      output: { stolen: true },
+    };
     expect(await service.applyExecution(key, stranger)).toBeUndefined();
     expect((await service.readCurrent(key)).status).toBe('working');
     expect(engine.executionCount).toBe(1);

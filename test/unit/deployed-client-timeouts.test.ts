@@ -52,7 +52,11 @@ describe('deployed AWS clients', () => {
   });
 
   it("every attempt of a deployed call, and all of them, fit inside the function's own timeout", () => {
-    expect(DEPLOYED_CLIENT_CONFIG.requestHandler).toMatchObject({ connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: ATTEMPT_TIMEOUT_MS, throwOnRequestTimeout: true });
+    expect(DEPLOYED_CLIENT_CONFIG.requestHandler).toMatchObject({
+      connectionTimeout: CONNECT_TIMEOUT_MS,
+      requestTimeout: ATTEMPT_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    });
     // All attempts of an ordinary call fit in the seconds a request keeps past its blocking bound.
     expect(MAX_ATTEMPTS * (CONNECT_TIMEOUT_MS + ATTEMPT_TIMEOUT_MS)).toBeLessThan(REQUEST_MARGIN_SECONDS * 1000);
     for (const maxBlockingSeconds of [1, 50, 885]) {

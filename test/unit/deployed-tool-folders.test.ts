@@ -33,7 +33,10 @@ describe('the deployed tool folders loader', () => {
   it('orders the folders by code unit, as the catalog orders its tools, whatever their case', async () => {
     for (const name of ['b_tool', 'B_tool', 'a-tool', 'a_tool']) {
       await mkdir(join(dir, name));
-      await writeFile(join(dir, name, 'tool.json'), JSON.stringify({ name, description: 'd', inputSchema: { type: 'object' }, invocation: 'sync', workflowType: 'EXPRESS' }));
+      await writeFile(
+        join(dir, name, 'tool.json'),
+        JSON.stringify({ name, description: 'd', inputSchema: { type: 'object' }, invocation: 'sync', workflowType: 'EXPRESS' }),
+      );
       await writeFile(join(dir, name, 'definition.asl.json'), '{"StartAt":"Done","States":{"Done":{"Type":"Pass","End":true}}}');
     }
     const deployed = await loadDeployedToolFolders(dir);

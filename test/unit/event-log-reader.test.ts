@@ -46,7 +46,13 @@ describe('event cursors', () => {
   it('round-trip a position, and refuse anything this server did not issue', () => {
     const position = positionOf(entry(3));
     expect(decodeEventCursor(encodeEventCursor(position))).toBe(position);
-    for (const forged of ['', 'abc', encodeEventCursor('not a position'), Buffer.from('{"v":2,"p":"000000000000001#"}').toString('base64url'), 'x'.repeat(600)]) {
+    for (const forged of [
+      '',
+      'abc',
+      encodeEventCursor('not a position'),
+      Buffer.from('{"v":2,"p":"000000000000001#"}').toString('base64url'),
+      'x'.repeat(600),
+    ]) {
       expect(decodeEventCursor(forged), forged).toBeUndefined();
     }
   });
@@ -107,7 +113,7 @@ describe('readEvents', () => {
     expect(startOf(null, 1, settings, now).truncated).toBe(false);
   });
 
-  it('applies the subscription filter, and reads a per-operation type from its operation\'s stream', async () => {
+  it("applies the subscription filter, and reads a per-operation type from its operation's stream", async () => {
     const log = await logWith(4, () => now);
     const odd = await readEvents(log, request({ match: (e) => matchesFilter({ tool: 'odd' }, e) }), settings, now);
     expect(odd.entries.map((e) => e.eventId)).toEqual(['evt_1', 'evt_3']);

@@ -23,11 +23,28 @@ function app(events: EventsAppOptions | undefined, local: boolean) {
 }
 
 async function call(target: ReturnType<typeof app>, method: string) {
-  const body = { jsonrpc: '2.0', id: 1, method, params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } } } };
+  const body = {
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+      },
+    },
+  };
   const response = await target.fetch(
     new Request('http://127.0.0.1/mcp', {
       method: 'POST',
-      headers: { host: '127.0.0.1', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': method },
+      headers: {
+        host: '127.0.0.1',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': method,
+      },
       body: JSON.stringify(body),
     }),
     'local',
@@ -52,7 +69,7 @@ describe('serving events/*', () => {
     expect(capabilities.extensions?.['io.modelcontextprotocol/events']).toBeUndefined();
   });
 
-  it('a deployment that passes no shared log keeps events off rather than keeping them in one function\'s memory', async () => {
+  it("a deployment that passes no shared log keeps events off rather than keeping them in one function's memory", async () => {
     expect((await call(app(undefined, false), 'events/list')).error.code).toBe(-32601);
     // The local server is one process: there the log in memory is the whole log.
     expect((await call(app(undefined, true), 'events/list')).result.events).toHaveLength(3);

@@ -19,16 +19,29 @@ function streamRequest(id: number): Request {
     jsonrpc: '2.0',
     id,
     method: 'events/stream',
-    params: { name: 'operation.finished', cursor: null, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } } },
+    params: {
+      name: 'operation.finished',
+      cursor: null,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+      },
+    },
   };
   return new Request('http://127.0.0.1/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'events/stream' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'events/stream',
+    },
     body: JSON.stringify(body),
   });
 }
 
-describe('events/stream near the invocation\'s deadline', () => {
+describe("events/stream near the invocation's deadline", () => {
   it('heartbeats with the cursor, ends with its final frame before the deadline, and gives its lease back within the invocation', async () => {
     const store = new InMemoryRecordStore();
     const app = createAsyncMcpApp({
@@ -45,7 +58,10 @@ describe('events/stream near the invocation\'s deadline', () => {
       .filter((line) => line.startsWith('data: '))
       .map((line) => JSON.parse(line.slice(6)));
     expect(text).not.toContain(': keepalive');
-    expect(messages[0]).toMatchObject({ method: 'notifications/events/active', params: { truncated: false, _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } } });
+    expect(messages[0]).toMatchObject({
+      method: 'notifications/events/active',
+      params: { truncated: false, _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } },
+    });
     const heartbeats = messages.filter((m) => m.method === 'notifications/events/heartbeat');
     expect(heartbeats.length).toBeGreaterThan(0);
     for (const beat of heartbeats) expect(beat.params).toEqual({ cursor: expect.any(String), _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } });

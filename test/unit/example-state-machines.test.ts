@@ -348,12 +348,15 @@ describe('approve_deployment', () => {
     });
   });
 
-  it('nobody answers within the state\'s TimeoutSeconds (States.Timeout, caught): deploys nothing', async () => {
+  it("nobody answers within the state's TimeoutSeconds (States.Timeout, caught): deploys nothing", async () => {
     const { client } = answering(() => {
       throw Object.assign(new Error('The task timed out'), { name: 'States.Timeout' });
     });
     const execution = await execute('approve_deployment', { environment: 'staging', changes: CHANGES }, client);
-    expect(execution).toMatchObject({ status: 'SUCCEEDED', output: { deployed: false, decision: 'timeout', summary: 'Deployed nothing to staging: nobody answered in time.' } });
+    expect(execution).toMatchObject({
+      status: 'SUCCEEDED',
+      output: { deployed: false, decision: 'timeout', summary: 'Deployed nothing to staging: nobody answered in time.' },
+    });
   });
 
   it('a client that cannot be asked (Mcp.CapabilityMissing) fails the execution: a tool error naming the reason', async () => {

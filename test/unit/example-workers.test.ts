@@ -237,7 +237,9 @@ describe('plan_deployment', () => {
   });
 
   it('says "1 change" for one change', async () => {
-    await expect(planDeployment({ environment: 'production', changes: ['api: v2'] })).resolves.toMatchObject({ message: 'Deploy 1 change to production?\n1. api: v2' });
+    await expect(planDeployment({ environment: 'production', changes: ['api: v2'] })).resolves.toMatchObject({
+      message: 'Deploy 1 change to production?\n1. api: v2',
+    });
   });
 
   it('refuses an empty list of changes as InvalidWorkerInput', async () => {
@@ -246,7 +248,15 @@ describe('plan_deployment', () => {
 });
 
 describe('apply_deployment', () => {
-  const plan = { environment: 'staging', count: 2, steps: [{ step: 1, change: 'api: v2' }, { step: 2, change: 'web: v3' }], message: 'Deploy 2 changes to staging?' };
+  const plan = {
+    environment: 'staging',
+    count: 2,
+    steps: [
+      { step: 1, change: 'api: v2' },
+      { step: 2, change: 'web: v3' },
+    ],
+    message: 'Deploy 2 changes to staging?',
+  };
 
   it('an accepted answer deploys every step and keeps the trimmed comment', async () => {
     await expect(applyDeployment({ plan, answer: { action: 'accept', content: { comment: ' looks good ' } } })).resolves.toEqual({

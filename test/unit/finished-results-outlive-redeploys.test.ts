@@ -128,7 +128,7 @@ async function succeed(on: Deploy, token: string, output: unknown): Promise<void
 }
 
 describe.each(dialects)('$name', (dialect) => {
-  it('a result finished before a deploy that changes its tool\'s outputSchema reads as it was', async () => {
+  it("a result finished before a deploy that changes its tool's outputSchema reads as it was", async () => {
     const handle = await dialect.start(before);
     await succeed(before, handle, { passed: 3 });
     const final = await dialect.final(changed, handle);
@@ -151,7 +151,7 @@ describe.each(dialects)('$name', (dialect) => {
     expect(await dialect.final(changed, handle)).toEqual({ result: expect.objectContaining({ structuredContent: { passed: 5 } }) });
   });
 
-  it('an output that broke its tool\'s contract when it finished stays a failure after a deploy that would accept it', async () => {
+  it("an output that broke its tool's contract when it finished stays a failure after a deploy that would accept it", async () => {
     const handle = await dialect.start(before);
     await succeed(before, handle, { score: 'A' });
     const final = await dialect.final(changed, handle);
@@ -186,11 +186,20 @@ describe('operations of a removed tool', () => {
     const clock = new ManualClock();
     const limits = { ...TEST_LIMITS, maxActiveOperations: 1000 };
     const core = createOperations({ store, engine, limits, clock, logger: memoryLogger(), catalog: createToolCatalog([other]), input: mcpInputProtocol });
-    const started = await createOperations({ store, engine, limits, clock, input: mcpInputProtocol }).start({ ownerId: OWNER, tool: firstJob, arguments: {}, token: `gone-${Date.now()}`, dialect: 'tasks-2026-07-28' });
+    const started = await createOperations({ store, engine, limits, clock, input: mcpInputProtocol }).start({
+      ownerId: OWNER,
+      tool: firstJob,
+      arguments: {},
+      token: `gone-${Date.now()}`,
+      dialect: 'tasks-2026-07-28',
+    });
     engine.executions.delete(started.executionArn!);
     clock.advance(TEST_LIMITS.reconcileAfterSeconds + 1);
     const read = await core.readCurrent(started);
-    expect(read).toMatchObject({ status: 'failed', outcome: { kind: 'internal-error', message: expect.stringContaining('The tool was removed while this ran') } });
+    expect(read).toMatchObject({
+      status: 'failed',
+      outcome: { kind: 'internal-error', message: expect.stringContaining('The tool was removed while this ran') },
+    });
     // Its slot is given back with it.
     expect(await store.listActiveSlots(OWNER)).not.toContain(started.token);
   });

@@ -30,7 +30,17 @@ function urlEvent(options: { iam?: IamIdentity; authorization?: string; path?: s
   const method = options.method ?? 'POST';
   const path = options.path ?? '/mcp';
   const authorizer = options.iam
-    ? { iam: { accessKey: 'ASIAEXAMPLE', accountId: ACCOUNT, callerId: 'AROAEXAMPLE:session', cognitoIdentity: null, principalOrgId: null, userId: 'AROAEXAMPLE', ...options.iam } }
+    ? {
+        iam: {
+          accessKey: 'ASIAEXAMPLE',
+          accountId: ACCOUNT,
+          callerId: 'AROAEXAMPLE:session',
+          cognitoIdentity: null,
+          principalOrgId: null,
+          userId: 'AROAEXAMPLE',
+          ...options.iam,
+        },
+      }
     : undefined;
   return {
     version: '2.0',
@@ -224,6 +234,8 @@ describe('functionUrlAuthFromEnv', () => {
     expect(() => functionUrlAuthFromEnv({ ASYNC_MCP_PRINCIPAL_SCOPE: 'user' })).toThrow(/ASYNC_MCP_PRINCIPAL_SCOPE must be auto, role or session/);
     expect(() => functionUrlAuthFromEnv({ ASYNC_MCP_AUTH: 'oauth' })).toThrow(/ASYNC_MCP_OAUTH_ISSUER/);
     // An issuer on an IAM URL would silently do nothing.
-    expect(() => functionUrlAuthFromEnv({ ASYNC_MCP_AUTH: 'iam', ASYNC_MCP_OAUTH_ISSUER: 'https://issuer.example.com' })).toThrow(/ASYNC_MCP_OAUTH_ISSUER is set/);
+    expect(() => functionUrlAuthFromEnv({ ASYNC_MCP_AUTH: 'iam', ASYNC_MCP_OAUTH_ISSUER: 'https://issuer.example.com' })).toThrow(
+      /ASYNC_MCP_OAUTH_ISSUER is set/,
+    );
   });
 });

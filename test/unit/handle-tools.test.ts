@@ -23,7 +23,11 @@ const BUILT_INS = ['operation_cancel', 'operation_list', 'operation_result', 'op
 const OUTPUT = { type: 'object', properties: { passed: { type: 'integer' } }, required: ['passed'] };
 const TOOLS: ToolSpec[] = [
   testTool({ name: 'job', outputSchema: OUTPUT }),
-  testTool({ name: 'suite', invocation: 'both', outputSchema: { $defs: { n: { type: 'integer' } }, type: 'object', properties: { passed: { $ref: '#/$defs/n' } } } }),
+  testTool({
+    name: 'suite',
+    invocation: 'both',
+    outputSchema: { $defs: { n: { type: 'integer' } }, type: 'object', properties: { passed: { $ref: '#/$defs/n' } } },
+  }),
   testTool({ name: 'quick', invocation: 'both', workflowType: 'EXPRESS' }),
   testTool({ name: 'calc', invocation: 'sync', workflowType: 'EXPRESS' }),
 ];
@@ -47,7 +51,11 @@ async function serve(options: { handleTools?: boolean; limits?: OperationsLimits
     ...(options.handleTools === undefined ? {} : { handleTools: options.handleTools }),
   });
   // Each bearer token is its own principal, as in the local stack.
-  const server = await serveFetch((request) => app.fetch(request, request.headers.get('authorization') ?? 'anonymous'), { host: '127.0.0.1', port: 0, path: '/mcp' });
+  const server = await serveFetch((request) => app.fetch(request, request.headers.get('authorization') ?? 'anonymous'), {
+    host: '127.0.0.1',
+    port: 0,
+    path: '/mcp',
+  });
   return { app, engine, server };
 }
 
@@ -93,14 +101,20 @@ describe('who sees handle tools', () => {
     const off = await serve({ handleTools: false });
     try {
       expect(await listNames(legacyRequest(off.server.url, 'tools/list', {}, { version: OLD }))).toEqual(['calc', 'quick', 'suite']);
-      expect(rpcError(await legacyRequest(off.server.url, 'tools/call', { name: 'operation_list', arguments: {} }, { version: OLD })).message).toMatch(/Unknown tool/);
+      expect(rpcError(await legacyRequest(off.server.url, 'tools/call', { name: 'operation_list', arguments: {} }, { version: OLD })).message).toMatch(
+        /Unknown tool/,
+      );
     } finally {
       await off.server.close();
     }
   });
 
   it('a client that declares no async support sees every tool plus the four built-ins', async () => {
-    for (const response of [plain('tools/list'), legacyRequest(on.server.url, 'tools/list', {}, { version: '2025-03-26' }), modernRequest(on.server.url, 'tools/list')]) {
+    for (const response of [
+      plain('tools/list'),
+      legacyRequest(on.server.url, 'tools/list', {}, { version: '2025-03-26' }),
+      modernRequest(on.server.url, 'tools/list'),
+    ]) {
       expect(await listNames(response)).toEqual(['calc', 'job', ...BUILT_INS, 'quick', 'suite']);
     }
   });
@@ -135,14 +149,23 @@ describe('who sees handle tools', () => {
     expect(byName.job.description).toMatch(/longer than 1 seconds, the call returns an operationId.*operation_result/s);
     expect(byName.job.outputSchema).toMatchObject({ anyOf: [OUTPUT, { required: ['operationId', 'status', 'pollAfterSeconds'] }] });
     // A hybrid tool answers either way; its $defs stay at the root, where its $ref points.
-    expect(byName.suite.outputSchema).toMatchObject({ $defs: { n: { type: 'integer' } }, anyOf: [{ properties: { passed: { $ref: '#/$defs/n' } } }, { required: ['operationId', 'status', 'pollAfterSeconds'] }] });
+    expect(byName.suite.outputSchema).toMatchObject({
+      $defs: { n: { type: 'integer' } },
+      anyOf: [{ properties: { passed: { $ref: '#/$defs/n' } } }, { required: ['operationId', 'status', 'pollAfterSeconds'] }],
+    });
     expect(byName.suite.description).toMatch(/longer than 1 seconds/);
     expect(byName.calc).not.toHaveProperty('outputSchema');
   });
 
   it('refuses to build a server whose catalog has a tool named like a built-in', () => {
     expect(() =>
-      createAsyncMcpApp({ store: new InMemoryRecordStore(), engine: new FakeWorkflowEngine(), catalog: createToolCatalog([testTool({ name: 'operation_status' })]), handleTools: true, secretKey: TEST_SECRET_KEY }),
+      createAsyncMcpApp({
+        store: new InMemoryRecordStore(),
+        engine: new FakeWorkflowEngine(),
+        catalog: createToolCatalog([testTool({ name: 'operation_status' })]),
+        handleTools: true,
+        secretKey: TEST_SECRET_KEY,
+      }),
     ).toThrow(/operation_status has the name of a built-in handle tool/);
   });
 });
@@ -207,7 +230,10 @@ describe('the built-in tools', () => {
   it("operation_result returns the tool's own result once it has finished", async () => {
     const id = await startJob();
     await finish(id, 'anonymous', { status: 'SUCCEEDED', output: { passed: 7 } });
-    expect(ok(await call('operation_result', { operationId: id }))).toEqual({ content: [{ type: 'text', text: '{"passed":7}' }], structuredContent: { passed: 7 } });
+    expect(ok(await call('operation_result', { operationId: id }))).toEqual({
+      content: [{ type: 'text', text: '{"passed":7}' }],
+      structuredContent: { passed: 7 },
+    });
   });
 
   it('operation_result waits for an operation that finishes within waitSeconds', async () => {
@@ -220,7 +246,10 @@ describe('the built-in tools', () => {
   it('operation_result returns a tool failure as isError, and a protocol-error outcome as its JSON-RPC error', async () => {
     const failed = await startJob();
     await finish(failed, 'anonymous', { status: 'FAILED', error: 'Boom', cause: 'it broke' });
-    expect(ok(await call('operation_result', { operationId: failed }))).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('Error: Boom') }] });
+    expect(ok(await call('operation_result', { operationId: failed }))).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining('Error: Boom') }],
+    });
 
     const refused = await startJob();
     await finish(refused, 'anonymous', { status: 'FAILED', error: 'Mcp.ProtocolError', cause: JSON.stringify({ code: -32602, message: 'rows too large' }) });
@@ -229,7 +258,10 @@ describe('the built-in tools', () => {
 
   it('operation_result refuses a wait above 50 seconds as invalid arguments', async () => {
     const id = await startJob();
-    expect(rpcError(await call('operation_result', { operationId: id, waitSeconds: 51 }))).toMatchObject({ code: -32602, message: expect.stringContaining('waitSeconds') });
+    expect(rpcError(await call('operation_result', { operationId: id, waitSeconds: 51 }))).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('waitSeconds'),
+    });
   });
 
   it('operation_cancel stops a running operation; operation_result then says it has no result', async () => {
@@ -260,7 +292,14 @@ describe('the built-in tools', () => {
     // A page holds at most 50; the other dialect's operation takes a place in the store's page.
     expect(first.operations).toHaveLength(49);
     expect(first.nextCursor).toEqual(expect.any(String));
-    expect(first.operations[0]).toEqual({ operationId: ids[50], tool: 'job', status: 'working', statusMessage: 'The operation is running.', pollAfterSeconds: 5, createdAt: expect.any(String) });
+    expect(first.operations[0]).toEqual({
+      operationId: ids[50],
+      tool: 'job',
+      status: 'working',
+      statusMessage: 'The operation is running.',
+      pollAfterSeconds: 5,
+      createdAt: expect.any(String),
+    });
     const second = ok(await call('operation_list', { cursor: first.nextCursor }, as(principal))).structuredContent;
     expect([...first.operations, ...second.operations].map((o: { operationId: string }) => o.operationId)).toEqual([...ids].reverse());
     expect(second.nextCursor).toBeUndefined();
@@ -273,10 +312,18 @@ describe('the built-in tools', () => {
 
   it("another principal's operationId, another dialect's, an overlong and an unknown one all answer alike", async () => {
     const mine = await startJob(as('Bearer owner'));
-    ok(await legacyRequest(on.server.url, 'tools/call', { name: 'job', arguments: {}, operation: { token: 'sep-token' } }, { version: OLD, ...as('Bearer intruder') }));
+    ok(
+      await legacyRequest(
+        on.server.url,
+        'tools/call',
+        { name: 'job', arguments: {}, operation: { token: 'sep-token' } },
+        { version: OLD, ...as('Bearer intruder') },
+      ),
+    );
     const answers = [];
     for (const operationId of [mine, 'sep-token', 'x'.repeat(300), 'no-such-operation']) {
-      for (const tool of ['operation_status', 'operation_result', 'operation_cancel']) answers.push(ok(await call(tool, { operationId }, as('Bearer intruder'))));
+      for (const tool of ['operation_status', 'operation_result', 'operation_cancel'])
+        answers.push(ok(await call(tool, { operationId }, as('Bearer intruder'))));
     }
     expect(answers[0]).toEqual({ isError: true, content: [{ type: 'text', text: expect.stringContaining('No operation with that operationId exists') }] });
     for (const answer of answers) expect(answer).toEqual(answers[0]);

@@ -19,7 +19,10 @@ async function started(capabilities: Record<string, unknown> = { elicitation: {}
 }
 
 async function refusal(promise: Promise<unknown>): Promise<InputRequestRefused> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(InputRequestRefused);
   return error as InputRequestRefused;
 }
@@ -74,7 +77,9 @@ describe('input requests', () => {
   it('questions asked at once (a Parallel state) are all kept', async () => {
     const { service, record } = await started();
     await Promise.all(
-      ['a', 'b', 'c', 'd'].map((key) => service.inputs.ask({ operation: record, executionName: record.executionName, key, request: confirm, taskToken: `tok-${key}` })),
+      ['a', 'b', 'c', 'd'].map((key) =>
+        service.inputs.ask({ operation: record, executionName: record.executionName, key, request: confirm, taskToken: `tok-${key}` }),
+      ),
     );
     expect(Object.keys(service.inputs.pending(await service.readCurrent(record))).sort()).toEqual(['a', 'b', 'c', 'd']);
   });
@@ -106,7 +111,9 @@ describe('input requests', () => {
 
   it('something that is not a server-to-client request is refused with Mcp.InvalidInputRequest', async () => {
     const { service, record } = await started();
-    const refused = await refusal(service.inputs.ask({ operation: record, executionName: record.executionName, request: { method: 'tools/call', params: {} }, taskToken: 't' }));
+    const refused = await refusal(
+      service.inputs.ask({ operation: record, executionName: record.executionName, request: { method: 'tools/call', params: {} }, taskToken: 't' }),
+    );
     expect(refused.errorName).toBe(INPUT_ERRORS.invalidRequest);
   });
 
@@ -133,7 +140,11 @@ describe('input requests', () => {
     const { service, engine, record } = await started();
     await service.inputs.ask({ operation: record, executionName: record.executionName, key: 'a', request: confirm, taskToken: 'tok-a' });
     engine.endedTasks.add('tok-a');
-    expect(await service.inputs.answer(record, { a: { result: { action: 'accept' } } })).toEqual({ resumed: [], ignored: [], closed: [{ key: 'a', reason: 'ended' }] });
+    expect(await service.inputs.answer(record, { a: { result: { action: 'accept' } } })).toEqual({
+      resumed: [],
+      ignored: [],
+      closed: [{ key: 'a', reason: 'ended' }],
+    });
     expect((await service.readCurrent(record)).status).toBe('working');
   });
 

@@ -19,7 +19,13 @@ const CAPABILITIES = { experimental: { longRunningOperations: {} }, elicitation:
 
 async function asking(method: 'task' | 'operation') {
   const store = new InMemoryRecordStore();
-  const app = createAsyncMcpApp({ store, engine: new FakeWorkflowEngine(), catalog: createToolCatalog([tool]), secretKey: TEST_SECRET_KEY, logger: { error: () => undefined, warn: () => undefined } });
+  const app = createAsyncMcpApp({
+    store,
+    engine: new FakeWorkflowEngine(),
+    catalog: createToolCatalog([tool]),
+    secretKey: TEST_SECRET_KEY,
+    logger: { error: () => undefined, warn: () => undefined },
+  });
   const post = async (message: Record<string, unknown>) => {
     const params = { ...(message.params as object), _meta: { 'io.modelcontextprotocol/clientCapabilities': CAPABILITIES } };
     const response = await app.fetch(
@@ -33,7 +39,10 @@ async function asking(method: 'task' | 'operation') {
     const text = await response.text();
     return jsonRpcMessagesOf(text);
   };
-  const started = await post({ method: 'tools/call', params: { name: 'approve', arguments: {}, ...(method === 'task' ? { task: {} } : { operation: { token: 'op-1' } }) } });
+  const started = await post({
+    method: 'tools/call',
+    params: { name: 'approve', arguments: {}, ...(method === 'task' ? { task: {} } : { operation: { token: 'op-1' } }) },
+  });
   const token: string = method === 'task' ? started[0].result.task.taskId : 'op-1';
   const key = { ownerId: ownerIdFor('alice'), token };
   const record = await app.operations.readLive(key);
@@ -52,7 +61,10 @@ describe('2025-11-25 tasks/get', () => {
     const { post, token, claim } = await asking('task');
     expect((await post({ method: 'tasks/get', params: { taskId: token } }))[0].result.status).toBe('input_required');
     await claim();
-    expect((await post({ method: 'tasks/get', params: { taskId: token } }))[0].result).toMatchObject({ status: 'working', statusMessage: 'The operation is running.' });
+    expect((await post({ method: 'tasks/get', params: { taskId: token } }))[0].result).toMatchObject({
+      status: 'working',
+      statusMessage: 'The operation is running.',
+    });
   });
 });
 

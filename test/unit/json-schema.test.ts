@@ -42,7 +42,12 @@ const refs = {
 const choices = {
   type: 'object',
   properties: {
-    id: { anyOf: [{ type: 'string', minLength: 3 }, { type: 'integer', exclusiveMinimum: 0 }] },
+    id: {
+      anyOf: [
+        { type: 'string', minLength: 3 },
+        { type: 'integer', exclusiveMinimum: 0 },
+      ],
+    },
     ratio: { type: 'number', multipleOf: 0.5, exclusiveMaximum: 10 },
     'a/b': { type: 'boolean' },
     'with space': { const: 'x' },

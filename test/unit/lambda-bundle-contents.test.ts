@@ -56,11 +56,15 @@ describe('the Lambda bundles import at module init only what a cold start needs'
     ['the MCP function', MCP_HTTP_ENTRY],
     ['status sync', STATUS_SYNC_ENTRY],
     ['the webhook delivery function', join(REPO_ROOT, 'lambdas/handlers/events-delivery.ts')],
-  ])('%s does not import node:http at init: the AWS SDK loads it only for an http endpoint, and https callbacks never need it', async (_name, entry) => {
-    const { staticImports } = await bundleContents(entry);
-    expect(staticImports).not.toContain('node:http');
-    expect(staticImports).not.toContain('http');
-  }, 60_000);
+  ])(
+    '%s does not import node:http at init: the AWS SDK loads it only for an http endpoint, and https callbacks never need it',
+    async (_name, entry) => {
+      const { staticImports } = await bundleContents(entry);
+      expect(staticImports).not.toContain('node:http');
+      expect(staticImports).not.toContain('http');
+    },
+    60_000,
+  );
 });
 
 /** Structured logs and EMF metrics, with the runtime's invoke store they read the request id from. */

@@ -24,7 +24,15 @@ function harness() {
   const results = new InMemoryResultStore();
   const engine = new FakeWorkflowEngine();
   const clock = new ManualClock();
-  const service = createOperations({ store: new InMemoryRecordStore(), engine, limits: TEST_LIMITS, clock, logger: memoryLogger(), results: { store: results }, input: mcpInputProtocol });
+  const service = createOperations({
+    store: new InMemoryRecordStore(),
+    engine,
+    limits: TEST_LIMITS,
+    clock,
+    logger: memoryLogger(),
+    results: { store: results },
+    input: mcpInputProtocol,
+  });
   return { results, engine, clock, service };
 }
 
@@ -71,9 +79,7 @@ describe('the spill threshold (outputs whose JSON is more than DEFAULT_SPILL_THR
     const h = harness();
     const record = await finishWith(h, 'link', outputOfBytes(DEFAULT_SPILL_THRESHOLD_BYTES + 1));
     const result = toCallToolResult(record.outcome!, tool);
-    expect(result.content).toEqual([
-      expect.objectContaining({ type: 'resource_link', mimeType: 'application/json', size: DEFAULT_SPILL_THRESHOLD_BYTES + 1 }),
-    ]);
+    expect(result.content).toEqual([expect.objectContaining({ type: 'resource_link', mimeType: 'application/json', size: DEFAULT_SPILL_THRESHOLD_BYTES + 1 })]);
     expect(String((result.content[0] as { uri: string }).uri).startsWith(RESULT_URI_PREFIX)).toBe(true);
   });
 });
@@ -116,9 +122,7 @@ describe('writeResult (the helper workers use for large results)', () => {
     const h = harness();
     await h.service.start({ ownerId: owner, tool, arguments: {}, token: 'worker-op', dialect: 'sep-1391' });
     const csv = 'index,value\n0,1\n';
-    const result = await withResultStore(h.results, () =>
-      writeResult({ ownerId: owner, token: 'worker-op' }, csv, { mimeType: 'text/csv', name: 'data.csv' }),
-    );
+    const result = await withResultStore(h.results, () => writeResult({ ownerId: owner, token: 'worker-op' }, csv, { mimeType: 'text/csv', name: 'data.csv' }));
     expect(result.content).toEqual([expect.objectContaining({ type: 'resource_link', mimeType: 'text/csv', name: 'data.csv', size: csv.length })]);
     const uri = result.content[0]!.uri;
     expect(parseResultUri(uri)?.token).toBe('worker-op');

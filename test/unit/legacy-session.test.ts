@@ -18,7 +18,12 @@ describe('session ids', () => {
     const declared = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true }, tasks: { list: {}, cancel: {} }, experimental: { x: {} } };
     const id = await mintSessionId(declared, 'owner', TEST_SECRET_KEY);
     expect(id).toMatch(/^[\x21-\x7e]+$/);
-    expect(await readSessionId(id, 'owner', TEST_SECRET_KEY)).toEqual({ elicitation: { form: {} }, sampling: {}, roots: { listChanged: true }, tasks: { list: {}, cancel: {} } });
+    expect(await readSessionId(id, 'owner', TEST_SECRET_KEY)).toEqual({
+      elicitation: { form: {} },
+      sampling: {},
+      roots: { listChanged: true },
+      tasks: { list: {}, cancel: {} },
+    });
   });
 
   it('are minted for every client, so that a capability it did not declare (tasks) is known as undeclared', async () => {
@@ -29,7 +34,9 @@ describe('session ids', () => {
 
   it('minted before tasks were recorded (s1) still verify, and read as declaring tasks, so their clients keep their listing', async () => {
     const payload = Buffer.from(JSON.stringify({ c: { sampling: {} }, n: 'x' })).toString('base64url');
-    const mac = createHmac('sha256', await TEST_SECRET_KEY()).update(`async-mcp session\nowner\n${payload}`).digest('base64url');
+    const mac = createHmac('sha256', await TEST_SECRET_KEY())
+      .update(`async-mcp session\nowner\n${payload}`)
+      .digest('base64url');
     expect(await readSessionId(`s1.${payload}.${mac}`, 'owner', TEST_SECRET_KEY)).toEqual({ tasks: {}, sampling: {} });
   });
 
@@ -56,7 +63,7 @@ describe('session ids', () => {
   });
 });
 
-describe('checking a request\'s session', () => {
+describe("checking a request's session", () => {
   it('a valid id gives its capabilities, and the header is taken off before the SDK sees it', async () => {
     const id = (await mintSessionId({ elicitation: {} }, 'owner', TEST_SECRET_KEY))!;
     const checked = await checkSession(post({ 'mcp-session-id': id }), undefined, 'owner', TEST_SECRET_KEY);

@@ -19,7 +19,11 @@ describe('listen in the Lambda handler', () => {
       expect(preludes.at(-1)).toMatchObject({ statusCode: 200, headers: { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' } });
       expect(listened.messages[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
       expect(listened.messages[1]).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'working' } });
-      expect(listened.messages.at(-1)).toEqual({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': id } } });
+      expect(listened.messages.at(-1)).toEqual({
+        jsonrpc: '2.0',
+        id,
+        result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': id } },
+      });
       // The stream ended on its own, with the margin still left on the invocation.
       expect(listened.deadline - listened.returnedAt).toBeGreaterThan(MARGIN_MS / 2);
     }

@@ -6,7 +6,13 @@
 import { Writable } from 'node:stream';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
-import { invocationDeadlineOf, streamingFunctionUrlHandler, type HttpPrelude, type LambdaStreamingRuntime, type ResponseStream } from '../../lambdas/aws/function-url-adapter.ts';
+import {
+  invocationDeadlineOf,
+  streamingFunctionUrlHandler,
+  type HttpPrelude,
+  type LambdaStreamingRuntime,
+  type ResponseStream,
+} from '../../lambdas/aws/function-url-adapter.ts';
 import type { ListenOptions } from '../../lambdas/mcp/listen/listen-handler.ts';
 import { withInvocationDeadline } from '../../lambdas/mcp/listen/listen-deadline.ts';
 import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
@@ -59,7 +65,11 @@ export function functionUrlEvent(method: string, id: number, params: Record<stri
 export const listenEvent = (id: number, taskIds: string[]) => functionUrlEvent('subscriptions/listen', id, { notifications: { taskIds } });
 
 /** The JSON-RPC messages of an SSE body. */
-export const messagesOf = (text: string) => text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+export const messagesOf = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)));
 
 export interface Invocation {
   /** The invocation's deadline (epoch ms, on the clock the test runs). */
@@ -92,8 +102,10 @@ export function lambdaApp(options: { store?: InMemoryRecordStore; listen?: Liste
       },
     },
   };
-  const handler = streamingFunctionUrlHandler((request) => app.fetch(request, PRINCIPAL), runtime, (context, invocation) =>
-    withInvocationDeadline(invocationDeadlineOf(context), invocation),
+  const handler = streamingFunctionUrlHandler(
+    (request) => app.fetch(request, PRINCIPAL),
+    runtime,
+    (context, invocation) => withInvocationDeadline(invocationDeadlineOf(context), invocation),
   );
   /** One invocation with `timeoutMs` left on it; resolves when the handler returns. */
   const invoke = async (event: LambdaFunctionURLEvent, timeoutMs: number): Promise<Invocation> => {

@@ -43,7 +43,11 @@ describe('listen stream near its deadline', () => {
     for (let step = 0; step < 600 && !listened; step++) await vi.advanceTimersByTimeAsync(100);
     await running;
 
-    expect(listened?.messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 2, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 2 } } });
+    expect(listened?.messages.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 2 } },
+    });
     expect(listened?.returnedAt).toBeLessThan(listened?.deadline ?? 0);
   });
 });

@@ -44,7 +44,11 @@ async function frames(response: Response, until?: (text: string) => boolean): Pr
   }
 }
 
-const messagesOf = (text: string) => text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+const messagesOf = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)));
 
 describe('listen stream', () => {
   it('a wake-up signal makes the stream read at once, long before its interval', async () => {
@@ -57,7 +61,12 @@ describe('listen stream', () => {
       wake.notify();
     }, 50);
     const messages = messagesOf(await frames(response));
-    expect(messages.map((m) => m.method ?? 'result')).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tasks', 'notifications/tasks', 'result']);
+    expect(messages.map((m) => m.method ?? 'result')).toEqual([
+      'notifications/subscriptions/acknowledged',
+      'notifications/tasks',
+      'notifications/tasks',
+      'result',
+    ]);
     expect(messages[2].params).toMatchObject({ status: 'completed', _meta: { 'io.modelcontextprotocol/subscriptionId': 9 } });
     expect(Date.now() - started).toBeLessThan(30_000);
   });
@@ -65,10 +74,15 @@ describe('listen stream', () => {
   it('without a signal it reads at its interval and notifies only on a change', async () => {
     const reads: string[] = [];
     const sequence = [state('working'), state('working'), state('completed', true)];
-    const response = listenStream(plan({ pollIntervalMs: 20, read: async () => {
-      reads.push('read');
-      return sequence.shift() ?? state('completed', true);
-    } }));
+    const response = listenStream(
+      plan({
+        pollIntervalMs: 20,
+        read: async () => {
+          reads.push('read');
+          return sequence.shift() ?? state('completed', true);
+        },
+      }),
+    );
     const messages = messagesOf(await frames(response));
     expect(reads).toHaveLength(3);
     expect(messages.filter((m) => m.method === 'notifications/tasks').map((m) => m.params.status)).toEqual(['working', 'completed']);
@@ -116,7 +130,9 @@ describe('listen stream', () => {
 
   it('a read that never answers still lets the stream end at its end time, with the listen result, and give its lease back', async () => {
     let ended = 0;
-    const response = listenStream(plan({ pollIntervalMs: 10, endAtMs: Date.now() + 100, read: () => new Promise<never>(() => undefined), onEnd: async () => void ended++ }));
+    const response = listenStream(
+      plan({ pollIntervalMs: 10, endAtMs: Date.now() + 100, read: () => new Promise<never>(() => undefined), onEnd: async () => void ended++ }),
+    );
     const messages = messagesOf(await frames(response));
     expect(messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 9, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 9 } } });
     expect(ended).toBe(1);

@@ -24,7 +24,11 @@ const tool = testTool({ name: 'job', invocation: 'both' });
 const LAMBDA_CAUSE = JSON.stringify({
   errorType: 'TestSuiteCrashed',
   errorMessage: 'Test suite "nightly" crashed before producing a report',
-  trace: ['TestSuiteCrashed: Test suite "nightly" crashed', '    at reportTestSuite (file:///var/task/index.mjs:12:9)', '    at /var/task/node_modules/x/y.js:1:1'],
+  trace: [
+    'TestSuiteCrashed: Test suite "nightly" crashed',
+    '    at reportTestSuite (file:///var/task/index.mjs:12:9)',
+    '    at /var/task/node_modules/x/y.js:1:1',
+  ],
 });
 
 function record(overrides: Partial<OperationRecord> = {}): OperationRecord {
@@ -74,7 +78,11 @@ function stubCore(overrides: Partial<Record<keyof ReturnType<typeof baseCore>, u
     dialects: [tasks20260728Dialect, tasks20251125Dialect, sep1391Dialect],
   });
   const post = async (message: Record<string, unknown>, version = '2025-11-25') => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': version,
+    };
     let body: Record<string, unknown> = { jsonrpc: '2.0', ...message };
     if (version === MODERN) {
       // The 2026-07-28 per-request envelope, declaring the Tasks extension, and the standard headers.
@@ -84,7 +92,13 @@ function stubCore(overrides: Partial<Record<keyof ReturnType<typeof baseCore>, u
     }
     const response = await fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body: JSON.stringify(body) }), PRINCIPAL);
     const text = await response.text();
-    const data = text.trim().startsWith('{') ? text : text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).at(-1);
+    const data = text.trim().startsWith('{')
+      ? text
+      : text
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5))
+          .at(-1);
     return { status: response.status, headers: response.headers, message: data ? JSON.parse(data) : undefined };
   };
   return { core, post, errors };
@@ -238,7 +252,11 @@ describe('nothing internal reaches clients', () => {
 
   it('the tool-error text of every dialect carries no trace and no source path', async () => {
     const { post } = stubCore({
-      readCurrent: vi.fn(async (key: OperationKey) => ({ ...crashed, token: key.token, dialect: key.token.startsWith('sep') ? 'sep-1391' : 'tasks-2025-11-25' })),
+      readCurrent: vi.fn(async (key: OperationKey) => ({
+        ...crashed,
+        token: key.token,
+        dialect: key.token.startsWith('sep') ? 'sep-1391' : 'tasks-2025-11-25',
+      })),
       waitFor: vi.fn(async (key: OperationKey) => ({ ...crashed, token: key.token, dialect: 'tasks-2025-11-25' })),
       runSyncStep: vi.fn(async () => ({ kind: 'finished', outcome: crashed.outcome! })),
     });

@@ -22,7 +22,12 @@ describe('the MCP input protocol', () => {
     const url = { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'https://example.com', elicitationId: 'e1' } };
     expect(parseInputRequest(url)).toMatchObject({ ok: true, kind: 'elicitation.url', capability: 'elicitation (URL mode)' });
     expect(parseInputRequest({ method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } })).toMatchObject({ ok: true, kind: 'sampling' });
-    expect(parseInputRequest({ method: 'roots/list' })).toEqual({ ok: true, request: { method: 'roots/list', params: {} }, kind: 'roots', capability: 'roots' });
+    expect(parseInputRequest({ method: 'roots/list' })).toEqual({
+      ok: true,
+      request: { method: 'roots/list', params: {} },
+      kind: 'roots',
+      capability: 'roots',
+    });
   });
 
   it.each([
@@ -31,7 +36,10 @@ describe('the MCP input protocol', () => {
     [{ method: 'tools/call', params: {} }, 'request method must be elicitation/create, sampling/createMessage or roots/list'],
     [{ method: 'elicitation/create', params: { requestedSchema: {} } }, 'request params.message must be a string'],
     [{ method: 'elicitation/create', params: { message: 'm' } }, 'request params.requestedSchema must be an object in form mode'],
-    [{ method: 'elicitation/create', params: { mode: 'url', message: 'm', url: 'u' } }, 'request params.url and params.elicitationId must be strings in URL mode'],
+    [
+      { method: 'elicitation/create', params: { mode: 'url', message: 'm', url: 'u' } },
+      'request params.url and params.elicitationId must be strings in URL mode',
+    ],
     [{ method: 'sampling/createMessage', params: { maxTokens: 5 } }, 'request params.messages must be an array'],
     [{ method: 'sampling/createMessage', params: { messages: [] } }, 'request params.maxTokens must be a number'],
   ])('refuses %j: %s', (request, message) => {
@@ -45,14 +53,33 @@ describe('the MCP input protocol', () => {
       ok: true,
       delivery: { kind: 'failure', error: INPUT_ERRORS.declined, cause: '{"action":"cancel"}' },
     });
-    expect(parseInputAnswer('k', form, { error: { code: -1, message: 'no' } })).toMatchObject({ ok: true, delivery: { kind: 'failure', error: INPUT_ERRORS.error } });
+    expect(parseInputAnswer('k', form, { error: { code: -1, message: 'no' } })).toMatchObject({
+      ok: true,
+      delivery: { kind: 'failure', error: INPUT_ERRORS.error },
+    });
     expect(parseInputAnswer('k', form, { result: 'yes' })).toEqual({ ok: false, field: 'inputResponses.k', problem: 'must be an object' });
-    expect(parseInputAnswer('k', form, { result: { action: 'maybe' } })).toEqual({ ok: false, field: 'inputResponses.k.action', problem: 'must be "accept", "decline" or "cancel"' });
-    expect(parseInputAnswer('k', form, { result: { action: 'accept', content: [] } })).toEqual({ ok: false, field: 'inputResponses.k.content', problem: 'must be an object' });
+    expect(parseInputAnswer('k', form, { result: { action: 'maybe' } })).toEqual({
+      ok: false,
+      field: 'inputResponses.k.action',
+      problem: 'must be "accept", "decline" or "cancel"',
+    });
+    expect(parseInputAnswer('k', form, { result: { action: 'accept', content: [] } })).toEqual({
+      ok: false,
+      field: 'inputResponses.k.content',
+      problem: 'must be an object',
+    });
     const sampling = { method: 'sampling/createMessage', params: {} };
     expect(parseInputAnswer('s', sampling, { result: { content: {} } })).toEqual({ ok: false, field: 'inputResponses.s.role', problem: 'must be a string' });
-    expect(parseInputAnswer('s', sampling, { result: { role: 'assistant', content: 'hi' } })).toEqual({ ok: false, field: 'inputResponses.s.content', problem: 'must be a content block' });
-    expect(parseInputAnswer('r', { method: 'roots/list', params: {} }, { result: { roots: {} } })).toEqual({ ok: false, field: 'inputResponses.r.roots', problem: 'must be an array' });
+    expect(parseInputAnswer('s', sampling, { result: { role: 'assistant', content: 'hi' } })).toEqual({
+      ok: false,
+      field: 'inputResponses.s.content',
+      problem: 'must be a content block',
+    });
+    expect(parseInputAnswer('r', { method: 'roots/list', params: {} }, { result: { roots: {} } })).toEqual({
+      ok: false,
+      field: 'inputResponses.r.roots',
+      problem: 'must be an array',
+    });
   });
 
   it('an empty elicitation capability is form mode only, as the spec says', () => {
@@ -78,16 +105,33 @@ describe('a core given another input protocol', () => {
 
   function core() {
     const engine = new FakeWorkflowEngine();
-    const service = createOperations({ store: new InMemoryRecordStore(), engine, input: colours, limits: TEST_LIMITS, clock: new ManualClock(), logger: memoryLogger() });
+    const service = createOperations({
+      store: new InMemoryRecordStore(),
+      engine,
+      input: colours,
+      limits: TEST_LIMITS,
+      clock: new ManualClock(),
+      logger: memoryLogger(),
+    });
     return { engine, service };
   }
 
   it('asks, refuses and resumes in that protocol words alone', async () => {
     const { engine, service } = core();
-    const record = await service.start({ ownerId: 'o', tool: testTool({ name: 'paint' }), arguments: {}, token: 't', dialect: 'tasks-2026-07-28', clientCapabilities: { colours: {}, elicitation: {} } });
+    const record = await service.start({
+      ownerId: 'o',
+      tool: testTool({ name: 'paint' }),
+      arguments: {},
+      token: 't',
+      dialect: 'tasks-2026-07-28',
+      clientCapabilities: { colours: {}, elicitation: {} },
+    });
     expect(record.inputKinds).toEqual(['colour']);
     const ask = (request: unknown) => service.inputs.ask({ operation: record, executionName: record.executionName, key: 'c', request, taskToken: 'tok' });
-    const refused = await ask(form).then(() => undefined, (e: unknown) => e);
+    const refused = await ask(form).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(InputRequestRefused);
     expect((refused as InputRequestRefused).message).toBe('only colour/pick may be asked');
     await ask({ method: 'colour/pick' });
@@ -102,11 +146,19 @@ describe('a core built without an input protocol (status sync)', () => {
   it('asks its clients nothing and refuses a question, saying this process takes none', async () => {
     const engine = new FakeWorkflowEngine();
     const service = createOperations({ store: new InMemoryRecordStore(), engine, limits: TEST_LIMITS, clock: new ManualClock(), logger: memoryLogger() });
-    const record = await service.start({ ownerId: 'o', tool: testTool({ name: 'paint' }), arguments: {}, token: 't', dialect: 'tasks-2026-07-28', clientCapabilities: { elicitation: {} } });
-    expect(record.inputKinds ?? [], "no kind of question is open to its clients").toEqual([]);
-    const refused = await service.inputs
-      .ask({ operation: record, executionName: record.executionName, key: 'c', request: form, taskToken: 'tok' })
-      .then(() => undefined, (e: unknown) => e);
+    const record = await service.start({
+      ownerId: 'o',
+      tool: testTool({ name: 'paint' }),
+      arguments: {},
+      token: 't',
+      dialect: 'tasks-2026-07-28',
+      clientCapabilities: { elicitation: {} },
+    });
+    expect(record.inputKinds ?? [], 'no kind of question is open to its clients').toEqual([]);
+    const refused = await service.inputs.ask({ operation: record, executionName: record.executionName, key: 'c', request: form, taskToken: 'tok' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(InputRequestRefused);
     expect((refused as InputRequestRefused).message).toBe('this process takes no questions');
     expect(engine.taskCalls).toEqual([]);

@@ -20,7 +20,9 @@ const EARLY_WINDOW_MS = 300;
 
 describe('serveFetch', () => {
   it('listens on the host it is given and passes method, URL, headers and body through', async () => {
-    const url = await serve(async (request) => Response.json({ method: request.method, url: request.url, echo: await request.text(), h: request.headers.get('x-test') }));
+    const url = await serve(async (request) =>
+      Response.json({ method: request.method, url: request.url, echo: await request.text(), h: request.headers.get('x-test') }),
+    );
     expect(url.hostname).toBe('127.0.0.1');
     const response = await fetch(url, { method: 'POST', headers: { 'x-test': 'yes' }, body: 'hello' });
     expect(await response.json()).toEqual({ method: 'POST', url: url.href, echo: 'hello', h: 'yes' });
@@ -40,7 +42,11 @@ describe('serveFetch', () => {
       req.write('x'.repeat(1024));
     });
     expect(status.code).toBe(413);
-    expect(JSON.parse(status.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` } });
+    expect(JSON.parse(status.text)).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` },
+    });
     expect(handler).not.toHaveBeenCalled();
   });
 
@@ -107,7 +113,10 @@ describe('serveFetch', () => {
   it('close() ends open connections and resolves', async () => {
     const url = await serve(async () => new Response(new ReadableStream({ start: () => undefined }), { headers: { 'content-type': 'text/event-stream' } }));
     const response = await fetch(url);
-    const reading = response.body!.getReader().read().catch(() => 'closed');
+    const reading = response
+      .body!.getReader()
+      .read()
+      .catch(() => 'closed');
     await server!.close();
     server = undefined;
     await expect(reading).resolves.toBeDefined();

@@ -13,7 +13,7 @@ describe('the Node version notice of npm start', () => {
     );
   });
 
-  it.runIf(Number(process.versions.node.split('.')[0]) < 22)('on this Node 20 prints the one line and turns the AWS SDK\'s own warning off', () => {
+  it.runIf(Number(process.versions.node.split('.')[0]) < 22)("on this Node 20 prints the one line and turns the AWS SDK's own warning off", () => {
     const env: NodeJS.ProcessEnv = {};
     const printed: string[] = [];
     announceNodeVersion(env, (line) => printed.push(line));

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  isLoopbackHost,
-  oauthConfigFromEnv,
-  OAuthConfigError,
-  resolveOAuthConfig,
-  type OAuthConfig,
-} from '../../lambdas/auth/oauth-config.ts';
+import { isLoopbackHost, oauthConfigFromEnv, OAuthConfigError, resolveOAuthConfig, type OAuthConfig } from '../../lambdas/auth/oauth-config.ts';
 import {
   protectedResourceMetadataPaths,
   protectedResourceMetadataResponseFor,
@@ -74,7 +68,8 @@ describe('OAuth configuration', () => {
 
 describe('protected-resource metadata (RFC 9728)', () => {
   const config = resolveOAuthConfig({ ...base, requiredScopes: ['mcp:tools'] });
-  const get = (path: string, method = 'GET') => protectedResourceMetadataResponseFor(config, new Request(`https://abc.lambda-url.eu-west-1.on.aws${path}`, { method }));
+  const get = (path: string, method = 'GET') =>
+    protectedResourceMetadataResponseFor(config, new Request(`https://abc.lambda-url.eu-west-1.on.aws${path}`, { method }));
 
   it('names the metadata URL by inserting the well-known segment before the resource path', () => {
     expect(protectedResourceMetadataUrl('https://h.example/mcp')).toBe('https://h.example/.well-known/oauth-protected-resource/mcp');

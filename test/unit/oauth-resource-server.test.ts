@@ -211,9 +211,7 @@ describe('OAuth resource server: scopes', () => {
 
 describe('OAuth resource server: configuration', () => {
   it('refuses an http issuer on a host that is not loopback, at configuration time', () => {
-    expect(() => createOAuthResourceServer({ issuer: 'http://auth.example.com', resourceUrl: RESOURCE }, { logger: logs.logger })).toThrow(
-      OAuthConfigError,
-    );
+    expect(() => createOAuthResourceServer({ issuer: 'http://auth.example.com', resourceUrl: RESOURCE }, { logger: logs.logger })).toThrow(OAuthConfigError);
     expect(() => createOAuthResourceServer({ issuer: 'http://auth.example.com', resourceUrl: RESOURCE }, { logger: logs.logger })).toThrow(
       /http.*not loopback/,
     );

@@ -35,7 +35,10 @@ describe('the built card', () => {
 
 describe('which operation a tool result names', () => {
   it('a handle answer: structuredContent.operationId with its status', () => {
-    expect(operationRefOf({ content: [], structuredContent: { operationId: 'op-1', status: 'working', pollAfterSeconds: 2 } })).toEqual({ operationId: 'op-1', final: false });
+    expect(operationRefOf({ content: [], structuredContent: { operationId: 'op-1', status: 'working', pollAfterSeconds: 2 } })).toEqual({
+      operationId: 'op-1',
+      final: false,
+    });
   });
 
   it('a 2026-07-28 CreateTaskResult (resultType "task") and a 2025-11-25 one ({ task })', () => {
@@ -57,7 +60,9 @@ describe('which operation a tool result names', () => {
 describe('what an initialize-era session keeps of an MCP Apps declaration', () => {
   it('the extension with the one profile the card needs, and nothing for any other declaration', () => {
     const ui = (mimeTypes: unknown) => ({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes, features: ['x'.repeat(2000)] } } });
-    expect(mcpAppsCapabilityOf(ui(['text/uri-list', 'text/html;profile=mcp-app']))).toEqual({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } });
+    expect(mcpAppsCapabilityOf(ui(['text/uri-list', 'text/html;profile=mcp-app']))).toEqual({
+      extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+    });
     expect(mcpAppsCapabilityOf(ui(['text/uri-list']))).toEqual({});
     expect(mcpAppsCapabilityOf({ extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} })).toEqual({});
   });

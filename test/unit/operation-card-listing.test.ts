@@ -55,12 +55,28 @@ type Ask = (url: URL, method: string, id: number, params?: Record<string, unknow
 const NOT_DECLARING: Array<[string, Ask]> = [
   ['a 2025-06-18 client (handle tools)', (url, method, id, params = {}) => legacyRequest(url, method, params, { version: '2025-06-18', id })],
   ['a 2025-11-25 client (tasks implied)', (url, method, id, params = {}) => legacyRequest(url, method, params, { id })],
-  ['a 2025-11-25 client declaring tasks in _meta', (url, method, id, params = {}) => legacyRequest(url, method, params, { id, capabilities: { tasks: { requests: { tools: { call: {} } } } } })],
-  ['a SEP-1391 client', (url, method, id, params = {}) => legacyRequest(url, method, params, { id, capabilities: { experimental: { longRunningOperations: {} } } })],
+  [
+    'a 2025-11-25 client declaring tasks in _meta',
+    (url, method, id, params = {}) => legacyRequest(url, method, params, { id, capabilities: { tasks: { requests: { tools: { call: {} } } } } }),
+  ],
+  [
+    'a SEP-1391 client',
+    (url, method, id, params = {}) => legacyRequest(url, method, params, { id, capabilities: { experimental: { longRunningOperations: {} } } }),
+  ],
   ['a 2026-07-28 client declaring nothing', (url, method, id, params = {}) => modernRequest(url, method, params, { id })],
-  ['a 2026-07-28 Tasks extension client', (url, method, id, params = {}) => modernRequest(url, method, params, { id, capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } })],
-  ['a 2026-07-28 client declaring MCP Apps without the HTML profile', (url, method, id, params = {}) => modernRequest(url, method, params, { id, capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/uri-list'] } } } })],
-  ['a 2026-07-28 client declaring elicitation and sampling', (url, method, id, params = {}) => modernRequest(url, method, params, { id, capabilities: { elicitation: { form: {} }, sampling: {} } })],
+  [
+    'a 2026-07-28 Tasks extension client',
+    (url, method, id, params = {}) => modernRequest(url, method, params, { id, capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } }),
+  ],
+  [
+    'a 2026-07-28 client declaring MCP Apps without the HTML profile',
+    (url, method, id, params = {}) =>
+      modernRequest(url, method, params, { id, capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/uri-list'] } } } }),
+  ],
+  [
+    'a 2026-07-28 client declaring elicitation and sampling',
+    (url, method, id, params = {}) => modernRequest(url, method, params, { id, capabilities: { elicitation: { form: {} }, sampling: {} } }),
+  ],
 ];
 
 describe('clients that do not declare MCP Apps', () => {
@@ -149,7 +165,9 @@ describe('clients that declare MCP Apps', () => {
     );
     const session = init.headers.get('mcp-session-id');
     expect(session).toBeTruthy();
-    const tools = byName(await listTools(() => legacyRequest(on.url, 'tools/list', {}, { version: '2025-06-18', id: 2, headers: { 'mcp-session-id': session ?? '' } })));
+    const tools = byName(
+      await listTools(() => legacyRequest(on.url, 'tools/list', {}, { version: '2025-06-18', id: 2, headers: { 'mcp-session-id': session ?? '' } })),
+    );
     expect(tools.get('job')?._meta?.ui).toEqual({ resourceUri: CARD });
     expect(tools.get('operation_status')?._meta?.ui).toEqual({ resourceUri: CARD });
   });

@@ -45,7 +45,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const call = (name: string, args: Record<string, unknown>, options: CallOptions = ALICE) => legacyRequest(server.url, 'tools/call', { name, arguments: args }, { version: OLD, ...options });
+const call = (name: string, args: Record<string, unknown>, options: CallOptions = ALICE) =>
+  legacyRequest(server.url, 'tools/call', { name, arguments: args }, { version: OLD, ...options });
 const card = async (name: string, args: Record<string, unknown>, options: CallOptions = ALICE) => ok(await call(name, args, options));
 const keyOf = (operationId: string, principal = 'alice'): OperationKey => ({ ownerId: ownerIdFor(principal), token: operationId });
 
@@ -113,7 +114,14 @@ describe('operation_card_status', () => {
   it('reads a task another dialect started (the Tasks extension), for the same principal', async () => {
     const capabilities = { extensions: { ...UI, 'io.modelcontextprotocol/tasks': {} } };
     const created = ok(await modernRequest(server.url, 'tools/call', { name: 'job', arguments: {} }, { capabilities, headers: { authorization: 'alice' } }));
-    const read = ok(await modernRequest(server.url, 'tools/call', { name: 'operation_card_status', arguments: { operationId: created.taskId } }, { capabilities, headers: { authorization: 'alice' } }));
+    const read = ok(
+      await modernRequest(
+        server.url,
+        'tools/call',
+        { name: 'operation_card_status', arguments: { operationId: created.taskId } },
+        { capabilities, headers: { authorization: 'alice' } },
+      ),
+    );
     expect(read.structuredContent).toMatchObject({ operationId: created.taskId, tool: 'job', status: 'working' });
   });
 
@@ -126,7 +134,10 @@ describe('operation_card_status', () => {
 describe('operation_card_answer and operation_card_cancel', () => {
   async function ask(operationId: string): Promise<string> {
     const { executionName } = await app.operations.readCurrent(keyOf(operationId));
-    const request = { method: 'elicitation/create', params: { message: 'Deploy 2 changes?', requestedSchema: { type: 'object', properties: { comment: { type: 'string' } } } } };
+    const request = {
+      method: 'elicitation/create',
+      params: { message: 'Deploy 2 changes?', requestedSchema: { type: 'object', properties: { comment: { type: 'string' } } } },
+    };
     const { key } = await app.operations.inputs.ask({ operation: keyOf(operationId), executionName, request, taskToken: `token-${operationId}` });
     return key;
   }
@@ -135,7 +146,10 @@ describe('operation_card_answer and operation_card_cancel', () => {
     const operationId = await startJob();
     const key = await ask(operationId);
     const asked = await card('operation_card_status', { operationId });
-    expect(asked.structuredContent).toMatchObject({ status: 'input_required', question: { key, message: 'Deploy 2 changes?', requestedSchema: { properties: { comment: { type: 'string' } } } } });
+    expect(asked.structuredContent).toMatchObject({
+      status: 'input_required',
+      question: { key, message: 'Deploy 2 changes?', requestedSchema: { properties: { comment: { type: 'string' } } } },
+    });
     const answered = await card('operation_card_answer', { operationId, key, action: 'accept', content: { comment: 'ship it' } });
     expect(answered.structuredContent).toMatchObject({ answer: 'delivered', status: 'working' });
     expect(answered.structuredContent.question).toBeUndefined();
@@ -144,7 +158,7 @@ describe('operation_card_answer and operation_card_cancel', () => {
     expect((await card('operation_card_answer', { operationId, key, action: 'decline' })).structuredContent.answer).toBe('ignored');
   });
 
-  it("another principal cannot answer the question, nor cancel the operation", async () => {
+  it('another principal cannot answer the question, nor cancel the operation', async () => {
     const operationId = await startJob();
     const key = await ask(operationId);
     expect((await card('operation_card_answer', { operationId, key, action: 'decline' }, BOB)).isError).toBe(true);
@@ -159,6 +173,9 @@ describe('operation_card_answer and operation_card_cancel', () => {
     expect(cancelled.structuredContent.result).toBeUndefined();
     const done = await startJob();
     await finish(done, { status: 'SUCCEEDED', output: { count: 1 } });
-    expect((await card('operation_card_cancel', { operationId: done })).structuredContent).toMatchObject({ status: 'completed', result: { structuredContent: { count: 1 } } });
+    expect((await card('operation_card_cancel', { operationId: done })).structuredContent).toMatchObject({
+      status: 'completed',
+      result: { structuredContent: { count: 1 } },
+    });
   });
 });

@@ -19,7 +19,10 @@ import { startPutEventsEndpoint, type EventBridgeEvent, type PutEventsEndpoint }
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
-const tool = testTool({ name: 'job', timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5, maxRunSeconds: 3600 } });
+const tool = testTool({
+  name: 'job',
+  timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5, maxRunSeconds: 3600 },
+});
 const ALICE = 'iam-role:arn:aws:iam::123456789012:role/alice';
 const BOB = 'oauth:https://issuer.example|bob';
 const KEY = { accessKeyId: 'LOCALTESTKEY', secretAccessKey: 'a-secret-for-this-run-only' };
@@ -54,7 +57,13 @@ beforeEach(() => {
 });
 
 function syncWith(serverKey: () => Promise<Uint8Array>) {
-  return createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client, eventBusName: 'default', logger, metrics, serverKey }));
+  return createStatusSyncHandler(
+    operations,
+    engine,
+    logger,
+    metrics,
+    createOperationEventsPublisher({ client, eventBusName: 'default', logger, metrics, serverKey }),
+  );
 }
 
 /** Starts an operation of `principal` and reports it completed through `sync`; the record and its event. */
@@ -63,7 +72,15 @@ async function completed(sync: ReturnType<typeof syncWith>, principal: string, t
   const input = engine.executions.get(record.executionArn!)!.input;
   const statusEvent: ExecutionStatusChangeEvent = {
     id: `evt-${token}`,
-    detail: { executionArn: record.executionArn!, status: 'SUCCEEDED', startDate: record.createdAt, stopDate: Date.now(), input: JSON.stringify(input), inputDetails: { included: true }, output: '{}' },
+    detail: {
+      executionArn: record.executionArn!,
+      status: 'SUCCEEDED',
+      startDate: record.createdAt,
+      stopDate: Date.now(),
+      input: JSON.stringify(input),
+      inputDetails: { included: true },
+      output: '{}',
+    },
   };
   const before = delivered.length;
   await sync(statusEvent);
@@ -89,13 +106,25 @@ describe('the owner id of operation events', () => {
       expect(unkeyed.startsWith(first)).toBe(false);
     }
     // Keyed: another server key names the same principal otherwise.
-    const other = ownerOf((await completed(syncWith(async () => randomBytes(32)), ALICE, 'a-3')).event);
+    const other = ownerOf(
+      (
+        await completed(
+          syncWith(async () => randomBytes(32)),
+          ALICE,
+          'a-3',
+        )
+      ).event,
+    );
     expect(other).not.toBe(first);
     expect(errors).toEqual([]);
   });
 
   it('no other field lets a reader test a candidate principal: neither the table owner hash nor an execution name derived from it', async () => {
-    const { record, event } = await completed(syncWith(async () => SERVER_KEY), ALICE, 'a-1');
+    const { record, event } = await completed(
+      syncWith(async () => SERVER_KEY),
+      ALICE,
+      'a-1',
+    );
     const text = JSON.stringify(event);
     expect(text).not.toContain(ownerIdFor(ALICE));
     expect(text).not.toContain(record.executionName);
@@ -109,7 +138,16 @@ describe('the owner id of operation events', () => {
     });
     const record = await operations.start({ ownerId: ownerIdFor(ALICE), tool, arguments: {}, token: 'a-1', dialect: 'sep-1391' });
     const input = engine.executions.get(record.executionArn!)!.input;
-    await sync({ detail: { executionArn: record.executionArn!, status: 'SUCCEEDED', stopDate: Date.now(), input: JSON.stringify(input), inputDetails: { included: true }, output: '{}' } });
+    await sync({
+      detail: {
+        executionArn: record.executionArn!,
+        status: 'SUCCEEDED',
+        stopDate: Date.now(),
+        input: JSON.stringify(input),
+        inputDetails: { included: true },
+        output: '{}',
+      },
+    });
     expect((await store.get(record))?.status).toBe('completed');
     expect(delivered).toEqual([]);
     expect(errors).toEqual([expect.objectContaining({ status: 'completed', error: expect.stringContaining('server key') })]);

@@ -28,7 +28,10 @@ const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true }
 ajv.addFormat('date-time', { type: 'string', validate: (value: string) => !Number.isNaN(Date.parse(value)) && /T.*Z$/.test(value) });
 const validateEvent = ajv.compile(schema);
 
-const tool = testTool({ name: 'job', timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5, maxRunSeconds: 3600 } });
+const tool = testTool({
+  name: 'job',
+  timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5, maxRunSeconds: 3600 },
+});
 const PRINCIPAL = 'iam-role:arn:aws:iam::123456789012:role/analyst';
 const SECRET_ARGUMENT = 'argument-that-must-not-leave';
 const SECRET_OUTPUT = 'output-that-must-not-leave';
@@ -37,7 +40,14 @@ const serverKey = async () => new Uint8Array(32).fill(7);
 function statusEvent(record: OperationRecord, input: unknown, detail: Partial<ExecutionStatusChangeEvent['detail']>): ExecutionStatusChangeEvent {
   return {
     id: 'evt',
-    detail: { executionArn: record.executionArn!, status: 'RUNNING', startDate: Date.now(), input: JSON.stringify(input), inputDetails: { included: true }, ...detail },
+    detail: {
+      executionArn: record.executionArn!,
+      status: 'RUNNING',
+      startDate: Date.now(),
+      input: JSON.stringify(input),
+      inputDetails: { included: true },
+      ...detail,
+    },
   };
 }
 
@@ -81,8 +91,22 @@ describe('the event detail', () => {
   });
 
   it('says isError for a tool error result and a failure, with no size where there is no result', () => {
-    const base = { ownerId: 'o', token: 't', tool: 'job', argumentsHash: 'h', dialect: 'sep-1391', executionName: 'x', createdAt: 0, updatedAt: 1, completedAt: 1, keepAliveSeconds: 60, pollIntervalSeconds: 5 } as const;
-    expect(operationEventDetail({ ...base, status: 'completed', outcome: { kind: 'call-tool-result', result: { content: [], isError: true } } }).isError).toBe(true);
+    const base = {
+      ownerId: 'o',
+      token: 't',
+      tool: 'job',
+      argumentsHash: 'h',
+      dialect: 'sep-1391',
+      executionName: 'x',
+      createdAt: 0,
+      updatedAt: 1,
+      completedAt: 1,
+      keepAliveSeconds: 60,
+      pollIntervalSeconds: 5,
+    } as const;
+    expect(operationEventDetail({ ...base, status: 'completed', outcome: { kind: 'call-tool-result', result: { content: [], isError: true } } }).isError).toBe(
+      true,
+    );
     const failed = operationEventDetail({ ...base, status: 'failed', outcome: { kind: 'tool-error', error: 'Boom' } });
     expect(failed).toMatchObject({ isError: true });
     expect(failed).not.toHaveProperty('resultBytes');
@@ -125,12 +149,24 @@ describe('status sync emits through the local PutEvents endpoint', () => {
   });
 
   async function started() {
-    const record = await operations.start({ ownerId: ownerIdFor(PRINCIPAL), tool, arguments: { secret: SECRET_ARGUMENT }, token: 'tok-1', dialect: 'sep-1391' });
+    const record = await operations.start({
+      ownerId: ownerIdFor(PRINCIPAL),
+      tool,
+      arguments: { secret: SECRET_ARGUMENT },
+      token: 'tok-1',
+      dialect: 'sep-1391',
+    });
     return { record, input: engine.executions.get(record.executionArn!)!.input };
   }
 
   it('working, then completed: events that fit the schema, after each write, without arguments or output', async () => {
-    const sync = createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client, eventBusName: 'default', serverKey, logger, metrics }));
+    const sync = createStatusSyncHandler(
+      operations,
+      engine,
+      logger,
+      metrics,
+      createOperationEventsPublisher({ client, eventBusName: 'default', serverKey, logger, metrics }),
+    );
     const { record, input } = await started();
     await sync(statusEvent(record, input, { status: 'RUNNING' }));
     await sync(statusEvent(record, input, { status: 'SUCCEEDED', output: JSON.stringify({ echo: SECRET_OUTPUT }), stopDate: Date.now() }));
@@ -147,7 +183,13 @@ describe('status sync emits through the local PutEvents endpoint', () => {
   });
 
   it('a RUNNING event delivered after the end reports nothing; a redelivered end reports the end again', async () => {
-    const sync = createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client, eventBusName: 'default', serverKey, logger }));
+    const sync = createStatusSyncHandler(
+      operations,
+      engine,
+      logger,
+      metrics,
+      createOperationEventsPublisher({ client, eventBusName: 'default', serverKey, logger }),
+    );
     const { record, input } = await started();
     const end = statusEvent(record, input, { status: 'FAILED', error: 'Boom', stopDate: Date.now() });
     await sync(end);
@@ -179,7 +221,13 @@ describe('status sync emits through the local PutEvents endpoint', () => {
       throw new Error('connect ECONNREFUSED');
     };
     const failing = { send } as unknown as EventBridgeClient;
-    const sync = createStatusSyncHandler(operations, engine, logger, metrics, createOperationEventsPublisher({ client: failing, eventBusName: 'default', serverKey, logger, metrics, backoffMs: 1 }));
+    const sync = createStatusSyncHandler(
+      operations,
+      engine,
+      logger,
+      metrics,
+      createOperationEventsPublisher({ client: failing, eventBusName: 'default', serverKey, logger, metrics, backoffMs: 1 }),
+    );
     const { record, input } = await started();
     await expect(sync(statusEvent(record, input, { status: 'SUCCEEDED', output: '{}', stopDate: Date.now() }))).resolves.toBeUndefined();
     expect((await store.get(record))?.status).toBe('completed');
@@ -204,7 +252,8 @@ describe('status sync emits through the local PutEvents endpoint', () => {
 
 describe('the local webhook', () => {
   it('takes loopback URLs only, and says why another is refused', () => {
-    for (const ok of ['http://127.0.0.1:8080/hook', 'http://[::1]:9000/', 'https://localhost/x']) expect(parseLoopbackWebhookUrl(ok).href).toBe(new URL(ok).href);
+    for (const ok of ['http://127.0.0.1:8080/hook', 'http://[::1]:9000/', 'https://localhost/x'])
+      expect(parseLoopbackWebhookUrl(ok).href).toBe(new URL(ok).href);
     expect(() => parseLoopbackWebhookUrl('https://hooks.example.com/x')).toThrow(/hooks\.example\.com is not a loopback host/);
     expect(() => parseLoopbackWebhookUrl('http://127.0.0.2/x')).toThrow(/not a loopback host/);
     expect(() => parseLoopbackWebhookUrl('http://10.0.0.1/x')).toThrow(/not a loopback host/);
@@ -218,7 +267,9 @@ describe('the local webhook', () => {
     const body = JSON.stringify({ detail: { status: 'completed' } });
     const timestamp = Math.floor(Date.now() / 1000);
     const signature = signWebhook(secret, 'msg_1', timestamp, body);
-    expect(new Webhook(secret).verify(body, { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': signature })).toEqual(JSON.parse(body));
+    expect(new Webhook(secret).verify(body, { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': signature })).toEqual(
+      JSON.parse(body),
+    );
     expect(signature).toBe(new Webhook(secret).sign('msg_1', new Date(timestamp * 1000), body));
     expect(() => checkWebhookSecret('whsec_short', '--events-webhook-secret')).toThrow(/--events-webhook-secret: expected whsec_/);
   });

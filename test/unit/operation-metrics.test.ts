@@ -140,14 +140,25 @@ describe('EMF metrics, namespace AsyncMcp', () => {
     const task = await startTask();
     const legacyTask = ok(await legacyRequest(server.url, 'tools/call', { name: 'job', arguments: {}, task: {} }, as)).task.taskId as string;
     const token = `tok-${randomBytes(6).toString('hex')}`;
-    ok(await legacyRequest(server.url, 'tools/call', { name: 'job', arguments: {}, operation: { token }, _meta: { 'io.modelcontextprotocol/clientCapabilities': SEP } }, as));
+    ok(
+      await legacyRequest(
+        server.url,
+        'tools/call',
+        { name: 'job', arguments: {}, operation: { token }, _meta: { 'io.modelcontextprotocol/clientCapabilities': SEP } },
+        as,
+      ),
+    );
     written.length = 0;
     ok(await modernRequest(server.url, 'tasks/get', { taskId: task.token }, { capabilities: EXT, ...as }));
     ok(await modernRequest(server.url, 'tasks/get', { taskId: task.token }, { capabilities: EXT, ...as }));
     ok(await legacyRequest(server.url, 'tasks/get', { taskId: legacyTask }, as));
     ok(await legacyRequest(server.url, 'tools/async/status', { token }, as));
     const lines = metric('Polls', 'Count', ['service', 'dialect']);
-    const byDialect = (dialect: string) => total(lines.filter((line) => line.dialect === dialect), 'Polls');
+    const byDialect = (dialect: string) =>
+      total(
+        lines.filter((line) => line.dialect === dialect),
+        'Polls',
+      );
     expect([byDialect('tasks-2026-07-28'), byDialect('tasks-2025-11-25'), byDialect('sep-1391')]).toEqual([2, 1, 1]);
     // A poll is not a start, and reading a record ends nothing.
     expect(metric('OperationsStarted', 'Count', ['service', 'tool', 'dialect'])).toEqual([]);
@@ -190,13 +201,24 @@ describe('EMF metrics, namespace AsyncMcp', () => {
 
   it('a question an execution asks counts InputRequired per tool (the built-in worker, as one invocation)', async () => {
     const token = `tok-${randomBytes(6).toString('hex')}`;
-    ok(await legacyRequest(server.url, 'tools/call', { name: 'report', arguments: {}, operation: { token }, _meta: { 'io.modelcontextprotocol/clientCapabilities': SEP } }, as));
+    ok(
+      await legacyRequest(
+        server.url,
+        'tools/call',
+        { name: 'report', arguments: {}, operation: { token }, _meta: { 'io.modelcontextprotocol/clientCapabilities': SEP } },
+        as,
+      ),
+    );
     const key = { ownerId: ownerIdFor(PRINCIPAL), token };
     const record = await app.operations.readLive(key);
     written.length = 0;
     const question = { method: 'elicitation/create', params: { message: 'Go?', requestedSchema: { type: 'object', properties: {} } } };
-    await observeInvocation(metrics)(undefined, () => app.operations.inputs.ask({ operation: key, executionName: record.executionName, key: 'go', request: question, taskToken: 't1' }));
-    await observeInvocation(metrics)(undefined, () => app.operations.inputs.ask({ operation: key, executionName: record.executionName, key: 'again', request: question, taskToken: 't2' }));
+    await observeInvocation(metrics)(undefined, () =>
+      app.operations.inputs.ask({ operation: key, executionName: record.executionName, key: 'go', request: question, taskToken: 't1' }),
+    );
+    await observeInvocation(metrics)(undefined, () =>
+      app.operations.inputs.ask({ operation: key, executionName: record.executionName, key: 'again', request: question, taskToken: 't2' }),
+    );
     const asked = metric('InputRequired', 'Count', ['service', 'tool']);
     expect(total(asked, 'InputRequired')).toBe(2);
     expect(asked.every((line) => line.tool === 'report')).toBe(true);
@@ -217,7 +239,7 @@ describe('EMF metrics, namespace AsyncMcp', () => {
     ]);
   });
 
-  it('the MCP Lambda flushes once the response stream has ended, inside a context named by the invocation\'s request id', async () => {
+  it("the MCP Lambda flushes once the response stream has ended, inside a context named by the invocation's request id", async () => {
     const order: string[] = [];
     const seen: Array<string | undefined> = [];
     const stream = new Writable({ write: (_chunk, _encoding, done) => done() });
@@ -243,7 +265,13 @@ describe('EMF metrics, namespace AsyncMcp', () => {
         order.push(emfLines().length > 0 ? 'metrics written' : 'nothing written');
       },
     );
-    const event = { rawPath: '/mcp', rawQueryString: '', headers: {}, isBase64Encoded: false, requestContext: { domainName: 'x.lambda-url.us-east-1.on.aws', http: { method: 'GET' } } };
+    const event = {
+      rawPath: '/mcp',
+      rawQueryString: '',
+      headers: {},
+      isBase64Encoded: false,
+      requestContext: { domainName: 'x.lambda-url.us-east-1.on.aws', http: { method: 'GET' } },
+    };
     await handler(event as never, stream as unknown as ResponseStream, { awsRequestId: 'lambda-req-1' });
     expect(order).toEqual(['response ended', 'metrics written']);
     expect(seen).toEqual(['lambda-req-1', 'lambda-req-1']);

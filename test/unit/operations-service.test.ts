@@ -218,7 +218,12 @@ describe('OperationsService.runSyncOrHandOff', () => {
   it('returns the outcome of a STANDARD run that finishes within its sync bound', async () => {
     const { store, engine } = coreHarness();
     const service = createOperations({ store, engine, limits: { ...limits, maxBlockingSeconds: 5 }, input: mcpInputProtocol });
-    const run = service.runSyncOrHandOff({ ownerId: owner, tool: { ...hybrid, timing: { ...hybrid.timing, syncTimeoutSeconds: 5 } }, arguments: {}, dialect: 'handle' });
+    const run = service.runSyncOrHandOff({
+      ownerId: owner,
+      tool: { ...hybrid, timing: { ...hybrid.timing, syncTimeoutSeconds: 5 } },
+      arguments: {},
+      dialect: 'handle',
+    });
     const [arn] = await vi.waitFor(() => {
       expect(engine.executions.size).toBe(1);
       return [...engine.executions.keys()];

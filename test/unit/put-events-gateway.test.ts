@@ -19,7 +19,9 @@ describe('PutEvents through the IAM gateway', () => {
 
   async function setUp() {
     const delivered: EventBridgeEvent[] = [];
-    const endpoint = harness.closeLater(await startPutEventsEndpoint({ region: REGION, accountId: ACCOUNT, buses: ['default', 'jobs'], onEvent: (event) => void delivered.push(event) }));
+    const endpoint = harness.closeLater(
+      await startPutEventsEndpoint({ region: REGION, accountId: ACCOUNT, buses: ['default', 'jobs'], onEvent: (event) => void delivered.push(event) }),
+    );
     const authority = harness.authority([STATUS_SYNC, OTHER]);
     const gateway = await harness.gateway({ service: 'events', upstream: endpoint.endpoint, authority });
     const clientFor = (roleArn: string) => {

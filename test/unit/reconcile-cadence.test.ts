@@ -35,7 +35,9 @@ describe('which reads reconcile', () => {
   const asked = (deadline?: number) =>
     ({
       ...base,
-      pendingInputs: { q: { request: { method: 'elicitation/create', params: {} }, taskToken: 'tt', askedAt: 0, ...(deadline === undefined ? {} : { deadline }) } },
+      pendingInputs: {
+        q: { request: { method: 'elicitation/create', params: {} }, taskToken: 'tt', askedAt: 0, ...(deadline === undefined ? {} : { deadline }) },
+      },
     }) as OperationRecord;
 
   it('never a record in input_required whose question is within its deadline', () => {

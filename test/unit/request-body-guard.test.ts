@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  batchRefusal,
-  exceedsDepth,
-  guardRequestBody,
-  MAX_BATCH_MESSAGES,
-  MAX_BODY_BYTES,
-  MAX_JSON_DEPTH,
-} from '../../lambdas/mcp/edge/request-body-guard.ts';
+import { batchRefusal, exceedsDepth, guardRequestBody, MAX_BATCH_MESSAGES, MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../lambdas/mcp/edge/request-body-guard.ts';
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
@@ -72,7 +65,10 @@ describe('JSON-RPC batches', () => {
   });
 
   it('"The initialize request MUST NOT be part of a JSON-RPC batch" (2025-03-26): one holding it is refused with HTTP 400 and -32600, not an internal error', async () => {
-    const batch = JSON.stringify([{ jsonrpc: '2.0', id: 98, method: 'initialize' }, { jsonrpc: '2.0', id: 99, method: 'tools/list' }]);
+    const batch = JSON.stringify([
+      { jsonrpc: '2.0', id: 98, method: 'initialize' },
+      { jsonrpc: '2.0', id: 99, method: 'tools/list' },
+    ]);
     const { status, body } = await refusal(post(batch, { 'mcp-protocol-version': '2025-03-26' }));
     expect(status).toBe(400);
     expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: initialize must not be part of a JSON-RPC batch' } });
@@ -96,7 +92,10 @@ describe('request ids and sizes', () => {
   });
 
   it('refuses a long id inside a legacy batch as well', async () => {
-    const batch = JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 'i'.repeat(300), method: 'tools/list' }]);
+    const batch = JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 'i'.repeat(300), method: 'tools/list' },
+    ]);
     expect((await refusal(post(batch, { 'mcp-protocol-version': '2025-03-26' }))).status).toBe(400);
   });
 

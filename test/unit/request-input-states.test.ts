@@ -113,13 +113,18 @@ describe('injectRequestInputContext', () => {
       ['States', 'Each', 'ItemProcessor', 'States', 'PerItem'],
       ['States', 'Old', 'Iterator', 'States', 'Legacy'],
     ]) {
-      expect(payloadOf(result.definition, path), path.join('.')).toMatchObject({ 'executionName.$': '$$.Execution.Name', 'operation.$': '$$.Execution.Input.operation' });
+      expect(payloadOf(result.definition, path), path.join('.')).toMatchObject({
+        'executionName.$': '$$.Execution.Name',
+        'operation.$': '$$.Execution.Input.operation',
+      });
     }
   });
 
   it('injects into JSONata states inside a JSONata Parallel', () => {
     const definition = machine(
-      { Both: { Type: 'Parallel', Branches: [machine({ First: jsonataAsk({ key: 'first' }) }), machine({ Second: jsonataAsk({ key: 'second' }) })], End: true } },
+      {
+        Both: { Type: 'Parallel', Branches: [machine({ First: jsonataAsk({ key: 'first' }) }), machine({ Second: jsonataAsk({ key: 'second' }) })], End: true },
+      },
       { QueryLanguage: 'JSONata' },
     );
     const result = injectRequestInputContext(definition, { envelope: true });
@@ -131,7 +136,9 @@ describe('injectRequestInputContext', () => {
 
   it('reports a state that calls the worker without .waitForTaskToken, directly or through lambda:invoke', () => {
     const direct = injectRequestInputContext(machine({ Ask: { Type: 'Task', Resource: WORKER, End: true } }), { envelope: true });
-    expect(direct.problems).toEqual([expect.stringMatching(/state "Ask" calls \$\{Worker_request_input\}.*"Resource": "arn:aws:states:::lambda:invoke\.waitForTaskToken"/)]);
+    expect(direct.problems).toEqual([
+      expect.stringMatching(/state "Ask" calls \$\{Worker_request_input\}.*"Resource": "arn:aws:states:::lambda:invoke\.waitForTaskToken"/),
+    ]);
     const invoke = injectRequestInputContext(machine({ Ask: { ...jsonPathAsk(), Resource: 'arn:aws:states:::lambda:invoke' } }), { envelope: true });
     expect(invoke.problems).toEqual([expect.stringMatching(/state "Ask" .*waitForTaskToken/)]);
   });
@@ -143,7 +150,10 @@ describe('injectRequestInputContext', () => {
     );
     expect(path.problems).toEqual([expect.stringMatching(/state "Ask": Parameters\.Payload must be an object/)]);
     const jsonata = injectRequestInputContext(
-      machine({ Ask: { Type: 'Task', Resource: WAIT, Arguments: { FunctionName: WORKER, Payload: '{% $states.input %}' }, End: true } }, { QueryLanguage: 'JSONata' }),
+      machine(
+        { Ask: { Type: 'Task', Resource: WAIT, Arguments: { FunctionName: WORKER, Payload: '{% $states.input %}' }, End: true } },
+        { QueryLanguage: 'JSONata' },
+      ),
       { envelope: true },
     );
     expect(jsonata.problems).toEqual([expect.stringMatching(/state "Ask": Arguments\.Payload must be an object/)]);
@@ -166,7 +176,9 @@ describe('injectRequestInputContext', () => {
 
   it('reports a JSONata payload whose token is JSONPath syntax instead of an expression, which would pass the literal text as the token', () => {
     const result = injectRequestInputContext(machine({ Ask: jsonataAsk({ taskToken: '$$.Task.Token' }) }, { QueryLanguage: 'JSONata' }), { envelope: true });
-    expect(result.problems).toEqual([expect.stringContaining('state "Ask": the Payload needs the task token, "taskToken": "{% $states.context.Task.Token %}"')]);
+    expect(result.problems).toEqual([
+      expect.stringContaining('state "Ask": the Payload needs the task token, "taskToken": "{% $states.context.Task.Token %}"'),
+    ]);
   });
 
   it('reports a payload without a request', () => {
@@ -178,7 +190,9 @@ describe('injectRequestInputContext', () => {
 
   it('reports a literal request method that is not one a server may send the client', () => {
     const result = injectRequestInputContext(machine({ Ask: jsonPathAsk({ request: { method: 'tools/call', params: {} } }) }), { envelope: true });
-    expect(result.problems).toEqual([expect.stringMatching(/state "Ask": request\.method "tools\/call" .*elicitation\/create, sampling\/createMessage or roots\/list/)]);
+    expect(result.problems).toEqual([
+      expect.stringMatching(/state "Ask": request\.method "tools\/call" .*elicitation\/create, sampling\/createMessage or roots\/list/),
+    ]);
     const computed = injectRequestInputContext(machine({ Ask: jsonPathAsk({ request: { 'method.$': '$.kind', params: {} } }) }), { envelope: true });
     expect(computed.problems).toEqual([]);
   });
@@ -215,9 +229,12 @@ describe('injectRequestInputContext', () => {
   });
 
   it('reports every asking state with a problem, not just the first', () => {
-    const result = injectRequestInputContext(machine({ One: jsonPathAsk({ request: undefined }, { End: undefined, Next: 'Two' }), Two: jsonPathAsk({ 'taskToken.$': undefined }) }), {
-      envelope: true,
-    });
+    const result = injectRequestInputContext(
+      machine({ One: jsonPathAsk({ request: undefined }, { End: undefined, Next: 'Two' }), Two: jsonPathAsk({ 'taskToken.$': undefined }) }),
+      {
+        envelope: true,
+      },
+    );
     expect(result.problems).toHaveLength(2);
   });
 });

@@ -77,10 +77,14 @@ describe('withRequestScope', () => {
       // As the SDK dispatches a notification: microtasks after its 202, past an async params check.
       void Promise.resolve().then(async () => {
         for (let i = 0; i < 5; i++) await Promise.resolve();
-        finishBeforeResponse(new Promise<void>((resolve) => setTimeout(() => {
+        finishBeforeResponse(
+          new Promise<void>((resolve) =>
+            setTimeout(() => {
               finished = true;
               resolve();
-            }, 20)));
+            }, 20),
+          ),
+        );
       });
       return new Response(null, { status: 202 });
     });

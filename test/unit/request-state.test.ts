@@ -106,6 +106,8 @@ describe('requestState', () => {
     const state = sealRequestState({ ...CLAIMS, argumentsHash: argumentsHash('ask_confirm', args) }, KEY);
     const claims = Buffer.from(state.split('.')[1]!, 'base64url').toString('utf8');
     expect(claims).not.toContain('launch codes');
-    expect(openRequestState(state, KEY, { ...EXPECTED, argumentsHash: argumentsHash('ask_confirm', args) }, NOW).argumentsHash).toBe(argumentsHash('ask_confirm', args));
+    expect(openRequestState(state, KEY, { ...EXPECTED, argumentsHash: argumentsHash('ask_confirm', args) }, NOW).argumentsHash).toBe(
+      argumentsHash('ask_confirm', args),
+    );
   });
 });

@@ -54,7 +54,15 @@ describe('results written under the older keys', () => {
   it('keep their key (owner and id in the key), so an existing resource_link reads as before', async () => {
     const results = new InMemoryResultStore();
     const engine = new FakeWorkflowEngine();
-    const service = createOperations({ store: new InMemoryRecordStore(), engine, limits: TEST_LIMITS, clock: new ManualClock(), logger: memoryLogger(), results: { store: results }, input: mcpInputProtocol });
+    const service = createOperations({
+      store: new InMemoryRecordStore(),
+      engine,
+      limits: TEST_LIMITS,
+      clock: new ManualClock(),
+      logger: memoryLogger(),
+      results: { store: results },
+      input: mcpInputProtocol,
+    });
     await service.start({ ownerId: owner, tool, arguments: {}, token: 'old-op', dialect: 'sep-1391' });
     // The id and key a worker wrote before keys were hashed.
     const legacyId = `${Buffer.from('old-op').toString('base64url')}.${mintId()}`;
@@ -67,7 +75,15 @@ describe('results written under the older keys', () => {
 
   it('a worker writing now stores under the hashed key, and the link reads back', async () => {
     const results = new InMemoryResultStore();
-    const service = createOperations({ store: new InMemoryRecordStore(), engine: new FakeWorkflowEngine(), limits: TEST_LIMITS, clock: new ManualClock(), logger: memoryLogger(), results: { store: results }, input: mcpInputProtocol });
+    const service = createOperations({
+      store: new InMemoryRecordStore(),
+      engine: new FakeWorkflowEngine(),
+      limits: TEST_LIMITS,
+      clock: new ManualClock(),
+      logger: memoryLogger(),
+      results: { store: results },
+      input: mcpInputProtocol,
+    });
     const token = '長'.repeat(256);
     await service.start({ ownerId: owner, tool, arguments: {}, token, dialect: 'sep-1391' });
     const link = await withResultStore(results, () => writeResult({ ownerId: owner, token }, 'rows', { mimeType: 'text/csv', name: 'rows.csv' }));

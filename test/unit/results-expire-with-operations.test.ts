@@ -26,7 +26,15 @@ function harness() {
   const records = new InMemoryRecordStore();
   const engine = new FakeWorkflowEngine();
   const clock = new ManualClock();
-  const service = createOperations({ store: records, engine, limits: { ...TEST_LIMITS, maxBlockingSeconds: 10 }, clock, logger: memoryLogger(), results: { store: results }, input: mcpInputProtocol });
+  const service = createOperations({
+    store: records,
+    engine,
+    limits: { ...TEST_LIMITS, maxBlockingSeconds: 10 },
+    clock,
+    logger: memoryLogger(),
+    results: { store: results },
+    input: mcpInputProtocol,
+  });
   return { results, records, engine, clock, service };
 }
 
@@ -56,7 +64,10 @@ describe('a synchronous call (its record no client can read)', () => {
     await waitUntil(() => h.engine.executions.size === 1);
     const [execution] = h.engine.executions.values();
     const token = await tokenOfExecution(h, execution!.executionArn);
-    const record = (await h.service.applyExecution({ ownerId: owner, token }, h.engine.finish(execution!.executionArn, { status: 'SUCCEEDED', output: { ok: 1 }, stopDate: new Date(h.clock.ms) })))!;
+    const record = (await h.service.applyExecution(
+      { ownerId: owner, token },
+      h.engine.finish(execution!.executionArn, { status: 'SUCCEEDED', output: { ok: 1 }, stopDate: new Date(h.clock.ms) }),
+    ))!;
     await call;
     expect(record.keepAliveSeconds).toBe(SYNC_RECORD_KEEP_SECONDS);
     expect(record.expiresAt).toBeLessThanOrEqual(Math.ceil(h.clock.ms / 1000) + SYNC_RECORD_KEEP_SECONDS);
@@ -66,7 +77,11 @@ describe('a synchronous call (its record no client can read)', () => {
     const h = harness();
     const tool = testTool({ name: 'big' });
     const started = await h.service.start({ ownerId: owner, tool, arguments: {}, token: 'polled', dialect: 'sep-1391' });
-    const snapshot = h.engine.finish(started.executionArn!, { status: 'SUCCEEDED', output: outputOfBytes(DEFAULT_SPILL_THRESHOLD_BYTES + 1), stopDate: new Date(h.clock.ms) });
+    const snapshot = h.engine.finish(started.executionArn!, {
+      status: 'SUCCEEDED',
+      output: outputOfBytes(DEFAULT_SPILL_THRESHOLD_BYTES + 1),
+      stopDate: new Date(h.clock.ms),
+    });
     await h.service.applyExecution(started, snapshot);
     expect([...h.results.objects.keys()]).toEqual([expect.stringMatching(new RegExp(`^${RESULT_KEY_PREFIXES.server}`))]);
   });
@@ -98,7 +113,14 @@ describe('a terminal state learned late', () => {
 
   it('an event on time keeps the result keepAlive after the run ended, as before', async () => {
     const h = harness();
-    const started = await h.service.start({ ownerId: owner, tool: testTool({ name: 'on-time' }), arguments: {}, token: 'on-time', dialect: 'sep-1391', keepAliveSeconds: 600 });
+    const started = await h.service.start({
+      ownerId: owner,
+      tool: testTool({ name: 'on-time' }),
+      arguments: {},
+      token: 'on-time',
+      dialect: 'sep-1391',
+      keepAliveSeconds: 600,
+    });
     const stopDate = new Date(h.clock.ms);
     const record = (await h.service.applyExecution(started, h.engine.finish(started.executionArn!, { status: 'SUCCEEDED', output: {}, stopDate })))!;
     expect(record.expiresAt).toBe(Math.ceil(stopDate.getTime() / 1000) + 600);

@@ -127,7 +127,10 @@ describe('x-mcp-header declarations (SEP-2243)', () => {
 
   it('a string, integer or boolean property reached through properties is declared, at any depth', () => {
     const found = headerDeclarationsOf(
-      schema({ region: { type: 'string', 'x-mcp-header': 'Region' }, nested: { type: 'object', properties: { on: { type: 'boolean', 'x-mcp-header': 'On' } } } }),
+      schema({
+        region: { type: 'string', 'x-mcp-header': 'Region' },
+        nested: { type: 'object', properties: { on: { type: 'boolean', 'x-mcp-header': 'On' } } },
+      }),
     );
     expect(found).toEqual({
       ok: true,

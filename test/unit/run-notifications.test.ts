@@ -88,7 +88,7 @@ describe('RunNotifications', () => {
     expect(sent.filter((n) => n.method === 'notifications/message').map((n) => n.params.level)).toEqual(['info', 'notice', 'emergency']);
   });
 
-  it('the principal\'s level filters: error lets error and above through', async () => {
+  it("the principal's level filters: error lets error and above through", async () => {
     const { report, read } = await started();
     const { run, sent } = notifications({ logLevel: async () => 'error' });
     for (const level of ['info', 'warning', 'error', 'critical']) await report({ level, data: level });

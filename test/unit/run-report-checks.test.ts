@@ -13,7 +13,13 @@ async function reporter() {
 describe('run report checks', () => {
   it('takes every well-formed shape', async () => {
     const { report, service, record } = await reporter();
-    for (const good of [{ progress: 0 }, { progress: 2, total: 4, message: 'm' }, { increment: 1.5 }, { level: 'warning', data: { a: 1 } }, { level: 'info', logger: 'db', data: null }]) {
+    for (const good of [
+      { progress: 0 },
+      { progress: 2, total: 4, message: 'm' },
+      { increment: 1.5 },
+      { level: 'warning', data: { a: 1 } },
+      { level: 'info', logger: 'db', data: null },
+    ]) {
       expect(await report(good), JSON.stringify(good)).toEqual({ written: true });
     }
     expect((await service.readCurrent(record)).reports?.map((r) => r.kind)).toEqual(['progress', 'progress', 'progress', 'log', 'log']);

@@ -34,13 +34,16 @@ describe('run reports', () => {
 
   it('reports made at once (a Parallel state) are all kept', async () => {
     const { service, record } = await started();
-    await Promise.all(Array.from({ length: 8 }, (_, i) => service.reports.report({ operation: record, executionName: record.executionName, report: { progress: i } })));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) => service.reports.report({ operation: record, executionName: record.executionName, report: { progress: i } })),
+    );
     expect((await service.readCurrent(record)).reports!.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
   it(`keeps the last ${MAX_KEPT_REPORTS} reports`, async () => {
     const { service, record } = await started();
-    for (let i = 0; i < MAX_KEPT_REPORTS + 5; i++) await service.reports.report({ operation: record, executionName: record.executionName, report: { progress: i } });
+    for (let i = 0; i < MAX_KEPT_REPORTS + 5; i++)
+      await service.reports.report({ operation: record, executionName: record.executionName, report: { progress: i } });
     const reports = (await service.readCurrent(record)).reports!;
     expect(reports).toHaveLength(MAX_KEPT_REPORTS);
     expect(reports[0]!.seq).toBe(6);

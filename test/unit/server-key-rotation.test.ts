@@ -169,7 +169,11 @@ describe('sessions across a rotation', () => {
 describe('requestState across a rotation', () => {
   const expected = { ownerId: OWNER, tool: 'approve_deployment', argumentsHash: 'h', dialect: 'tasks-2026-07-28' as const };
   const open = (state: string, key: ServerKey) =>
-    verifyWithKeys(key, (k) => openRequestState(state, k, expected, clock), (error) => error instanceof RequestStateError && error.problem === 'forged');
+    verifyWithKeys(
+      key,
+      (k) => openRequestState(state, k, expected, clock),
+      (error) => error instanceof RequestStateError && error.problem === 'forged',
+    );
 
   it('a requestState sealed before the rotation opens after it', async () => {
     const state = sealRequestState({ token: 'tok', ...expected, expiresAt: clock / 1000 + 600 }, await container()());
@@ -184,12 +188,18 @@ describe('requestState across a rotation', () => {
     const tampered = state.replace(/\.[^.]+$/, '.AAAA');
     await expect(open(tampered, container())).rejects.toMatchObject({ problem: 'forged' });
     await expect(
-      verifyWithKeys(container(), (k) => openRequestState(state, k, { ...expected, ownerId: 'other' }, clock), (e) => e instanceof RequestStateError && e.problem === 'forged'),
+      verifyWithKeys(
+        container(),
+        (k) => openRequestState(state, k, { ...expected, ownerId: 'other' }, clock),
+        (e) => e instanceof RequestStateError && e.problem === 'forged',
+      ),
     ).rejects.toMatchObject({ problem: 'other-principal' });
   });
 });
 
 it('the local Secrets Manager answers AWSPREVIOUS as the loader expects', async () => {
   await rotate('l'.repeat(64));
-  await expect(client.send(new GetSecretValueCommand({ SecretId: NAME, VersionStage: 'AWSPREVIOUS' }))).resolves.toMatchObject({ SecretString: 'a'.repeat(64) });
+  await expect(client.send(new GetSecretValueCommand({ SecretId: NAME, VersionStage: 'AWSPREVIOUS' }))).resolves.toMatchObject({
+    SecretString: 'a'.repeat(64),
+  });
 });

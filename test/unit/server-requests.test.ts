@@ -41,7 +41,10 @@ describe('sending questions on a stream', () => {
     await stream.send('op', { confirm, roots });
     expect(stream.hasUnsent({ confirm, roots })).toBe(false);
     expect(send.mock.calls).toEqual([
-      [{ jsonrpc: '2.0', id: inputRequestId('op', 'confirm'), method: 'elicitation/create', params: { ...confirm.params, _operation: { token: 'op' } } }, { relatedRequestId: 'req-1' }],
+      [
+        { jsonrpc: '2.0', id: inputRequestId('op', 'confirm'), method: 'elicitation/create', params: { ...confirm.params, _operation: { token: 'op' } } },
+        { relatedRequestId: 'req-1' },
+      ],
       [{ jsonrpc: '2.0', id: inputRequestId('op', 'roots'), method: 'roots/list', params: { _operation: { token: 'op' } } }, { relatedRequestId: 'req-1' }],
     ]);
     expect(confirm.params._operation).toBeUndefined();

@@ -7,7 +7,10 @@ import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
-const tool: ToolSpec = testTool({ name: 'job', timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5, maxRunSeconds: 3600 } });
+const tool: ToolSpec = testTool({
+  name: 'job',
+  timing: { keepAliveSeconds: 60, maxKeepAliveSeconds: 600, pollIntervalSeconds: 5, syncTimeoutSeconds: 5, maxRunSeconds: 3600 },
+});
 
 function eventFor(executionArn: string, input: unknown, detail: Partial<ExecutionStatusChangeEvent['detail']>): ExecutionStatusChangeEvent {
   return {
@@ -76,7 +79,13 @@ describe('status-sync handler', () => {
     const { record } = await started();
     engine.finish(record.executionArn!, { status: 'SUCCEEDED', output: { big: true } });
     await sync(
-      eventFor(record.executionArn!, null, { status: 'SUCCEEDED', input: null, inputDetails: { included: false }, output: null, outputDetails: { included: false } }),
+      eventFor(record.executionArn!, null, {
+        status: 'SUCCEEDED',
+        input: null,
+        inputDetails: { included: false },
+        output: null,
+        outputDetails: { included: false },
+      }),
     );
     expect(await store.get(record)).toMatchObject({ status: 'completed', outcome: { kind: 'result', output: { big: true } } });
   });

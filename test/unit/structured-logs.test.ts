@@ -116,9 +116,11 @@ describe('structured JSON log lines carry the request context', () => {
     expect(written.join('')).not.toContain(token);
   });
 
-  it('a Tasks-extension poll whose read fails: the task id is hashed, the dialect is the era\'s', async () => {
+  it("a Tasks-extension poll whose read fails: the task id is hashed, the dialect is the era's", async () => {
     const secret = marker();
-    const created = ok(await modernRequest(server.url, 'tools/call', { name: 'job', arguments: { note: secret } }, { capabilities: EXT, headers: { authorization: 'bob' } }));
+    const created = ok(
+      await modernRequest(server.url, 'tools/call', { name: 'job', arguments: { note: secret } }, { capabilities: EXT, headers: { authorization: 'bob' } }),
+    );
     const taskId = created.taskId as string;
     store.failReads = true;
     rpcError(await modernRequest(server.url, 'tasks/get', { taskId }, { capabilities: EXT, headers: { authorization: 'bob' } }));
@@ -142,7 +144,12 @@ describe('structured JSON log lines carry the request context', () => {
     const tokens = Array.from({ length: 4 }, (_, i) => `tok-${i}-${randomBytes(4).toString('hex')}`);
     await Promise.all(
       tokens.map((token) =>
-        legacyRequest(server.url, 'tools/call', { name: 'job', arguments: {}, operation: { token }, _meta: { 'io.modelcontextprotocol/clientCapabilities': LRO } }),
+        legacyRequest(server.url, 'tools/call', {
+          name: 'job',
+          arguments: {},
+          operation: { token },
+          _meta: { 'io.modelcontextprotocol/clientCapabilities': LRO },
+        }),
       ),
     );
     const errors = logLines().filter((line) => line.level === 'ERROR');

@@ -19,7 +19,14 @@ const accept = { result: { action: 'accept', content: { secret: 'the-users-answe
 
 async function started() {
   const h = coreHarness();
-  const record = await h.service.start({ ownerId: 'o1', tool, arguments: {}, token: 't1', dialect: 'tasks-2026-07-28', clientCapabilities: { elicitation: {} } });
+  const record = await h.service.start({
+    ownerId: 'o1',
+    tool,
+    arguments: {},
+    token: 't1',
+    dialect: 'tasks-2026-07-28',
+    clientCapabilities: { elicitation: {} },
+  });
   const ask = (key: string, extra: { deadline?: number; concurrent?: boolean } = {}) =>
     h.service.inputs.ask({ operation: record, executionName: record.executionName, key, request: confirm, taskToken: `tok-${key}`, ...extra });
   return { ...h, record, ask };
@@ -140,7 +147,7 @@ describe('a question whose state ended some other way', () => {
 });
 
 describe('the request-input worker', () => {
-  it('stores the deadline from the state\'s entry time and the sooner of its timeouts, and whether it runs alone', async () => {
+  it("stores the deadline from the state's entry time and the sooner of its timeouts, and whether it runs alone", async () => {
     const { service, clock, record } = await started();
     const handler = createRequestInputHandler(() => service);
     const enteredTime = new Date(clock.now() - 500).toISOString();
@@ -209,7 +216,13 @@ describe('the loader adds what dates a question', () => {
 
   it('JSONPath: the entry time, TimeoutSeconds and HeartbeatSeconds as written (numbers or ...Path), and concurrent false for a state that runs alone', () => {
     const literal = injectRequestInputContext({ StartAt: 'Ask', States: { Ask: jsonPathAsk({ TimeoutSeconds: 2, HeartbeatSeconds: 1 }) } }, { envelope: true });
-    expect(asking(literal.definition, ['States', 'Ask'])).toEqual({ 'enteredTime.$': '$$.State.EnteredTime', 'retryCount.$': '$$.State.RetryCount', timeoutSeconds: 2, heartbeatSeconds: 1, concurrent: false });
+    expect(asking(literal.definition, ['States', 'Ask'])).toEqual({
+      'enteredTime.$': '$$.State.EnteredTime',
+      'retryCount.$': '$$.State.RetryCount',
+      timeoutSeconds: 2,
+      heartbeatSeconds: 1,
+      concurrent: false,
+    });
     const paths = injectRequestInputContext(
       { StartAt: 'Ask', States: { Ask: jsonPathAsk({ TimeoutSecondsPath: '$.wait', HeartbeatSecondsPath: '$.beat' }) } },
       { envelope: true },
@@ -253,7 +266,14 @@ describe('the loader adds what dates a question', () => {
 
   it('a Payload that sets asking itself is refused: the loader writes it', () => {
     const result = injectRequestInputContext(
-      { StartAt: 'Ask', States: { Ask: jsonPathAsk({ Parameters: { FunctionName: '${Worker_request_input}', Payload: { 'taskToken.$': '$$.Task.Token', request: confirm, asking: {} } } }) } },
+      {
+        StartAt: 'Ask',
+        States: {
+          Ask: jsonPathAsk({
+            Parameters: { FunctionName: '${Worker_request_input}', Payload: { 'taskToken.$': '$$.Task.Token', request: confirm, asking: {} } },
+          }),
+        },
+      },
       { envelope: true },
     );
     expect(result.problems).toEqual([expect.stringContaining('the Payload sets asking, which the loader adds')]);

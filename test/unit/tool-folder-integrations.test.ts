@@ -21,7 +21,12 @@ const tool = (name: string, extra: Record<string, unknown> = {}) => ({
 const getItem = {
   StartAt: 'GetItem',
   States: {
-    GetItem: { Type: 'Task', Resource: 'arn:aws:states:::dynamodb:getItem', Parameters: { TableName: 'items', Key: { pk: { 'S.$': '$.arguments.id' } } }, End: true },
+    GetItem: {
+      Type: 'Task',
+      Resource: 'arn:aws:states:::dynamodb:getItem',
+      Parameters: { TableName: 'items', Key: { pk: { 'S.$': '$.arguments.id' } } },
+      End: true,
+    },
   },
 };
 const mocksFor = (machine: string, testCases: Record<string, Record<string, string>>, responses: Record<string, unknown>) => ({
@@ -53,15 +58,28 @@ describe('permissions', () => {
   it('accepts IAM statements with Effect, Action, Resource and an optional Condition', async () => {
     const permissions = [
       { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: 'arn:aws:dynamodb:${AWS::Region}:${AWS::AccountId}:table/items' },
-      { Sid: 'Deny', Effect: 'Deny', Action: ['s3:DeleteObject'], Resource: ['arn:aws:s3:::bucket/key'], Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+      {
+        Sid: 'Deny',
+        Effect: 'Deny',
+        Action: ['s3:DeleteObject'],
+        Resource: ['arn:aws:s3:::bucket/key'],
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      },
     ];
-    await writeFolder('reader', { 'tool.json': tool('reader', { permissions }), 'definition.asl.json': getItem, 'mocks.json': mocksFor('reader', { Default: { GetItem: 'Item' } }, { Item: { 0: { Return: { Item: {} } } } }) });
+    await writeFolder('reader', {
+      'tool.json': tool('reader', { permissions }),
+      'definition.asl.json': getItem,
+      'mocks.json': mocksFor('reader', { Default: { GetItem: 'Item' } }, { Item: { 0: { Return: { Item: {} } } } }),
+    });
     const [folder] = await loadToolFolders(dir);
     expect(folder!.config.permissions).toEqual(permissions);
   });
 
   it('refuses a malformed statement, naming the field', async () => {
-    await writeFolder('reader', { 'tool.json': tool('reader', { permissions: [{ Effect: 'Permit', Action: 'GetItem', Resource: 'items' }] }), 'definition.asl.json': getItem });
+    await writeFolder('reader', {
+      'tool.json': tool('reader', { permissions: [{ Effect: 'Permit', Action: 'GetItem', Resource: 'items' }] }),
+      'definition.asl.json': getItem,
+    });
     const reasons = (await problemsOf()).map((problem) => problem.reason).join('\n');
     expect(reasons).toMatch(/permissions\.0\.Effect/);
     expect(reasons).toMatch(/permissions\.0\.Action: an action is "<service>:<Action>"/);
@@ -72,14 +90,19 @@ describe('permissions', () => {
     const wildcard = { Effect: 'Allow', Action: 'dynamodb:*', Resource: 'arn:aws:dynamodb:us-east-1:123456789012:table/items/*' };
     await writeFolder('reader', { 'tool.json': tool('reader', { permissions: [wildcard] }), 'definition.asl.json': getItem });
     const [problem] = await problemsOf();
-    expect(problem!.reason).toMatch(/permissions\.0\.reason: "dynamodb:\*", "arn:aws:dynamodb:us-east-1:123456789012:table\/items\/\*" contains a wildcard: add "reason"/);
+    expect(problem!.reason).toMatch(
+      /permissions\.0\.reason: "dynamodb:\*", "arn:aws:dynamodb:us-east-1:123456789012:table\/items\/\*" contains a wildcard: add "reason"/,
+    );
 
     await writeFolder('reader', { 'tool.json': tool('reader', { permissions: [{ ...wildcard, reason: 'The table indexes change with each release.' }] }) });
     expect((await problemsOf()).filter((p) => p.file.endsWith('tool.json'))).toEqual([]);
   });
 
   it('refuses a Resource substituting anything but the pseudo parameters', async () => {
-    await writeFolder('reader', { 'tool.json': tool('reader', { permissions: [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: 'arn:aws:sqs:${Region}:1:q' }] }), 'definition.asl.json': getItem });
+    await writeFolder('reader', {
+      'tool.json': tool('reader', { permissions: [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: 'arn:aws:sqs:${Region}:1:q' }] }),
+      'definition.asl.json': getItem,
+    });
     expect((await problemsOf())[0]!.reason).toMatch(/may substitute only \$\{AWS::Partition\}/);
   });
 });
@@ -87,7 +110,10 @@ describe('permissions', () => {
 describe('existing state machines (stateMachineArn)', () => {
   it('need no definition, default to the envelope input, and keep their own ARN when deployed', async () => {
     await writeFolder('orders', { 'tool.json': tool('orders', { stateMachineArn: ARN }) });
-    await writeFolder('plain', { 'tool.json': tool('plain'), 'definition.asl.json': { StartAt: 'A', TimeoutSeconds: 60, States: { A: { Type: 'Pass', End: true } } } });
+    await writeFolder('plain', {
+      'tool.json': tool('plain'),
+      'definition.asl.json': { StartAt: 'A', TimeoutSeconds: 60, States: { A: { Type: 'Pass', End: true } } },
+    });
     const folders = await loadToolFolders(dir);
     const orders = folders.find((f) => f.config.name === 'orders')!;
     expect(orders.definitionText).toBeUndefined();
@@ -141,7 +167,10 @@ describe('mocks.json', () => {
     const mocks = mocksFor(
       'reader',
       { Other: { GetItem: 'Fails' }, Default: { GetItem: 'Flaky' } },
-      { Fails: { 0: { Throw: { Error: 'X', Cause: 'y' } } }, Flaky: { 0: { Throw: { Error: 'A', Cause: 'a' } }, '1-2': { Throw: { Error: 'B', Cause: 'b' } }, 3: { Return: { Item: {} } } } },
+      {
+        Fails: { 0: { Throw: { Error: 'X', Cause: 'y' } } },
+        Flaky: { 0: { Throw: { Error: 'A', Cause: 'a' } }, '1-2': { Throw: { Error: 'B', Cause: 'b' } }, 3: { Return: { Item: {} } } },
+      },
     );
     await writeFolder('reader', { 'tool.json': tool('reader'), 'definition.asl.json': getItem, 'mocks.json': mocks });
     const [folder] = await loadToolFolders(dir);
@@ -151,19 +180,27 @@ describe('mocks.json', () => {
 
   it('uses the only test case when there is no Default, and refuses to guess between several', async () => {
     const responses = { Item: { 0: { Return: {} } } };
-    await writeFolder('reader', { 'tool.json': tool('reader'), 'definition.asl.json': getItem, 'mocks.json': mocksFor('reader', { HappyPath: { GetItem: 'Item' } }, responses) });
+    await writeFolder('reader', {
+      'tool.json': tool('reader'),
+      'definition.asl.json': getItem,
+      'mocks.json': mocksFor('reader', { HappyPath: { GetItem: 'Item' } }, responses),
+    });
     expect((await loadToolFolders(dir))[0]!.mocks!.testCase).toBe('HappyPath');
     await writeFolder('reader', { 'mocks.json': mocksFor('reader', { HappyPath: { GetItem: 'Item' }, RetryPath: { GetItem: 'Item' } }, responses) });
     expect((await problemsOf())[0]!.reason).toBe('StateMachines.reader.TestCases has "HappyPath", "RetryPath": name the one to use "Default"');
   });
 
   it('reports every malformed response: gaps, overlaps, bad keys, both or neither of Return and Throw', async () => {
-    const mocks = mocksFor('reader', { Default: { GetItem: 'Gap' } }, {
-      Gap: { 0: { Return: 1 }, 2: { Return: 2 } },
-      Overlap: { '0-1': { Return: 1 }, 1: { Return: 2 } },
-      BadKey: { first: { Return: 1 } },
-      Both: { 0: { Return: 1, Throw: { Error: 'E' } } },
-    });
+    const mocks = mocksFor(
+      'reader',
+      { Default: { GetItem: 'Gap' } },
+      {
+        Gap: { 0: { Return: 1 }, 2: { Return: 2 } },
+        Overlap: { '0-1': { Return: 1 }, 1: { Return: 2 } },
+        BadKey: { first: { Return: 1 } },
+        Both: { 0: { Return: 1, Throw: { Error: 'E' } } },
+      },
+    );
     await writeFolder('reader', { 'tool.json': tool('reader'), 'definition.asl.json': getItem, 'mocks.json': mocks });
     const reasons = (await problemsOf()).map((problem) => problem.reason);
     expect(reasons).toEqual([
@@ -178,7 +215,11 @@ describe('mocks.json', () => {
     const { End: _end, ...getItemState } = getItem.States.GetItem;
     const definition = definitionWith({ GetItem: { ...getItemState, Next: 'Done' }, Done: { Type: 'Pass', End: true } }, 'GetItem');
     const responses = { Item: { 0: { Return: {} } } };
-    await writeFolder('reader', { 'tool.json': tool('reader'), 'definition.asl.json': definition, 'mocks.json': mocksFor('reader', { Default: { GetItem: 'Missing' } }, responses) });
+    await writeFolder('reader', {
+      'tool.json': tool('reader'),
+      'definition.asl.json': definition,
+      'mocks.json': mocksFor('reader', { Default: { GetItem: 'Missing' } }, responses),
+    });
     expect((await problemsOf())[0]!.reason).toBe('StateMachines.reader.TestCases.Default.GetItem names "Missing", which MockedResponses does not define');
     await writeFolder('reader', { 'mocks.json': mocksFor('reader', { Default: { GetItem: 'Item', Done: 'Item', Nowhere: 'Item' } }, responses) });
     const [folder] = await loadToolFolders(dir);
@@ -201,7 +242,9 @@ describe('Tasks that cannot run locally', () => {
     expect(problems).toEqual([]);
     const [problem] = folders[0]!.localProblems;
     expect(problem!.file).toBe(join(dir, 'reader', 'definition.asl.json'));
-    expect(problem!.reason).toMatch(/^state "GetItem" calls "arn:aws:states:::dynamodb:getItem", which cannot run locally: add mocks\.json with a mocked response for it \(StateMachines\.reader\.TestCases\.Default\.GetItem/);
+    expect(problem!.reason).toMatch(
+      /^state "GetItem" calls "arn:aws:states:::dynamodb:getItem", which cannot run locally: add mocks\.json with a mocked response for it \(StateMachines\.reader\.TestCases\.Default\.GetItem/,
+    );
   });
 
   it('include no worker call, in Parameters (JSONPath) or Arguments (JSONata)', async () => {
@@ -209,8 +252,19 @@ describe('Tasks that cannot run locally', () => {
       StartAt: 'Direct',
       States: {
         Direct: { Type: 'Task', Resource: '${Worker_calculate}', Next: 'Invoke' },
-        Invoke: { Type: 'Task', Resource: 'arn:aws:states:::lambda:invoke', Parameters: { FunctionName: '${Worker_calculate}', 'Payload.$': '$' }, Next: 'Jsonata' },
-        Jsonata: { Type: 'Task', QueryLanguage: 'JSONata', Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken', Arguments: { FunctionName: '${Worker_calculate}', Payload: '{% $states.context.Task.Token %}' }, End: true },
+        Invoke: {
+          Type: 'Task',
+          Resource: 'arn:aws:states:::lambda:invoke',
+          Parameters: { FunctionName: '${Worker_calculate}', 'Payload.$': '$' },
+          Next: 'Jsonata',
+        },
+        Jsonata: {
+          Type: 'Task',
+          QueryLanguage: 'JSONata',
+          Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken',
+          Arguments: { FunctionName: '${Worker_calculate}', Payload: '{% $states.context.Task.Token %}' },
+          End: true,
+        },
       },
     };
     await writeFolder('calc', { 'tool.json': tool('calc'), 'definition.asl.json': definition });
@@ -226,7 +280,9 @@ describe('inspectToolFolders', () => {
     const problems = await problemsOf();
     const byFile = problems.map((problem) => `${problem.file.slice(dir.length + 1)}: ${problem.reason}`);
     expect(byFile.filter((line) => line.startsWith(join('a', 'tool.json')))).toHaveLength(2);
-    expect(byFile.filter((line) => line.startsWith(join('b', 'definition.asl.json')) && line.includes('not valid Amazon States Language')).length).toBeGreaterThan(1);
+    expect(
+      byFile.filter((line) => line.startsWith(join('b', 'definition.asl.json')) && line.includes('not valid Amazon States Language')).length,
+    ).toBeGreaterThan(1);
     expect(byFile.some((line) => line.startsWith(join('c', 'tool.json')) && line.includes('not valid JSON'))).toBe(true);
     // loadToolFolders stops at the first of them.
     await expect(loadToolFolders(dir)).rejects.toMatchObject({ file: problems[0]!.file, reason: problems[0]!.reason });

@@ -88,14 +88,22 @@ describe('tool folder loader', () => {
   });
 
   it('loads JSONata definitions, at the top or per state, and Assign', async () => {
-    await writeTool('echo', validTool, { QueryLanguage: 'JSONata', StartAt: 'Done', States: { Done: { Type: 'Pass', Output: '{% $states.input %}', End: true } } });
-    await writeTool('mixed', { ...validTool, name: 'mixed' }, {
-      StartAt: 'Keep',
-      States: {
-        Keep: { Type: 'Pass', Assign: { x: 1 }, Next: 'Done' },
-        Done: { Type: 'Pass', QueryLanguage: 'JSONata', Output: '{% $x %}', End: true },
-      },
+    await writeTool('echo', validTool, {
+      QueryLanguage: 'JSONata',
+      StartAt: 'Done',
+      States: { Done: { Type: 'Pass', Output: '{% $states.input %}', End: true } },
     });
+    await writeTool(
+      'mixed',
+      { ...validTool, name: 'mixed' },
+      {
+        StartAt: 'Keep',
+        States: {
+          Keep: { Type: 'Pass', Assign: { x: 1 }, Next: 'Done' },
+          Done: { Type: 'Pass', QueryLanguage: 'JSONata', Output: '{% $x %}', End: true },
+        },
+      },
+    );
     const folders = await loadToolFolders(dir);
     expect(folders.map((folder) => folder.config.name)).toEqual(['echo', 'mixed']);
   });
@@ -112,7 +120,7 @@ describe('tool folder loader', () => {
     expect((await loadError()).reason).toMatch(/not a valid JSON Schema/);
   });
 
-  it('makes duplicate names impossible: a folder declaring another folder\'s tool fails the folder-name rule', async () => {
+  it("makes duplicate names impossible: a folder declaring another folder's tool fails the folder-name rule", async () => {
     await writeTool('echo', validTool);
     await writeTool('echo_copy', validTool);
     const error = await loadError();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toolLabel } from '../../local/tool-label.ts';
 
-describe('the startup banner\'s label of a tool', () => {
+describe("the startup banner's label of a tool", () => {
   it('is the title when the tool has one', () => {
     expect(toolLabel({ title: 'Word count', description: 'Counts words' })).toBe('Word count');
   });

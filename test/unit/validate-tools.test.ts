@@ -16,7 +16,10 @@ const tool = (name: string, extra: Record<string, unknown> = {}) => ({
   invocation: 'async',
   ...extra,
 });
-const getItem = { StartAt: 'GetItem', States: { GetItem: { Type: 'Task', Resource: 'arn:aws:states:::dynamodb:getItem', Parameters: { TableName: 't', Key: {} }, End: true } } };
+const getItem = {
+  StartAt: 'GetItem',
+  States: { GetItem: { Type: 'Task', Resource: 'arn:aws:states:::dynamodb:getItem', Parameters: { TableName: 't', Key: {} }, End: true } },
+};
 
 /** One folder per fault, checked by one run of the script (a Node process costs seconds here). */
 const FOLDERS: Record<string, Record<string, string | object>> = {

@@ -14,8 +14,18 @@ function recordingLogger() {
   return { lines, logger: { error: at('error'), warn: at('warn'), info: at('info') } };
 }
 
-const job = (subscriptionId: string, eventId?: string): WebhookDeliveryJob => ({ subscriptionId, ownerKey: 'owner#alice', ...(eventId ? { eventId } : {}), attempt: 1 });
-const record = (messageId: string, body: string, receiveCount = '1'): SqsDeliveryRecord => ({ messageId, receiptHandle: `rh-${messageId}`, body, attributes: { ApproximateReceiveCount: receiveCount } });
+const job = (subscriptionId: string, eventId?: string): WebhookDeliveryJob => ({
+  subscriptionId,
+  ownerKey: 'owner#alice',
+  ...(eventId ? { eventId } : {}),
+  attempt: 1,
+});
+const record = (messageId: string, body: string, receiveCount = '1'): SqsDeliveryRecord => ({
+  messageId,
+  receiptHandle: `rh-${messageId}`,
+  body,
+  attributes: { ApproximateReceiveCount: receiveCount },
+});
 
 function setUp(outcomes: Record<string, WebhookDeliveryOutcome | Error>, postponeFails = false) {
   const tried: WebhookDeliveryJob[] = [];
@@ -46,7 +56,12 @@ describe('a batch of webhook deliveries', () => {
       slow: { kind: 'retry', afterSeconds: 120, reason: 'timeout' },
     });
     const out = await handle({
-      Records: [record('m1', deliveryMessageOf(job('ok', 'e1'))), record('m2', deliveryMessageOf(job('gone', 'e1'))), record('m3', deliveryMessageOf(job('busy', 'e1')), '3'), record('m4', deliveryMessageOf(job('slow')))],
+      Records: [
+        record('m1', deliveryMessageOf(job('ok', 'e1'))),
+        record('m2', deliveryMessageOf(job('gone', 'e1'))),
+        record('m3', deliveryMessageOf(job('busy', 'e1')), '3'),
+        record('m4', deliveryMessageOf(job('slow'))),
+      ],
     });
     expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'm3' }, { itemIdentifier: 'm4' }] });
     expect(postponed).toEqual([
@@ -62,7 +77,9 @@ describe('a batch of webhook deliveries', () => {
     const { handle, postponed, lines } = setUp({ broken: new Error('table unreachable') });
     expect(await handle({ Records: [record('m1', deliveryMessageOf(job('broken', 'e1')))] })).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
     expect(postponed).toEqual([]);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', fields: expect.objectContaining({ messageId: 'm1', error: 'Error: table unreachable' }) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'error', fields: expect.objectContaining({ messageId: 'm1', error: 'Error: table unreachable' }) }),
+    );
   });
 
   it('still reports a retry failed when postponing it fails', async () => {
@@ -72,7 +89,12 @@ describe('a batch of webhook deliveries', () => {
 
   it('drops, with an error logged, a message that is not a delivery job, and never calls deliver for it', async () => {
     const { handle, tried, lines } = setUp({});
-    const bodies = ['not json', '{}', JSON.stringify({ subscriptionId: 's', ownerKey: 'o', secret: 'whsec_x' }), JSON.stringify({ subscriptionId: '', ownerKey: 'o' })];
+    const bodies = [
+      'not json',
+      '{}',
+      JSON.stringify({ subscriptionId: 's', ownerKey: 'o', secret: 'whsec_x' }),
+      JSON.stringify({ subscriptionId: '', ownerKey: 'o' }),
+    ];
     expect(await handle({ Records: bodies.map((body, index) => record(`m${index}`, body)) })).toEqual({ batchItemFailures: [] });
     expect(tried).toEqual([]);
     expect(lines.filter((line) => line.level === 'error')).toHaveLength(bodies.length);
@@ -80,7 +102,9 @@ describe('a batch of webhook deliveries', () => {
 
   it('never logs the owner key or the message body', async () => {
     const { handle, lines } = setUp({ busy: { kind: 'retry', afterSeconds: 5, reason: 'timeout' }, ok: { kind: 'delivered' } });
-    await handle({ Records: [record('m1', deliveryMessageOf(job('busy', 'e1'))), record('m2', deliveryMessageOf(job('ok', 'e2'))), record('m3', 'owner#alice garbage')] });
+    await handle({
+      Records: [record('m1', deliveryMessageOf(job('busy', 'e1'))), record('m2', deliveryMessageOf(job('ok', 'e2'))), record('m3', 'owner#alice garbage')],
+    });
     expect(JSON.stringify(lines)).not.toContain('owner#alice');
   });
 

@@ -33,7 +33,10 @@ afterEach(async () => {
 });
 
 /** A receiver on 127.0.0.1 that records each request and answers with `answer`. */
-async function receiver(answer: (request: http.IncomingMessage, response: http.ServerResponse) => void, server: http.Server | https.Server = http.createServer()) {
+async function receiver(
+  answer: (request: http.IncomingMessage, response: http.ServerResponse) => void,
+  server: http.Server | https.Server = http.createServer(),
+) {
   const received: Received[] = [];
   server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -79,7 +82,9 @@ const resolverOf = (...addresses: string[]) => vi.fn<ResolveHost>(async () => ad
 
 describe('webhook sender', () => {
   it('POSTs the exact signed body with the Standard Webhooks headers and X-MCP-Subscription-Id, and returns the answer', async () => {
-    const { received, port } = await receiver((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"challenge":"n1"}'));
+    const { received, port } = await receiver((_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"challenge":"n1"}'),
+    );
     const post = signedPost(`http://127.0.0.1:${port}/hooks?key=k1`);
     const result = await sendWebhook(post, { mode: 'local' });
     expect(result).toEqual({ status: 200, bodyText: '{"challenge":"n1"}' });
@@ -88,7 +93,11 @@ describe('webhook sender', () => {
     expect(request?.url).toBe('/hooks?key=k1');
     expect(request?.body).toBe(post.body);
     expect(request?.headers).toMatchObject({ 'content-type': 'application/json', 'x-mcp-subscription-id': 'sub_0123456789abcdef', host: `127.0.0.1:${port}` });
-    const headers = { 'webhook-id': String(request?.headers['webhook-id']), 'webhook-timestamp': String(request?.headers['webhook-timestamp']), 'webhook-signature': String(request?.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(request?.headers['webhook-id']),
+      'webhook-timestamp': String(request?.headers['webhook-timestamp']),
+      'webhook-signature': String(request?.headers['webhook-signature']),
+    };
     expect(new Webhook(secretText).verify(request?.body ?? '', headers)).toEqual(JSON.parse(post.body));
   });
 
@@ -211,7 +220,25 @@ describe.skipIf(!openssl)('webhook sender over https (needs the openssl command)
     const dir = await mkdtemp(path.join(tmpdir(), 'webhook-tls-'));
     closers.push(() => rm(dir, { recursive: true, force: true }));
     const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-    await exec('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost']);
+    await exec('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+    ]);
     return { key: await readFile(key), cert: await readFile(cert) };
   }
 

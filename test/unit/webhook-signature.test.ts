@@ -15,7 +15,13 @@ function secret(text = generateWebhookSecret()): WebhookSecret {
   return check.secret;
 }
 
-const body = JSON.stringify({ eventId: 'evt_1', name: 'operation.finished', timestamp: '2026-10-05T12:00:00Z', data: { tool: 'analyze_dataset', note: 'naïve ✓' }, cursor: 'c1' });
+const body = JSON.stringify({
+  eventId: 'evt_1',
+  name: 'operation.finished',
+  timestamp: '2026-10-05T12:00:00Z',
+  data: { tool: 'analyze_dataset', note: 'naïve ✓' },
+  cursor: 'c1',
+});
 
 describe('webhook signatures', () => {
   it('signs a body so that the standardwebhooks package verifies it and returns the same JSON', () => {
@@ -74,6 +80,9 @@ describe('webhook signatures', () => {
     expect(controlMessageId('verification')).not.toBe(id);
     const key = secret();
     const challenge = JSON.stringify({ type: 'verification', challenge: 'nonce' });
-    expect(new Webhook(key.text).verify(challenge, { ...signWebhook({ id, body: challenge, secrets: [key] }) })).toEqual({ type: 'verification', challenge: 'nonce' });
+    expect(new Webhook(key.text).verify(challenge, { ...signWebhook({ id, body: challenge, secrets: [key] }) })).toEqual({
+      type: 'verification',
+      challenge: 'nonce',
+    });
   });
 });

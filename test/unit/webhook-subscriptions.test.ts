@@ -74,7 +74,19 @@ const request = (overrides: Partial<Parameters<WebhookSubscriptions['subscribe']
 function entry(overrides: Partial<EventEntry> = {}): EventEntry {
   const name = overrides.name ?? 'operation.finished';
   const operationId = overrides.operationId ?? 'op-1';
-  return { ownerId: 'owner-a', eventId: 'evt_1', name, stream: streamOf(name, operationId), at: T0, operationId, tool: 'analyze_dataset', data: { status: 'completed' }, expiresAt: T0 / 1000 + 3600, ...overrides, loggedAt: overrides.loggedAt ?? T0 };
+  return {
+    ownerId: 'owner-a',
+    eventId: 'evt_1',
+    name,
+    stream: streamOf(name, operationId),
+    at: T0,
+    operationId,
+    tool: 'analyze_dataset',
+    data: { status: 'completed' },
+    expiresAt: T0 / 1000 + 3600,
+    ...overrides,
+    loggedAt: overrides.loggedAt ?? T0,
+  };
 }
 
 describe('subscription identity', () => {
@@ -131,7 +143,10 @@ describe('limits and verification', () => {
     const { subscriptions } = setUp({ maxSubscriptionsPerPrincipal: 2 });
     await subscriptions.subscribe(request({ arguments: { tool: 'a' } }));
     await subscriptions.subscribe(request({ arguments: { tool: 'b' } }));
-    await expect(subscriptions.subscribe(request({ arguments: { tool: 'c' } }))).rejects.toMatchObject({ code: 'RESOURCE_EXHAUSTED', data: { limit: 'subscriptions', max: 2 } });
+    await expect(subscriptions.subscribe(request({ arguments: { tool: 'c' } }))).rejects.toMatchObject({
+      code: 'RESOURCE_EXHAUSTED',
+      data: { limit: 'subscriptions', max: 2 },
+    });
     await subscriptions.subscribe(request({ ownerId: 'owner-b', arguments: { tool: 'c' } }));
     // A refresh of one it holds is no new subscription.
     await subscriptions.subscribe(request({ arguments: { tool: 'a' } }));
@@ -149,7 +164,10 @@ describe('limits and verification', () => {
     const { subscriptions, store } = setUp();
     const closed = await startWebhookReceiver();
     await closed.close();
-    await expect(subscriptions.subscribe(request({ url: `${closed.origin}/gone` }))).rejects.toMatchObject({ code: 'CALLBACK_FAILED', data: { reason: 'connection_refused' } });
+    await expect(subscriptions.subscribe(request({ url: `${closed.origin}/gone` }))).rejects.toMatchObject({
+      code: 'CALLBACK_FAILED',
+      data: { reason: 'connection_refused' },
+    });
     expect(await store.listByOwner('owner-a')).toEqual([]);
   });
 
@@ -158,12 +176,15 @@ describe('limits and verification', () => {
     await subscriptions.subscribe(request());
     await subscriptions.unsubscribe({ ownerId: 'owner-a', name: 'operation.finished', arguments: {}, url: url('/hook') });
     expect(await store.listByOwner('owner-a')).toEqual([]);
-    await expect(subscriptions.unsubscribe({ ownerId: 'owner-a', name: 'operation.finished', arguments: {}, url: url('/hook') })).rejects.toMatchObject({ code: 'NOT_FOUND', data: { kind: 'subscription' } });
+    await expect(subscriptions.unsubscribe({ ownerId: 'owner-a', name: 'operation.finished', arguments: {}, url: url('/hook') })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      data: { kind: 'subscription' },
+    });
   });
 });
 
 describe('fan-out and delivery', () => {
-  it('one job per live, matching subscription; an operation\'s end also ends its progress subscriptions with a terminated envelope', async () => {
+  it("one job per live, matching subscription; an operation's end also ends its progress subscriptions with a terminated envelope", async () => {
     const { subscriptions, jobs, deliver, store, log } = setUp();
     const all = await subscriptions.subscribe(request({ url: url('/all') }));
     await subscriptions.subscribe(request({ url: url('/other'), arguments: { tool: 'export_dataset' } }));
@@ -177,10 +198,18 @@ describe('fan-out and delivery', () => {
     ]);
     expect(await deliver(jobs[0] as WebhookDeliveryJob)).toEqual({ kind: 'delivered' });
     const delivered = receiver.posts.find((p) => p.path === '/all' && !p.body.includes('verification'));
-    expect(JSON.parse(delivered?.body ?? '{}')).toMatchObject({ eventId: 'evt_1', name: 'operation.finished', data: { status: 'completed' }, cursor: expect.any(String) });
+    expect(JSON.parse(delivered?.body ?? '{}')).toMatchObject({
+      eventId: 'evt_1',
+      name: 'operation.finished',
+      data: { status: 'completed' },
+      cursor: expect.any(String),
+    });
     expect(await deliver(jobs[1] as WebhookDeliveryJob)).toEqual({ kind: 'delivered' });
     const terminated = receiver.posts.find((p) => p.path === '/progress' && p.body.includes('terminated'));
-    expect(JSON.parse(terminated?.body ?? '{}')).toEqual({ type: 'terminated', error: { code: -32023, message: 'The operation has ended', data: { reason: 'operation_ended' } } });
+    expect(JSON.parse(terminated?.body ?? '{}')).toEqual({
+      type: 'terminated',
+      error: { code: -32023, message: 'The operation has ended', data: { reason: 'operation_ended' } },
+    });
     expect(terminated?.headers.get('webhook-id')).toMatch(/^msg_terminated_/);
     expect(await store.get('owner-a', progress.id)).toBeUndefined();
   });
@@ -220,16 +249,25 @@ describe('fan-out and delivery', () => {
     const { subscriptions, deliver, clock, log, jobs } = setUp();
     const { id } = await subscriptions.subscribe(request({ ttlMs: 5000 }));
     await log.append(entry());
-    expect(await deliver({ subscriptionId: id, ownerKey: 'owner-a', eventId: 'evt_missing', attempt: 1 })).toEqual({ kind: 'dropped', reason: 'the event is past retention' });
-    expect(await deliver({ subscriptionId: 'sub_none', ownerKey: 'owner-a', eventId: 'evt_1', attempt: 1 })).toEqual({ kind: 'dropped', reason: 'the subscription is gone' });
+    expect(await deliver({ subscriptionId: id, ownerKey: 'owner-a', eventId: 'evt_missing', attempt: 1 })).toEqual({
+      kind: 'dropped',
+      reason: 'the event is past retention',
+    });
+    expect(await deliver({ subscriptionId: 'sub_none', ownerKey: 'owner-a', eventId: 'evt_1', attempt: 1 })).toEqual({
+      kind: 'dropped',
+      reason: 'the subscription is gone',
+    });
     clock.now = () => T0 + 6000;
-    expect(await deliver({ subscriptionId: id, ownerKey: 'owner-a', eventId: 'evt_1', attempt: 1 })).toEqual({ kind: 'dropped', reason: 'the subscription expired' });
+    expect(await deliver({ subscriptionId: id, ownerKey: 'owner-a', eventId: 'evt_1', attempt: 1 })).toEqual({
+      kind: 'dropped',
+      reason: 'the subscription expired',
+    });
     // An expired subscription gets no new jobs either.
     await subscriptions.fanOut(entry({ eventId: 'evt_2' }));
     expect(jobs).toEqual([]);
   });
 
-  it('the body\'s cursor is a watermark no later than where the subscription started or what retries may still deliver', async () => {
+  it("the body's cursor is a watermark no later than where the subscription started or what retries may still deliver", async () => {
     const { subscriptions, store } = setUp();
     const { id, position } = await subscriptions.subscribe(request());
     const stored = await store.get('owner-a', id);

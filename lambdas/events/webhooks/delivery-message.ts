@@ -35,5 +35,10 @@ export function parseDeliveryMessage(body: string, receiveCount: number): Webhoo
   }
   if (!isDeliveryMessage(json)) return undefined;
   const { subscriptionId, ownerKey, eventId } = json;
-  return { subscriptionId, ownerKey, ...(eventId === undefined ? {} : { eventId }), attempt: Number.isInteger(receiveCount) && receiveCount >= 1 ? receiveCount : 1 };
+  return {
+    subscriptionId,
+    ownerKey,
+    ...(eventId === undefined ? {} : { eventId }),
+    attempt: Number.isInteger(receiveCount) && receiveCount >= 1 ? receiveCount : 1,
+  };
 }

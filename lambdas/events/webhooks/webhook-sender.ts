@@ -40,7 +40,15 @@ export interface WebhookSenderOptions {
 }
 
 /** Why a POST got no HTTP answer. The first three are the guard's refusals; no connection was opened for them. */
-export type WebhookSendError = 'invalid_url' | 'refused_address' | 'unresolvable' | 'body_too_large' | 'connection_refused' | 'timeout' | 'tls_error' | 'connection_failed';
+export type WebhookSendError =
+  | 'invalid_url'
+  | 'refused_address'
+  | 'unresolvable'
+  | 'body_too_large'
+  | 'connection_refused'
+  | 'timeout'
+  | 'tls_error'
+  | 'connection_failed';
 
 /** An HTTP answer (any status, 3xx included, never followed), or why there was none; `detail` is for logs, never for clients. */
 export type WebhookSendResult = { readonly status: number; readonly bodyText: string } | { readonly error: WebhookSendError; readonly detail: string };
@@ -56,7 +64,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
 /** Sends one POST; see the module comment for what it guarantees. */
 export async function sendWebhook(post: WebhookPost, options: WebhookSenderOptions): Promise<WebhookSendResult> {
   const bodyBytes = Buffer.from(post.body, 'utf8');
-  if (bodyBytes.length > MAX_WEBHOOK_BODY_BYTES) return { error: 'body_too_large', detail: `the body is ${bodyBytes.length} bytes, more than ${MAX_WEBHOOK_BODY_BYTES}` };
+  if (bodyBytes.length > MAX_WEBHOOK_BODY_BYTES)
+    return { error: 'body_too_large', detail: `the body is ${bodyBytes.length} bytes, more than ${MAX_WEBHOOK_BODY_BYTES}` };
   if (!/^[\x21-\x7e]+$/.test(post.subscriptionId)) return { error: 'invalid_url', detail: 'the subscription id cannot be a header value' };
   const totalMs = options.totalTimeoutMs ?? 10_000;
   const deadline = Date.now() + totalMs;
@@ -162,7 +171,9 @@ export type WebhookLastError = 'connection_refused' | 'timeout' | 'tls_error' | 
  * A redirect is a failure (never followed) and counts with the 4xx; a refused or unresolvable
  * address counts as `connection_refused`, so that no category tells a client what lies behind a URL.
  */
-export function classifyWebhookSend(result: WebhookSendResult): { readonly delivered: true } | { readonly delivered: false; readonly retry: boolean; readonly lastError: WebhookLastError } {
+export function classifyWebhookSend(
+  result: WebhookSendResult,
+): { readonly delivered: true } | { readonly delivered: false; readonly retry: boolean; readonly lastError: WebhookLastError } {
   if ('status' in result) {
     if (result.status >= 200 && result.status < 300) return { delivered: true };
     const retry = result.status !== 410 && result.status !== 413;

@@ -5,9 +5,7 @@ import { parseWorkerInput } from '../../examples/worker-input.ts';
 
 const finite = z.number().refine(Number.isFinite, 'must be finite');
 const Input = z.object({
-  partials: z
-    .array(z.object({ count: z.number().int().min(1), mean: finite, m2: finite.min(0), min: finite, max: finite }))
-    .min(1),
+  partials: z.array(z.object({ count: z.number().int().min(1), mean: finite, m2: finite.min(0), min: finite, max: finite })).min(1),
 });
 
 /** Lambda entry point. */

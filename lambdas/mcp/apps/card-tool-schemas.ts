@@ -47,7 +47,7 @@ export const CARD_TOOL_LISTINGS: readonly ToolListing[] = [
   {
     name: CARD_ANSWER,
     title: 'Operation card: answer',
-    description: "For the operation card only. Answers the question one of your operations asks (an elicitation form), as the user filled it in.",
+    description: 'For the operation card only. Answers the question one of your operations asks (an elicitation form), as the user filled it in.',
     inputSchema: {
       type: 'object',
       properties: {

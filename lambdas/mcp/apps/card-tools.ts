@@ -137,7 +137,8 @@ export function cardSnapshot(record: OperationRecord, deps: McpDeps, now = Date.
   const title = deps.catalog.get(record.tool)?.title;
   const progress = latest(record.reports, 'progress');
   // An increment may leave the total out: the last one reported still holds.
-  const total = progress?.total ?? record.reports?.findLast((r): r is Extract<RunReport, { kind: 'progress' }> => r.kind === 'progress' && r.total !== undefined)?.total;
+  const total =
+    progress?.total ?? record.reports?.findLast((r): r is Extract<RunReport, { kind: 'progress' }> => r.kind === 'progress' && r.total !== undefined)?.total;
   const log = latestShownLog(record.reports);
   const final = isTerminal(record.status) ? finalResponse(record, deps) : undefined;
   return {

@@ -68,7 +68,11 @@ export function assertNoCardToolClash(catalog: ToolCatalog): void {
  * declared MCP Apps. Then every long-running tool and the handle tools that name one
  * operation link to the card, and the card's app-only tools are added.
  */
-export function withOperationCard(listed: { tools: ToolListing[] }, view: Pick<RequestView, 'clientCapabilities'>, catalog: ToolCatalog): { tools: ToolListing[] } {
+export function withOperationCard(
+  listed: { tools: ToolListing[] },
+  view: Pick<RequestView, 'clientCapabilities'>,
+  catalog: ToolCatalog,
+): { tools: ToolListing[] } {
   if (!declaresMcpApps(view)) return listed;
   const tools = listed.tools.map((tool) => (showsCard(tool.name, catalog) ? linkToCard(tool) : tool));
   return { ...listed, tools: [...tools, ...CARD_TOOL_LISTINGS] };

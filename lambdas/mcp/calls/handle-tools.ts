@@ -18,14 +18,7 @@ import type { SyncStep, SyncStepInput } from '../../operations/operations-servic
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { boundedCursor, finalResponse, parseParams, readOwnRecord } from '../dialects/dialect-support.ts';
 import type { McpDeps } from '../dialects/dialect.ts';
-import {
-  MAX_WAIT_SECONDS,
-  OPERATION_CANCEL,
-  OPERATION_LIST,
-  OPERATION_RESULT,
-  OPERATION_STATUS,
-  type HandleStatus,
-} from './handle-tool-schemas.ts';
+import { MAX_WAIT_SECONDS, OPERATION_CANCEL, OPERATION_LIST, OPERATION_RESULT, OPERATION_STATUS, type HandleStatus } from './handle-tool-schemas.ts';
 import { continueRetry, inputRequiredResult, requestDeadline, roundOf, type RoundCall } from '../input/input-responses.ts';
 import { modernRound } from './modern-sync-call.ts';
 import type { RequestView } from '../edge/request-view.ts';
@@ -152,7 +145,14 @@ export async function callWithHandle(
  * A call of one of the four built-in tools. Unknown ids, other principals' ids and other
  * dialects' ids all answer the same tool error, which the model can act on.
  */
-export async function callBuiltInTool(name: string, args: unknown, view: RequestView, deps: McpDeps, ctx: ServerContext, server: Server): Promise<Record<string, unknown>> {
+export async function callBuiltInTool(
+  name: string,
+  args: unknown,
+  view: RequestView,
+  deps: McpDeps,
+  ctx: ServerContext,
+  server: Server,
+): Promise<Record<string, unknown>> {
   try {
     switch (name) {
       case OPERATION_STATUS:
@@ -201,7 +201,13 @@ async function operationStatus(args: { operationId: string }, view: RequestView,
  * (SEP-2322), and its retry delivers the answers and goes on waiting; an initialize-era
  * request sends them on its own stream while it waits.
  */
-async function operationResult(args: { operationId: string; waitSeconds?: number | undefined }, view: RequestView, deps: McpDeps, ctx: ServerContext, server: Server): Promise<Record<string, unknown>> {
+async function operationResult(
+  args: { operationId: string; waitSeconds?: number | undefined },
+  view: RequestView,
+  deps: McpDeps,
+  ctx: ServerContext,
+  server: Server,
+): Promise<Record<string, unknown>> {
   const key = keyOf(view, args.operationId);
   let record = await readHandle(deps, key);
   // Never past the server's blocking bound, which the function's timeout is sized for.
@@ -276,7 +282,12 @@ async function operationList(args: { cursor?: string | undefined }, view: Reques
   }));
   const lines = found.map((r) => `- ${r.token}: ${r.tool}, ${handleStatus(r)}`);
   const more = next === undefined ? '' : `\nThere are more: call operation_list with cursor ${JSON.stringify(next)}.`;
-  const listed = lines.length === 0 ? (next === undefined ? 'You have no operations.' : 'No operations on this page.') : `Your operations, newest first:\n${lines.join('\n')}`;
+  const listed =
+    lines.length === 0
+      ? next === undefined
+        ? 'You have no operations.'
+        : 'No operations on this page.'
+      : `Your operations, newest first:\n${lines.join('\n')}`;
   const text = `${listed}${more}`;
   return handleResult({ operations, ...(next === undefined ? {} : { nextCursor: next }) }, text);
 }

@@ -16,7 +16,13 @@ import type { RequestView } from '../edge/request-view.ts';
 import { toCallToolResult } from '../results/tool-result.ts';
 
 /** Runs one round of a waited-on 2026-07-28 `tools/call`: its result, or the questions it stopped at. */
-export async function modernSyncCall(tool: ToolSpec, args: Record<string, unknown>, view: RequestView, ctx: ServerContext, deps: McpDeps): Promise<Record<string, unknown>> {
+export async function modernSyncCall(
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  view: RequestView,
+  ctx: ServerContext,
+  deps: McpDeps,
+): Promise<Record<string, unknown>> {
   // Taken first: delivering the retry's answers and every round after it count against one bound.
   const deadline = requestDeadline({ tool }, deps);
   const call: RoundCall = { tool, arguments: args, view, dialect: 'sync' };

@@ -48,7 +48,12 @@ export interface DialectMethodScope {
  * request view, then `work`, whose errors become the wire error (internal ones logged with
  * the request id). One function for every dialect, so none words an error apart.
  */
-export async function serveDialectMethod<T>(scope: DialectMethodScope, ctx: ServerContext, params: unknown, work: (view: RequestView) => Promise<T> | T): Promise<T> {
+export async function serveDialectMethod<T>(
+  scope: DialectMethodScope,
+  ctx: ServerContext,
+  params: unknown,
+  work: (view: RequestView) => Promise<T> | T,
+): Promise<T> {
   const view = requestViewOf(scope.era, scope.ownerId, params as never, ctx);
   try {
     return await work(view);

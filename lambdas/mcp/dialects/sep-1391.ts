@@ -217,9 +217,7 @@ export const sep1391Dialect: AsyncDialect = {
         const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
         if (record.status === 'canceled') throw invalidParams('Operation was canceled');
         if (!record.outcome) {
-          throw invalidParams(
-            `Operation is not finished (status ${wireStatus(record.status)}): poll tools/async/status until it is completed or failed`,
-          );
+          throw invalidParams(`Operation is not finished (status ${wireStatus(record.status)}): poll tools/async/status until it is completed or failed`);
         }
         // The result stored at completion, whatever has been deployed since.
         return { result: finishedResult(record.outcome, record.tool, deps.catalog.get(record.tool)), _operation: { token } };

@@ -138,7 +138,12 @@ export async function readListenedTask(deps: McpDeps, ownerId: string, taskId: s
   const { resultType: _resultType, ...params } = getTaskResult(record, deps);
   const status = params.status as WireStatus;
   const change = JSON.stringify([status, params.inputRequests, params.result, params.error]);
-  return { params, change, terminal: status === 'completed' || status === 'failed' || status === 'cancelled', pollIntervalMs: record.pollIntervalSeconds * 1000 };
+  return {
+    params,
+    change,
+    terminal: status === 'completed' || status === 'failed' || status === 'cancelled',
+    pollIntervalMs: record.pollIntervalSeconds * 1000,
+  };
 }
 
 /**

@@ -39,7 +39,11 @@ export function customHeaderRefusal(request: Request, body: unknown, catalog: To
   if (!tool) return undefined;
   const mismatch = customHeaderMismatch(tool, body.params.arguments, request.headers);
   if (!mismatch) return undefined;
-  const error = { code: JSONRPC.HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${mismatch.problem}`, data: { mismatch: { header: mismatch.header, body: mismatch.body } } };
+  const error = {
+    code: JSONRPC.HEADER_MISMATCH,
+    message: `Bad Request: the request headers and body disagree: ${mismatch.problem}`,
+    data: { mismatch: { header: mismatch.header, body: mismatch.body } },
+  };
   return Response.json({ jsonrpc: '2.0', id: body.id ?? null, error }, { status: 400 });
 }
 
@@ -79,8 +83,7 @@ function headerProblem(declaration: HeaderDeclaration, args: unknown, headers: H
   if (raw === null) return `the body carries ${declaration.path.join('.')} but the ${header} header is absent`;
   const decoded = decodeHeaderValue(raw);
   if (decoded === undefined) return `the ${header} header is not valid Base64 of UTF-8 text inside ${SENTINEL_START}…${SENTINEL_END}`;
-  const same =
-    declaration.type === 'integer' && typeof bodyValue === 'number' && DECIMAL.test(decoded) ? Number(decoded) === bodyValue : decoded === expected;
+  const same = declaration.type === 'integer' && typeof bodyValue === 'number' && DECIMAL.test(decoded) ? Number(decoded) === bodyValue : decoded === expected;
   return same ? undefined : `the ${header} header does not match ${declaration.path.join('.')} in the body`;
 }
 

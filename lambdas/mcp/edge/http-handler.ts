@@ -83,7 +83,11 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   const serveLegacyAtOnce = async (request: Request, fetchOptions: { authInfo: AuthInfo; parsedBody?: unknown }, ownerId: string): Promise<Response> => {
     noteEra('legacy');
     const server = factory('legacy', ownerId);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_BODY_BYTES,
+    });
     await server.connect(transport);
     // Not closed afterwards: a JSON answer is complete once the handler has answered, so nothing
     // is left in flight, and closing would only build the SDK's "Connection closed" error (with
@@ -100,9 +104,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   };
   const serve: McpFetch = async (request, principal) => {
     if (options.allowedHostnames) {
-      const rejected =
-        hostHeaderValidationResponse(request, options.allowedHostnames) ??
-        originValidationResponse(request, options.allowedHostnames);
+      const rejected = hostHeaderValidationResponse(request, options.allowedHostnames) ?? originValidationResponse(request, options.allowedHostnames);
       if (rejected) return rejected;
     }
     // Size, nesting depth, batches and id lengths are checked before the SDK parses anything.
@@ -143,7 +145,9 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };
     const atOnce = isObject(guarded.parsedBody) && typeof guarded.parsedBody.method === 'string' && answeredAtOnce.has(guarded.parsedBody.method);
     const serveRequest = async () =>
-      atOnce && (await isLegacyRequest(session.request, guarded.parsedBody)) ? serveLegacyAtOnce(session.request, fetchOptions, ownerId) : handler.fetch(session.request, fetchOptions);
+      atOnce && (await isLegacyRequest(session.request, guarded.parsedBody))
+        ? serveLegacyAtOnce(session.request, fetchOptions, ownerId)
+        : handler.fetch(session.request, fetchOptions);
     const response = await withRequestScope(serveRequest, {
       batch: guarded.batch,
       mayOverrideStatus: isObject(guarded.parsedBody) && guarded.parsedBody.method === 'tools/call',

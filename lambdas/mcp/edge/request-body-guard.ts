@@ -21,9 +21,7 @@ const BATCHES_REMOVED_IN = '2025-06-18';
 /** "the server SHOULD assume protocol version 2025-03-26" when the header is absent (Streamable HTTP). */
 const ASSUMED_VERSION = '2025-03-26';
 
-export type GuardedBody =
-  | { ok: true; request: Request; parsedBody?: unknown; batch: boolean }
-  | { ok: false; response: Response };
+export type GuardedBody = { ok: true; request: Request; parsedBody?: unknown; batch: boolean } | { ok: false; response: Response };
 
 /**
  * The request to hand to the SDK, or the HTTP answer that refuses it. With the parsed JSON
@@ -111,7 +109,8 @@ export function exceedsDepth(text: string, maxDepth: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // A backslash escapes the next character, quotes included.
+      if (c === 0x5c)
+        i++; // A backslash escapes the next character, quotes included.
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

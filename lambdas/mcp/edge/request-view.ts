@@ -38,12 +38,7 @@ export interface RequestView {
   headers: Headers;
 }
 
-export function requestViewOf(
-  era: Era,
-  ownerId: string,
-  params: { _meta?: Record<string, unknown> } | undefined,
-  ctx: ServerContext,
-): RequestView {
+export function requestViewOf(era: Era, ownerId: string, params: { _meta?: Record<string, unknown> } | undefined, ctx: ServerContext): RequestView {
   const headers = ctx.http?.req?.headers ?? new Headers();
   const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
   const meta = params?._meta ?? {};

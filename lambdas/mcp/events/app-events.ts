@@ -58,10 +58,7 @@ export interface AppEvents {
   readonly localQueue?: LocalWebhookDeliveryQueue;
 }
 
-export function createAppEvents(
-  options: EventsAppOptions,
-  context: { logger: Logger; secretKey: ServerKey; local: boolean },
-): AppEvents {
+export function createAppEvents(options: EventsAppOptions, context: { logger: Logger; secretKey: ServerKey; local: boolean }): AppEvents {
   const { log: givenLog, subscriptions: store = new InMemoryWebhookSubscriptions(), queue: givenQueue, send, callbackMode, ...input } = options;
   // A log in memory serves one process only: elsewhere, without a shared log, events stay off rather than half-work.
   const log = givenLog ?? (context.local ? new InMemoryEventLog() : undefined);
@@ -111,7 +108,12 @@ function disabledEvents(settings: EventsSettings): AppEvents {
   return {
     settings,
     recordingStore: (base) => base,
-    runtime: (leaseStore) => ({ settings, log: new InMemoryEventLog(), streams: new ListenLeases(leaseStore, settings.maxStreamsPerPrincipal, { error: () => undefined, warn: () => undefined }), now: Date.now }),
+    runtime: (leaseStore) => ({
+      settings,
+      log: new InMemoryEventLog(),
+      streams: new ListenLeases(leaseStore, settings.maxStreamsPerPrincipal, { error: () => undefined, warn: () => undefined }),
+      now: Date.now,
+    }),
   };
 }
 

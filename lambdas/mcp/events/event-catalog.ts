@@ -22,7 +22,12 @@ export interface EventType {
 
 export { OPERATION_FINISHED, OPERATION_INPUT_REQUIRED, OPERATION_PROGRESS };
 
-const OPERATION_ID = { type: 'string', minLength: 1, maxLength: 256, description: 'The id a long tool call gave you: a taskId, a SEP-1391 token, or a handle tool\'s operationId.' };
+const OPERATION_ID = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 256,
+  description: "The id a long tool call gave you: a taskId, a SEP-1391 token, or a handle tool's operationId.",
+};
 const TOOL = { type: 'string', minLength: 1, maxLength: 128, description: 'Only operations of this tool.' };
 const COMMON_PAYLOAD = {
   operationId: { type: 'string' },
@@ -70,7 +75,7 @@ const EVENT_TYPES: readonly EventType[] = [
         result: { type: 'object', description: 'The CallToolResult, when the delivery stays under 256 KiB with it.' },
         resultTooLarge: { type: 'boolean', description: 'True when the result is left out; fetch it as `fetch` says.' },
         error: { type: 'object', description: 'The JSON-RPC error of a failed operation.' },
-        fetch: { ...CALL_HINT, description: 'How to read the result in the operation\'s own protocol.' },
+        fetch: { ...CALL_HINT, description: "How to read the result in the operation's own protocol." },
       },
       required: ['operationId', 'tool', 'dialect', 'status', 'isError', 'finishedAt'],
     },
@@ -85,7 +90,7 @@ const EVENT_TYPES: readonly EventType[] = [
       properties: {
         ...COMMON_PAYLOAD,
         inputRequests: { type: 'object', description: 'The open questions by key, as tasks/get shows them: { method, params }.' },
-        answer: { ...CALL_HINT, description: 'How to answer, in the operation\'s own protocol.' },
+        answer: { ...CALL_HINT, description: "How to answer, in the operation's own protocol." },
       },
       required: ['operationId', 'tool', 'dialect', 'inputRequests'],
     },
@@ -99,14 +104,14 @@ const EVENT_TYPES: readonly EventType[] = [
       type: 'object',
       properties: {
         ...COMMON_PAYLOAD,
-        seq: { type: 'integer', description: 'The report\'s number over the operation\'s life, from 1.' },
+        seq: { type: 'integer', description: "The report's number over the operation's life, from 1." },
         kind: { type: 'string', enum: ['progress', 'log'] },
         progress: { type: 'number' },
         total: { type: 'number' },
         message: { type: 'string' },
         level: { type: 'string' },
         logger: { type: 'string' },
-        data: { description: 'A log line\'s data.' },
+        data: { description: "A log line's data." },
       },
       required: ['operationId', 'tool', 'dialect', 'seq', 'kind'],
     },

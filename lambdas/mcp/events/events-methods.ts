@@ -192,16 +192,22 @@ export function registerEventMethods(server: Server, runtime: EventsRuntime, dep
  */
 function webhooksFor(runtime: EventsRuntime, caller: EventsCaller): NonNullable<EventsRuntime['webhooks']> {
   if (!caller.authenticated) {
-    throw new EventsError('FORBIDDEN', 'Webhook subscriptions need an authenticated principal (OAuth or IAM); poll and push work without one', { reason: 'unauthenticated' });
+    throw new EventsError('FORBIDDEN', 'Webhook subscriptions need an authenticated principal (OAuth or IAM); poll and push work without one', {
+      reason: 'unauthenticated',
+    });
   }
-  if (!runtime.webhooks) throw new EventsError('UNSUPPORTED', 'This server does not deliver events by webhook; use poll or push', { feature: 'deliveryMode', value: 'webhook' });
+  if (!runtime.webhooks)
+    throw new EventsError('UNSUPPORTED', 'This server does not deliver events by webhook; use poll or push', { feature: 'deliveryMode', value: 'webhook' });
   return runtime.webhooks;
 }
 
 /** The callback URL, checked for its shape now ("InvalidParams"); its addresses are checked at each delivery. */
 function callbackUrl(delivery: { mode?: string | undefined; url: unknown }, mode: 'aws' | 'local'): string {
   if (delivery.mode !== undefined && delivery.mode !== 'webhook') {
-    throw new EventsError('UNSUPPORTED', `Delivery mode ${delivery.mode.slice(0, 50)} is not one events/subscribe takes; it takes webhook`, { feature: 'deliveryMode', value: delivery.mode.slice(0, 50) });
+    throw new EventsError('UNSUPPORTED', `Delivery mode ${delivery.mode.slice(0, 50)} is not one events/subscribe takes; it takes webhook`, {
+      feature: 'deliveryMode',
+      value: delivery.mode.slice(0, 50),
+    });
   }
   const parsed = parseCallbackUrl(delivery.url, mode);
   if (!parsed.ok) throw new EventsError('INVALID_PARAMS', `Invalid params.delivery.url: ${parsed.reason}`, { field: 'params.delivery.url' });

@@ -216,7 +216,13 @@ function streamResponse(plan: StreamPlan, deps: McpDeps, runtime: EventsRuntime)
             await pass();
             await finish({
               method: 'notifications/events/terminated',
-              params: { error: { code: JSONRPC.NOT_FOUND, message: 'The operation has ended; its progress stream is over', data: { kind: 'operation', reason: 'operation_ended', status: over.status } } },
+              params: {
+                error: {
+                  code: JSONRPC.NOT_FOUND,
+                  message: 'The operation has ended; its progress stream is over',
+                  data: { kind: 'operation', reason: 'operation_ended', status: over.status },
+                },
+              },
             });
             break;
           }

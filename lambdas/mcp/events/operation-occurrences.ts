@@ -83,14 +83,24 @@ function finished(record: OperationRecord): OccurrenceDraft {
       data = { ...base, status: 'failed', isError: true, error: answer.error };
     }
   }
-  return { name: OPERATION_FINISHED, eventId: eventIdFor(record.ownerId, OPERATION_FINISHED, record.token, record.createdAt), at: finishedAt, ...pick(record), data };
+  return {
+    name: OPERATION_FINISHED,
+    eventId: eventIdFor(record.ownerId, OPERATION_FINISHED, record.token, record.createdAt),
+    at: finishedAt,
+    ...pick(record),
+    data,
+  };
 }
 
 function progress(record: OperationRecord, report: RunReport): OccurrenceDraft {
   const { seq, at, kind } = report;
   const fields =
     report.kind === 'progress'
-      ? { progress: report.progress, ...(report.total === undefined ? {} : { total: report.total }), ...(report.message === undefined ? {} : { message: report.message }) }
+      ? {
+          progress: report.progress,
+          ...(report.total === undefined ? {} : { total: report.total }),
+          ...(report.message === undefined ? {} : { message: report.message }),
+        }
       : { level: report.level, ...(report.logger === undefined ? {} : { logger: report.logger }), data: report.data };
   return {
     name: OPERATION_PROGRESS,

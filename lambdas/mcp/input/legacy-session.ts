@@ -82,7 +82,9 @@ export async function checkSession(request: Request, body: unknown, ownerId: str
   const init = { method: request.method, headers, signal: request.signal };
   // A body already read (the SDK gets it parsed) is not carried over.
   const stripped =
-    request.body && !request.bodyUsed ? new Request(request.url, { ...init, body: request.body, duplex: 'half' } as RequestInit) : new Request(request.url, init);
+    request.body && !request.bodyUsed
+      ? new Request(request.url, { ...init, body: request.body, duplex: 'half' } as RequestInit)
+      : new Request(request.url, init);
   if (initializeCapabilities(body) !== undefined) return { ok: true, request: stripped };
   const capabilities = await readSessionId(id, ownerId, secretKey);
   if (!capabilities) return { ok: false, response: sessionNotFound() };
@@ -97,7 +99,12 @@ export function initializeCapabilities(body: unknown): Record<string, unknown> |
 }
 
 /** `response` with the session id for what `capabilities` declared, when it succeeded. */
-export async function withSessionId(response: Response, capabilities: Record<string, unknown>, ownerId: string, secretKey: () => Promise<Uint8Array>): Promise<Response> {
+export async function withSessionId(
+  response: Response,
+  capabilities: Record<string, unknown>,
+  ownerId: string,
+  secretKey: () => Promise<Uint8Array>,
+): Promise<Response> {
   if (response.status !== 200) return response;
   const id = await mintSessionId(capabilities, ownerId, secretKey);
   const headers = new Headers(response.headers);
@@ -126,7 +133,12 @@ function bounded(declared: Record<string, unknown>): Record<string, unknown> {
   if (JSON.stringify(declared).length <= MAX_CAPABILITIES_JSON) return declared;
   const names: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(declared)) {
-    names[name] = Object.fromEntries(Object.keys(isObject(value) ? value : {}).slice(0, 8).filter((key) => key.length <= 32).map((key) => [key, {}]));
+    names[name] = Object.fromEntries(
+      Object.keys(isObject(value) ? value : {})
+        .slice(0, 8)
+        .filter((key) => key.length <= 32)
+        .map((key) => [key, {}]),
+    );
   }
   return names;
 }

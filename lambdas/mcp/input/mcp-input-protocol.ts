@@ -85,7 +85,10 @@ export function parseInputRequest(value: unknown): ParsedInputRequest {
  */
 export function parseInputAnswer(inputKey: string, request: InputRequestMessage, answer: InputAnswer): ParsedInputAnswer {
   if ('error' in answer) {
-    return { ok: true, delivery: { kind: 'failure', error: INPUT_ERRORS.error, cause: JSON.stringify({ code: answer.error.code, message: answer.error.message }) } };
+    return {
+      ok: true,
+      delivery: { kind: 'failure', error: INPUT_ERRORS.error, cause: JSON.stringify({ code: answer.error.code, message: answer.error.message }) },
+    };
   }
   const { result } = answer;
   const field = `inputResponses.${inputKey}`;

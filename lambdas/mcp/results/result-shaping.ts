@@ -252,7 +252,10 @@ function object(fields: Record<string, FieldCheck>): FieldCheck {
 }
 
 function oneOf(...options: string[]): FieldCheck {
-  return (value) => (typeof value === 'string' && options.includes(value) ? undefined : ['', `Invalid option: expected one of ${options.map((o) => JSON.stringify(o)).join('|')}`]);
+  return (value) =>
+    typeof value === 'string' && options.includes(value)
+      ? undefined
+      : ['', `Invalid option: expected one of ${options.map((o) => JSON.stringify(o)).join('|')}`];
 }
 
 /** `atob` decides, as the SDK's Base64 check does (it is lenient about padding and whitespace). */
@@ -267,7 +270,8 @@ const base64: FieldCheck = (value) => {
 };
 
 // RFC 3339 with seconds and a Z or offset, valid calendar dates (zod's iso.datetime({ offset: true })).
-const DATE = '(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8])))';
+const DATE =
+  '(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8])))';
 const DATETIME = new RegExp(`^${DATE}T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$`);
 const datetime: FieldCheck = (value) => {
   if (typeof value !== 'string') return expected('string', value);
@@ -280,7 +284,9 @@ const priority: FieldCheck = (value) => {
   return value > 1 ? ['', 'Too big: expected number to be <=1'] : undefined;
 };
 
-const annotations = optional(object({ audience: optional(arrayOf(oneOf('user', 'assistant'))), priority: optional(priority), lastModified: optional(datetime) }));
+const annotations = optional(
+  object({ audience: optional(arrayOf(oneOf('user', 'assistant'))), priority: optional(priority), lastModified: optional(datetime) }),
+);
 const meta = optional(plainObject);
 const icon = object({ src: string, mimeType: optional(string), sizes: optional(arrayOf(string)), theme: optional(oneOf('light', 'dark')) });
 

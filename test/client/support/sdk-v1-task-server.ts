@@ -70,10 +70,15 @@ export async function startSdkV1TaskServer(): Promise<SdkV1TaskServer> {
       let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
       if (!transport) {
         if (method !== 'initialize') {
-          res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: No valid session ID provided' } }));
+          res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: No valid session ID provided' } }));
           return;
         }
-        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, created) });
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void sessions.set(id, created),
+        });
         transport = created;
         await newServer(taskStore).connect(created);
       }

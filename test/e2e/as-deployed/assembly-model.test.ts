@@ -32,13 +32,21 @@ function writeAssembly(change?: (files: Record<string, unknown>) => void): strin
         },
         Bucket: { Type: 'AWS::S3::Bucket', Properties: { LifecycleConfiguration: { Rules: [{ Id: 'Expire', ExpirationInDays: 10, Status: 'Enabled' }] } } },
         Key: { Type: 'AWS::SecretsManager::Secret', Properties: { GenerateSecretString: { PasswordLength: 64 } } },
-        McpRole: { Type: 'AWS::IAM::Role', Properties: { AssumeRolePolicyDocument: {}, ManagedPolicyArns: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] }] } },
+        McpRole: {
+          Type: 'AWS::IAM::Role',
+          Properties: {
+            AssumeRolePolicyDocument: {},
+            ManagedPolicyArns: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] }],
+          },
+        },
         McpPolicy: {
           Type: 'AWS::IAM::Policy',
           Properties: {
             PolicyName: 'McpPolicy',
             Roles: [{ Ref: 'McpRole' }],
-            PolicyDocument: { Statement: [{ Effect: 'Allow', Action: 'states:StartExecution', Resource: { 'Fn::GetAtt': ['Tools', 'Outputs.AppToolsMachineRef'] } }] },
+            PolicyDocument: {
+              Statement: [{ Effect: 'Allow', Action: 'states:StartExecution', Resource: { 'Fn::GetAtt': ['Tools', 'Outputs.AppToolsMachineRef'] } }],
+            },
           },
         },
         Mcp: {
@@ -59,7 +67,10 @@ function writeAssembly(change?: (files: Record<string, unknown>) => void): strin
             },
           },
         },
-        McpUrl: { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'AWS_IAM', InvokeMode: 'RESPONSE_STREAM', TargetFunctionArn: { 'Fn::GetAtt': ['Mcp', 'Arn'] } } },
+        McpUrl: {
+          Type: 'AWS::Lambda::Url',
+          Properties: { AuthType: 'AWS_IAM', InvokeMode: 'RESPONSE_STREAM', TargetFunctionArn: { 'Fn::GetAtt': ['Mcp', 'Arn'] } },
+        },
         Tools: {
           Type: 'AWS::CloudFormation::Stack',
           Metadata: { 'aws:asset:path': 'AppTools.nested.template.json' },
@@ -75,7 +86,11 @@ function writeAssembly(change?: (files: Record<string, unknown>) => void): strin
         WorkerRole: { Type: 'AWS::IAM::Role', Properties: { AssumeRolePolicyDocument: {} } },
         WorkerPolicy: {
           Type: 'AWS::IAM::Policy',
-          Properties: { PolicyName: 'WorkerPolicy', Roles: [{ Ref: 'WorkerRole' }], PolicyDocument: { Statement: [{ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { Ref: 'referencetoTableArn' } }] } },
+          Properties: {
+            PolicyName: 'WorkerPolicy',
+            Roles: [{ Ref: 'WorkerRole' }],
+            PolicyDocument: { Statement: [{ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { Ref: 'referencetoTableArn' } }] },
+          },
         },
         Worker: {
           Type: 'AWS::Lambda::Function',

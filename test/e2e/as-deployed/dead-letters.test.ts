@@ -54,7 +54,12 @@ describe('the status-sync rule target, failing', () => {
     const queue = running.model.queues.find((q) => q.arn === target.deadLetterQueueArn)!;
 
     const created = ok(
-      await modernRequest(running.url, 'tools/call', { name: 'summarize_numbers', arguments: { numbers: [1, 2] } }, { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } }),
+      await modernRequest(
+        running.url,
+        'tools/call',
+        { name: 'summarize_numbers', arguments: { numbers: [1, 2] } },
+        { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+      ),
     );
     expect(created.resultType).toBe('task');
     await running.drainEvents();

@@ -70,7 +70,9 @@ describe('2025-11-25 tasks against the assembly, with the v1 SDK Client', () => 
   it('callToolStream: taskCreated, then the result of analyze_dataset', async () => {
     const client = await v1Client();
     try {
-      const stream = client.experimental.tasks.callToolStream({ name: 'analyze_dataset', arguments: { rows: 100_001, seed: 9 } }, undefined, { task: { ttl: 600_000 } });
+      const stream = client.experimental.tasks.callToolStream({ name: 'analyze_dataset', arguments: { rows: 100_001, seed: 9 } }, undefined, {
+        task: { ttl: 600_000 },
+      });
       const kinds: string[] = [];
       let structured: Record<string, number> | undefined;
       for await (const message of stream) {
@@ -87,7 +89,13 @@ describe('2025-11-25 tasks against the assembly, with the v1 SDK Client', () => 
   });
 
   it('tasks/cancel stops a running task: cancelled, and its execution ABORTED', async () => {
-    const created = ok(await legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS }, task: { ttl: 600_000 } }));
+    const created = ok(
+      await legacyRequest(stack.url, 'tools/call', {
+        name: 'analyze_dataset',
+        arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS },
+        task: { ttl: 600_000 },
+      }),
+    );
     const taskId = created.task.taskId as string;
     await pollUntilStatus(() => legacyRequest(stack.url, 'tasks/get', { taskId }), ['working']);
     const cancelled = ok(await legacyRequest(stack.url, 'tasks/cancel', { taskId }));
@@ -102,20 +110,36 @@ describe('2025-11-25 tasks against the assembly, with the v1 SDK Client', () => 
 describe('the Tasks extension (2026-07-28) against the assembly', () => {
   it('approve_deployment asks mid-run; tasks/update answers; the deployment completes with the comment', async () => {
     const changes = ['api: v2.3.1', 'web: v1.9.0'];
-    const created = ok(await modernRequest(stack.url, 'tools/call', { name: 'approve_deployment', arguments: { environment: 'staging', changes } }, { capabilities: CAN_ASK }));
+    const created = ok(
+      await modernRequest(stack.url, 'tools/call', { name: 'approve_deployment', arguments: { environment: 'staging', changes } }, { capabilities: CAN_ASK }),
+    );
     expect(created.resultType).toBe('task');
     const taskId = created.taskId as string;
     const get = () => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: CAN_ASK });
     const waiting = await pollUntilStatus(get, ['input_required'], { timeout: 30_000 });
     expect(waiting.inputRequests.approval.method).toBe('elicitation/create');
-    ok(await modernRequest(stack.url, 'tasks/update', { taskId, inputResponses: { approval: { action: 'accept', content: { comment: 'ship it' } } } }, { capabilities: CAN_ASK }));
+    ok(
+      await modernRequest(
+        stack.url,
+        'tasks/update',
+        { taskId, inputResponses: { approval: { action: 'accept', content: { comment: 'ship it' } } } },
+        { capabilities: CAN_ASK },
+      ),
+    );
     const done = await pollUntilStatus(get, ['completed', 'failed', 'cancelled'], { timeout: 30_000 });
     expect(done.status).toBe('completed');
     expect(done.result.structuredContent).toMatchObject({ environment: 'staging', planned: 2, deployed: true, comment: 'ship it' });
   });
 
   it('tasks/cancel stops a running task', async () => {
-    const created = ok(await modernRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS } }, { capabilities: { extensions: TASKS } }));
+    const created = ok(
+      await modernRequest(
+        stack.url,
+        'tools/call',
+        { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS } },
+        { capabilities: { extensions: TASKS } },
+      ),
+    );
     const taskId = created.taskId as string;
     const get = () => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: { extensions: TASKS } });
     await pollUntilStatus(get, ['working']);

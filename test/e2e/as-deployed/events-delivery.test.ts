@@ -39,7 +39,12 @@ function deployed() {
 
 /** An SQS client with a function's role, through the IAM gateway, as the function itself would build it. */
 function clientAs(roleArn: string, name: string): SQSClient {
-  return new SQSClient({ ...SQS_CLIENT_CONFIG, region: stack.model.region, endpoint: stack.gateways.sqs, credentials: stack.authority.credentialsFor(roleArn, name) });
+  return new SQSClient({
+    ...SQS_CLIENT_CONFIG,
+    region: stack.model.region,
+    endpoint: stack.gateways.sqs,
+    credentials: stack.authority.credentialsFor(roleArn, name),
+  });
 }
 
 describe('webhook delivery as deployed', () => {
@@ -56,7 +61,9 @@ describe('webhook delivery as deployed', () => {
     const client = clientAs(mcp.roleArn, mcp.name);
     try {
       // A subscription nobody holds: the delivery function looks it up (its grant on the table) and drops the job.
-      await new SqsWebhookDeliveryQueue({ client, queueUrl: queueUrl ?? '' }).enqueue([{ subscriptionId: 'sub_as_deployed', ownerKey: 'nobody', eventId: 'evt_as_deployed', attempt: 1 }]);
+      await new SqsWebhookDeliveryQueue({ client, queueUrl: queueUrl ?? '' }).enqueue([
+        { subscriptionId: 'sub_as_deployed', ownerKey: 'nobody', eventId: 'evt_as_deployed', attempt: 1 },
+      ]);
     } finally {
       client.destroy();
     }
@@ -75,7 +82,10 @@ describe('webhook delivery as deployed', () => {
     const { queue, mcp } = deployed();
     const client = clientAs(mcp.roleArn, mcp.name);
     try {
-      await expect(client.send(new ReceiveMessageCommand({ QueueUrl: queue.url }))).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('sqs:ReceiveMessage') });
+      await expect(client.send(new ReceiveMessageCommand({ QueueUrl: queue.url }))).rejects.toMatchObject({
+        name: 'AccessDeniedException',
+        message: expect.stringContaining('sqs:ReceiveMessage'),
+      });
     } finally {
       client.destroy();
     }
@@ -83,7 +93,12 @@ describe('webhook delivery as deployed', () => {
 
   it('lets the delivery function read subscription and event items of the table, and no operation record (dynamodb:LeadingKeys)', async () => {
     const { delivery } = deployed();
-    const client = new DynamoDBClient({ region: stack.model.region, endpoint: stack.gateways.dynamodb, credentials: stack.authority.credentialsFor(delivery.roleArn, delivery.name), maxAttempts: 1 });
+    const client = new DynamoDBClient({
+      region: stack.model.region,
+      endpoint: stack.gateways.dynamodb,
+      credentials: stack.authority.credentialsFor(delivery.roleArn, delivery.name),
+      maxAttempts: 1,
+    });
     const get = (pk: string) => client.send(new GetItemCommand({ TableName: stack.model.table.name, Key: { [OPERATIONS_TABLE.partitionKey]: { S: pk } } }));
     try {
       await expect(get('SUB#nobody#sub_1')).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });

@@ -7,7 +7,13 @@
  * delivery function posts the signed occurrence, which the AI SDK's handler and the
  * standardwebhooks package both verify. A poll then returns the same eventId.
  */
-import { experimental_createMCPClient as createMCPClient, experimental_createMCPEventWebhook as createMCPEventWebhook, type Experimental_MCPEvent, type Experimental_MCPEventStore, type Experimental_MCPEventSubscription } from '@ai-sdk/mcp';
+import {
+  experimental_createMCPClient as createMCPClient,
+  experimental_createMCPEventWebhook as createMCPEventWebhook,
+  type Experimental_MCPEvent,
+  type Experimental_MCPEventStore,
+  type Experimental_MCPEventSubscription,
+} from '@ai-sdk/mcp';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sigV4Fetch } from '../../../client/index.ts';
@@ -46,11 +52,19 @@ async function rpc(method: string, params: Record<string, unknown>, capabilities
   const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
   const response = await signed(stack.url.href, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method, ...name },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN_VERSION,
+      'mcp-method': method,
+      ...name,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta } }),
   });
   const text = await response.text();
-  const message = jsonRpcMessagesOf(text).filter((m) => 'result' in m || 'error' in m).at(-1);
+  const message = jsonRpcMessagesOf(text)
+    .filter((m) => 'result' in m || 'error' in m)
+    .at(-1);
   if (!message || message.error) throw new Error(`${method} answered ${response.status}: ${text.slice(0, 500)}`);
   return message.result;
 }
@@ -98,7 +112,10 @@ describe('MCP Events webhooks as deployed, IAM-authenticated', () => {
 
       // The verification came first, from the MCP function; the delivery from the bundled delivery function.
       // The receiver records a POST once it is answered, a moment after the handler saw it.
-      await vi.waitFor(() => expect(receiver.posts.some((post) => post.headers.get('webhook-id') === event.eventId)).toBe(true), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(() => expect(receiver.posts.some((post) => post.headers.get('webhook-id') === event.eventId)).toBe(true), {
+        timeout: 10_000,
+        interval: 50,
+      });
       const posts = receiver.posts.filter((post) => post.path.startsWith('/ai-sdk'));
       expect(JSON.parse(posts[0]?.body ?? '{}')).toMatchObject({ type: 'verification' });
       const delivery = posts.find((post) => post.headers.get('webhook-id') === event.eventId);

@@ -33,9 +33,14 @@ describe('an AWS_IAM Function URL from the assembly', () => {
   it('serves a client that signs with SigV4 (service lambda, access key local) and completes quick_calculation', async () => {
     const signed = sigV4Fetch({ region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     const client = new Client({ name: 'as-deployed-iam', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(new StreamableHTTPClientTransport(stack.url, { fetch: ((input: string | URL, init: RequestInit = {}) => signed(String(input), init)) as typeof fetch }));
+    await client.connect(
+      new StreamableHTTPClientTransport(stack.url, { fetch: ((input: string | URL, init: RequestInit = {}) => signed(String(input), init)) as typeof fetch }),
+    );
     try {
-      const result = (await client.callTool({ name: 'quick_calculation', arguments: { a: 2, b: 3, op: 'add' } })) as { structuredContent?: unknown; isError?: boolean };
+      const result = (await client.callTool({ name: 'quick_calculation', arguments: { a: 2, b: 3, op: 'add' } })) as {
+        structuredContent?: unknown;
+        isError?: boolean;
+      };
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ result: 5 });
     } finally {

@@ -9,7 +9,14 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetCsv } from '../../../lambdas/examples/dataset-csv.ts';
-import { type DeployedLocalStack, describeUnusedGrants, type ExpectedUnusedGrant, rolesForTools, unexpectedUnusedGrants, unusedGrants } from '../../../local/as-deployed/index.ts';
+import {
+  type DeployedLocalStack,
+  describeUnusedGrants,
+  type ExpectedUnusedGrant,
+  rolesForTools,
+  unexpectedUnusedGrants,
+  unusedGrants,
+} from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
 import { legacyNotification, legacyRequest, modernRequest } from '../../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../../support/rpc-assertions.ts';
@@ -23,10 +30,12 @@ const CAN_ASK = { elicitation: {}, extensions: TASKS };
 /** A run that waits this long (scaled by the test stack's waitTimeScale 0.01: about 30 s) is still running when cancelled. */
 const LONG_DELAY_SECONDS = 3000;
 
-const LAMBDA_LOGS = "Lambda's runtime writes the function's console lines to its log group with these; the local runtime writes no CloudWatch logs (the lines go to the console and --data)";
+const LAMBDA_LOGS =
+  "Lambda's runtime writes the function's console lines to its log group with these; the local runtime writes no CloudWatch logs (the lines go to the console and --data)";
 const MACHINE_LOGS =
   "Step Functions sets up the machine's LoggingConfiguration (log delivery to its log group) with these when the machine is created or updated, a deploy-time call; the local facade delivers no logs";
-const SPILL = 'the server writes a result over 64 KB to the bucket when its operation ends; no repository tool returns one (export_dataset\'s worker writes its own CSV under the worker prefix)';
+const SPILL =
+  "the server writes a result over 64 KB to the bucket when its operation ends; no repository tool returns one (export_dataset's worker writes its own CSV under the worker prefix)";
 
 /** Grants the flows below do not use, each with why it stays. Anything else unused fails the test. */
 const EXPECTED: ExpectedUnusedGrant[] = [
@@ -36,37 +45,43 @@ const EXPECTED: ExpectedUnusedGrant[] = [
     role: 'ServerMcpRole*',
     action,
     resource: '*/index/byOwner',
-    reason: "the table grant names the byOwner index beside the table for every action of one statement; item actions never apply to an index (a candidate to trim: only Query needs the index's ARN)",
+    reason:
+      "the table grant names the byOwner index beside the table for every action of one statement; item actions never apply to an index (a candidate to trim: only Query needs the index's ARN)",
   })),
   {
     role: 'ServerMcpRole*',
     action: 'dynamodb:Query',
     resource: 'arn:aws:dynamodb:*:table/*OperationsTable*',
-    reason: 'the server queries only the byOwner index (a principal\'s operations); the table\'s ARN is in the statement for the item actions (a candidate to trim)',
+    reason:
+      "the server queries only the byOwner index (a principal's operations); the table's ARN is in the statement for the item actions (a candidate to trim)",
   },
   { role: 'ServerMcpRole*', action: 's3:PutObject', resource: '*/results/*', reason: SPILL },
   { role: 'ServerStatusSyncHandlerRole*', action: 's3:PutObject', resource: '*/results/*', reason: SPILL },
   {
     role: 'ServerStatusSyncHandlerRole*',
     action: 'states:DescribeExecution',
-    reason: "status sync reads the execution only when EventBridge left its input or output out of the event (over 256 KB); no repository tool's run comes near",
+    reason:
+      "status sync reads the execution only when EventBridge left its input or output out of the event (over 256 KB); no repository tool's run comes near",
   },
   {
     role: 'ServerStatusSyncHandlerRole*',
     action: 'states:StopExecution',
-    reason: 'status sync stops an execution whose operation already ended (expired, or cancelled while its start was in flight); these flows end every operation before its execution',
+    reason:
+      'status sync stops an execution whose operation already ended (expired, or cancelled while its start was in flight); these flows end every operation before its execution',
   },
   {
     role: 'ServerStatusSyncHandlerRole*',
     action: 'sqs:SendMessage',
     resource: '*StatusSyncDeadLetterQueue*',
-    reason: "Lambda sends an asynchronous invocation that failed every retry to the function's OnFailure destination with the function's role; no invocation fails here, and the local runner dead-letters through the rule's own queue",
+    reason:
+      "Lambda sends an asynchronous invocation that failed every retry to the function's OnFailure destination with the function's role; no invocation fails here, and the local runner dead-letters through the rule's own queue",
   },
   {
     role: 'ServerMcpRole*',
     action: 'dynamodb:DeleteItem',
     resource: 'arn:aws:dynamodb:*:table/*OperationsTable*',
-    reason: "the MCP function deletes a principal's slot item when it frees the last slot; whether it or status sync frees that slot is a race, so some runs never see the MCP function do it",
+    reason:
+      "the MCP function deletes a principal's slot item when it frees the last slot; whether it or status sync frees that slot is a race, so some runs never see the MCP function do it",
     sometimesUsed: true,
   },
   ...['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
@@ -79,13 +94,15 @@ const EXPECTED: ExpectedUnusedGrant[] = [
     role,
     action: 'sqs:SendMessage',
     resource: '*EventsQueue*',
-    reason: 'an appended occurrence is enqueued as a delivery job only for a matching webhook subscription (and the MCP function enqueues only a subscription\'s verification); no flow here subscribes one (the Events webhook tests do)',
+    reason:
+      "an appended occurrence is enqueued as a delivery job only for a matching webhook subscription (and the MCP function enqueues only a subscription's verification); no flow here subscribes one (the Events webhook tests do)",
   })),
   ...['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'].map((action) => ({
     role: 'ServerEventsDeliveryRole*',
     action,
     resource: '*EventsQueue*',
-    reason: "the delivery queue's event source mapping deletes a job the delivery function finished and backs off a retried one with these; with no webhook subscription no job is ever enqueued, so the mapping's polls receive nothing",
+    reason:
+      "the delivery queue's event source mapping deletes a job the delivery function finished and backs off a retried one with these; with no webhook subscription no job is ever enqueued, so the mapping's polls receive nothing",
   })),
   ...['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
     role: 'ServerEventsDeliveryRole*',
@@ -103,7 +120,8 @@ const EXPECTED: ExpectedUnusedGrant[] = [
     role: 'ServerEventsDeliveryRole*',
     action,
     resource: 'arn:aws:dynamodb:*:table/*OperationsTable*',
-    reason: "a delivery job reads its subscription and event items, saves the subscription's delivery status, and deletes a terminated subscription (SUB#* and EVT#* items only); no job runs in these flows",
+    reason:
+      "a delivery job reads its subscription and event items, saves the subscription's delivery status, and deletes a terminated subscription (SUB#* and EVT#* items only); no job runs in these flows",
   })),
 ];
 
@@ -128,7 +146,9 @@ describe('every repository tool, through the dialects', () => {
   });
 
   it('summarize_numbers, as a 2025-11-25 task streamed to its result', async () => {
-    const stream = client.experimental.tasks.callToolStream({ name: 'summarize_numbers', arguments: { numbers: [3, 4, 5] } }, undefined, { task: { ttl: 600_000 } });
+    const stream = client.experimental.tasks.callToolStream({ name: 'summarize_numbers', arguments: { numbers: [3, 4, 5] } }, undefined, {
+      task: { ttl: 600_000 },
+    });
     let structured: Record<string, number> | undefined;
     for await (const message of stream) {
       if (message.type === 'error') throw message.error;
@@ -146,7 +166,13 @@ describe('every repository tool, through the dialects', () => {
     expect(result.structuredContent.count).toBe(120_000);
 
     const cancelled = `tok-${randomUUID()}`;
-    ok(await legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS }, operation: { token: cancelled } }));
+    ok(
+      await legacyRequest(stack.url, 'tools/call', {
+        name: 'analyze_dataset',
+        arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS },
+        operation: { token: cancelled },
+      }),
+    );
     await pollUntilStatus(() => status(cancelled), ['working']);
     expect((await legacyNotification(stack.url, 'notifications/cancelled', { requestId: 1, _operation: { token: cancelled } })).status).toBe(202);
     await pollUntilStatus(() => status(cancelled), ['canceled'], { timeout: 30_000 });
@@ -156,24 +182,51 @@ describe('every repository tool, through the dialects', () => {
     // Every earlier run's end delivered first: the cancel then frees the owner's last active
     // slot, and the server drops the emptied slot item (its one DeleteItem on the table).
     await stack.drainEvents();
-    const created = ok(await legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS }, task: { ttl: 600_000 } }));
+    const created = ok(
+      await legacyRequest(stack.url, 'tools/call', {
+        name: 'analyze_dataset',
+        arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS },
+        task: { ttl: 600_000 },
+      }),
+    );
     const taskId = created.task.taskId as string;
     await pollUntilStatus(() => legacyRequest(stack.url, 'tasks/get', { taskId }), ['working']);
     expect(ok(await legacyRequest(stack.url, 'tasks/cancel', { taskId })).status).toBe('cancelled');
   });
 
   it('approve_deployment as a 2026-07-28 task: its question answered with tasks/update', async () => {
-    const created = ok(await modernRequest(stack.url, 'tools/call', { name: 'approve_deployment', arguments: { environment: 'staging', changes: ['api: v2.3.1'] } }, { capabilities: CAN_ASK }));
+    const created = ok(
+      await modernRequest(
+        stack.url,
+        'tools/call',
+        { name: 'approve_deployment', arguments: { environment: 'staging', changes: ['api: v2.3.1'] } },
+        { capabilities: CAN_ASK },
+      ),
+    );
     const taskId = created.taskId as string;
     const get = () => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: CAN_ASK });
     await pollUntilStatus(get, ['input_required'], { timeout: 30_000 });
-    ok(await modernRequest(stack.url, 'tasks/update', { taskId, inputResponses: { approval: { action: 'accept', content: { comment: 'ship it' } } } }, { capabilities: CAN_ASK }));
+    ok(
+      await modernRequest(
+        stack.url,
+        'tasks/update',
+        { taskId, inputResponses: { approval: { action: 'accept', content: { comment: 'ship it' } } } },
+        { capabilities: CAN_ASK },
+      ),
+    );
     const done = await pollUntilStatus(get, ['completed', 'failed', 'cancelled'], { timeout: 30_000 });
     expect(done.result.structuredContent).toMatchObject({ environment: 'staging', deployed: true, comment: 'ship it' });
   });
 
   it('approve_deployment as a 2026-07-28 task: its question declined', async () => {
-    const created = ok(await modernRequest(stack.url, 'tools/call', { name: 'approve_deployment', arguments: { environment: 'production', changes: ['api: v2.3.1'] } }, { capabilities: CAN_ASK }));
+    const created = ok(
+      await modernRequest(
+        stack.url,
+        'tools/call',
+        { name: 'approve_deployment', arguments: { environment: 'production', changes: ['api: v2.3.1'] } },
+        { capabilities: CAN_ASK },
+      ),
+    );
     const taskId = created.taskId as string;
     const get = () => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: CAN_ASK });
     await pollUntilStatus(get, ['input_required'], { timeout: 30_000 });

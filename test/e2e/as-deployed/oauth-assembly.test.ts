@@ -49,9 +49,13 @@ describe('an OAuth assembly run as deployed', () => {
 
   it("alice's task completes for her; bob is told it does not exist", async () => {
     const alice = await bearer('alice');
-    const created = ok(await modernRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 1000, seed: 1 } }, { capabilities: TASKS, headers: alice }));
+    const created = ok(
+      await modernRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 1000, seed: 1 } }, { capabilities: TASKS, headers: alice }),
+    );
     const taskId = created.taskId as string;
-    const done = await pollUntilStatus(() => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: TASKS, headers: alice }), ['completed'], { timeout: 60_000 });
+    const done = await pollUntilStatus(() => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: TASKS, headers: alice }), ['completed'], {
+      timeout: 60_000,
+    });
     expect(done.result.structuredContent.count).toBe(1000);
     const foreign = rpcError(await modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: TASKS, headers: await bearer('bob') }));
     expect(foreign.code).toBe(-32602);

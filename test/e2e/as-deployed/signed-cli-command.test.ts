@@ -36,14 +36,30 @@ afterAll(async () => {
 
 describe('--cdk-out with an AWS_IAM Function URL', () => {
   it('prints a CLI command that, pasted into a shell with its own AWS profile and session token, lists the tools', async () => {
-    const command = output.split('\n').find((line) => line.includes('npm run cli --'))?.trim();
-    expect(command).toMatch(/^AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local .*npm run cli -- tools http:\/\/127\.0\.0\.1:\d+\/mcp --sigv4$/);
-    const { AWS_ACCESS_KEY_ID: _key, AWS_SECRET_ACCESS_KEY: _secret, AWS_REGION: _region, AWS_DEFAULT_REGION: _default, ASYNC_MCP_TOKEN: _token, ...env } = process.env;
+    const command = output
+      .split('\n')
+      .find((line) => line.includes('npm run cli --'))
+      ?.trim();
+    expect(command).toMatch(
+      /^AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local .*npm run cli -- tools http:\/\/127\.0\.0\.1:\d+\/mcp --sigv4$/,
+    );
+    const {
+      AWS_ACCESS_KEY_ID: _key,
+      AWS_SECRET_ACCESS_KEY: _secret,
+      AWS_REGION: _region,
+      AWS_DEFAULT_REGION: _default,
+      ASYNC_MCP_TOKEN: _token,
+      ...env
+    } = process.env;
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
       execFile(
         'sh',
         ['-c', command!],
-        { cwd: ROOT, env: { ...env, AWS_PROFILE: 'a-profile-of-the-shell', AWS_SESSION_TOKEN: 'a-token-of-the-shell', ASYNC_MCP_STATE_DIR: stateDir }, timeout: 60_000 },
+        {
+          cwd: ROOT,
+          env: { ...env, AWS_PROFILE: 'a-profile-of-the-shell', AWS_SESSION_TOKEN: 'a-token-of-the-shell', ASYNC_MCP_STATE_DIR: stateDir },
+          timeout: 60_000,
+        },
         (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
       );
     });

@@ -35,7 +35,7 @@ async function connect() {
 }
 
 describe('the assembly-built stack, with the v2 Client (2026-07-28)', () => {
-  it('lists tools the MCP function was bundled with (its asset\'s state-machines/)', async () => {
+  it("lists tools the MCP function was bundled with (its asset's state-machines/)", async () => {
     const { client, session } = await connect();
     try {
       const names: string[] = [];
@@ -47,7 +47,9 @@ describe('the assembly-built stack, with the v2 Client (2026-07-28)', () => {
       } while (cursor);
       // Without the tasks extension declared, the tools a client must call as tasks are not listed.
       expect(names).toEqual(expect.arrayContaining(['quick_calculation', 'run_test_suite']));
-      const bundled = readdirSync(join(stack.model.functions.find((f) => f.logicalId === stack.model.functionUrl!.targetFunctionLogicalId)!.assetDir, 'state-machines'));
+      const bundled = readdirSync(
+        join(stack.model.functions.find((f) => f.logicalId === stack.model.functionUrl!.targetFunctionLogicalId)!.assetDir, 'state-machines'),
+      );
       // Besides them, at most the server's own handle tools (operation_*), which no folder defines.
       for (const name of names.filter((n) => !n.startsWith('operation_'))) expect(bundled).toContain(name);
     } finally {

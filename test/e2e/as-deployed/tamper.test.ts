@@ -95,7 +95,8 @@ describe("a function's environment is read from the assembly", () => {
         fn.Properties!.Environment!.Variables.ASYNC_MCP_MAX_ACTIVE_OPERATIONS = '1';
       }),
     );
-    const start = () => legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS }, task: { ttl: 600_000 } });
+    const start = () =>
+      legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: LONG_DELAY_SECONDS }, task: { ttl: 600_000 } });
     const first = ok(await start());
     await pollUntilStatus(() => legacyRequest(stack.url, 'tasks/get', { taskId: first.task.taskId }), ['working']);
     const second = await start();
@@ -123,7 +124,10 @@ describe("a state machine's DefinitionString is read from the assembly", () => {
   it("quick_calculation's machine changed to a Pass state answers the Pass state's result, and its worker never runs", async () => {
     const { stack, logs } = await startTampered((dir) =>
       editResource(dir, isQuickCalculationMachine, (machine) => {
-        machine.Properties!.DefinitionString = JSON.stringify({ StartAt: 'Calculate', States: { Calculate: { Type: 'Pass', Result: { result: -4242 }, End: true } } });
+        machine.Properties!.DefinitionString = JSON.stringify({
+          StartAt: 'Calculate',
+          States: { Calculate: { Type: 'Pass', Result: { result: -4242 }, End: true } },
+        });
       }),
     );
     const client = await v1Client(stack);

@@ -23,7 +23,11 @@ const started: Started[] = [];
 
 /** `npm start -- --as-deployed -c auth=none --port 0` in a process group of its own, as a terminal runs it. */
 function startAsDeployed(): Started {
-  const child = spawn('npm', ['start', '--', '--as-deployed', '-c', 'auth=none', '--port', '0'], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start', '--', '--as-deployed', '-c', 'auth=none', '--port', '0'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -64,16 +68,20 @@ afterEach(() => {
 });
 
 describe('--as-deployed removes its temporary assembly', () => {
-  it('when Ctrl-C is pressed twice for the process group while it serves', async () => {
-    const run = startAsDeployed();
-    await vi.waitFor(() => expect(run.output()).toContain('async-mcp is serving MCP at'), { timeout: SYNTH_AND_START_MS, interval: 200 });
-    const folder = run.folder()!;
-    expect(existsSync(folder)).toBe(true);
-    process.kill(-run.pgid, 'SIGINT');
-    process.kill(-run.pgid, 'SIGINT');
-    await groupEnded(run);
-    expect(existsSync(folder)).toBe(false);
-  }, SYNTH_AND_START_MS + 120_000);
+  it(
+    'when Ctrl-C is pressed twice for the process group while it serves',
+    async () => {
+      const run = startAsDeployed();
+      await vi.waitFor(() => expect(run.output()).toContain('async-mcp is serving MCP at'), { timeout: SYNTH_AND_START_MS, interval: 200 });
+      const folder = run.folder()!;
+      expect(existsSync(folder)).toBe(true);
+      process.kill(-run.pgid, 'SIGINT');
+      process.kill(-run.pgid, 'SIGINT');
+      await groupEnded(run);
+      expect(existsSync(folder)).toBe(false);
+    },
+    SYNTH_AND_START_MS + 120_000,
+  );
 
   it('when the process group gets SIGTERM during the synth', async () => {
     const run = startAsDeployed();

@@ -54,15 +54,27 @@ describe('the assembly’s role policies under the IAM authority', () => {
   it("no worker role may touch another's resources: the request-input worker may not start executions", async () => {
     const worker = stack.roles.find((r) => /requestinput/i.test(r.logicalId))!;
     const machine = stack.stateMachines[0]!;
-    const decision = await iam.authorize({ principalArn: assumedRole(stack.accountId, worker.name, 'w'), action: 'states:StartExecution', resource: machine.arn });
-    expect(decision).toMatchObject({ allowed: false, message: expect.stringContaining(`states:StartExecution on resource: ${machine.arn} because no identity-based policy allows`) });
+    const decision = await iam.authorize({
+      principalArn: assumedRole(stack.accountId, worker.name, 'w'),
+      action: 'states:StartExecution',
+      resource: machine.arn,
+    });
+    expect(decision).toMatchObject({
+      allowed: false,
+      message: expect.stringContaining(`states:StartExecution on resource: ${machine.arn} because no identity-based policy allows`),
+    });
   });
 
   it('the local caller may invoke the AWS_IAM Function URL, as grantInvokeUrl lets a caller', async () => {
     expect(stack.functionUrl?.authType).toBe('AWS_IAM');
     const target = stack.functions.find((f) => f.logicalId === stack.functionUrl!.targetFunctionLogicalId)!;
     await expect(
-      iam.authorize({ principalArn: iam.localCaller.assumedRoleArn, action: 'lambda:InvokeFunctionUrl', resource: target.arn, context: { 'lambda:FunctionUrlAuthType': 'AWS_IAM' } }),
+      iam.authorize({
+        principalArn: iam.localCaller.assumedRoleArn,
+        action: 'lambda:InvokeFunctionUrl',
+        resource: target.arn,
+        context: { 'lambda:FunctionUrlAuthType': 'AWS_IAM' },
+      }),
     ).resolves.toEqual({ allowed: true });
   });
 });

@@ -19,7 +19,12 @@ const authority = () =>
     logger: quiet,
     permissions: [
       { functionArn: functionArn('mcp'), action: 'lambda:InvokeFunctionUrl', principal: '*', functionUrlAuthType: 'NONE' },
-      { functionArn: functionArn('status-sync'), action: 'lambda:InvokeFunction', principal: 'events.amazonaws.com', sourceArn: `arn:aws:events:us-east-1:${ACCOUNT}:rule/status` },
+      {
+        functionArn: functionArn('status-sync'),
+        action: 'lambda:InvokeFunction',
+        principal: 'events.amazonaws.com',
+        sourceArn: `arn:aws:events:us-east-1:${ACCOUNT}:rule/status`,
+      },
     ],
   });
 const mcpSession = `arn:aws:sts::${ACCOUNT}:assumed-role/${MCP_ROLE.name}/mcp-function`;
@@ -27,15 +32,26 @@ const mcpSession = `arn:aws:sts::${ACCOUNT}:assumed-role/${MCP_ROLE.name}/mcp-fu
 describe('IamAuthority', () => {
   it('allows what a statement of the role grants, and names the statement', async () => {
     const iam = authority();
-    await expect(iam.authorize({ principalArn: mcpSession, action: 'dynamodb:Query', resource: `${TABLE_ARN}/index/byOwner` })).resolves.toEqual({ allowed: true });
-    await expect(iam.authorize({ principalArn: mcpSession, action: 's3:PutObject', resource: `${BUCKET_ARN}/results/abc` })).resolves.toEqual({ allowed: true });
-    await expect(iam.authorize({ principalArn: mcpSession, action: 'secretsmanager:GetSecretValue', resource: SECRET_ARN })).resolves.toEqual({ allowed: true });
+    await expect(iam.authorize({ principalArn: mcpSession, action: 'dynamodb:Query', resource: `${TABLE_ARN}/index/byOwner` })).resolves.toEqual({
+      allowed: true,
+    });
+    await expect(iam.authorize({ principalArn: mcpSession, action: 's3:PutObject', resource: `${BUCKET_ARN}/results/abc` })).resolves.toEqual({
+      allowed: true,
+    });
+    await expect(iam.authorize({ principalArn: mcpSession, action: 'secretsmanager:GetSecretValue', resource: SECRET_ARN })).resolves.toEqual({
+      allowed: true,
+    });
     // An execution ARN matches the grant's `execution:<machine>:*` wildcard.
     await expect(
       iam.authorize({ principalArn: mcpSession, action: 'states:DescribeExecution', resource: executionArn('export_dataset', 'op-1') }),
     ).resolves.toEqual({ allowed: true });
     expect(iam.decisions()).toEqual([
-      expect.objectContaining({ roleArn: MCP_ROLE.arn, action: 'dynamodb:Query', allowed: true, statement: { policy: 'ServerMcpRoleDefaultPolicy7EE236F2', index: 1 } }),
+      expect.objectContaining({
+        roleArn: MCP_ROLE.arn,
+        action: 'dynamodb:Query',
+        allowed: true,
+        statement: { policy: 'ServerMcpRoleDefaultPolicy7EE236F2', index: 1 },
+      }),
       expect.objectContaining({ action: 's3:PutObject', statement: { policy: 'ServerMcpRoleDefaultPolicy7EE236F2', index: 2 } }),
       expect.objectContaining({ action: 'secretsmanager:GetSecretValue', statement: { policy: 'ServerMcpRoleDefaultPolicy7EE236F2', index: 3 } }),
       expect.objectContaining({ action: 'states:DescribeExecution', statement: { policy: 'ServerMcpRoleDefaultPolicy7EE236F2', index: 6 } }),
@@ -106,9 +122,9 @@ describe('IamAuthority', () => {
 
   it('SendTaskSuccess is authorized on the state machine whose task issued the token', async () => {
     const iam = authority();
-    await expect(
-      iam.authorize({ principalArn: mcpSession, action: 'states:SendTaskSuccess', resource: machineArn('approve_deployment') }),
-    ).resolves.toEqual({ allowed: true });
+    await expect(iam.authorize({ principalArn: mcpSession, action: 'states:SendTaskSuccess', resource: machineArn('approve_deployment') })).resolves.toEqual({
+      allowed: true,
+    });
     expect(iam.decisions()[0]!.statement).toEqual({ policy: 'ServerMcpRoleDefaultPolicy7EE236F2', index: 7 });
     const other = await iam.authorize({ principalArn: mcpSession, action: 'states:SendTaskSuccess', resource: machineArn('export_dataset') });
     expect(other.allowed).toBe(false);
@@ -154,7 +170,12 @@ describe('IamAuthority', () => {
     // Principal "*" with FunctionUrlAuthType NONE: a principal of the account with no grant of its own.
     const anyone = `arn:aws:sts::${ACCOUNT}:assumed-role/not-in-this-stack/s`;
     await expect(
-      iam.authorize({ principalArn: anyone, action: 'lambda:InvokeFunctionUrl', resource: functionArn('mcp'), context: { 'lambda:FunctionUrlAuthType': 'NONE' } }),
+      iam.authorize({
+        principalArn: anyone,
+        action: 'lambda:InvokeFunctionUrl',
+        resource: functionArn('mcp'),
+        context: { 'lambda:FunctionUrlAuthType': 'NONE' },
+      }),
     ).resolves.toEqual({ allowed: true });
     await expect(
       iam.authorize({
@@ -175,7 +196,9 @@ describe('IamAuthority', () => {
 
   it('warns about a managed policy it has no document for', () => {
     const warnings: string[] = [];
-    new IamAuthority([{ ...BASIC_WORKER_ROLE, managedPolicyArns: ['arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess'] }], { logger: { warn: (m: string) => warnings.push(m) } });
+    new IamAuthority([{ ...BASIC_WORKER_ROLE, managedPolicyArns: ['arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess'] }], {
+      logger: { warn: (m: string) => warnings.push(m) },
+    });
     expect(warnings).toEqual([expect.stringContaining('arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess')]);
   });
 });

@@ -18,7 +18,12 @@ describe('the IAM gateway in front of DynamoDB (dynalite), driven by the real Dy
     const authority = harness.authority([WORKER]);
     const gateway = await harness.gateway({ service: 'dynamodb', upstream: dynamo.endpoint, authority });
     const credentials = authority.credentialsFor(WORKER.arn, 'request-input');
-    const client = harness.closeLater({ inner: new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials }), close() { this.inner.destroy(); } }).inner;
+    const client = harness.closeLater({
+      inner: new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials }),
+      close() {
+        this.inner.destroy();
+      },
+    }).inner;
     return { authority, gateway, client, credentials };
   }
 
@@ -50,20 +55,46 @@ describe('the IAM gateway in front of DynamoDB (dynalite), driven by the real Dy
   it('authorizes a Query on an index as table/<t>/index/<i>', async () => {
     const { client } = await setUp();
     const error = await client
-      .send(new QueryCommand({ TableName: TABLE, IndexName: 'byOwner', KeyConditionExpression: 'ownerKey = :o', ExpressionAttributeValues: { ':o': { S: 'x' } } }))
+      .send(
+        new QueryCommand({ TableName: TABLE, IndexName: 'byOwner', KeyConditionExpression: 'ownerKey = :o', ExpressionAttributeValues: { ':o': { S: 'x' } } }),
+      )
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining(`dynamodb:Query on resource: ${TABLE_ARN}/index/byOwner because`) });
+    expect(error).toMatchObject({
+      name: 'AccessDeniedException',
+      message: expect.stringContaining(`dynamodb:Query on resource: ${TABLE_ARN}/index/byOwner because`),
+    });
   });
 
   it('refuses a request signed with the wrong secret, and a key it never issued', async () => {
     const { gateway, credentials } = await setUp();
-    const forged = new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials: { ...credentials, secretAccessKey: 'not-the-secret-not-the-secret-not-the-se' }, maxAttempts: 1 });
-    const unknown = new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials: { accessKeyId: 'ASIAAAAAAAAAAAAAAAAA', secretAccessKey: 'x', sessionToken: 'y' }, maxAttempts: 1 });
-    const noToken = new DynamoDBClient({ region: REGION, endpoint: gateway.endpoint, credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey }, maxAttempts: 1 });
+    const forged = new DynamoDBClient({
+      region: REGION,
+      endpoint: gateway.endpoint,
+      credentials: { ...credentials, secretAccessKey: 'not-the-secret-not-the-secret-not-the-se' },
+      maxAttempts: 1,
+    });
+    const unknown = new DynamoDBClient({
+      region: REGION,
+      endpoint: gateway.endpoint,
+      credentials: { accessKeyId: 'ASIAAAAAAAAAAAAAAAAA', secretAccessKey: 'x', sessionToken: 'y' },
+      maxAttempts: 1,
+    });
+    const noToken = new DynamoDBClient({
+      region: REGION,
+      endpoint: gateway.endpoint,
+      credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
+      maxAttempts: 1,
+    });
     try {
       const get = new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'OP#1' } } });
-      await expect(forged.send(get)).rejects.toMatchObject({ name: 'InvalidSignatureException', message: expect.stringContaining('The request signature we calculated does not match') });
-      await expect(unknown.send(get)).rejects.toMatchObject({ name: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' });
+      await expect(forged.send(get)).rejects.toMatchObject({
+        name: 'InvalidSignatureException',
+        message: expect.stringContaining('The request signature we calculated does not match'),
+      });
+      await expect(unknown.send(get)).rejects.toMatchObject({
+        name: 'UnrecognizedClientException',
+        message: 'The security token included in the request is invalid.',
+      });
       await expect(noToken.send(get)).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
     } finally {
       forged.destroy();

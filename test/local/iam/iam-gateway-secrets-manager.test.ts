@@ -19,13 +19,17 @@ const ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${NAME}-AbCdEf`;
 const GENERATE = { ExcludePunctuation: true, IncludeSpace: false, PasswordLength: 64 };
 // ServerMcpRoleDefaultPolicy7EE236F2 grants GetSecretValue on the secret's Ref (its ARN).
 const MCP = role('AsyncMcp-ServerMcpRole827BB655-0A1B2C3D4E5F', [{ Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: ARN }]);
-const ADMIN = role('SecretAdmin', [{ Action: 'secretsmanager:*', Effect: 'Allow', Resource: `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:ServerServerKey*` }]);
+const ADMIN = role('SecretAdmin', [
+  { Action: 'secretsmanager:*', Effect: 'Allow', Resource: `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:ServerServerKey*` },
+]);
 
 describe('the local Secrets Manager behind the IAM gateway, driven by the real SecretsManagerClient', () => {
   const harness = useGatewayHarness();
 
   async function setUp(dataDir?: string) {
-    const secrets = harness.closeLater(await startLocalSecretsManager({ secrets: [{ name: NAME, arn: ARN, generateSecretString: GENERATE }], ...(dataDir ? { dataDir } : {}) }));
+    const secrets = harness.closeLater(
+      await startLocalSecretsManager({ secrets: [{ name: NAME, arn: ARN, generateSecretString: GENERATE }], ...(dataDir ? { dataDir } : {}) }),
+    );
     const authority = harness.authority([MCP, ADMIN]);
     const gateway = await harness.gateway({ service: 'secretsmanager', upstream: secrets.endpoint, authority, resolve: { secretArn: secrets.secretArn } });
     const clientFor = (roleArn: string, session: string) => {
@@ -50,7 +54,9 @@ describe('the local Secrets Manager behind the IAM gateway, driven by the real S
 
   it("refuses DescribeSecret to a role granted only GetSecretValue, with AWS's message", async () => {
     const { clientFor } = await setUp();
-    const error = await clientFor(MCP.arn, 'mcp').send(new DescribeSecretCommand({ SecretId: NAME })).catch((e: unknown) => e);
+    const error = await clientFor(MCP.arn, 'mcp')
+      .send(new DescribeSecretCommand({ SecretId: NAME }))
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({
       name: 'AccessDeniedException',
       message: `User: ${assumed(MCP.name, 'mcp')} is not authorized to perform: secretsmanager:DescribeSecret on resource: ${ARN} because no identity-based policy allows the secretsmanager:DescribeSecret action`,
@@ -63,14 +69,19 @@ describe('the local Secrets Manager behind the IAM gateway, driven by the real S
     const first = await admin.send(new GetSecretValueCommand({ SecretId: NAME }));
     const put = await admin.send(new PutSecretValueCommand({ SecretId: NAME, SecretString: 'b'.repeat(40) }));
     expect(put.VersionStages).toEqual(['AWSCURRENT']);
-    await expect(admin.send(new GetSecretValueCommand({ SecretId: NAME, VersionStage: 'AWSPREVIOUS' }))).resolves.toMatchObject({ SecretString: first.SecretString, VersionId: first.VersionId });
+    await expect(admin.send(new GetSecretValueCommand({ SecretId: NAME, VersionStage: 'AWSPREVIOUS' }))).resolves.toMatchObject({
+      SecretString: first.SecretString,
+      VersionId: first.VersionId,
+    });
     await expect(admin.send(new GetSecretValueCommand({ SecretId: NAME, VersionId: put.VersionId }))).resolves.toMatchObject({ SecretString: 'b'.repeat(40) });
 
     const rotated = await admin.send(new RotateSecretCommand({ SecretId: NAME }));
     const current = await admin.send(new GetSecretValueCommand({ SecretId: NAME }));
     expect(current.VersionId).toBe(rotated.VersionId);
     expect(current.SecretString).toMatch(/^[A-Za-z0-9]{64}$/);
-    await expect(admin.send(new GetSecretValueCommand({ SecretId: NAME, VersionStage: 'AWSPREVIOUS' }))).resolves.toMatchObject({ SecretString: 'b'.repeat(40) });
+    await expect(admin.send(new GetSecretValueCommand({ SecretId: NAME, VersionStage: 'AWSPREVIOUS' }))).resolves.toMatchObject({
+      SecretString: 'b'.repeat(40),
+    });
     // The first version lost its last label: it is gone, as in Secrets Manager.
     const described = await admin.send(new DescribeSecretCommand({ SecretId: NAME }));
     expect(described.VersionIdsToStages).toEqual({ [put.VersionId!]: ['AWSPREVIOUS'], [rotated.VersionId!]: ['AWSCURRENT'] });

@@ -1,5 +1,12 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, StartSyncExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  ListExecutionsCommand,
+  SFNClient,
+  StartExecutionCommand,
+  StartSyncExecutionCommand,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import { lookup } from 'node:dns';
 import { Agent } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +24,11 @@ const machineArn = (name: string) => `arn:aws:states:${REGION}:${ACCOUNT}:stateM
 const MCP = role('AsyncMcp-ServerMcpRole827BB655-0A1B2C3D4E5F', [
   { Action: 'states:StartExecution', Effect: 'Allow', Resource: [machineArn('AsyncMcp-export_dataset')] },
   { Action: 'states:StartSyncExecution', Effect: 'Allow', Resource: machineArn('AsyncMcp-quick_calculation') },
-  { Action: ['states:DescribeExecution', 'states:StopExecution'], Effect: 'Allow', Resource: `arn:aws:states:${REGION}:${ACCOUNT}:execution:AsyncMcp-export_dataset:*` },
+  {
+    Action: ['states:DescribeExecution', 'states:StopExecution'],
+    Effect: 'Allow',
+    Resource: `arn:aws:states:${REGION}:${ACCOUNT}:execution:AsyncMcp-export_dataset:*`,
+  },
 ]);
 
 describe('the IAM gateway in front of the Step Functions facade, driven by the real SFNClient', () => {
@@ -36,14 +47,24 @@ describe('the IAM gateway in front of the Step Functions facade, driven by the r
     );
     const authority = harness.authority([MCP]);
     const gateway = await harness.gateway({ service: 'states', upstream: facade.endpoint, authority });
-    const client = new SFNClient({ region: REGION, endpoint: gateway.endpoint, credentials: authority.credentialsFor(MCP.arn, 'mcp'), disableHostPrefix: true });
+    const client = new SFNClient({
+      region: REGION,
+      endpoint: gateway.endpoint,
+      credentials: authority.credentialsFor(MCP.arn, 'mcp'),
+      disableHostPrefix: true,
+    });
     harness.closeLater({ close: () => client.destroy() });
     return { authority, client, gateway };
   }
 
   it('refuses a request signed with the wrong secret with InvalidSignatureException', async () => {
     const { authority, gateway } = await setUp();
-    const forged = new SFNClient({ region: REGION, endpoint: gateway.endpoint, credentials: { ...authority.credentialsFor(MCP.arn, 'mcp'), secretAccessKey: 'forged' }, maxAttempts: 1 });
+    const forged = new SFNClient({
+      region: REGION,
+      endpoint: gateway.endpoint,
+      credentials: { ...authority.credentialsFor(MCP.arn, 'mcp'), secretAccessKey: 'forged' },
+      maxAttempts: 1,
+    });
     harness.closeLater({ close: () => forged.destroy() });
     await expect(forged.send(new StartExecutionCommand({ stateMachineArn: machineArn('AsyncMcp-export_dataset'), input: '{}' }))).rejects.toMatchObject({
       name: 'InvalidSignatureException',
@@ -53,7 +74,9 @@ describe('the IAM gateway in front of the Step Functions facade, driven by the r
 
   it('passes allowed starts, describes and stops through', async () => {
     const { client, authority } = await setUp();
-    const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: machineArn('AsyncMcp-export_dataset'), name: 'op-1', input: '{}' }));
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn: machineArn('AsyncMcp-export_dataset'), name: 'op-1', input: '{}' }),
+    );
     await expect(client.send(new DescribeExecutionCommand({ executionArn }))).resolves.toMatchObject({ status: 'RUNNING' });
     await client.send(new StopExecutionCommand({ executionArn }));
     const sync = await client.send(new StartSyncExecutionCommand({ stateMachineArn: machineArn('AsyncMcp-quick_calculation'), input: '{"a":1}' }));
@@ -73,9 +96,16 @@ describe('the IAM gateway in front of the Step Functions facade, driven by the r
       lookup: (host, options, callback) =>
         host.startsWith('sync-') ? lookup(host.slice('sync-'.length), options, callback) : callback(new Error(`no sync- prefix: ${host}`), '', 4),
     });
-    const client = new SFNClient({ region: REGION, endpoint: gateway.endpoint, credentials: authority.credentialsFor(MCP.arn, 'mcp'), requestHandler: { httpAgent } });
+    const client = new SFNClient({
+      region: REGION,
+      endpoint: gateway.endpoint,
+      credentials: authority.credentialsFor(MCP.arn, 'mcp'),
+      requestHandler: { httpAgent },
+    });
     harness.closeLater({ close: () => client.destroy() });
-    await expect(client.send(new StartSyncExecutionCommand({ stateMachineArn: machineArn('AsyncMcp-quick_calculation'), input: '{}' }))).resolves.toMatchObject({ status: 'SUCCEEDED' });
+    await expect(client.send(new StartSyncExecutionCommand({ stateMachineArn: machineArn('AsyncMcp-quick_calculation'), input: '{}' }))).resolves.toMatchObject(
+      { status: 'SUCCEEDED' },
+    );
   });
 
   it("refuses StartExecution of the express machine (granted StartSyncExecution only) with AWS's message", async () => {
@@ -111,7 +141,12 @@ describe('the IAM gateway in front of s3rver, driven by the real S3Client', () =
       upstreamCredentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     });
     const clientFor = (roleArn: string) => {
-      const client = new S3Client({ region: REGION, endpoint: gateway.endpoint, forcePathStyle: true, credentials: authority.credentialsFor(roleArn, 'worker') });
+      const client = new S3Client({
+        region: REGION,
+        endpoint: gateway.endpoint,
+        forcePathStyle: true,
+        credentials: authority.credentialsFor(roleArn, 'worker'),
+      });
       harness.closeLater({ close: () => client.destroy() });
       return client;
     };
@@ -121,7 +156,13 @@ describe('the IAM gateway in front of s3rver, driven by the real S3Client', () =
   it('refuses a request signed with the wrong secret with SignatureDoesNotMatch', async () => {
     const { authority, gateway } = await setUp();
     const credentials = authority.credentialsFor(RESULTS.arn, 'worker');
-    const forged = new S3Client({ region: REGION, endpoint: gateway.endpoint, forcePathStyle: true, credentials: { ...credentials, secretAccessKey: 'forged' }, maxAttempts: 1 });
+    const forged = new S3Client({
+      region: REGION,
+      endpoint: gateway.endpoint,
+      forcePathStyle: true,
+      credentials: { ...credentials, secretAccessKey: 'forged' },
+      maxAttempts: 1,
+    });
     harness.closeLater({ close: () => forged.destroy() });
     await expect(forged.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'results/x', Body: 'x' }))).rejects.toMatchObject({
       name: 'SignatureDoesNotMatch',
@@ -142,7 +183,9 @@ describe('the IAM gateway in front of s3rver, driven by the real S3Client', () =
 
   it("refuses an object outside the grant with AccessDenied and S3's message", async () => {
     const { clientFor } = await setUp();
-    const error = await clientFor(RESULTS.arn).send(new PutObjectCommand({ Bucket: BUCKET, Key: 'other/x', Body: 'x' })).catch((e: unknown) => e);
+    const error = await clientFor(RESULTS.arn)
+      .send(new PutObjectCommand({ Bucket: BUCKET, Key: 'other/x', Body: 'x' }))
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({
       name: 'AccessDenied',
       message: `User: ${assumed(RESULTS.name, 'worker')} is not authorized to perform: s3:PutObject on resource: "${BUCKET_ARN}/other/x" because no identity-based policy allows the s3:PutObject action`,

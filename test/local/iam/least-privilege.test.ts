@@ -58,7 +58,10 @@ describe('least privilege', () => {
     await iam.authorize({ principalArn: mcp, action: 'dynamodb:GetItem', resource: TABLE_ARN });
     const unused = unusedGrants([BASIC_WORKER_ROLE], iam.decisions());
     // The worker's Allow statement (index 0) is unused; its Deny (index 1) and the basic execution role are not grants to trim.
-    expect(unused.map((g) => `${g.policy}#${g.index} ${g.action}`)).toEqual(['WorkerServiceRoleDefaultPolicy#0 dynamodb:GetItem', 'WorkerServiceRoleDefaultPolicy#0 dynamodb:UpdateItem']);
+    expect(unused.map((g) => `${g.policy}#${g.index} ${g.action}`)).toEqual([
+      'WorkerServiceRoleDefaultPolicy#0 dynamodb:GetItem',
+      'WorkerServiceRoleDefaultPolicy#0 dynamodb:UpdateItem',
+    ]);
     expect(describeUnusedGrants(unused)).toContain(`WorkerServiceRole WorkerServiceRoleDefaultPolicy#0 (ReadOnly): dynamodb:GetItem on ${TABLE_ARN}`);
   });
 

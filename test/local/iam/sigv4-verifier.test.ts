@@ -31,9 +31,15 @@ describe('SigV4 verification (as a Function URL under AWS_IAM uses it)', () => {
     await expect(verify(await signed({ body: BODY.replace('tools/list', 'tools/call') }))).resolves.toMatchObject({ ok: false, problem: 'mismatch' });
     await expect(verify(await signed({ secret: 'other' }))).resolves.toMatchObject({ ok: false, problem: 'mismatch' });
     const request = await signed();
-    const otherKey = { ...request, headers: { ...request.headers, authorization: request.headers.authorization!.replace('Credential=local/', 'Credential=nobody/') } };
+    const otherKey = {
+      ...request,
+      headers: { ...request.headers, authorization: request.headers.authorization!.replace('Credential=local/', 'Credential=nobody/') },
+    };
     await expect(verify(otherKey)).resolves.toMatchObject({ ok: false, problem: 'unknown-key' });
-    await expect(verifySigV4(request, { service: 'dynamodb', lookup: (key) => iam.identify(key) })).resolves.toMatchObject({ ok: false, problem: 'wrong-scope' });
+    await expect(verifySigV4(request, { service: 'dynamodb', lookup: (key) => iam.identify(key) })).resolves.toMatchObject({
+      ok: false,
+      problem: 'wrong-scope',
+    });
     await expect(verify({ ...request, headers: { ...request.headers, authorization: undefined } })).resolves.toEqual({ ok: false, problem: 'missing' });
     await expect(verify({ ...request, headers: { ...request.headers, authorization: 'Bearer x' } })).resolves.toEqual({ ok: false, problem: 'malformed' });
   });
@@ -42,7 +48,12 @@ describe('SigV4 verification (as a Function URL under AWS_IAM uses it)', () => {
     const request = await signed();
     const named = { ...request, headers: { ...request.headers, 'x-amz-content-sha256': createHash('sha256').update(BODY).digest('hex') } };
     const resigned = await signRequest(
-      { url: URL_, method: 'POST', headers: { 'content-type': 'application/json', 'x-amz-content-sha256': named.headers['x-amz-content-sha256'] as string }, body: BODY },
+      {
+        url: URL_,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-amz-content-sha256': named.headers['x-amz-content-sha256'] as string },
+        body: BODY,
+      },
       { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
     );
     const honest = { ...named, headers: resigned };

@@ -10,7 +10,9 @@ describe("a Task's IAM check with its state machine's role", () => {
   const role = QUICK_CALCULATION_MACHINE_ROLE.arn;
 
   it('lets the machine invoke the worker its template grants', async () => {
-    await expect(authorizeTask(iam, { roleArn: role, resource: 'arn:aws:states:::lambda:invoke', parameters: { FunctionName: WORKER, Payload: {} } })).resolves.toBeUndefined();
+    await expect(
+      authorizeTask(iam, { roleArn: role, resource: 'arn:aws:states:::lambda:invoke', parameters: { FunctionName: WORKER, Payload: {} } }),
+    ).resolves.toBeUndefined();
     expect(iam.decisions().at(-1)).toMatchObject({ roleArn: role, action: 'lambda:InvokeFunction', resource: WORKER, allowed: true });
   });
 
@@ -30,7 +32,11 @@ describe("a Task's IAM check with its state machine's role", () => {
   });
 
   it('checks SDK integrations too, answered by mocks or not', async () => {
-    const denied = await authorizeTask(iam, { roleArn: role, resource: 'arn:aws:states:::aws-sdk:dynamodb:putItem', parameters: { TableName: TABLE_ARN, Item: {} } });
+    const denied = await authorizeTask(iam, {
+      roleArn: role,
+      resource: 'arn:aws:states:::aws-sdk:dynamodb:putItem',
+      parameters: { TableName: TABLE_ARN, Item: {} },
+    });
     expect(denied).toMatchObject({ error: 'DynamoDb.DynamoDbException', cause: expect.stringContaining(`dynamodb:PutItem on resource: ${TABLE_ARN}`) });
   });
 });

@@ -23,8 +23,14 @@ beforeAll(async () => {
 
 /** The logical ids of the roles left out when the flows run every tool but `heldOut`. */
 function leftOutWithout(heldOut: string): string[] {
-  const measured = rolesForTools(model, tools.filter((tool) => tool !== heldOut));
-  return model.roles.filter((role) => !measured.includes(role)).map((role) => role.logicalId).sort();
+  const measured = rolesForTools(
+    model,
+    tools.filter((tool) => tool !== heldOut),
+  );
+  return model.roles
+    .filter((role) => !measured.includes(role))
+    .map((role) => role.logicalId)
+    .sort();
 }
 
 describe('the roles a least-privilege run measures', () => {

@@ -15,13 +15,20 @@ function request(overrides: Partial<FunctionUrlRequest> = {}): FunctionUrlReques
     method: 'POST',
     target: '/mcp/a%20b?parameter1=value1&parameter1=value2&parameter2=va%2Blue',
     rawHeaders: [
-      'Host', '127.0.0.1:3000',
-      'Content-Type', 'application/json',
-      'User-Agent', 'agent/1.0',
-      'X-Custom', 'one',
-      'x-custom', 'two',
-      'Cookie', 'session=abc; theme=dark',
-      'x-forwarded-proto', 'http',
+      'Host',
+      '127.0.0.1:3000',
+      'Content-Type',
+      'application/json',
+      'User-Agent',
+      'agent/1.0',
+      'X-Custom',
+      'one',
+      'x-custom',
+      'two',
+      'Cookie',
+      'session=abc; theme=dark',
+      'x-forwarded-proto',
+      'http',
     ],
     body: Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'),
     sourceIp: '127.0.0.1',
@@ -67,7 +74,12 @@ describe('the Function URL event', () => {
   });
 
   it('carries the SigV4 caller in requestContext.authorizer.iam under AWS_IAM', () => {
-    const caller = { accessKey: 'local', accountId: '000000000000', userId: 'AROALOCALCALLER:local', userArn: 'arn:aws:sts::000000000000:assumed-role/async-mcp-local-caller/local' };
+    const caller = {
+      accessKey: 'local',
+      accountId: '000000000000',
+      userId: 'AROALOCALCALLER:local',
+      userArn: 'arn:aws:sts::000000000000:assumed-role/async-mcp-local-caller/local',
+    };
     const event = functionUrlEvent(request(), { urlId: 'x', caller });
     expect(event.requestContext.accountId).toBe('000000000000');
     expect(event.requestContext.authorizer).toEqual({
@@ -91,7 +103,9 @@ describe('the Function URL event', () => {
     const untyped = functionUrlEvent(request({ rawHeaders: ['Host', 'h'], body: Buffer.from('plain') }), { urlId: 'x' });
     expect(untyped.isBase64Encoded).toBe(true);
     for (const type of ['text/plain; charset=utf-8', 'application/vnd.api+json', 'application/xml', 'application/x-www-form-urlencoded']) {
-      expect(functionUrlEvent(request({ rawHeaders: ['Host', 'h', 'Content-Type', type], body: Buffer.from('a=1') }), { urlId: 'x' }).isBase64Encoded).toBe(false);
+      expect(functionUrlEvent(request({ rawHeaders: ['Host', 'h', 'Content-Type', type], body: Buffer.from('a=1') }), { urlId: 'x' }).isBase64Encoded).toBe(
+        false,
+      );
     }
     const get = functionUrlEvent(request({ method: 'GET', target: '/', rawHeaders: ['Host', 'h'], body: Buffer.alloc(0) }), { urlId: 'x' });
     expect(get).not.toHaveProperty('body');

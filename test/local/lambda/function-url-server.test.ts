@@ -42,7 +42,11 @@ const SSE = [
 
 beforeAll(async () => {
   ({ root, remove: removeRoot } = await assetRoot());
-  echo = await startLocalFunction({ fn: await writeAsset(root, 'Echo', { 'index.mjs': ECHO }, { timeoutSeconds: 1 }), runtimeEnvironment: {}, onLog: () => undefined });
+  echo = await startLocalFunction({
+    fn: await writeAsset(root, 'Echo', { 'index.mjs': ECHO }, { timeoutSeconds: 1 }),
+    runtimeEnvironment: {},
+    onLog: () => undefined,
+  });
   sse = await startLocalFunction({ fn: await writeAsset(root, 'Sse', { 'index.mjs': SSE }), runtimeEnvironment: {}, onLog: () => undefined });
   // Cold starts out of the way: the timing tests measure the URL, not the init.
   await Promise.all([echo.invoke({ rawPath: '/' }), sse.invokeStreaming({}).then(({ body }) => new Response(body).text())]);
@@ -73,7 +77,8 @@ async function serve(fn: LocalFunction, url: Partial<FunctionUrlServerOptions['u
 async function arrivals(response: Response, since: number): Promise<Array<{ at: number; text: string }>> {
   const reader = response.body!.getReader();
   const chunks: Array<{ at: number; text: string }> = [];
-  for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push({ at: Date.now() - since, text: new TextDecoder().decode(next.value) });
+  for (let next = await reader.read(); !next.done; next = await reader.read())
+    chunks.push({ at: Date.now() - since, text: new TextDecoder().decode(next.value) });
   return chunks;
 }
 
@@ -121,8 +126,18 @@ describe('a Function URL', () => {
       expect(response.status).toBe(201);
       expect(response.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2']);
       const { event } = (await response.json()) as { event: FunctionUrlEvent };
-      expect(event).toMatchObject({ rawPath: '/any/path', rawQueryString: 'x=1&x=2', cookies: ['c=3'], body: 'hi', isBase64Encoded: false, queryStringParameters: { x: '1,2' } });
-      expect(event.requestContext).toMatchObject({ accountId: 'anonymous', http: { method: 'POST', path: '/any/path', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1' } });
+      expect(event).toMatchObject({
+        rawPath: '/any/path',
+        rawQueryString: 'x=1&x=2',
+        cookies: ['c=3'],
+        body: 'hi',
+        isBase64Encoded: false,
+        queryStringParameters: { x: '1,2' },
+      });
+      expect(event.requestContext).toMatchObject({
+        accountId: 'anonymous',
+        http: { method: 'POST', path: '/any/path', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1' },
+      });
       expect(event.headers['x-forwarded-proto']).toBe('http');
       expect(event.headers['x-amzn-trace-id']).toMatch(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24}$/);
       expect(response.headers.get('x-amzn-requestid')).toBe(event.requestContext.requestId);
@@ -133,7 +148,7 @@ describe('a Function URL', () => {
     }
   });
 
-  it('answers 502 with AWS\'s body when the function throws or times out', async () => {
+  it("answers 502 with AWS's body when the function throws or times out", async () => {
     const url = await serve(echo, { invokeMode: 'BUFFERED' });
     for (const path of ['/throw', '/slow']) {
       const response = await fetch(new URL(path, url));
@@ -174,7 +189,14 @@ describe('a Function URL', () => {
   });
 
   it("answers a CORS preflight itself, from the template's Cors, and puts its CORS headers on the function's responses", async () => {
-    const cors = { AllowOrigins: ['https://app.example'], AllowMethods: ['GET', 'POST'], AllowHeaders: ['content-type', 'mcp-session-id'], ExposeHeaders: ['mcp-session-id'], MaxAge: 300, AllowCredentials: true };
+    const cors = {
+      AllowOrigins: ['https://app.example'],
+      AllowMethods: ['GET', 'POST'],
+      AllowHeaders: ['content-type', 'mcp-session-id'],
+      ExposeHeaders: ['mcp-session-id'],
+      MaxAge: 300,
+      AllowCredentials: true,
+    };
     const url = await serve(echo, { cors });
     const preflight = await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
     expect(preflight.status).toBe(200);
@@ -211,7 +233,13 @@ describe('an AWS_IAM Function URL', () => {
     localCaller: { accessKeyId: 'local', secretAccessKey: 'local', assumedRoleArn: CALLER_ARN, userId: 'AROALOCALCALLER:local', accountId: '000000000000' },
     identify: (accessKeyId) =>
       accessKeyId === 'ASIAWORKER'
-        ? { roleArn: 'arn:aws:iam::000000000000:role/Worker', assumedRoleArn: 'arn:aws:sts::000000000000:assumed-role/Worker/worker-fn', sessionName: 'worker-fn', secretAccessKey: 'worker-secret', sessionToken: 'worker-token' }
+        ? {
+            roleArn: 'arn:aws:iam::000000000000:role/Worker',
+            assumedRoleArn: 'arn:aws:sts::000000000000:assumed-role/Worker/worker-fn',
+            sessionName: 'worker-fn',
+            secretAccessKey: 'worker-secret',
+            sessionToken: 'worker-token',
+          }
         : undefined,
     authorize(request) {
       decisions.push(request);

@@ -14,7 +14,12 @@ export async function assetRoot(): Promise<{ root: string; remove(): Promise<voi
 }
 
 /** Writes `files` (relative path → content) into `<root>/<name>` and returns the function running it. */
-export async function writeAsset(root: string, name: string, files: Record<string, string>, overrides: Partial<DeployedFunction> = {}): Promise<DeployedFunction> {
+export async function writeAsset(
+  root: string,
+  name: string,
+  files: Record<string, string>,
+  overrides: Partial<DeployedFunction> = {},
+): Promise<DeployedFunction> {
   const assetDir = join(root, name);
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(assetDir, path)), { recursive: true });

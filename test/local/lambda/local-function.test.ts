@@ -38,7 +38,12 @@ describe('a local function', () => {
     try {
       const a = await start({
         fn: await writeAsset(root, 'EnvA', { 'index.mjs': ECHO_ENV }, { environment: { TABLE: 'table-a', ONLY_A: 'yes' }, memorySize: 1024 }),
-        runtimeEnvironment: { AWS_ACCESS_KEY_ID: 'ASIAROLEA', AWS_SECRET_ACCESS_KEY: 'secret-a', AWS_SESSION_TOKEN: 'token-a', AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:1' },
+        runtimeEnvironment: {
+          AWS_ACCESS_KEY_ID: 'ASIAROLEA',
+          AWS_SECRET_ACCESS_KEY: 'secret-a',
+          AWS_SESSION_TOKEN: 'token-a',
+          AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:1',
+        },
       });
       const b = await start({ fn: await writeAsset(root, 'EnvB', { 'index.mjs': ECHO_ENV }, { environment: { TABLE: 'table-b' } }) });
       const [envA, envB] = (await Promise.all([a.invoke({}), b.invoke({})])) as [Record<string, string>, Record<string, string>];
@@ -90,23 +95,35 @@ describe('a local function', () => {
     await mkdir(join(root, 'node_modules', 'left-behind'), { recursive: true });
     await writeFile(join(root, 'node_modules', 'left-behind', 'package.json'), '{"name":"left-behind","main":"index.js"}');
     await writeFile(join(root, 'node_modules', 'left-behind', 'index.js'), 'module.exports = 1;');
-    const fn = await start({ fn: await writeAsset(root, 'Forgot', { 'index.mjs': "import value from 'left-behind';\nexport const handler = async () => value;" }) });
+    const fn = await start({
+      fn: await writeAsset(root, 'Forgot', { 'index.mjs': "import value from 'left-behind';\nexport const handler = async () => value;" }),
+    });
     for (const _attempt of [1, 2]) {
       const error = (await fn.invoke({}).catch((thrown: unknown) => thrown)) as LambdaFunctionError;
       expect(error).toBeInstanceOf(LambdaFunctionError);
-      expect((error as LambdaFunctionError).payload).toMatchObject({ errorType: 'Runtime.ImportModuleError', errorMessage: expect.stringContaining("Cannot find package 'left-behind'") });
+      expect((error as LambdaFunctionError).payload).toMatchObject({
+        errorType: 'Runtime.ImportModuleError',
+        errorMessage: expect.stringContaining("Cannot find package 'left-behind'"),
+      });
     }
     const required = await start({
-      fn: await writeAsset(root, 'ForgotCjs', { 'index.js': "const value = require('left-behind');\nexports.handler = async () => value;", 'package.json': '{"type":"commonjs"}' }),
+      fn: await writeAsset(root, 'ForgotCjs', {
+        'index.js': "const value = require('left-behind');\nexports.handler = async () => value;",
+        'package.json': '{"type":"commonjs"}',
+      }),
     });
     const error = (await required.invoke({}).catch((thrown: unknown) => thrown)) as LambdaFunctionError;
     expect(error.payload).toMatchObject({ errorType: 'Runtime.ImportModuleError', errorMessage: expect.stringContaining("Cannot find module 'left-behind'") });
   });
 
   it('runs a handler from .mjs, .js and .cjs, and names a missing export Runtime.HandlerNotFound', async () => {
-    const cjs = await start({ fn: await writeAsset(root, 'Cjs', { 'main.cjs': "exports.go = async (event) => ({ got: event.x, kind: 'cjs' });" }, { handler: 'main.go' }) });
+    const cjs = await start({
+      fn: await writeAsset(root, 'Cjs', { 'main.cjs': "exports.go = async (event) => ({ got: event.x, kind: 'cjs' });" }, { handler: 'main.go' }),
+    });
     expect(await cjs.invoke({ x: 1 })).toEqual({ got: 1, kind: 'cjs' });
-    const js = await start({ fn: await writeAsset(root, 'Js', { 'index.js': 'export const handler = async () => "js";', 'package.json': '{"type":"module"}' }) });
+    const js = await start({
+      fn: await writeAsset(root, 'Js', { 'index.js': 'export const handler = async () => "js";', 'package.json': '{"type":"module"}' }),
+    });
     expect(await js.invoke({})).toBe('js');
     const missing = await start({ fn: await writeAsset(root, 'NoExport', { 'index.mjs': 'export const other = 1;' }) });
     const error = (await missing.invoke({}).catch((thrown: unknown) => thrown)) as LambdaFunctionError;
@@ -118,7 +135,10 @@ describe('a local function', () => {
       fn: await writeAsset(
         root,
         'Slow',
-        { 'index.mjs': 'const sandbox = Math.random();\nexport const handler = async (event) => { await new Promise((r) => setTimeout(r, event.waitMs)); return sandbox; };' },
+        {
+          'index.mjs':
+            'const sandbox = Math.random();\nexport const handler = async (event) => { await new Promise((r) => setTimeout(r, event.waitMs)); return sandbox; };',
+        },
         { timeoutSeconds: 1 },
       ),
     });
@@ -135,7 +155,9 @@ describe('a local function', () => {
   });
 
   it("returns a thrown error in the runtime's shape: errorType, errorMessage and the stack as trace lines", async () => {
-    const fn = await start({ fn: await writeAsset(root, 'Throws', { 'index.mjs': "export const handler = async () => { throw new TypeError('bad input'); };" }) });
+    const fn = await start({
+      fn: await writeAsset(root, 'Throws', { 'index.mjs': "export const handler = async () => { throw new TypeError('bad input'); };" }),
+    });
     const error = (await fn.invoke({}).catch((thrown: unknown) => thrown)) as LambdaFunctionError;
     expect(error.name).toBe('TypeError');
     expect(error.payload.errorType).toBe('TypeError');
@@ -173,7 +195,8 @@ describe('a local function', () => {
   it('runs concurrent invocations in separate sandboxes, each initialized once, and reuses a warm one after', async () => {
     const fn = await start({
       fn: await writeAsset(root, 'Concurrent', {
-        'index.mjs': "const sandbox = Math.random();\nconsole.log('init');\nexport const handler = async () => { await new Promise((r) => setTimeout(r, 300)); return sandbox; };",
+        'index.mjs':
+          "const sandbox = Math.random();\nconsole.log('init');\nexport const handler = async () => { await new Promise((r) => setTimeout(r, 300)); return sandbox; };",
       }),
       onLog: (line) => void (line.endsWith('\tINFO\tinit') && inits++),
     });
@@ -187,7 +210,10 @@ describe('a local function', () => {
   it("sends console lines in the runtime's format, with the platform's START, END and REPORT lines", async () => {
     const lines: string[] = [];
     const fn = await start({
-      fn: await writeAsset(root, 'Logs', { 'index.mjs': "export const handler = async () => { console.log('hello %s', 'world'); console.error('oops'); process.stdout.write('raw line\\n'); return 1; };" }),
+      fn: await writeAsset(root, 'Logs', {
+        'index.mjs':
+          "export const handler = async () => { console.log('hello %s', 'world'); console.error('oops'); process.stdout.write('raw line\\n'); return 1; };",
+      }),
       onLog: (line) => lines.push(line),
     });
     await fn.invoke({});
@@ -198,7 +224,9 @@ describe('a local function', () => {
     expect(after[2]).toMatch(new RegExp(`\\t${requestId}\\tERROR\\toops$`));
     expect(after[3]).toBe('raw line');
     expect(after[4]).toBe(`END RequestId: ${requestId}`);
-    expect(after[5]).toMatch(new RegExp(`^REPORT RequestId: ${requestId}\\tDuration: [\\d.]+ ms\\tBilled Duration: \\d+ ms\\tMemory Size: 256 MB\\tInit Duration: [\\d.]+ ms$`));
+    expect(after[5]).toMatch(
+      new RegExp(`^REPORT RequestId: ${requestId}\\tDuration: [\\d.]+ ms\\tBilled Duration: \\d+ ms\\tMemory Size: 256 MB\\tInit Duration: [\\d.]+ ms$`),
+    );
   });
 
   it('gives the Init Duration of each cold start on its REPORT line and in coldStarts, and none for a warm invocation', async () => {
@@ -224,7 +252,8 @@ describe('a local function', () => {
   it('reads /var/task paths from the asset, as the function sees its asset mounted there', async () => {
     const fn = await start({
       fn: await writeAsset(root, 'TaskRoot', {
-        'index.mjs': "import { readdir, readFile } from 'node:fs/promises';\nexport const handler = async () => ({ names: await readdir('/var/task/data'), text: await readFile('/var/task/data/a.txt', 'utf8') });",
+        'index.mjs':
+          "import { readdir, readFile } from 'node:fs/promises';\nexport const handler = async () => ({ names: await readdir('/var/task/data'), text: await readFile('/var/task/data/a.txt', 'utf8') });",
         'data/a.txt': 'from the asset',
       }),
     });
@@ -234,7 +263,8 @@ describe('a local function', () => {
   it('fails the invocation of an uncaught asynchronous error with that error, and replaces the sandbox', async () => {
     const fn = await start({
       fn: await writeAsset(root, 'Uncaught', {
-        'index.mjs': "const sandbox = Math.random();\nexport const handler = async (event) => { if (event.crash) setTimeout(() => { throw new RangeError('late'); }, 10); else return sandbox; await new Promise((r) => setTimeout(r, 1000)); };",
+        'index.mjs':
+          "const sandbox = Math.random();\nexport const handler = async (event) => { if (event.crash) setTimeout(() => { throw new RangeError('late'); }, 10); else return sandbox; await new Promise((r) => setTimeout(r, 1000)); };",
       }),
     });
     const before = await fn.invoke({});
@@ -258,7 +288,9 @@ describe('a local function', () => {
 
   it('queues invocations past its concurrency cap until a sandbox is free', async () => {
     const fn = await start({
-      fn: await writeAsset(root, 'Capped', { 'index.mjs': 'const sandbox = Math.random();\nexport const handler = async () => { await new Promise((r) => setTimeout(r, 200)); return sandbox; };' }),
+      fn: await writeAsset(root, 'Capped', {
+        'index.mjs': 'const sandbox = Math.random();\nexport const handler = async () => { await new Promise((r) => setTimeout(r, 200)); return sandbox; };',
+      }),
       maxConcurrency: 1,
     });
     const results = await Promise.all([fn.invoke({}), fn.invoke({}), fn.invoke({})]);
@@ -267,14 +299,18 @@ describe('a local function', () => {
 
   it('returns what a streaming handler wrote as the payload of a plain invoke', async () => {
     const fn = await start({
-      fn: await writeAsset(root, 'StreamPlain', { 'index.mjs': "export const handler = awslambda.streamifyResponse(async (event, stream) => { stream.write('{\"ok\":'); stream.end('true}'); });" }),
+      fn: await writeAsset(root, 'StreamPlain', {
+        'index.mjs': "export const handler = awslambda.streamifyResponse(async (event, stream) => { stream.write('{\"ok\":'); stream.end('true}'); });",
+      }),
     });
     expect(await fn.invoke({})).toEqual({ ok: true });
   });
 
   it('passes the event and the result as JSON, as an Invoke payload carries them, and fails a result over 6 MB', async () => {
     const fn = await start({
-      fn: await writeAsset(root, 'Json', { 'index.mjs': "export const handler = async (event) => event.big ? 'x'.repeat(6_300_000) : ({ event, at: new Date(0), gone: undefined });" }),
+      fn: await writeAsset(root, 'Json', {
+        'index.mjs': "export const handler = async (event) => event.big ? 'x'.repeat(6_300_000) : ({ event, at: new Date(0), gone: undefined });",
+      }),
     });
     expect(await fn.invoke({ when: new Date(0), missing: undefined })).toEqual({ event: { when: '1970-01-01T00:00:00.000Z' }, at: '1970-01-01T00:00:00.000Z' });
     const error = (await fn.invoke({ big: true }).catch((thrown: unknown) => thrown)) as LambdaFunctionError;

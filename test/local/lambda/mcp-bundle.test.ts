@@ -31,20 +31,25 @@ const logs: string[] = [];
 beforeAll(async () => {
   const assets = await assetRoot();
   removeRoot = assets.remove;
-  const deployed = await writeAsset(assets.root, 'Mcp', {}, {
-    timeoutSeconds: 75,
-    memorySize: 1024,
-    environment: {
-      NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
-      OPERATIONS_TABLE_NAME: 'AsyncMcp-ServerOperationsTable-ABCDEF123456',
-      TOOL_STATE_MACHINE_ARN_PREFIX: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-Server-02456313-',
-      TOOLS_DIR: '/var/task/state-machines',
-      RESULTS_BUCKET_NAME: 'asyncmcp-results-abcdef123456',
-      ASYNC_MCP_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:ServerKey-AbCdEf',
-      ASYNC_MCP_AUTH: 'iam',
-      POWERTOOLS_SERVICE_NAME: 'async-mcp',
+  const deployed = await writeAsset(
+    assets.root,
+    'Mcp',
+    {},
+    {
+      timeoutSeconds: 75,
+      memorySize: 1024,
+      environment: {
+        NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
+        OPERATIONS_TABLE_NAME: 'AsyncMcp-ServerOperationsTable-ABCDEF123456',
+        TOOL_STATE_MACHINE_ARN_PREFIX: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-Server-02456313-',
+        TOOLS_DIR: '/var/task/state-machines',
+        RESULTS_BUCKET_NAME: 'asyncmcp-results-abcdef123456',
+        ASYNC_MCP_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:ServerKey-AbCdEf',
+        ASYNC_MCP_AUTH: 'iam',
+        POWERTOOLS_SERVICE_NAME: 'async-mcp',
+      },
     },
-  });
+  );
   await mkdir(deployed.assetDir, { recursive: true });
   await build(esbuildOptions(MCP_HTTP_ENTRY, join(deployed.assetDir, 'index.mjs'), REPO_ROOT, MCP_LAZY_MODULES));
   for (const name of MCP_LAZY_MODULES) await build(lazyModuleOptions(name, deployed.assetDir, REPO_ROOT));
@@ -59,7 +64,12 @@ beforeAll(async () => {
   fn = await startLocalFunction({
     fn: deployed,
     // No service is reached to list tools; the endpoints point nowhere on purpose.
-    runtimeEnvironment: { AWS_ACCESS_KEY_ID: 'ASIALOCALMCP', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token', AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' },
+    runtimeEnvironment: {
+      AWS_ACCESS_KEY_ID: 'ASIALOCALMCP',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+      AWS_SESSION_TOKEN: 'token',
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9',
+    },
     onLog: (line) => logs.push(line),
   });
   served = await serveFunctionUrl({

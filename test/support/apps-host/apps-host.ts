@@ -22,7 +22,16 @@ import { chromium, type BrowserContext, type FrameLocator, type Page } from 'pla
 
 export const CHROMIUM = '/usr/bin/chromium';
 // The flags Chromium needs on a CI network with no GPU, no sandbox and no Google services.
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const HERE = import.meta.dirname;
 const UI = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
 const MIME = 'text/html;profile=mcp-app';
@@ -107,7 +116,10 @@ export async function startAppsHost(mcpUrl: URL, headers: Record<string, string>
       if (sent.method === 'tools/call' && sent.id !== undefined && sent.params?.name) requestIds.get(sent.params.name)?.(sent.id);
       return send(message, options);
     };
-    const client = new Client({ name: 'async-mcp-test-host', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { extensions: UI, elicitation: { form: {} } } as never });
+    const client = new Client(
+      { name: 'async-mcp-test-host', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' }, capabilities: { extensions: UI, elicitation: { form: {} } } as never },
+    );
     const host: AppsHost = {
       page: undefined as unknown as Page,
       client,
@@ -160,8 +172,12 @@ export async function startAppsHost(mcpUrl: URL, headers: Record<string, string>
         await host.page.evaluate((json) => (window as unknown as { showCard(s: unknown): Promise<void> }).showCard(JSON.parse(json)), show);
         // "Host MUST send this notification when tool execution completes".
         result.then(
-          (done) => host.page.evaluate((r) => (window as unknown as { sendToolResult(x: unknown): void }).sendToolResult(r), done as never).catch(() => undefined),
-          (error: unknown) => host.page.evaluate((reason) => (window as unknown as { sendToolCancelled(x: string): void }).sendToolCancelled(reason), String(error)).catch(() => undefined),
+          (done) =>
+            host.page.evaluate((r) => (window as unknown as { sendToolResult(x: unknown): void }).sendToolResult(r), done as never).catch(() => undefined),
+          (error: unknown) =>
+            host.page
+              .evaluate((reason) => (window as unknown as { sendToolCancelled(x: string): void }).sendToolCancelled(reason), String(error))
+              .catch(() => undefined),
         );
         return { card: host.page.frameLocator('iframe#card').frameLocator('iframe'), result, requestId };
       },
@@ -174,7 +190,13 @@ export async function startAppsHost(mcpUrl: URL, headers: Record<string, string>
 
     const profile = await mkdtemp(join(tmpdir(), 'async-mcp-apps-host-'));
     cleanups.push(() => rm(profile, { recursive: true, force: true }));
-    const context: BrowserContext = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 672, height: 900 }, deviceScaleFactor: 1 });
+    const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 672, height: 900 },
+      deviceScaleFactor: 1,
+    });
     cleanups.push(() => context.close());
     const page = context.pages()[0] ?? (await context.newPage());
     host.page = page;

@@ -26,7 +26,9 @@ async function screenshot(context: CardScenarioContext, name: string): Promise<v
 
 /** The result table's rows as [field, value] pairs. */
 function fields(card: FrameLocator): Promise<string[][]> {
-  return card.locator('table.fields > tbody > tr').evaluateAll((rows) => rows.map((row) => [row.querySelector('th')?.textContent ?? '', row.querySelector('td')?.textContent ?? '']));
+  return card
+    .locator('table.fields > tbody > tr')
+    .evaluateAll((rows) => rows.map((row) => [row.querySelector('th')?.textContent ?? '', row.querySelector('td')?.textContent ?? '']));
 }
 
 /** The tool's own structured result: the host's call answered with it, or with a handle the host then follows up. */

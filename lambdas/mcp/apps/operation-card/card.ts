@@ -130,7 +130,11 @@ function onToolResult(toolResult: ToolResult): void {
 
 async function poll(): Promise<void> {
   if (polling || stopped) return;
-  const args = state.operationId ? { operationId: state.operationId } : state.requestId !== undefined ? { requestId: state.requestId, ...(state.tool ? { tool: state.tool } : {}) } : undefined;
+  const args = state.operationId
+    ? { operationId: state.operationId }
+    : state.requestId !== undefined
+      ? { requestId: state.requestId, ...(state.tool ? { tool: state.tool } : {}) }
+      : undefined;
   if (!args) return;
   polling = true;
   let next = LOOKUP_SECONDS;
@@ -238,7 +242,9 @@ function render(): void {
 function renderElapsed(): void {
   const snapshot = state.snapshot;
   const running = !state.final && !(snapshot && TERMINAL.includes(snapshot.status));
-  const seconds = snapshot ? snapshot.elapsedSeconds + (running ? (performance.now() - state.snapshotAt) / 1000 : 0) : (performance.now() - state.startedAt) / 1000;
+  const seconds = snapshot
+    ? snapshot.elapsedSeconds + (running ? (performance.now() - state.snapshotAt) / 1000 : 0)
+    : (performance.now() - state.startedAt) / 1000;
   elapsed.textContent = `${running ? 'Running for' : 'Took'} ${duration(seconds)}`;
 }
 
@@ -273,7 +279,10 @@ function renderQuestion(snapshot: CardSnapshot | undefined, status: string): voi
   }
   if (asked.key === shownQuestion) return;
   shownQuestion = asked.key;
-  replaceChildren(question, schemaForm(asked.message, asked.requestedSchema, (answer) => void answerQuestion(asked.key, answer)));
+  replaceChildren(
+    question,
+    schemaForm(asked.message, asked.requestedSchema, (answer) => void answerQuestion(asked.key, answer)),
+  );
 }
 
 function renderResult(snapshot: CardSnapshot | undefined, ended: CardSnapshot | undefined): void {
@@ -283,7 +292,8 @@ function renderResult(snapshot: CardSnapshot | undefined, ended: CardSnapshot | 
   if (key === shownResult) return;
   shownResult = key;
   if (!shown) replaceChildren(result);
-  else replaceChildren(result, resultView(shown as ToolResult, { bridge, locale: state.locale, canDownload: state.hostCapabilities.downloadFile !== undefined }));
+  else
+    replaceChildren(result, resultView(shown as ToolResult, { bridge, locale: state.locale, canDownload: state.hostCapabilities.downloadFile !== undefined }));
 }
 
 /** The arguments in short: a few `name: value` pairs, long values cut. */
@@ -312,7 +322,9 @@ function duration(seconds: number): string {
 }
 
 function firstText(answer: ToolResult): string | undefined {
-  const block = answer.content?.find((b): b is { type: 'text'; text: string } => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text');
+  const block = answer.content?.find(
+    (b): b is { type: 'text'; text: string } => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text',
+  );
   return block?.text;
 }
 

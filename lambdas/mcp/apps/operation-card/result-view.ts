@@ -24,7 +24,12 @@ export function resultView(result: ToolResult, context: ResultContext): HTMLElem
   const blocks = Array.isArray(result.content) ? result.content.filter(isRecord) : [];
   const texts = blocks.filter((block) => block.type === 'text' && typeof block.text === 'string').map((block) => block.text as string);
   if (result.isError === true) {
-    return h('section', { class: 'result error', role: 'alert', 'aria-labelledby': 'result-heading' }, h('h2', { id: 'result-heading' }, 'The tool reported an error'), ...texts.map((text) => h('p', { class: 'error-text' }, text)));
+    return h(
+      'section',
+      { class: 'result error', role: 'alert', 'aria-labelledby': 'result-heading' },
+      h('h2', { id: 'result-heading' }, 'The tool reported an error'),
+      ...texts.map((text) => h('p', { class: 'error-text' }, text)),
+    );
   }
   const structured = isRecord(result.structuredContent) ? result.structuredContent : undefined;
   const parts: Array<HTMLElement | undefined> = [];
@@ -82,11 +87,15 @@ function resourceLinkView(link: Record<string, unknown>, context: ResultContext)
   const size = typeof link.size === 'number' ? link.size : undefined;
   const preview = h('div', { class: 'preview', 'aria-live': 'polite' });
   const download = context.canDownload
-    ? h('button', {
-        type: 'button',
-        class: 'secondary',
-        onclick: () => void context.bridge.downloadFile(link).catch(() => preview.prepend(h('p', { class: 'hint' }, 'The host did not save the file.'))),
-      }, `Download ${name}`)
+    ? h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: () => void context.bridge.downloadFile(link).catch(() => preview.prepend(h('p', { class: 'hint' }, 'The host did not save the file.'))),
+        },
+        `Download ${name}`,
+      )
     : undefined;
   const section = h(
     'div',
@@ -148,13 +157,17 @@ function splitCsvLine(line: string): string[] {
 }
 
 function isCsv(link: Record<string, unknown>): boolean {
-  return (typeof link.mimeType === 'string' && link.mimeType.startsWith('text/csv')) || (typeof link.name === 'string' && link.name.toLowerCase().endsWith('.csv'));
+  return (
+    (typeof link.mimeType === 'string' && link.mimeType.startsWith('text/csv')) || (typeof link.name === 'string' && link.name.toLowerCase().endsWith('.csv'))
+  );
 }
 
 function formatBytes(bytes: number, locale: string | undefined): string {
   if (bytes < 1024) return `${bytes} bytes`;
   const kib = bytes / 1024;
-  return kib < 1024 ? `${kib.toLocaleString(locale, { maximumFractionDigits: 1 })} KB` : `${(kib / 1024).toLocaleString(locale, { maximumFractionDigits: 1 })} MB`;
+  return kib < 1024
+    ? `${kib.toLocaleString(locale, { maximumFractionDigits: 1 })} KB`
+    : `${(kib / 1024).toLocaleString(locale, { maximumFractionDigits: 1 })} MB`;
 }
 
 function isJsonOf(text: string, value: unknown): boolean {

@@ -47,7 +47,13 @@ export function schemaForm(message: string, schema: Record<string, unknown>, ans
       control.prepend(h('legend', {}, label, required.has(key) ? ' (required)' : ''));
       return h('div', { class: 'field' }, control, hint);
     }
-    return h('div', { class: property.type === 'boolean' ? 'field check' : 'field' }, h('label', { for: id }, label, required.has(key) ? ' (required)' : ''), control, hint);
+    return h(
+      'div',
+      { class: property.type === 'boolean' ? 'field check' : 'field' },
+      h('label', { for: id }, label, required.has(key) ? ' (required)' : ''),
+      control,
+      hint,
+    );
   });
   const decline = h('button', { type: 'button', class: 'secondary' }, 'Decline');
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Submit');
@@ -87,7 +93,9 @@ function controlFor(id: string, property: Property, isRequired: boolean): { cont
   }
   if (property.type === 'array') {
     const options = choicesOf(property.items ?? {}) ?? [];
-    const boxes = options.map((choice, i) => h('input', { type: 'checkbox', id: `${id}-${i}`, value: String(i), checked: Array.isArray(property.default) && property.default.includes(choice.value) }));
+    const boxes = options.map((choice, i) =>
+      h('input', { type: 'checkbox', id: `${id}-${i}`, value: String(i), checked: Array.isArray(property.default) && property.default.includes(choice.value) }),
+    );
     const fieldset = h('fieldset', { id }, ...boxes.map((box, i) => h('label', { class: 'check', for: box.id }, box, options[i]?.label)));
     return { control: fieldset, read: () => [true, boxes.filter((box) => box.checked).map((box) => options[Number(box.value)]?.value)] };
   }
@@ -96,17 +104,37 @@ function controlFor(id: string, property: Property, isRequired: boolean): { cont
     return { control: box, read: () => [true, box.checked] };
   }
   if (property.type === 'number' || property.type === 'integer') {
-    const input = h('input', { type: 'number', id, name: id, required: isRequired, min: property.minimum, max: property.maximum, step: property.type === 'integer' ? 1 : 'any', value: typeof property.default === 'number' ? property.default : undefined });
+    const input = h('input', {
+      type: 'number',
+      id,
+      name: id,
+      required: isRequired,
+      min: property.minimum,
+      max: property.maximum,
+      step: property.type === 'integer' ? 1 : 'any',
+      value: typeof property.default === 'number' ? property.default : undefined,
+    });
     return { control: input, read: () => (input.value === '' ? [false] : [true, Number(input.value)]) };
   }
-  const common = { id, name: id, required: isRequired, minlength: property.minLength, maxlength: property.maxLength, value: typeof property.default === 'string' ? property.default : undefined };
+  const common = {
+    id,
+    name: id,
+    required: isRequired,
+    minlength: property.minLength,
+    maxlength: property.maxLength,
+    value: typeof property.default === 'string' ? property.default : undefined,
+  };
   const long = property.format === undefined && (property.maxLength === undefined || property.maxLength > LONG_TEXT);
-  const input = long ? h('textarea', { ...common, rows: 3, value: undefined }, typeof property.default === 'string' ? property.default : '') : h('input', { ...common, type: INPUT_TYPE_OF_FORMAT[property.format ?? ''] ?? 'text' });
+  const input = long
+    ? h('textarea', { ...common, rows: 3, value: undefined }, typeof property.default === 'string' ? property.default : '')
+    : h('input', { ...common, type: INPUT_TYPE_OF_FORMAT[property.format ?? ''] ?? 'text' });
   return { control: input, read: () => (input.value === '' && !isRequired ? [false] : [true, input.value]) };
 }
 
 /** A single choice's options: `enum` (with the legacy `enumNames`) or `oneOf` of `const`s. */
-function choicesOf(property: Pick<Property, 'enum' | 'enumNames' | 'oneOf'> & { anyOf?: Property['oneOf'] }): Array<{ value: unknown; label: string }> | undefined {
+function choicesOf(
+  property: Pick<Property, 'enum' | 'enumNames' | 'oneOf'> & { anyOf?: Property['oneOf'] },
+): Array<{ value: unknown; label: string }> | undefined {
   if (Array.isArray(property.enum)) return property.enum.map((value, i) => ({ value, label: property.enumNames?.[i] ?? String(value) }));
   const options = property.oneOf ?? property.anyOf;
   if (Array.isArray(options)) return options.map((option) => ({ value: option.const, label: option.title ?? String(option.const) }));
