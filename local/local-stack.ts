@@ -15,6 +15,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { AWS_CLIENT_CONFIG } from '../lambdas/aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
+import { HotGetItem } from '../lambdas/aws/hot-get-item.ts';
 import { createOperationEventsPublisher } from '../lambdas/aws/operation-events-publisher.ts';
 import { statusChangePattern } from '../lambdas/aws/status-events.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
@@ -195,7 +196,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // One key for the MCP edge and the events' owner ids, as the two functions share one secret in AWS.
     const secretKey = localSecretKey(options.dataDir ? resolve(options.dataDir, 'secret.key') : undefined);
     app = createAsyncMcpApp({
-      store: new DynamoDbRecordStore({ client: dynamo.client, tableName: dynamo.tableName }),
+      // The poll's read as the MCP function sends it (lambdas/aws/hot-get-item.ts).
+      store: new DynamoDbRecordStore({ client: dynamo.client, tableName: dynamo.tableName, operationReads: new HotGetItem(dynamo.client) }),
       engine,
       catalog,
       ...(options.limits ? { limits: options.limits } : {}),

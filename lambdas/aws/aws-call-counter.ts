@@ -7,6 +7,11 @@
  * that fails (a service error, a refused connection, a middleware that throws later in the
  * stack) still counts: it was asked for. `attempts` counts what went on the wire
  * (the `finalizeRequest` step, after retries), which is what AWS bills where attempts differ.
+ *
+ * A call sent beside the middleware stack (the poll's `GetItem`, lambdas/aws/hot-get-item.ts)
+ * reports itself with `countDirectCall`: it counts as a call when it answers, and as an
+ * attempt when it goes on the wire; when it falls back to `client.send`, the stack counts
+ * that call, so one read is still one call.
  */
 
 /** Calls by command name without the `Command` suffix ("GetItem", "StartExecution"). */
@@ -44,10 +49,27 @@ type Context = { commandName?: string };
 
 let counters = 0;
 
+type DirectCounter = (name: string, kind: 'call' | 'attempt') => void;
+/** The counters on each client, for calls that do not go through its middleware stack. */
+const directCounters = new WeakMap<object, Set<DirectCounter>>();
+
+const COUNTER_NAME = 'awsCallCounter';
+
+/** Whether an entry of a middleware stack's `identify()` ("name - step") is a call counter's. */
+export function isCallCounter(entry: string): boolean {
+  return entry.startsWith(COUNTER_NAME);
+}
+
+/** Counts `commandName` ("GetItem") on every counter of `client`, as a call or as a wire attempt. */
+export function countDirectCall(client: object, commandName: string, kind: 'call' | 'attempt' = 'call'): void {
+  const counting = directCounters.get(client);
+  if (counting) for (const count of counting) count(commandName, kind);
+}
+
 /** Adds a named, removable counting middleware to `client` and returns its counter. */
 export function countAwsCalls(client: MiddlewareClient, options: AwsCallCounterOptions = {}): AwsCallCounter {
   const id = ++counters;
-  const names = { call: `awsCallCounter${id}`, attempt: `awsCallCounter${id}Attempts` };
+  const names = { call: `${COUNTER_NAME}${id}`, attempt: `${COUNTER_NAME}${id}Attempts` };
   let calls: Record<string, number> = {};
   let attempts: Record<string, number> = {};
   const counting = (into: () => Record<string, number>) => (next: Next, context: Context) => (args: unknown) => {
@@ -69,6 +91,13 @@ export function countAwsCalls(client: MiddlewareClient, options: AwsCallCounterO
     counting(() => attempts),
     { step: 'finalizeRequest', name: names.attempt, priority: 'low' },
   );
+  const direct: DirectCounter = (name, kind) => {
+    if (!(options.when?.() ?? true)) return;
+    const bucket = kind === 'call' ? calls : attempts;
+    bucket[name] = (bucket[name] ?? 0) + 1;
+  };
+  const registered = directCounters.get(client) ?? new Set<DirectCounter>();
+  directCounters.set(client, registered.add(direct));
   return {
     snapshot: () => ({ ...calls }),
     attempts: () => ({ ...attempts }),
@@ -80,6 +109,7 @@ export function countAwsCalls(client: MiddlewareClient, options: AwsCallCounterO
     remove: () => {
       client.middlewareStack.remove(names.call);
       client.middlewareStack.remove(names.attempt);
+      directCounters.get(client)?.delete(direct);
     },
   };
 }

@@ -52,6 +52,16 @@ const NEAR_ITEM_LIMIT_BYTES = 64 * 1024;
 export interface DynamoDbRecordStoreOptions {
   readonly client: DynamoDBClient;
   readonly tableName: string;
+  /**
+   * What sends `get`'s read of an operation item (the one call of a poll): the MCP function
+   * and the local server pass a `HotGetItem` (lambdas/aws/hot-get-item.ts); by default the client.
+   */
+  readonly operationReads?: OperationReads;
+}
+
+/** Sends a consistent GetItem and answers its `Item`, as `client.send(new GetItemCommand(...))` does. */
+export interface OperationReads {
+  send(request: { TableName: string; Key: Item; ConsistentRead: true }): Promise<{ Item?: Item }>;
 }
 
 /** `RecordStore` over the operations table (see `OPERATIONS_TABLE`); both halves share the client and the table. */
@@ -59,9 +69,11 @@ export class DynamoDbRecordStore implements RecordStore {
   readonly #client: DynamoDBClient;
   readonly #tableName: string;
   readonly #slots: DynamoDbActiveSlotStore;
+  readonly #operationReads: OperationReads | undefined;
 
   constructor(options: DynamoDbRecordStoreOptions) {
     this.#client = options.client;
+    this.#operationReads = options.operationReads;
     this.#tableName = options.tableName;
     this.#slots = new DynamoDbActiveSlotStore(options);
   }
@@ -94,8 +106,14 @@ export class DynamoDbRecordStore implements RecordStore {
   }
 
   async get(key: OperationKey): Promise<OperationRecord | undefined> {
-    const item = await this.#getItem(operationPk(key));
-    return item && decode(item);
+    const pk = operationPk(key);
+    const reads = this.#operationReads;
+    if (!reads) {
+      const item = await this.#getItem(pk);
+      return item && decode(item);
+    }
+    const { Item } = await storeCall('GetItem', () => reads.send({ TableName: this.#tableName, Key: { [PK]: { S: pk } }, ConsistentRead: true }));
+    return Item && decode(Item);
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
+import { HotGetItem } from '../aws/hot-get-item.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { invocationDeadlineOf, lambdaStreamingRuntime, streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
 import { authenticatedFunctionUrlFetch, functionUrlAuthFromEnv } from '../aws/function-url-principal.ts';
@@ -33,7 +34,8 @@ const limits = limitsFromEnv();
 // Each attempt of each call is bounded, so none outlasts the function (or a listen stream's graceful end).
 const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
 const app = createAsyncMcpApp({
-  store: new DynamoDbRecordStore(table),
+  // A poll's GetItem goes beside the SDK's per-call middleware (hot-get-item.ts); everything else through the client.
+  store: new DynamoDbRecordStore({ ...table, operationReads: new HotGetItem(table.client) }),
   // Built on a start's first call: a poll never calls Step Functions, so a cold start does not load its client.
   engine: lazyStepFunctionsEngine(runWaitingClientConfig(limits.maxBlockingSeconds)),
   catalog,

@@ -1,0 +1,195 @@
+/**
+ * The poll's read: one consistent `GetItem` of an operation item, sent with the SDK client's
+ * own parts built once, not through its per-call middleware. On every `send` the SDK
+ * re-resolves the endpoint's parameters, builds a new `SignatureV4` from a copy of its
+ * config and adds user-agent and invocation headers; for a poll that was about a third of
+ * the server's CPU, and configuration cannot turn it off. Here the endpoint is resolved
+ * once from the client's config, the signer is the one the client's config builds (same
+ * credentials provider, region, service and hashing), and the request goes through the
+ * client's own request handler (its keep-alive sockets and timeouts), as AWS JSON 1.0.
+ *
+ * Any anomaly (a status other than 200, a network error, a body that does not parse, a key
+ * over DynamoDB's limit) sends the same request again through the unmodified SDK path,
+ * `client.send(new GetItemCommand(...))`: the error a caller sees, its retries and backoff,
+ * clock-skew correction and any fault injected into the client's middleware stay exactly
+ * the SDK's. The hot path only ever answers the plain success.
+ *
+ * A client given middleware after the reader was built (a fault injected by a test, a bench's
+ * capacity meter) keeps the SDK path for good, decided at the first read: the hot path would
+ * skip that middleware. Call counters are the exception: they count the hot read themselves
+ * (`countDirectCall`). With `cacheMiddleware` the SDK too fixes a command's stack at its first
+ * call, so what is added later would not reach a GetItem there either.
+ */
+import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { countDirectCall, isCallCounter } from './aws-call-counter.ts';
+
+/** What the store sends for its operation reads. */
+export interface GetItemRequest {
+  readonly TableName: string;
+  readonly Key: Record<string, AttributeValue>;
+  readonly ConsistentRead: true;
+}
+
+type Item = Record<string, AttributeValue>;
+
+/** A DynamoDB partition key is at most 2,048 bytes; a longer one goes to the SDK, which refuses it as AWS does. */
+const MAX_HOT_KEY_BYTES = 2048;
+
+interface Wire {
+  readonly url: URL;
+  readonly signer: { sign(request: unknown, options: { signingDate: Date }): Promise<unknown> };
+}
+
+/** The subset of the SDK's resolved DynamoDB client config the hot read uses. */
+interface ResolvedConfig {
+  readonly region: () => Promise<string>;
+  readonly useFipsEndpoint: () => Promise<boolean>;
+  readonly useDualstackEndpoint: () => Promise<boolean>;
+  readonly endpoint?: () => Promise<{ protocol: string; hostname: string; port?: number; path: string }>;
+  readonly accountIdEndpointMode?: () => Promise<string>;
+  readonly endpointProvider: (params: Record<string, unknown>, context: { logger?: unknown }) => { url: URL };
+  readonly signer: (authScheme?: unknown) => Promise<Wire['signer']>;
+  readonly requestHandler: {
+    handle(request: unknown, options?: { abortSignal?: AbortSignal }): Promise<{ response: { statusCode: number; body: unknown } }>;
+  };
+  readonly streamCollector: (body: unknown) => Promise<Uint8Array>;
+  readonly systemClockOffset?: number;
+  readonly logger?: unknown;
+}
+
+/** `send(request)` answers a consistent GetItem's `Item`, by the hot path or, on any anomaly, the SDK's. */
+export class HotGetItem {
+  readonly #client: DynamoDBClient;
+  /** The middleware the client had when the reader was built. */
+  readonly #builtWith: ReadonlySet<string>;
+  #wire: Promise<Wire | undefined> | undefined;
+
+  constructor(client: DynamoDBClient) {
+    this.#client = client;
+    this.#builtWith = new Set(client.middlewareStack.identify());
+  }
+
+  async send(request: GetItemRequest): Promise<{ Item?: Item }> {
+    const wire = keyFits(request.Key) ? await this.#resolveWire() : undefined;
+    if (wire) {
+      const item = await this.#hot(wire, JSON.stringify(request));
+      if (item !== FALL_BACK) {
+        countDirectCall(this.#client, 'GetItem');
+        return item;
+      }
+    }
+    return this.#client.send(new GetItemCommand(request));
+  }
+
+  /** Built once per client; a failure to build leaves every read on the SDK path. */
+  #resolveWire(): Promise<Wire | undefined> {
+    this.#wire ??= this.#instrumentedSince()
+      ? Promise.resolve(undefined)
+      : resolveWire(this.#client.config as unknown as ResolvedConfig).catch(() => undefined);
+    return this.#wire;
+  }
+
+  #instrumentedSince(): boolean {
+    return this.#client.middlewareStack.identify().some((entry) => !this.#builtWith.has(entry) && !isCallCounter(entry));
+  }
+
+  async #hot(wire: Wire, body: string): Promise<{ Item?: Item } | typeof FALL_BACK> {
+    const config = this.#client.config as unknown as ResolvedConfig;
+    try {
+      const httpRequest = {
+        method: 'POST',
+        protocol: wire.url.protocol,
+        hostname: wire.url.hostname,
+        port: wire.url.port ? Number(wire.url.port) : undefined,
+        path: wire.url.pathname || '/',
+        query: {},
+        headers: {
+          host: wire.url.host,
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': 'DynamoDB_20120810.GetItem',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+        body,
+      };
+      // The signer built once takes the clock offset the SDK path keeps corrected.
+      const signed = await wire.signer.sign(httpRequest, { signingDate: new Date(Date.now() + (config.systemClockOffset ?? 0)) });
+      countDirectCall(this.#client, 'GetItem', 'attempt');
+      const { response } = await config.requestHandler.handle(signed);
+      const bytes = await config.streamCollector(response.body);
+      if (response.statusCode !== 200) return FALL_BACK;
+      const parsed: unknown = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+      if (typeof parsed !== 'object' || parsed === null) return FALL_BACK;
+      const item = (parsed as { Item?: unknown }).Item;
+      if (item === undefined) return {};
+      return isPlainItem(item) ? { Item: item } : FALL_BACK;
+    } catch {
+      return FALL_BACK;
+    }
+  }
+}
+
+const FALL_BACK = Symbol('fall back to the SDK');
+
+async function resolveWire(config: ResolvedConfig): Promise<Wire> {
+  const [region, useFips, useDualStack, custom, accountIdEndpointMode] = await Promise.all([
+    config.region(),
+    config.useFipsEndpoint(),
+    config.useDualstackEndpoint(),
+    config.endpoint?.(),
+    config.accountIdEndpointMode?.(),
+  ]);
+  // A client that must use account endpoints keeps the SDK path, which knows the account.
+  if (accountIdEndpointMode === 'required') throw new Error('account endpoints are required');
+  const endpoint = custom ? `${custom.protocol}//${custom.hostname}${custom.port ? `:${custom.port}` : ''}${custom.path}` : undefined;
+  const { url } = config.endpointProvider(
+    {
+      Region: region,
+      UseFIPS: useFips,
+      UseDualStack: useDualStack,
+      Endpoint: endpoint,
+      // No account id is passed: the rules then choose the regional endpoint, which serves every account.
+      AccountIdEndpointMode: accountIdEndpointMode,
+    },
+    { logger: config.logger },
+  );
+  return { url: new URL(url.href), signer: await config.signer() };
+}
+
+/** Only the attribute types the operation item holds as strings pass unchanged (binary ones the SDK decodes). */
+function isPlainItem(item: unknown): item is Item {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
+  for (const value of Object.values(item)) if (!isPlainValue(value)) return false;
+  return true;
+}
+
+function isPlainValue(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const keys = Object.keys(value);
+  if (keys.length !== 1) return false;
+  const [type] = keys;
+  const inner = (value as Record<string, unknown>)[type as string];
+  switch (type) {
+    case 'S':
+    case 'N':
+      return typeof inner === 'string';
+    case 'BOOL':
+    case 'NULL':
+      return typeof inner === 'boolean';
+    case 'SS':
+    case 'NS':
+      return Array.isArray(inner) && inner.every((entry) => typeof entry === 'string');
+    case 'L':
+      return Array.isArray(inner) && inner.every(isPlainValue);
+    case 'M':
+      return isPlainItem(inner);
+    default:
+      return false;
+  }
+}
+
+function keyFits(key: Item): boolean {
+  for (const value of Object.values(key)) {
+    if (typeof value.S === 'string' && Buffer.byteLength(value.S) > MAX_HOT_KEY_BYTES) return false;
+  }
+  return true;
+}
