@@ -11,6 +11,7 @@
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { ServerKey } from '../shared/server-key.ts';
+import { DEPLOYED_CLIENT_CONFIG } from './aws-client-config.ts';
 
 /** At least 256 bits: the key signs state with HMAC-SHA-256. */
 export const MIN_SECRET_KEY_BYTES = 32;
@@ -75,7 +76,8 @@ export function secretsManagerKey(secretId: string, options: SecretsManagerKeyOp
 
 async function newClient(): Promise<SecretsManagerClient> {
   const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-  return new SecretsManagerClient({});
+  // Bounded like the other deployed clients: a hung read fails (and the held keys serve on) instead of holding the request.
+  return new SecretsManagerClient(DEPLOYED_CLIENT_CONFIG);
 }
 
 async function readRing(secretId: string, client: SecretsManagerClient): Promise<KeyRing> {
