@@ -124,7 +124,9 @@ export class AsyncMcpServer extends Construct {
       alarmTopic: props.alarmTopic,
       executionFailureRatePercent: props.executionFailureRatePercent,
       // The webhook delivery dead-letter alarm is the Events construct's own; the dashboard shows it beside the rest.
-      ...(this.events.deadLetterAlarm ? { otherAlarms: [this.events.deadLetterAlarm] } : {}),
+      ...(this.events.deadLetterAlarm && this.events.deliveryAlarms
+        ? { otherAlarms: [this.events.deadLetterAlarm, ...Object.values(this.events.deliveryAlarms)] }
+        : {}),
     });
     this.alarms = monitoring.alarms;
     this.dashboard = monitoring.dashboard;

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
@@ -113,6 +113,12 @@ const DELIVERY_TIMEOUT = Duration.seconds(60);
  * receives for invocations that failed outright (the table unreachable): then the dead-letter queue.
  */
 const MAX_RECEIVE_COUNT = EVENTS_DEFAULTS.delivery.maxAttempts + 3;
+/** The longest a job waits on its own retries: the backoff before each attempt after the first. */
+const RETRY_SCHEDULE_SECONDS = Array.from({ length: EVENTS_DEFAULTS.delivery.maxAttempts - 1 }, (_, attempt) =>
+  Math.min(EVENTS_DEFAULTS.delivery.baseDelaySeconds * 2 ** attempt, EVENTS_DEFAULTS.delivery.maxDelaySeconds),
+).reduce((sum, delay) => sum + delay, 0);
+/** A job older than this is past its retries' backoff (about 8 minutes by default): deliveries are falling behind. */
+const DELIVERY_BACKLOG_SECONDS = Math.max(15 * 60, 2 * RETRY_SCHEDULE_SECONDS);
 
 export class EventsDelivery extends Construct {
   /** Whether the extension is served; when not, the members below are absent. */
@@ -124,6 +130,8 @@ export class EventsDelivery extends Construct {
   public readonly deliveryFunction?: BundledFunction;
   /** Jobs in the dead-letter queue: webhook deliveries that could not be run. */
   public readonly deadLetterAlarm?: Alarm;
+  /** The delivery function threw, was throttled, or fell behind its queue. */
+  public readonly deliveryAlarms?: { readonly errors: Alarm; readonly throttles: Alarm; readonly backlog: Alarm };
 
   constructor(scope: Construct, id: string, props: EventsDeliveryProps) {
     super(scope, id);
@@ -205,22 +213,57 @@ export class EventsDelivery extends Construct {
       }
     }
 
-    this.deadLetterAlarm = new Alarm(this, 'DeadLetterQueueDepth', {
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription:
-        'async-mcp: the webhook delivery dead-letter queue holds delivery jobs the delivery function failed on outright, receive after receive ' +
+    const alarm = (alarmId: string, metric: IMetric, threshold: number, description: string): Alarm => {
+      const created = new Alarm(this, alarmId, {
+        metric,
+        threshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        // No data is no traffic, not a fault.
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+      if (props.alarmTopic) {
+        created.addAlarmAction(new SnsAction(props.alarmTopic));
+        created.addOkAction(new SnsAction(props.alarmTopic));
+      }
+      return created;
+    };
+    const fiveMinutes = { statistic: Stats.SUM, period: Duration.minutes(5) };
+    this.deadLetterAlarm = alarm(
+      'DeadLetterQueueDepth',
+      this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
+      0,
+      'async-mcp: the webhook delivery dead-letter queue holds delivery jobs the delivery function failed on outright, receive after receive ' +
         '(jobs it gave up on after their retries are dropped, not dead-lettered). Subscribers miss those events until they replay from their cursor. ' +
         'To do: find the error in the delivery function logs (each line names the message id), fix it, then redrive the dead-letter queue to the delivery queue ' +
         '(each job is idempotent: the receiver dedupes on webhook-id). The stack outputs EventsDeadLetterQueueUrl and EventsDeliveryQueueUrl.',
-    });
-    if (props.alarmTopic) {
-      this.deadLetterAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
-      this.deadLetterAlarm.addOkAction(new SnsAction(props.alarmTopic));
-    }
+    );
+    // A receiver that refuses is a failed item, not an error: these fire on the function itself.
+    this.deliveryAlarms = {
+      errors: alarm(
+        'DeliveryErrors',
+        delivery.function.metricErrors(fiveMinutes),
+        0,
+        'async-mcp: the webhook delivery function threw (5-minute sum above 0): a whole batch failed, not one receiver. ' +
+          'Its jobs are received again, and dead-lettered after their receives. To do: read the delivery function logs for the error.',
+      ),
+      throttles: alarm(
+        'DeliveryThrottles',
+        delivery.function.metricThrottles(fiveMinutes),
+        0,
+        "async-mcp: Lambda throttled the webhook delivery function (5-minute sum above 0): the account's concurrency is spent. " +
+          "Jobs wait in the queue and webhooks arrive late. To do: compare ConcurrentExecutions with the account's quota; raise it, or lower the load.",
+      ),
+      backlog: alarm(
+        'DeliveryBacklog',
+        this.queue.metricApproximateAgeOfOldestMessage({ statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
+        DELIVERY_BACKLOG_SECONDS,
+        `async-mcp: the oldest webhook delivery job has waited over ${DELIVERY_BACKLOG_SECONDS / 60} minutes: deliveries fall behind ` +
+          '(receivers slow or down, so jobs wait out their backoff, or the delivery concurrency too low for the load). Subscribers can poll events/poll meanwhile. ' +
+          "To do: look at the delivery function's duration and the receivers' deliveryStatus; raise events.deliveryConcurrency if the load is real.",
+      ),
+    };
 
     new CfnOutput(this, 'EventsDeliveryQueueUrl', { description: 'The queue of webhook delivery jobs (Events extension)', value: this.queue.queueUrl });
     new CfnOutput(this, 'EventsDeadLetterQueueUrl', {

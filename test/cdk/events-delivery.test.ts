@@ -97,12 +97,43 @@ describe('webhook delivery in AWS', () => {
     });
   });
 
+  it('raises alarms when the delivery function throws, is throttled, or falls behind its queue', () => {
+    const fn = { Name: 'FunctionName', Value: { Ref: logicalIdOf(stack.server.events.deliveryFunction!.function) } };
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [fn],
+      Threshold: 0,
+      AlarmDescription: Match.stringLikeRegexp('webhook delivery function threw'),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Throttles',
+      Dimensions: [fn],
+      Threshold: 0,
+      AlarmDescription: Match.stringLikeRegexp('throttled the webhook delivery function'),
+    });
+    // Past the retries' own backoff (30 s doubling over 5 attempts: 450 s), a waiting job means deliveries fall behind.
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalIdOf(stack.server.events.queue!), 'QueueName'] } }],
+      Threshold: 900,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
   it('tells the alarm topic, when there is one, on ALARM and on OK', () => {
     const { stack: withTopic, template: withTopicTemplate } = synthTemplate(tools, { alarmEmail: 'ops@example.com' });
     const alarm = resourcesOf(withTopicTemplate, 'AWS::CloudWatch::Alarm')[logicalIdOf(withTopic.server.events.deadLetterAlarm!)];
     const [topic] = Object.keys(resourcesOf(withTopicTemplate, 'AWS::SNS::Topic'));
     expect(alarm?.Properties.AlarmActions).toEqual([{ Ref: topic }]);
     expect(alarm?.Properties.OKActions).toEqual([{ Ref: topic }]);
+    for (const delivery of Object.values(withTopic.server.events.deliveryAlarms!)) {
+      const each = resourcesOf(withTopicTemplate, 'AWS::CloudWatch::Alarm')[logicalIdOf(delivery)];
+      expect(each?.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+      expect(each?.Properties.OKActions).toEqual([{ Ref: topic }]);
+    }
   });
 
   it('lets the delivery function consume its queue and touch subscription and event items only', () => {

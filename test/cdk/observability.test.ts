@@ -204,8 +204,13 @@ describe('alarms', () => {
     expect(JSON.stringify(rateAlarms)).not.toContain('ExecutionsAborted');
   });
 
-  it('fire on any throttle of the MCP, status-sync and worker Lambdas, one alarm each', () => {
-    const functions = [stack.server.mcpFunction, stack.server.statusSync!.function.function, ...stack.server.workerFunctions.values()];
+  it('fire on any throttle of the MCP, status-sync, worker and webhook delivery Lambdas, one alarm each', () => {
+    const functions = [
+      stack.server.mcpFunction,
+      stack.server.statusSync!.function.function,
+      ...stack.server.workerFunctions.values(),
+      stack.server.events.deliveryFunction!.function,
+    ];
     const throttleAlarms = alarms().filter((alarm) => alarm.Properties.MetricName === 'Throttles');
     expect(throttleAlarms).toHaveLength(functions.length);
     for (const fn of functions) {
@@ -248,9 +253,11 @@ describe('alarms', () => {
   it('are exactly these, each with a description of what it means and what to do, and without a topic no actions', () => {
     const expected = 2 + stack.server.toolStateMachines.size + 2 + stack.server.workerFunctions.size + 1;
     expect(stack.server.alarms.all).toHaveLength(expected);
-    // Beside those, the Events construct's own: the webhook delivery dead-letter queue.
+    // Beside those, the Events construct's own: the webhook delivery dead-letter queue, and the
+    // delivery function's errors, throttles and backlog.
     expect(stack.server.events.deadLetterAlarm).toBeDefined();
-    template.resourceCountIs('AWS::CloudWatch::Alarm', expected + 1);
+    expect(Object.keys(stack.server.events.deliveryAlarms!)).toEqual(['errors', 'throttles', 'backlog']);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', expected + 4);
     for (const alarm of alarms()) {
       expect(alarm.Properties.AlarmDescription).toMatch(/^async-mcp: .+ To do: /);
       expect((alarm.Properties.AlarmDescription as string).length).toBeLessThanOrEqual(1024);
