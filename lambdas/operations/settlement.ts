@@ -104,9 +104,14 @@ export class Settlement implements StaleRecords, SlotHolders {
   }
 
   private async fail(record: OperationRecord, message: string): Promise<OperationRecord> {
+    const failed = await this.finishFailed(record, { kind: 'internal-error', message });
+    return failed ?? (await readLiveRecord(this.context, record));
+  }
+
+  /** Ends `record` as failed with `outcome`, now; undefined when another writer ended it first. */
+  finishFailed(record: OperationRecord, outcome: Outcome): Promise<OperationRecord | undefined> {
     const now = this.context.clock.now();
-    const outcome: Outcome = { kind: 'internal-error', message };
-    const failed = await this.finish(record, {
+    return this.finish(record, {
       status: 'failed',
       statusMessage: statusMessageFor('failed', outcome),
       updatedAt: now,
@@ -114,7 +119,6 @@ export class Settlement implements StaleRecords, SlotHolders {
       outcome,
       ...expiryFor(now, record.keepAliveSeconds),
     });
-    return failed ?? (await readLiveRecord(this.context, record));
   }
 
   /**

@@ -10,7 +10,7 @@
  */
 import type { ActiveSlots } from './active-slots.ts';
 import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
-import { expiryFor, runningExpiry, statusMessageFor } from './execution-outcome.ts';
+import { runningExpiry, statusMessageFor } from './execution-outcome.ts';
 import { argumentsHash, executionNameFor } from './fingerprint.ts';
 import { cancelableByRequestId, type OperationRecord, type Outcome } from './operation.ts';
 import { OperationError } from './operation-error.ts';
@@ -22,7 +22,7 @@ import type { StartOperationInput } from './start-operation-input.ts';
 import type { ToolSpec } from './tool-spec.ts';
 
 /** What a start needs of the settlement: ending the record of a start that failed, and stopping what came late. */
-export type StartSettlement = Pick<Settlement, 'finish' | 'stopQuietly'>;
+export type StartSettlement = Pick<Settlement, 'finishFailed' | 'stopQuietly'>;
 
 export class Starts {
   constructor(
@@ -189,21 +189,13 @@ export class Starts {
         }
       }
     }
-    const now = this.context.clock.now();
     // `failedStart` tells status-sync that a RUNNING event that comes later is of an execution to stop.
     const outcome: Outcome = {
       kind: 'internal-error',
       message: `could not start: the workflow engine did not accept the execution (${errorNameOf(error)})`,
       failedStart: true,
     };
-    await this.settlement.finish(record, {
-      status: 'failed',
-      statusMessage: statusMessageFor('failed', outcome),
-      updatedAt: now,
-      completedAt: now,
-      outcome,
-      ...expiryFor(now, record.keepAliveSeconds),
-    });
+    await this.settlement.finishFailed(record, outcome);
     // A cancel that came meanwhile has ended the record already: nothing started for it to stop.
     throw startError;
   }
