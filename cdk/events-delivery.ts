@@ -9,7 +9,8 @@
  */
 import { join } from 'node:path';
 import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Stats, type Alarm, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { alarmAbove } from './operations-alarms.ts';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
@@ -214,15 +215,7 @@ export class EventsDelivery extends Construct {
     }
 
     const alarm = (alarmId: string, metric: IMetric, threshold: number, description: string): Alarm => {
-      const created = new Alarm(this, alarmId, {
-        metric,
-        threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        // No data is no traffic, not a fault.
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: description,
-      });
+      const created = alarmAbove(this, alarmId, metric, threshold, description);
       if (props.alarmTopic) {
         created.addAlarmAction(new SnsAction(props.alarmTopic));
         created.addOkAction(new SnsAction(props.alarmTopic));

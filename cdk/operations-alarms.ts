@@ -25,6 +25,21 @@ export const MAX_ALARMS_PER_MACHINE = 30;
 /** An alarm's expression may use at most 10 metrics; each machine's rate takes 3. */
 export const MACHINES_PER_GROUPED_ALARM = 3;
 
+/**
+ * The shape every alarm of the server has: it fires when one period's value is above
+ * `threshold`, and no data counts as OK (these metrics exist only while something happens).
+ */
+export function alarmAbove(scope: Construct, id: string, metric: IMetric, threshold: number, description: string): Alarm {
+  return new Alarm(scope, id, {
+    metric,
+    threshold,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription: description,
+  });
+}
+
 export interface OperationsAlarmsProps extends MonitoredResources {
   /**
    * Notified when an alarm goes to ALARM and back to OK.
@@ -61,15 +76,7 @@ export class OperationsAlarms extends Construct {
     if (!(ratePercent > 0 && ratePercent <= 100)) throw new Error(`executionFailureRatePercent must be above 0 and at most 100, got ${ratePercent}`);
     const all: Alarm[] = [];
     const alarm = (parent: Construct, alarmId: string, metric: IMetric, threshold: number, description: string): Alarm => {
-      const created = new Alarm(parent, alarmId, {
-        metric,
-        threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        // No data is no traffic (these metrics exist only while something happens), not a fault.
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: description,
-      });
+      const created = alarmAbove(parent, alarmId, metric, threshold, description);
       all.push(created);
       return created;
     };
