@@ -101,7 +101,7 @@ export interface EventsDeliveryProps {
   readonly alarmTopic?: ITopic;
 }
 
-/** The partition key prefixes of the Events items in the operations table (lambdas/events/dynamodb-*.ts). */
+/** The partition key prefixes of the Events items in the operations table (lambdas/aws/dynamodb-event-log.ts, dynamodb-webhook-subscriptions.ts). */
 const SUBSCRIPTION_ITEMS = 'SUB#*';
 const EVENT_ITEMS = 'EVT#*';
 

@@ -20,8 +20,8 @@ import { createOperationEventsPublisher } from '../lambdas/aws/operation-events-
 import { statusChangePattern } from '../lambdas/aws/status-events.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
 import { createAsyncMcpApp, type AsyncMcpApp, type EventsAppOptions } from '../lambdas/app/async-mcp-app.ts';
-import { DynamoDbEventLog } from '../lambdas/events/dynamodb-event-log.ts';
-import { DynamoDbWebhookSubscriptions } from '../lambdas/events/dynamodb-webhook-subscriptions.ts';
+import { DynamoDbEventLog } from '../lambdas/aws/dynamodb-event-log.ts';
+import { DynamoDbWebhookSubscriptions } from '../lambdas/aws/dynamodb-webhook-subscriptions.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { DEFINITION_FILE, loadToolFolders, ToolFolderError, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';

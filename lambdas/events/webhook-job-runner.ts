@@ -13,8 +13,8 @@ import { eventsCallbackModeFromEnv, eventsFromEnv, requiredEnv } from '../handle
 import { consoleLogger } from '../logging/logger.ts';
 import { systemClock, type Logger } from '../operations/ports.ts';
 import { cachedServerKey } from '../shared/server-key.ts';
-import { DynamoDbEventLog } from './dynamodb-event-log.ts';
-import { DynamoDbWebhookSubscriptions } from './dynamodb-webhook-subscriptions.ts';
+import { DynamoDbEventLog } from '../aws/dynamodb-event-log.ts';
+import { DynamoDbWebhookSubscriptions } from '../aws/dynamodb-webhook-subscriptions.ts';
 import { resolveEventsSettings } from './events-settings.ts';
 import { createDeliverWebhookJob } from './webhook-delivery.ts';
 import type { DeliverWebhookJob } from './webhook-delivery-job.ts';

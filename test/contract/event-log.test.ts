@@ -1,7 +1,7 @@
 /** The EventLog contract against the in-memory log and the DynamoDB log on dynalite, and the DynamoDB item layout. */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbEventLog } from '../../lambdas/events/dynamodb-event-log.ts';
+import { DynamoDbEventLog } from '../../lambdas/aws/dynamodb-event-log.ts';
 import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
 import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
 import { describeEventLogContract, entry } from './event-log-contract.ts';

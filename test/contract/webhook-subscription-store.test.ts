@@ -1,7 +1,7 @@
 /** The webhook subscription store contract, against the in-memory store and the DynamoDB store on dynalite, and the DynamoDB item layout. */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoDbWebhookSubscriptions } from '../../lambdas/events/dynamodb-webhook-subscriptions.ts';
+import { DynamoDbWebhookSubscriptions } from '../../lambdas/aws/dynamodb-webhook-subscriptions.ts';
 import { InMemoryWebhookSubscriptions } from '../../lambdas/events/in-memory-webhook-subscriptions.ts';
 import type { WebhookSubscription, WebhookSubscriptionStore } from '../../lambdas/events/webhook-subscription.ts';
 import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';

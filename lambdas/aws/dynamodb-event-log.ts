@@ -6,10 +6,10 @@
  * reading only up to a settled horizon (see event-reader.ts).
  */
 import { GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { OPERATIONS_TABLE } from '../aws/operations-table.ts';
+import { OPERATIONS_TABLE } from './operations-table.ts';
 import { isObject } from '../shared/json-values.ts';
-import { isExpired, positionOf, type EventEntry, type EventLog, type StreamPage, type StreamRange } from './event-log.ts';
-import { checkOwner, conditionFailed, EventStoreError, sendOrThrow } from './dynamodb-items.ts';
+import { isExpired, positionOf, type EventEntry, type EventLog, type StreamPage, type StreamRange } from '../events/event-log.ts';
+import { checkOwner, conditionFailed, EventStoreError, sendOrThrow } from './dynamodb-event-items.ts';
 
 type Item = Record<string, AttributeValue>;
 

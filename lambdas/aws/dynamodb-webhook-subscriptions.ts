@@ -6,9 +6,9 @@
  * is conditional on the version read.
  */
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { OPERATIONS_TABLE } from '../aws/operations-table.ts';
-import { checkOwner, conditionFailed, EventStoreError, sendOrThrow } from './dynamodb-items.ts';
-import type { WebhookSubscription, WebhookSubscriptionStore } from './webhook-subscription.ts';
+import { OPERATIONS_TABLE } from './operations-table.ts';
+import { checkOwner, conditionFailed, EventStoreError, sendOrThrow } from './dynamodb-event-items.ts';
+import type { WebhookSubscription, WebhookSubscriptionStore } from '../events/webhook-subscription.ts';
 
 type Item = Record<string, AttributeValue>;
 
