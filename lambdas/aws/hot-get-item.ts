@@ -22,6 +22,7 @@
  */
 import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { countDirectCall, isCallCounter } from './aws-call-counter.ts';
+import { DYNAMODB_LIMITS } from './dynamodb-limits.ts';
 
 /** What the store sends for its operation reads. */
 export interface GetItemRequest {
@@ -31,9 +32,6 @@ export interface GetItemRequest {
 }
 
 type Item = Record<string, AttributeValue>;
-
-/** A DynamoDB partition key is at most 2,048 bytes; a longer one goes to the SDK, which refuses it as AWS does. */
-const MAX_HOT_KEY_BYTES = 2048;
 
 interface Wire {
   readonly url: URL;
@@ -187,9 +185,10 @@ function isPlainValue(value: unknown): boolean {
   }
 }
 
+/** A key over DynamoDB's limit goes to the SDK path, which refuses it as AWS does. */
 function keyFits(key: Item): boolean {
   for (const value of Object.values(key)) {
-    if (typeof value.S === 'string' && Buffer.byteLength(value.S) > MAX_HOT_KEY_BYTES) return false;
+    if (typeof value.S === 'string' && Buffer.byteLength(value.S) > DYNAMODB_LIMITS.maxPartitionKeyBytes) return false;
   }
   return true;
 }

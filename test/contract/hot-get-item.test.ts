@@ -225,29 +225,21 @@ describe('the hot GetItem', () => {
       expect(sent.headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
       expect(sent.headers['content-type']).toBe('application/x-amz-json-1.0');
       expect(JSON.parse(sent.body.toString('utf8'))).toEqual(request);
-      const verified = await verifySigV4(
-        {
-          method: sent.method ?? '',
-          host: sent.headers.host ?? '',
-          path: sent.url ?? '/',
-          query: new URLSearchParams(),
-          headers: Object.fromEntries(Object.entries(sent.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value])),
-          body: new Uint8Array(sent.body),
-        },
-        { service: 'dynamodb', region: 'us-east-1', lookup: (id) => (id === CREDENTIALS.accessKeyId ? CREDENTIALS : undefined) },
-      );
+      const received = {
+        method: sent.method ?? '',
+        host: sent.headers.host ?? '',
+        path: sent.url ?? '/',
+        query: new URLSearchParams(),
+        headers: Object.fromEntries(Object.entries(sent.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value])),
+        body: new Uint8Array(sent.body),
+      };
+      const verified = await verifySigV4(received, {
+        service: 'dynamodb',
+        region: 'us-east-1',
+        lookup: (id) => (id === CREDENTIALS.accessKeyId ? CREDENTIALS : undefined),
+      });
       expect(verified.ok).toBe(true);
-      const wrongSecret = await verifySigV4(
-        {
-          method: sent.method ?? '',
-          host: sent.headers.host ?? '',
-          path: sent.url ?? '/',
-          query: new URLSearchParams(),
-          headers: Object.fromEntries(Object.entries(sent.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value])),
-          body: new Uint8Array(sent.body),
-        },
-        { service: 'dynamodb', region: 'us-east-1', lookup: () => ({ secretAccessKey: 'another-secret' }) },
-      );
+      const wrongSecret = await verifySigV4(received, { service: 'dynamodb', region: 'us-east-1', lookup: () => ({ secretAccessKey: 'another-secret' }) });
       expect(wrongSecret.ok).toBe(false);
     } finally {
       client.destroy();
