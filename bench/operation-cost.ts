@@ -36,21 +36,32 @@ export const PRICES = {
   statusChangeEvent: 0,
 } as const;
 
-/** The Lambda memory sizes (MB) the CDK construct deploys by default, read from its source. */
+/**
+ * The Lambda memory sizes (MB) the CDK construct deploys by default, read from the default
+ * configuration's synthesized template (test/cdk/template-snapshots/defaults.json, which the
+ * template snapshot test keeps equal to what `cdk synth` makes), each function found by its
+ * description: the source's layout may change, the deployed template is what is billed.
+ */
 export function lambdaMemorySizes(): { mcp: number; statusSync: number; worker: number } {
-  const server = readFileSync(new URL('../cdk/async-mcp-server.ts', import.meta.url), 'utf8');
-  const statusSync = readFileSync(new URL('../cdk/status-sync.ts', import.meta.url), 'utf8');
+  const template = JSON.parse(readFileSync(new URL('../test/cdk/template-snapshots/defaults.json', import.meta.url), 'utf8')) as Record<string, Stack>;
+  const functions = Object.values(template).flatMap((stack) =>
+    Object.values(stack.Resources ?? {}).filter((resource) => resource.Type === 'AWS::Lambda::Function'),
+  );
+  const memoryOf = (descriptionStart: string, what: string): number => {
+    const found = functions.find((f) => String(f.Properties?.Description ?? '').startsWith(descriptionStart))?.Properties?.MemorySize;
+    if (typeof found !== 'number')
+      throw new Error(`bench: the default template has no ${what} with a memory size (a function described "${descriptionStart}…")`);
+    return found;
+  };
   return {
-    mcp: match(server, /new BundledFunction\(this, 'Mcp', \{[\s\S]*?memorySize: (\d+)/, 'the MCP function'),
-    worker: match(server, /workerMemorySize \?\? (\d+)/, 'the worker default'),
-    statusSync: match(statusSync, /memorySize: (\d+)/, 'the status-sync function'),
+    mcp: memoryOf('async-mcp MCP server', 'MCP function'),
+    worker: memoryOf('async-mcp worker ', 'worker function'),
+    statusSync: memoryOf('async-mcp status sync', 'status-sync function'),
   };
 }
 
-function match(source: string, pattern: RegExp, what: string): number {
-  const found = source.match(pattern)?.[1];
-  if (!found) throw new Error(`bench: cannot read the memory size of ${what} from the CDK source any more; update the pattern`);
-  return Number(found);
+interface Stack {
+  Resources?: Record<string, { Type: string; Properties?: { Description?: unknown; MemorySize?: unknown } }>;
 }
 
 /** Arguments of the costed run: three chunks, so the Map runs three iterations. */
