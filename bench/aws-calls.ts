@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AwsCallCounts } from '../lambdas/aws/aws-call-counter.ts';
 import { legacyNotification, legacyRequest, modernRequest, type RawResponse } from '../test/support/raw-mcp.ts';
 import { LONG_RUNNING_OPERATIONS, TASKS_EXTENSION } from './local-server-process.ts';
-import { formatCalls, type MeasuredStack } from './measured-stack.ts';
+import { formatCalls, HANDLE_TOOLS_BOUND_SECONDS, type MeasuredStack } from './measured-stack.ts';
 
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem'];
 /** A run that finishes at once, and one that waits an hour (for polls and cancels of running work). */
@@ -66,7 +66,15 @@ export function dialects(url: URL): DialectSteps[] {
     },
     {
       name: 'handle tools (no async support)',
-      start: async (args) => need(await handleCall(url, args.name, args.arguments)).structuredContent.operationId,
+      // The run waits past the server's blocking bound, so the call hands off an operation id, as
+      // a long call does for a client with no async support (one within the bound is just a call).
+      start: async (args) => {
+        const handedOff = need(await handleCall(url, args.name, { ...args.arguments, delaySeconds: HANDLE_TOOLS_BOUND_SECONDS + 1 }));
+        const operationId = handedOff.structuredContent?.operationId;
+        if (typeof operationId !== 'string')
+          throw new Error(`handle tools: the call did not hand off an operation id: ${JSON.stringify(handedOff).slice(0, 300)}`);
+        return operationId;
+      },
       poll: (operationId) => handleCall(url, 'operation_status', { operationId }),
       result: (operationId) => handleCall(url, 'operation_result', { operationId }),
       cancel: (operationId) => handleCall(url, 'operation_cancel', { operationId }),

@@ -48,6 +48,9 @@ export interface MeasuredStack {
   close(): Promise<void>;
 }
 
+/** The measured server's blocking bound: a handle tool's call hands off a run that lasts longer. */
+export const HANDLE_TOOLS_BOUND_SECONDS = 1;
+
 /** Starts the stack on the repository's tools with the instruments installed. */
 export async function startMeasuredStack(): Promise<MeasuredStack> {
   const stack = await startLocalStack({
@@ -55,7 +58,9 @@ export async function startMeasuredStack(): Promise<MeasuredStack> {
     port: 0,
     // Handle tools too, so their calls can be counted; other clients never see them.
     handleTools: true,
-    limits: { ...DEFAULT_LIMITS, maxActiveOperations: 100 },
+    // A blocking bound of 1 s, so a handle tool's call of a run that waits longer hands off and is
+    // polled, as a plain client's long call is (the async dialects never block on their runs).
+    limits: { ...DEFAULT_LIMITS, maxActiveOperations: 100, maxBlockingSeconds: HANDLE_TOOLS_BOUND_SECONDS },
     // No TTL sweeps in the counts: they stand in for DynamoDB's own TTL.
     ttl: { intervalMs: 3_600_000 },
   });
