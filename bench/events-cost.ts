@@ -11,18 +11,17 @@
  *   (webhooks need one), as OAuth or IAM would.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { readFileSync } from 'node:fs';
 import { countAwsCalls } from '../lambdas/aws/aws-call-counter.ts';
 import { generateWebhookSecret } from '../lambdas/events/webhooks/webhook-secret.ts';
 import { LISTEN_DEFAULTS } from '../lambdas/mcp/listen/listen-handler.ts';
-import { requestTimeoutSeconds } from '../lambdas/operations/operations-limits.ts';
 import { startLocalStack } from '../local/local-stack.ts';
 import { MODERN_VERSION, modernRequest } from '../test/support/raw-mcp.ts';
 import { openStream } from '../test/support/sse-reader.ts';
 import { startWebhookReceiver } from '../test/support/webhook-receiver.ts';
 import { meterConsumedCapacity } from './consumed-capacity.ts';
 import { TASKS_EXTENSION } from './local-server-process.ts';
-import { lambdaMemorySizes, PRICES } from './operation-cost.ts';
+import { lambdaMemorySizes, mcpFunctionTimeoutSeconds } from './deployed-defaults.ts';
+import { PRICES } from './operation-cost.ts';
 
 const OPERATIONS = Number(process.env.BENCH_EVENTS_OPERATIONS ?? 20);
 const SECONDS = Number(process.env.BENCH_EVENTS_SECONDS ?? 10);
@@ -157,14 +156,6 @@ function modernMeta() {
   };
 }
 
-/** The construct's default maxBlockingSeconds, which sets the MCP function's timeout, read from its source. */
-function deployedMaxBlockingSeconds(): number {
-  const source = readFileSync(new URL('../cdk/async-mcp-server.ts', import.meta.url), 'utf8');
-  const found = source.match(/props\.maxBlockingSeconds \?\? (\d+)/)?.[1];
-  if (!found) throw new Error('bench: cannot read the default maxBlockingSeconds from the CDK source any more; update the pattern');
-  return Number(found);
-}
-
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 const format = (counts: Record<string, number>) =>
   Object.entries(counts)
@@ -205,7 +196,7 @@ function print(m: {
 
   const memory = lambdaMemorySizes().mcp;
   const gb = memory / 1024;
-  const timeout = requestTimeoutSeconds(deployedMaxBlockingSeconds());
+  const timeout = mcpFunctionTimeoutSeconds();
   const streamSeconds = Math.min(LISTEN_DEFAULTS.maxStreamMs / 1000, timeout - LISTEN_DEFAULTS.deadlineMarginMs / 1000);
   type Hour = { invocations: number; gbSeconds: number; readUnits: number; writeUnits: number };
   const usd = (c: Hour) =>

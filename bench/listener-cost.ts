@@ -8,16 +8,15 @@
  * stream's included), not what the run writes on its own meanwhile (progress reports).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { readFileSync } from 'node:fs';
 import { countAwsCalls } from '../lambdas/aws/aws-call-counter.ts';
 import { LISTEN_DEFAULTS } from '../lambdas/mcp/listen/listen-handler.ts';
-import { requestTimeoutSeconds } from '../lambdas/operations/operations-limits.ts';
 import { startLocalStack } from '../local/local-stack.ts';
 import { MODERN_VERSION, modernRequest } from '../test/support/raw-mcp.ts';
 import { openStream } from '../test/support/sse-reader.ts';
 import { meterConsumedCapacity } from './consumed-capacity.ts';
 import { TASKS_EXTENSION } from './local-server-process.ts';
-import { lambdaMemorySizes, PRICES } from './operation-cost.ts';
+import { lambdaMemorySizes, mcpFunctionTimeoutSeconds } from './deployed-defaults.ts';
+import { PRICES } from './operation-cost.ts';
 
 const SECONDS = Number(process.env.BENCH_LISTEN_SECONDS ?? 10);
 const WAITING = { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 3600 } };
@@ -98,14 +97,6 @@ export async function printListenerCost(): Promise<void> {
   }
 }
 
-/** The construct's default maxBlockingSeconds, which sets the MCP function's timeout, read from its source. */
-function deployedMaxBlockingSeconds(): number {
-  const source = readFileSync(new URL('../cdk/async-mcp-server.ts', import.meta.url), 'utf8');
-  const found = source.match(/props\.maxBlockingSeconds \?\? (\d+)/)?.[1];
-  if (!found) throw new Error('bench: cannot read the default maxBlockingSeconds from the CDK source any more; update the pattern');
-  return Number(found);
-}
-
 function modernMeta() {
   return {
     'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
@@ -116,7 +107,7 @@ function modernMeta() {
 
 function print(listened: Span, polled: Span, pollMs: number): void {
   const memoryGb = lambdaMemorySizes().mcp / 1024;
-  const timeout = requestTimeoutSeconds(deployedMaxBlockingSeconds());
+  const timeout = mcpFunctionTimeoutSeconds();
   // A stream in AWS lasts until the function's timeout, less the margin, or the cap, whichever is first.
   const streamSeconds = Math.min(LISTEN_DEFAULTS.maxStreamMs / 1000, timeout - LISTEN_DEFAULTS.deadlineMarginMs / 1000);
   const streams = HOUR / streamSeconds;

@@ -10,9 +10,9 @@
  * and re-read 2026-11-30; DynamoDB's are those after its 2024-11-01 on-demand reduction.
  * Free tiers are left out. Re-check them before quoting a figure.
  */
-import { readFileSync } from 'node:fs';
 import { GetExecutionHistoryCommand, ListExecutionsCommand, ListStateMachinesCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
 import type { DialectSteps } from './aws-calls.ts';
+import { lambdaMemorySizes } from './deployed-defaults.ts';
 import { footprintChange, tableFootprint } from './item-footprint.ts';
 import type { Measured, MeasuredStack } from './measured-stack.ts';
 
@@ -35,34 +35,6 @@ export const PRICES = {
    */
   statusChangeEvent: 0,
 } as const;
-
-/**
- * The Lambda memory sizes (MB) the CDK construct deploys by default, read from the default
- * configuration's synthesized template (test/cdk/template-snapshots/defaults.json, which the
- * template snapshot test keeps equal to what `cdk synth` makes), each function found by its
- * description: the source's layout may change, the deployed template is what is billed.
- */
-export function lambdaMemorySizes(): { mcp: number; statusSync: number; worker: number } {
-  const template = JSON.parse(readFileSync(new URL('../test/cdk/template-snapshots/defaults.json', import.meta.url), 'utf8')) as Record<string, Stack>;
-  const functions = Object.values(template).flatMap((stack) =>
-    Object.values(stack.Resources ?? {}).filter((resource) => resource.Type === 'AWS::Lambda::Function'),
-  );
-  const memoryOf = (descriptionStart: string, what: string): number => {
-    const found = functions.find((f) => String(f.Properties?.Description ?? '').startsWith(descriptionStart))?.Properties?.MemorySize;
-    if (typeof found !== 'number')
-      throw new Error(`bench: the default template has no ${what} with a memory size (a function described "${descriptionStart}…")`);
-    return found;
-  };
-  return {
-    mcp: memoryOf('async-mcp MCP server', 'MCP function'),
-    worker: memoryOf('async-mcp worker ', 'worker function'),
-    statusSync: memoryOf('async-mcp status sync', 'status-sync function'),
-  };
-}
-
-interface Stack {
-  Resources?: Record<string, { Type: string; Properties?: { Description?: unknown; MemorySize?: unknown } }>;
-}
 
 /** Arguments of the costed run: three chunks, so the Map runs three iterations. */
 const COSTED_RUN = { name: 'analyze_dataset', arguments: { rows: 300_000, seed: 7 } };
