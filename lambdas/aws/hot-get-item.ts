@@ -7,6 +7,9 @@
  * once from the client's config, the signer is the one the client's config builds (same
  * credentials provider, region, service and hashing), and the request goes through the
  * client's own request handler (its keep-alive sockets and timeouts), as AWS JSON 1.0.
+ * In the MCP function, whose cold start does not load the DynamoDB client for a poll, the
+ * wire is built from the Lambda environment instead (lambda-environment-wire.ts), and the
+ * SDK path loads the client when it first needs it.
  *
  * Any anomaly (a status other than 200, a network error, a body that does not parse, a key
  * over DynamoDB's limit) sends the same request again through the unmodified SDK path,
@@ -20,9 +23,10 @@
  * (`countDirectCall`). With `cacheMiddleware` the SDK too fixes a command's stack at its first
  * call, so what is added later would not reach a GetItem there either.
  */
-import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { countDirectCall, isCallCounter } from './aws-call-counter.ts';
 import { DYNAMODB_LIMITS } from './dynamodb-limits.ts';
+import type { DynamoDbClientHandle } from './lazy-dynamodb-client.ts';
 
 /** What the store sends for its operation reads. */
 export interface GetItemRequest {
@@ -33,10 +37,28 @@ export interface GetItemRequest {
 
 type Item = Record<string, AttributeValue>;
 
-interface Wire {
-  readonly url: URL;
-  readonly signer: { sign(request: unknown, options: { signingDate: Date }): Promise<unknown> };
+/** The HTTP request the hot read sends, in the shape the SDK's signer and request handler take. */
+export interface HotRequest {
+  readonly method: string;
+  readonly protocol: string;
+  readonly hostname: string;
+  readonly port?: number;
+  readonly path: string;
+  readonly query: Record<string, string>;
+  readonly headers: Record<string, string>;
+  readonly body: string;
 }
+
+/** Where the hot read goes and how: the endpoint, a SigV4 signer for dynamodb, and a sender. */
+export interface HotWire {
+  readonly url: URL;
+  sign(request: HotRequest, signingDate: Date): Promise<HotRequest>;
+  /** Answers the status and the whole body; throws on a network error or a timeout. */
+  send(request: HotRequest): Promise<{ statusCode: number; body: Uint8Array }>;
+}
+
+/** Builds the wire on the first read; `undefined` (or a rejection) leaves every read on the SDK path. */
+export type HotWireSource = () => Promise<HotWire | undefined>;
 
 /** The subset of the SDK's resolved DynamoDB client config the hot read uses. */
 interface ResolvedConfig {
@@ -46,7 +68,7 @@ interface ResolvedConfig {
   readonly endpoint?: () => Promise<{ protocol: string; hostname: string; port?: number; path: string }>;
   readonly accountIdEndpointMode?: () => Promise<string>;
   readonly endpointProvider: (params: Record<string, unknown>, context: { logger?: unknown }) => { url: URL };
-  readonly signer: (authScheme?: unknown) => Promise<Wire['signer']>;
+  readonly signer: (authScheme?: unknown) => Promise<{ sign(request: unknown, options: { signingDate: Date }): Promise<unknown> }>;
   readonly requestHandler: {
     handle(request: unknown, options?: { abortSignal?: AbortSignal }): Promise<{ response: { statusCode: number; body: unknown } }>;
   };
@@ -55,16 +77,28 @@ interface ResolvedConfig {
   readonly logger?: unknown;
 }
 
-/** `send(request)` answers a consistent GetItem's `Item`, by the hot path or, on any anomaly, the SDK's. */
+/**
+ * `send(request)` answers a consistent GetItem's `Item`, by the hot path or, on any anomaly, the SDK's.
+ * Built over a client, the wire is the client's own parts (its config); built over a handle
+ * of a client not yet loaded (lazy-dynamodb-client.ts), the wire is the one given (the
+ * Lambda environment's, lambda-environment-wire.ts), or else the client's once loaded.
+ */
 export class HotGetItem {
-  readonly #client: DynamoDBClient;
-  /** The middleware the client had when the reader was built. */
-  readonly #builtWith: ReadonlySet<string>;
-  #wire: Promise<Wire | undefined> | undefined;
+  readonly #client: DynamoDbClientHandle;
+  readonly #wireSource: HotWireSource;
+  #wire: Promise<HotWire | undefined> | undefined;
 
-  constructor(client: DynamoDBClient) {
-    this.#client = client;
-    this.#builtWith = new Set(client.middlewareStack.identify());
+  constructor(client: DynamoDBClient | DynamoDbClientHandle, wire?: HotWireSource) {
+    if (isHandle(client)) {
+      this.#client = client;
+      this.#wireSource = wire ?? (async () => clientWire(await client.get()));
+      return;
+    }
+    this.#client = { get: () => Promise.resolve(client), built: () => client };
+    /** The middleware the client had when the reader was built. */
+    const builtWith = new Set(client.middlewareStack.identify());
+    const instrumentedSince = () => client.middlewareStack.identify().some((entry) => !builtWith.has(entry) && !isCallCounter(entry));
+    this.#wireSource = wire ?? (() => (instrumentedSince() ? Promise.resolve(undefined) : clientWire(client)));
   }
 
   async send(request: GetItemRequest): Promise<{ Item?: Item }> {
@@ -72,29 +106,30 @@ export class HotGetItem {
     if (wire) {
       const item = await this.#hot(wire, JSON.stringify(request));
       if (item !== FALL_BACK) {
-        countDirectCall(this.#client, 'GetItem');
+        this.#count('call');
         return item;
       }
     }
-    return this.#client.send(new GetItemCommand(request));
+    // Imported here, not at the top: the MCP function's cold start does not load the SDK for a poll.
+    const [client, { GetItemCommand }] = await Promise.all([this.#client.get(), import('@aws-sdk/client-dynamodb')]);
+    return client.send(new GetItemCommand(request));
   }
 
-  /** Built once per client; a failure to build leaves every read on the SDK path. */
-  #resolveWire(): Promise<Wire | undefined> {
-    this.#wire ??= this.#instrumentedSince()
-      ? Promise.resolve(undefined)
-      : resolveWire(this.#client.config as unknown as ResolvedConfig).catch(() => undefined);
+  /** Built once; a failure to build leaves every read on the SDK path. */
+  #resolveWire(): Promise<HotWire | undefined> {
+    this.#wire ??= this.#wireSource().catch(() => undefined);
     return this.#wire;
   }
 
-  #instrumentedSince(): boolean {
-    return this.#client.middlewareStack.identify().some((entry) => !this.#builtWith.has(entry) && !isCallCounter(entry));
+  /** Counters live on a client: one not built yet has none. */
+  #count(kind: 'call' | 'attempt'): void {
+    const client = this.#client.built();
+    if (client) countDirectCall(client, 'GetItem', kind);
   }
 
-  async #hot(wire: Wire, body: string): Promise<{ Item?: Item } | typeof FALL_BACK> {
-    const config = this.#client.config as unknown as ResolvedConfig;
+  async #hot(wire: HotWire, body: string): Promise<{ Item?: Item } | typeof FALL_BACK> {
     try {
-      const httpRequest = {
+      const request: HotRequest = {
         method: 'POST',
         protocol: wire.url.protocol,
         hostname: wire.url.hostname,
@@ -109,12 +144,13 @@ export class HotGetItem {
         },
         body,
       };
-      // The signer built once takes the clock offset the SDK path keeps corrected.
-      const signed = await wire.signer.sign(httpRequest, { signingDate: new Date(Date.now() + (config.systemClockOffset ?? 0)) });
-      countDirectCall(this.#client, 'GetItem', 'attempt');
-      const { response } = await config.requestHandler.handle(signed);
-      const bytes = await config.streamCollector(response.body);
+      // Signed with the clock offset the SDK path keeps corrected, once its client is loaded.
+      const offset = (this.#client.built()?.config as unknown as ResolvedConfig | undefined)?.systemClockOffset ?? 0;
+      const signed = await wire.sign(request, new Date(Date.now() + offset));
+      this.#count('attempt');
+      const response = await wire.send(signed);
       if (response.statusCode !== 200) return FALL_BACK;
+      const bytes = response.body;
       const parsed: unknown = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
       if (typeof parsed !== 'object' || parsed === null) return FALL_BACK;
       const item = (parsed as { Item?: unknown }).Item;
@@ -126,9 +162,15 @@ export class HotGetItem {
   }
 }
 
+function isHandle(client: DynamoDBClient | DynamoDbClientHandle): client is DynamoDbClientHandle {
+  return typeof (client as Partial<DynamoDbClientHandle>).built === 'function';
+}
+
 const FALL_BACK = Symbol('fall back to the SDK');
 
-async function resolveWire(config: ResolvedConfig): Promise<Wire> {
+/** The wire of a client's own parts: its endpoint resolved once, the signer its config builds, its request handler. */
+async function clientWire(client: DynamoDBClient): Promise<HotWire> {
+  const config = client.config as unknown as ResolvedConfig;
   const [region, useFips, useDualStack, custom, accountIdEndpointMode] = await Promise.all([
     config.region(),
     config.useFipsEndpoint(),
@@ -150,7 +192,16 @@ async function resolveWire(config: ResolvedConfig): Promise<Wire> {
     },
     { logger: config.logger },
   );
-  return { url: new URL(url.href), signer: await config.signer() };
+  const signer = await config.signer();
+  return {
+    url: new URL(url.href),
+    sign: async (request, signingDate) => (await signer.sign(request, { signingDate })) as HotRequest,
+    send: async (request) => {
+      const { response } = await config.requestHandler.handle(request);
+      const body = await config.streamCollector(response.body);
+      return { statusCode: response.statusCode, body };
+    },
+  };
 }
 
 /** Only the attribute types the operation item holds as strings pass unchanged (binary ones the SDK decodes). */

@@ -6,7 +6,11 @@ import { AWS_CLIENT_CONFIG } from '../../lambdas/aws/aws-client-config.ts';
 import { countAwsCalls } from '../../lambdas/aws/aws-call-counter.ts';
 import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
 import { HotGetItem } from '../../lambdas/aws/hot-get-item.ts';
-import { PK } from '../../lambdas/aws/operation-item.ts';
+import { lambdaEnvironmentWire } from '../../lambdas/aws/lambda-environment-wire.ts';
+import { lazyDynamoDbClient } from '../../lambdas/aws/lazy-dynamodb-client.ts';
+import { lazyDynamoDbRecordStore } from '../../lambdas/aws/lazy-dynamodb-record-store.ts';
+import { RecordStoreError } from '../../lambdas/aws/record-store-error.ts';
+import { PK, operationPk } from '../../lambdas/aws/operation-item.ts';
 import { verifySigV4 } from '../../local/iam/sigv4-verifier.ts';
 import { fullRecord } from './record-store-fixtures.ts';
 import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
@@ -66,7 +70,7 @@ async function scriptedServer(answers: readonly { status: number; body: unknown 
       requests.push({ method: request.method, url: request.url, headers: request.headers, body: Buffer.concat(chunks) });
       const answer = answers[Math.min(requests.length - 1, answers.length - 1)] as { status: number; body: unknown };
       response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0' });
-      response.end(JSON.stringify(answer.body));
+      response.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -245,5 +249,178 @@ describe('the hot GetItem', () => {
       client.destroy();
       await closeServer(server);
     }
+  });
+});
+
+/** What Lambda's runtime gives every function, with the endpoint the local as-deployed stack adds. */
+const LAMBDA_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'ASIAHOTREADENV',
+  AWS_SECRET_ACCESS_KEY: 'hot-read-env-secret',
+  AWS_SESSION_TOKEN: 'hot-read-env-token',
+};
+
+/** The full client the SDK path loads, on the same endpoint and credentials as the environment's wire. */
+function lazyClientFor(endpoint: string, extra: { maxAttempts?: number } = {}) {
+  const credentials = {
+    accessKeyId: LAMBDA_ENV.AWS_ACCESS_KEY_ID,
+    secretAccessKey: LAMBDA_ENV.AWS_SECRET_ACCESS_KEY,
+    sessionToken: LAMBDA_ENV.AWS_SESSION_TOKEN,
+  };
+  return lazyDynamoDbClient({ ...AWS_CLIENT_CONFIG, endpoint, region: LAMBDA_ENV.AWS_REGION, credentials, ...extra });
+}
+
+describe("the hot GetItem over the Lambda environment's wire, without the DynamoDB client", () => {
+  it('signs its request with SigV4 for dynamodb, with the session token, and loads no client', async () => {
+    const { endpoint, requests, server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
+    const client = lazyClientFor(endpoint);
+    try {
+      const reader = new HotGetItem(client, lambdaEnvironmentWire({ ...LAMBDA_ENV, AWS_ENDPOINT_URL_DYNAMODB: endpoint }));
+      const request = { TableName: 'operations', Key: { [PK]: { S: 'OP#owner-1#token-1' } }, ConsistentRead: true } as const;
+      expect((await reader.send(request)).Item).toEqual(ITEM);
+      expect(client.built()).toBeUndefined();
+      expect(requests).toHaveLength(1);
+      const [sent] = requests as [Recorded];
+      expect(sent.method).toBe('POST');
+      expect(sent.url).toBe('/');
+      expect(sent.headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
+      expect(sent.headers['content-type']).toBe('application/x-amz-json-1.0');
+      expect(sent.headers['x-amz-security-token']).toBe(LAMBDA_ENV.AWS_SESSION_TOKEN);
+      expect(JSON.parse(sent.body.toString('utf8'))).toEqual(request);
+      const received = {
+        method: sent.method ?? '',
+        host: sent.headers.host ?? '',
+        path: sent.url ?? '/',
+        query: new URLSearchParams(),
+        headers: Object.fromEntries(Object.entries(sent.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value])),
+        body: new Uint8Array(sent.body),
+      };
+      const session = { secretAccessKey: LAMBDA_ENV.AWS_SECRET_ACCESS_KEY, sessionToken: LAMBDA_ENV.AWS_SESSION_TOKEN };
+      const verified = await verifySigV4(received, {
+        service: 'dynamodb',
+        region: 'us-east-1',
+        lookup: (id) => (id === LAMBDA_ENV.AWS_ACCESS_KEY_ID ? session : undefined),
+      });
+      expect(verified.ok).toBe(true);
+      const wrongSecret = await verifySigV4(received, {
+        service: 'dynamodb',
+        region: 'us-east-1',
+        lookup: () => ({ ...session, secretAccessKey: 'another-secret' }),
+      });
+      expect(wrongSecret.ok).toBe(false);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  it('reads from AWS_ENDPOINT_URL when no DynamoDB endpoint is set, and otherwise from the standard regional endpoint', async () => {
+    const generic = await lambdaEnvironmentWire({ ...LAMBDA_ENV, AWS_ENDPOINT_URL: 'http://127.0.0.1:4566' })?.();
+    expect(generic?.url.href).toBe('http://127.0.0.1:4566/');
+    const specific = await lambdaEnvironmentWire({
+      ...LAMBDA_ENV,
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:4566',
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',
+    })?.();
+    expect(specific?.url.href).toBe('http://127.0.0.1:8000/');
+    const regional = await lambdaEnvironmentWire({ ...LAMBDA_ENV, AWS_REGION: 'eu-west-1' })?.();
+    expect(regional?.url.href).toBe('https://dynamodb.eu-west-1.amazonaws.com/');
+  });
+
+  it.each([
+    ['no region', { AWS_REGION: undefined }],
+    ['no access key', { AWS_ACCESS_KEY_ID: undefined }],
+    ['no secret key', { AWS_SECRET_ACCESS_KEY: '' }],
+    ['no session token', { AWS_SESSION_TOKEN: undefined }],
+    ['a China region', { AWS_REGION: 'cn-north-1' }],
+    ['a GovCloud region', { AWS_REGION: 'us-gov-west-1' }],
+    ['an ISO region', { AWS_REGION: 'us-iso-east-1' }],
+    ['a region it cannot read', { AWS_REGION: 'us-east-1 ' }],
+    ['FIPS endpoints', { AWS_USE_FIPS_ENDPOINT: 'true' }],
+    ['dual-stack endpoints', { AWS_USE_DUALSTACK_ENDPOINT: 'true' }],
+    ['required account endpoints', { AWS_ACCOUNT_ID_ENDPOINT_MODE: 'required' }],
+    ['configured endpoints ignored', { AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' }],
+    ['an endpoint that is not a URL', { AWS_ENDPOINT_URL_DYNAMODB: 'dynamodb.local' }],
+    ['an endpoint with a query', { AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000/?x=1' }],
+  ])('with %s, the environment gives no wire: the full client serves the read', (_case, change) => {
+    expect(lambdaEnvironmentWire({ ...LAMBDA_ENV, ...change })).toBeUndefined();
+  });
+
+  it('without a wire from the environment, the first read loads the client and reads by its parts', async () => {
+    const tableName = `hot-${++tables}`;
+    await createOperationsTable(local.client, tableName);
+    await local.client.send(new PutItemCommand({ TableName: tableName, Item: ITEM }));
+    const client = lazyClientFor(local.endpoint);
+    const reader = new HotGetItem(client, lambdaEnvironmentWire({ ...LAMBDA_ENV, AWS_REGION: 'cn-north-1', AWS_ENDPOINT_URL_DYNAMODB: local.endpoint }));
+    expect(client.built()).toBeUndefined();
+    const answer = await reader.send({ TableName: tableName, Key: { [PK]: { S: 'OP#owner-1#token-1' } }, ConsistentRead: true });
+    expect(answer.Item).toEqual(ITEM);
+    const built = client.built();
+    expect(built).toBeDefined();
+    // Later reads take the client's own hot path: the counter sees them, its middleware does not.
+    const counter = countAwsCalls(built as DynamoDBClient);
+    const stack = sdkPathCalls(built as DynamoDBClient);
+    expect((await reader.send({ TableName: tableName, Key: { [PK]: { S: 'OP#owner-1#token-1' } }, ConsistentRead: true })).Item).toEqual(ITEM);
+    expect(stack.count()).toBe(0);
+    expect(counter.snapshot()).toEqual({ GetItem: 1 });
+    built?.destroy();
+  });
+
+  it.each([
+    ['a 500', { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' } }],
+    ['a body that is not JSON', { status: 200, body: '{"Item": {"pk"' }],
+    ['an item the hot path does not decode', { status: 200, body: { Item: { data: { B: 'AAEC' } } } }],
+  ])('falls back to the SDK on %s, loading the client then, and yields its result', async (_case, first) => {
+    const { endpoint, requests, server } = await scriptedServer([first, { status: 200, body: { Item: ITEM } }]);
+    const client = lazyClientFor(endpoint, { maxAttempts: 1 });
+    try {
+      const reader = new HotGetItem(client, lambdaEnvironmentWire({ ...LAMBDA_ENV, AWS_ENDPOINT_URL_DYNAMODB: endpoint }));
+      const answer = await reader.send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true });
+      expect(answer.Item).toEqual(ITEM);
+      expect(requests).toHaveLength(2);
+      expect(requests[0]?.headers['amz-sdk-invocation-id']).toBeUndefined();
+      expect(requests[1]?.headers['amz-sdk-invocation-id']).toBeDefined();
+      expect(client.built()).toBeDefined();
+    } finally {
+      client.built()?.destroy();
+      await closeServer(server);
+    }
+  });
+
+  it('a refused connection falls back to the SDK, whose error the caller sees', async () => {
+    const { endpoint, server } = await scriptedServer([{ status: 200, body: {} }]);
+    await closeServer(server);
+    const client = lazyClientFor(endpoint, { maxAttempts: 1 });
+    const reader = new HotGetItem(client, lambdaEnvironmentWire({ ...LAMBDA_ENV, AWS_ENDPOINT_URL_DYNAMODB: endpoint }));
+    const error = await reader.send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true }).catch((caught: unknown) => caught);
+    expect((error as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+    client.built()?.destroy();
+  });
+
+  it("the MCP function's store answers a poll's get as the SDK store does, without loading the client", async () => {
+    const tableName = `hot-${++tables}`;
+    await createOperationsTable(local.client, tableName);
+    const plain = new DynamoDbRecordStore({ client: local.client, tableName });
+    const record = fullRecord();
+    expect((await plain.create(record)).created).toBe(true);
+    await local.client.send(
+      new PutItemCommand({ TableName: tableName, Item: { [PK]: { S: operationPk({ ownerId: 'owner-1', token: 'malformed' }) }, status: { S: 'working' } } }),
+    );
+    const client = lazyClientFor(local.endpoint);
+    const operationReads = new HotGetItem(client, lambdaEnvironmentWire({ ...LAMBDA_ENV, AWS_ENDPOINT_URL_DYNAMODB: local.endpoint }));
+    const lazy = lazyDynamoDbRecordStore({ client, tableName, operationReads });
+    const key = { ownerId: record.ownerId, token: record.token };
+    expect(await lazy.get(key)).toEqual(await plain.get(key));
+    expect(await lazy.get({ ownerId: record.ownerId, token: 'absent' })).toBeUndefined();
+    const malformed = { ownerId: 'owner-1', token: 'malformed' };
+    const viaLazy = await lazy.get(malformed).catch((caught: unknown) => caught);
+    const viaPlain = await plain.get(malformed).catch((caught: unknown) => caught);
+    expect(viaLazy).toBeInstanceOf(RecordStoreError);
+    expect((viaLazy as Error).message).toBe((viaPlain as Error).message);
+    expect(client.built()).toBeUndefined();
+    // A write loads the client and the store; a read then is the store's, as before.
+    expect(await lazy.listActiveSlots(record.ownerId)).toEqual([]);
+    expect(client.built()).toBeDefined();
+    expect(await lazy.get(key)).toEqual(record);
+    client.built()?.destroy();
   });
 });

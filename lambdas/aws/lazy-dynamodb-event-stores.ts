@@ -1,0 +1,40 @@
+/**
+ * The Events extension's DynamoDB event log and webhook subscriptions, loaded on first use
+ * with the table's client (lazy-dynamodb-client.ts): a poll reads neither, so the MCP
+ * function's cold start imports neither them nor the DynamoDB client.
+ */
+import type { EventLog } from '../events/event-log.ts';
+import type { WebhookSubscriptionStore } from '../events/webhook-subscription.ts';
+import type { DynamoDbClientHandle } from './lazy-dynamodb-client.ts';
+
+export interface LazyDynamoDbTable {
+  readonly client: DynamoDbClientHandle;
+  readonly tableName: string;
+}
+
+export function lazyDynamoDbEventLog({ client, tableName }: LazyDynamoDbTable): EventLog {
+  let loaded: Promise<EventLog> | undefined;
+  const log = () =>
+    (loaded ??= Promise.all([client.get(), import('./dynamodb-event-log.ts')]).then(
+      ([built, { DynamoDbEventLog }]) => new DynamoDbEventLog({ client: built, tableName }),
+    ));
+  return {
+    append: async (entry) => (await log()).append(entry),
+    read: async (ownerId, stream, range) => (await log()).read(ownerId, stream, range),
+    get: async (ownerId, eventId) => (await log()).get(ownerId, eventId),
+  };
+}
+
+export function lazyDynamoDbWebhookSubscriptions({ client, tableName }: LazyDynamoDbTable): WebhookSubscriptionStore {
+  let loaded: Promise<WebhookSubscriptionStore> | undefined;
+  const store = () =>
+    (loaded ??= Promise.all([client.get(), import('./dynamodb-webhook-subscriptions.ts')]).then(
+      ([built, { DynamoDbWebhookSubscriptions }]) => new DynamoDbWebhookSubscriptions({ client: built, tableName }),
+    ));
+  return {
+    get: async (ownerId, id) => (await store()).get(ownerId, id),
+    listByOwner: async (ownerId) => (await store()).listByOwner(ownerId),
+    save: async (subscription, expectedVersion) => (await store()).save(subscription, expectedVersion),
+    delete: async (ownerId, id, expectedVersion) => (await store()).delete(ownerId, id, expectedVersion),
+  };
+}
