@@ -159,6 +159,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     closers.push(() => events.close());
     const eventBridge = new EventBridgeClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: events.endpoint, credentials: eventsCredentials });
     closers.push(async () => eventBridge.destroy());
+    // Closers run last-pushed first: the runs stop, then the events they raised are synced and
+    // published, and only then do the EventBridge endpoint and its client close.
+    closers.push(() => bus.close());
 
     const facade = await startSfnFacade({
       // An existing machine (stateMachineArn) runs as its stand-in: definition.asl.json, mocks.json, or a Fail naming the ARN.
