@@ -1,13 +1,14 @@
 /**
  * Lambda entry point for the MCP endpoint behind a Function URL (payload v2.0, invoke mode
  * RESPONSE_STREAM). Wiring only: clients and the tool catalog are built once per container
- * (the Step Functions client on first use),
+ * (the DynamoDB, Step Functions, S3 and SQS clients on first use),
  * the caller is authenticated at the edge (function-url-principal.ts), and the shared fetch
  * handler's responses are streamed as they are produced.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { HotGetItem } from '../aws/hot-get-item.ts';
+import { lambdaEnvironmentWire } from '../aws/lambda-environment-wire.ts';
+import { lazyDynamoDbClient } from '../aws/lazy-dynamodb-client.ts';
+import { lazyDynamoDbRecordStore } from '../aws/lazy-dynamodb-record-store.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { invocationDeadlineOf, lambdaStreamingRuntime, streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
 import { authenticatedFunctionUrlFetch, functionUrlAuthFromEnv } from '../aws/function-url-principal.ts';
@@ -32,10 +33,13 @@ const catalog = buildToolCatalog(folders, deployedStateMachineArns(requiredEnv(S
 const metrics = createEmfMetrics();
 const limits = limitsFromEnv();
 // Each attempt of each call is bounded, so none outlasts the function (or a listen stream's graceful end).
-const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
+// Built on the first call that needs it: a cold start's initialize, tools/list and poll do not.
+const table = { client: lazyDynamoDbClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
+// A poll's GetItem goes beside the SDK (hot-get-item.ts), signed with the function's own credentials
+// (lambda-environment-wire.ts), or with the client's parts where the environment is not certain.
+const operationReads = new HotGetItem(table.client, lambdaEnvironmentWire(process.env));
 const app = createAsyncMcpApp({
-  // A poll's GetItem goes beside the SDK's per-call middleware (hot-get-item.ts); everything else through the client.
-  store: new DynamoDbRecordStore({ ...table, operationReads: new HotGetItem(table.client) }),
+  store: lazyDynamoDbRecordStore({ ...table, operationReads }),
   // Built on a start's first call: a poll never calls Step Functions, so a cold start does not load its client.
   engine: lazyStepFunctionsEngine(runWaitingClientConfig(limits.maxBlockingSeconds)),
   catalog,

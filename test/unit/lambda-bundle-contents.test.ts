@@ -3,11 +3,16 @@
  * with the deployed settings (cdk/lambda-bundling.ts). Sizes and cold imports are figures
  * for `npm run bench -- --only=bundle`; this holds what goes in.
  */
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { esbuildOptions, lazyModulesOf } from '../../cdk/lambda-bundling.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT, STATUS_SYNC_ENTRY } from '../../cdk/repo-paths.ts';
+import { ENV } from '../../lambdas/handlers/environment.ts';
+import { STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
 
 const SHAPING_ENTRY = join(REPO_ROOT, 'lambdas/mcp/results/result-shaping.ts');
 
@@ -67,6 +72,50 @@ describe('the Lambda bundles import at module init only what a cold start needs'
   );
 });
 
+/**
+ * The packages the built bundle of `entry` loads with `require` (the AWS SDK, through its
+ * require shims) while a fresh Node imports it: its module init, as a cold start runs it.
+ */
+async function requiredAtInit(entry: string, environment: Record<string, string>): Promise<string[]> {
+  // Inside the project, so the bundle's external @aws-sdk imports resolve as they do in Lambda's runtime.
+  await mkdir(join(REPO_ROOT, 'node_modules/.cache'), { recursive: true });
+  const dir = await mkdtemp(join(REPO_ROOT, 'node_modules/.cache/bundle-init-'));
+  try {
+    const outfile = join(dir, 'index.mjs');
+    await build({ ...esbuildOptions(entry, outfile, REPO_ROOT, lazyModulesOf(entry)), sourcemap: false });
+    const script = `import Module from 'node:module';
+      const load = Module._load; const required = [];
+      Module._load = function (request, ...rest) { required.push(request); return load.call(this, request, ...rest); };
+      globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };
+      await import(${JSON.stringify(pathToFileURL(outfile).href)});
+      console.log(JSON.stringify(required));`;
+    const env = { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', ...environment };
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    return (JSON.parse(out.toString()) as string[]).filter((request) => !request.startsWith('node:'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe("the MCP function's module init leaves the DynamoDB client to the first request that needs it", () => {
+  it('importing the MCP bundle requires no @aws-sdk/client-dynamodb: initialize, tools/list and a poll need none of it', async () => {
+    const required = await requiredAtInit(MCP_HTTP_ENTRY, {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'AKIDBUNDLEINIT',
+      AWS_SECRET_ACCESS_KEY: 'bundle-init-secret',
+      AWS_SESSION_TOKEN: 'bundle-init-token',
+      [ENV.tableName]: 'bundle-init',
+      [ENV.resultsBucket]: 'bundle-init-results',
+      [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bundle-init',
+      [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
+      [ENV.toolsDir]: resolve(REPO_ROOT, 'state-machines'),
+    });
+    // The spy saw the module init's requires: the item codec's, which a poll decodes with.
+    expect(required).toContain('@aws-sdk/util-dynamodb');
+    expect(required).not.toContain('@aws-sdk/client-dynamodb');
+  }, 60_000);
+});
+
 /** Structured logs and EMF metrics, with the runtime's invoke store they read the request id from. */
 const LOGGING_PACKAGES: readonly string[] = [
   '@aws-lambda-powertools/commons',
@@ -83,4 +132,7 @@ const MCP_PACKAGES: readonly string[] = [
   '@modelcontextprotocol/ext-apps',
   'zod',
   '@cfworker/json-schema',
+  // The poll's SigV4 signer, without the DynamoDB client (lambdas/aws/lambda-environment-wire.ts), loaded on the first poll.
+  '@smithy/signature-v4',
+  '@smithy/core',
 ];

@@ -9,8 +9,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ENV } from '../../handlers/environment.ts';
 import { secretsManagerKey } from '../../aws/secrets-manager-key.ts';
 import { lazySqsWebhookDeliveryQueue } from '../../aws/lazy-sqs-webhook-delivery-queue.ts';
-import { DynamoDbEventLog } from '../../aws/dynamodb-event-log.ts';
-import { DynamoDbWebhookSubscriptions } from '../../aws/dynamodb-webhook-subscriptions.ts';
+import { lazyDynamoDbEventLog, lazyDynamoDbWebhookSubscriptions, type LazyDynamoDbTable } from '../../aws/lazy-dynamodb-event-stores.ts';
 import { eventsCallbackModeFromEnv, eventsDeliveryQueueUrlFromEnv, eventsFromEnv } from '../../handlers/environment.ts';
 import type { Logger, RecordStore } from '../../operations/ports.ts';
 import { cachedServerKey, type ServerKey } from '../../shared/server-key.ts';
@@ -19,22 +18,23 @@ import { createAppEvents, type EventsAppOptions } from './app-events.ts';
 type Table = { client: DynamoDBClient; tableName: string };
 
 /**
- * The app's `events` option in a deployed MCP function. The SQS client loads on the first
- * enqueue: a poll never enqueues, and importing it was a quarter of a cold start.
+ * The app's `events` option in a deployed MCP function. The log, the subscriptions and the
+ * SQS client load on first use: a poll reads none of them, and importing them (with the
+ * DynamoDB client, which the MCP function builds on first need) was most of a cold start.
  */
-export function deployedEventsOptions(table: Table): EventsAppOptions {
+export function deployedEventsOptions(table: LazyDynamoDbTable): EventsAppOptions {
   const queueUrl = eventsDeliveryQueueUrlFromEnv();
   return {
     ...eventsFromEnv(),
-    log: new DynamoDbEventLog(table),
-    subscriptions: new DynamoDbWebhookSubscriptions(table),
+    log: lazyDynamoDbEventLog(table),
+    subscriptions: lazyDynamoDbWebhookSubscriptions(table),
     ...(queueUrl ? { queue: lazySqsWebhookDeliveryQueue(queueUrl), callbackMode: eventsCallbackModeFromEnv() } : {}),
   };
 }
 
 /** `store`, appending each occurrence its writes amount to (and fanning it out to webhooks), as the environment configures events. */
 export function deployedEventRecording(store: RecordStore, table: Table, logger: Logger): RecordStore {
-  const options = deployedEventsOptions(table);
+  const options = deployedEventsOptions({ client: { get: () => Promise.resolve(table.client), built: () => table.client }, tableName: table.tableName });
   // Only subscribe and delivery open sealed secrets; a function without the key's ARN never asks for it.
   const secretArn = process.env[ENV.secretArn];
   const secretKey: ServerKey = secretArn ? cachedServerKey(secretsManagerKey(secretArn)) : () => Promise.reject(new Error(`${ENV.secretArn} is not set`));
