@@ -3,7 +3,7 @@
  * our source folder, Node internals or V8's own entries ((garbage collector), (program)).
  * A bundle built unminified keeps esbuild's `// path` comment before each module, which is
  * how a sample in a bundle is traced to its package without a source map.
- * Run alone with `npx tsx bench/cpu-profile-summary.ts PROFILE.cpuprofile [SECONDS_TO_SKIP]`.
+ * Run alone with `npx tsx bench/cpu-profile-summary.ts [--by-caller] PROFILE.cpuprofile [SECONDS_TO_SKIP]`.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -24,10 +25,39 @@ export function selfTimeByPackage(profilePath: string, afterSeconds = 0): { tota
   return selfTime(profilePath, keyFor, afterSeconds);
 }
 
+/**
+ * The same, but a sample in Node's internals or native code (a socket write, a hash, a
+ * promise hook) goes to the nearest package or source folder on its stack, the code that
+ * asked for the work; one with none on its stack stays where it ran. Idle time is left out.
+ */
+export function timeByCallingPackage(profilePath: string, afterSeconds = 0): { total: number; parts: [string, number][] } {
+  const profile = JSON.parse(readFileSync(profilePath, 'utf8')) as CpuProfile;
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const ownKey = new Map(profile.nodes.map((node) => [node.id, keyFor(node.callFrame)]));
+  const borrowed = (key: string) => key === 'node: internals' || key === '(native)';
+  const keys = new Map<number, string>();
+  for (const node of profile.nodes) {
+    const own = ownKey.get(node.id) ?? '(unknown)';
+    let key = own;
+    for (let up = parents.get(node.id); borrowed(key) && up !== undefined; up = parents.get(up)) {
+      const candidate = ownKey.get(up) ?? '(unknown)';
+      if (!borrowed(candidate) && !candidate.startsWith('(')) key = candidate;
+    }
+    keys.set(node.id, key);
+  }
+  const summed = sumSamples(profile, keys, afterSeconds);
+  const parts = summed.parts.filter(([key]) => key !== '(idle)');
+  return { total: parts.reduce((sum, [, ms]) => sum + ms, 0), parts };
+}
+
 /** `afterSeconds` leaves out the process's start (a server's catalog load, say): the steady state is what a request costs. */
 function selfTime(profilePath: string, keyOf: (frame: ProfileNode['callFrame']) => string, afterSeconds = 0): { total: number; parts: [string, number][] } {
   const profile = JSON.parse(readFileSync(profilePath, 'utf8')) as CpuProfile;
-  const keys = new Map(profile.nodes.map((node) => [node.id, keyOf(node.callFrame)]));
+  return sumSamples(profile, new Map(profile.nodes.map((node) => [node.id, keyOf(node.callFrame)])), afterSeconds);
+}
+
+function sumSamples(profile: CpuProfile, keys: Map<number, string>, afterSeconds: number): { total: number; parts: [string, number][] } {
   const sums = new Map<string, number>();
   let total = 0;
   let elapsed = 0;
@@ -93,8 +123,10 @@ export function printSelfTime({ total, parts }: { total: number; parts: [string,
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const [profile, second] = process.argv.slice(2);
-  if (!profile) throw new Error('usage: cpu-profile-summary.ts PROFILE.cpuprofile [UNMINIFIED_BUNDLE.mjs | SECONDS_TO_SKIP]');
+  const byCaller = process.argv.includes('--by-caller');
+  const [profile, second] = process.argv.slice(2).filter((arg) => arg !== '--by-caller');
+  if (!profile) throw new Error('usage: cpu-profile-summary.ts [--by-caller] PROFILE.cpuprofile [UNMINIFIED_BUNDLE.mjs | SECONDS_TO_SKIP]');
   const skip = Number(second);
-  printSelfTime(second && Number.isNaN(skip) ? bundleSelfTime(profile, second) : selfTimeByPackage(profile, skip || 0));
+  if (second && Number.isNaN(skip)) printSelfTime(bundleSelfTime(profile, second));
+  else printSelfTime(byCaller ? timeByCallingPackage(profile, skip || 0) : selfTimeByPackage(profile, skip || 0));
 }
