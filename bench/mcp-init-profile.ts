@@ -8,7 +8,7 @@
  * Medians over the runs, largest first. A garbage collection counts where it falls: the
  * scavenge V8 runs as a task when the event loop first gets control lands on the entry's first
  * `await` (`folders`), not on whoever allocated. Prints figures; asserts nothing.
- * Run alone with `npx tsx bench/mcp-init-profile.ts [RUNS]`.
+ * Run alone with `npx tsx bench/mcp-init-profile.ts [RUNS] [ENTRY]`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -20,7 +20,10 @@ import { REPO_ROOT } from '../cdk/repo-paths.ts';
 import { ENV } from '../lambdas/handlers/environment.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../lambdas/tools/state-machine-names.ts';
 
-const ENTRY = 'lambdas/handlers/mcp-http.ts';
+/** The entry profiled: the MCP handler, or another (the reference server, say) given as the second argument. */
+const ENTRY = process.argv[3] ?? 'lambdas/handlers/mcp-http.ts';
+/** The tree built: this one, or another checkout (with `node_modules`) named by BENCH_TREE, to compare two. */
+const SOURCE_ROOT = resolve(process.env.BENCH_TREE ?? REPO_ROOT);
 const ENVIRONMENT: Record<string, string> = {
   [ENV.tableName]: 'bench',
   [ENV.resultsBucket]: 'bench-results',
@@ -70,8 +73,8 @@ async function main(runs: number): Promise<void> {
     const lazyModules = lazyModulesOf(ENTRY);
     // Unminified, the bundle keeps its own `createRequire` import, which the banner's would collide with.
     const banner = { js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);" };
-    await build({ ...esbuildOptions(ENTRY, outfile, REPO_ROOT, lazyModules), minify: false, banner });
-    for (const name of lazyModules) await build(lazyModuleOptions(name, dir, REPO_ROOT));
+    await build({ ...esbuildOptions(ENTRY, outfile, SOURCE_ROOT, lazyModules), minify: false, banner });
+    for (const name of lazyModules) await build(lazyModuleOptions(name, dir, SOURCE_ROOT));
     const lines = (await readFile(outfile, 'utf8')).split('\n');
 
     // Marks: one timestamp before each module's comment, in a copy beside the bundle.
@@ -115,6 +118,20 @@ async function main(runs: number): Promise<void> {
     }
     printTop('module init, wall ms between marks (the work each module calls included)', markRuns);
     printTop('module init, process cpu ms between marks', markCpuRuns);
+    const byFolder = (sums: Map<string, number>) => {
+      const folders = new Map<string, number>();
+      for (const [name, ms] of sums) {
+        const key = name.startsWith('lambdas/')
+          ? name
+              .split(/[/:]/)
+              .slice(0, name.startsWith('lambdas/handlers/') ? 3 : 2)
+              .join('/')
+          : keyOf(name);
+        folders.set(key, (folders.get(key) ?? 0) + ms);
+      }
+      return folders;
+    };
+    printTop('module init, process cpu ms between marks, by package or our folder', markCpuRuns.map(byFolder), 20);
 
     // Profiles: self time by the module whose lines a sample ran in.
     const starts: [number, string][] = [];
