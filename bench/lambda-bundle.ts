@@ -5,8 +5,8 @@
  * loading and building a DynamoDB client at init (reference-mcp-dynamodb-lambda.ts). Imports
  * alternate between the bundles, so a busy machine slows each alike, and our MCP bundle's
  * cold import is printed as a ratio to each reference's: the first holds the whole cold
- * start to the SDK's own, the second leaves out the AWS SDK any DynamoDB-backed MCP Lambda
- * must load. Prints figures; asserts nothing.
+ * start to the SDK's own, the second to a DynamoDB-backed MCP Lambda that loads its client
+ * at init (ours loads it on the first request that needs it). Prints figures; asserts nothing.
  * Run alone with `npx tsx bench/lambda-bundle.ts`.
  */
 import { execFileSync } from 'node:child_process';
@@ -157,8 +157,10 @@ const median = (sorted: number[]) => sorted[Math.floor(sorted.length / 2)] ?? Nu
 
 /**
  * Our MCP bundle's cold import over each reference's, wall and CPU medians, and where our
- * CPU goes: what the minimal server spends, what loading and building the DynamoDB client
- * adds to it, and the rest, which is our own module init.
+ * CPU goes: what the minimal server spends, and the rest, which is our own module init. Our
+ * bundle leaves the DynamoDB client to the first request that needs it (a start, a write;
+ * not a poll), so what loading and building it costs, read off the second reference, is
+ * printed apart: a cold start pays it on such a request, not at init.
  */
 function printRatio(figures: BundleFigures[]): void {
   const ours = figures.find(({ name }) => name === 'MCP Lambda');
@@ -177,8 +179,9 @@ function printRatio(figures: BundleFigures[]): void {
   const dynamoDb = median(withDynamoDb.importCpuMs);
   const total = median(ours.importCpuMs);
   const ms = (value: number) => `${value.toFixed(0)} ms`;
+  console.log(`${'MCP cold import cpu p50, by whose work'.padEnd(44)} ${ms(total)}: minimal SDK server ${ms(minimal)}, our own init ${ms(total - minimal)}`);
   console.log(
-    `${'MCP cold import cpu p50, by whose work'.padEnd(44)} ${ms(total)}: minimal SDK server ${ms(minimal)}, DynamoDB client ${ms(dynamoDb - minimal)}, our own init ${ms(total - dynamoDb)}`,
+    `${'DynamoDB client, left to the first write'.padEnd(44)} ${ms(dynamoDb - minimal)} cpu p50 (loading and building it, beside the minimal server)`,
   );
 }
 
