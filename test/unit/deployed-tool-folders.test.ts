@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyToolFolderCommands } from '../../cdk/tool-asset-commands.ts';
 import { loadDeployedToolFolders } from '../../lambdas/tools/deployed-tool-folders.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
+import { ToolConfigSchema } from '../../lambdas/tools/tool-config.ts';
 import { loadToolFolders } from '../../lambdas/tools/tool-folder.ts';
 
 const arnOf = (name: string) => `arn:aws:states:us-east-1:000000000000:stateMachine:${name}`;
@@ -48,6 +49,25 @@ describe('the deployed tool folders loader', () => {
     await mkdir(join(dir, 'echo'));
     await writeFile(join(dir, 'echo', 'tool.json'), JSON.stringify({ name: 'echo', description: 'd', inputSchema: { type: 'object' }, invocation: 'never' }));
     await expect(loadDeployedToolFolders(dir)).rejects.toThrow(join(dir, 'echo', 'tool.json'));
+  });
+
+  it("refuses a tool.json with the very messages of the checked schema, in their order (the cold start parses it without zod's JIT)", async () => {
+    const config = {
+      name: 'echo',
+      description: '',
+      inputSchema: { type: 'array' },
+      invocation: 'never',
+      keepAliveSeconds: -1,
+      extra: 1,
+      icons: [{ src: 'http://x' }],
+    };
+    await mkdir(join(dir, 'echo'));
+    await writeFile(join(dir, 'echo', 'tool.json'), JSON.stringify(config));
+    const checked = ToolConfigSchema.safeParse(config);
+    expect(checked.success).toBe(false);
+    const messages = checked.error?.issues.map((issue) => issue.message) ?? [];
+    expect(messages.length).toBeGreaterThan(4);
+    await expect(loadDeployedToolFolders(dir)).rejects.toThrow(`${join(dir, 'echo', 'tool.json')}: ${messages.join('; ')}`);
   });
 
   it('fails the cold start when a name differs from its folder, or there is no folder at all', async () => {
