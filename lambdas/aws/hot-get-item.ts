@@ -86,9 +86,14 @@ interface ResolvedConfig {
 export class HotGetItem {
   readonly #client: DynamoDbClientHandle;
   readonly #wireSource: HotWireSource;
+  readonly #onWireDropped: (() => void) | undefined;
   #wire: Promise<HotWire | undefined> | undefined;
+  /** Reads in a row the hot path failed and the SDK path then answered: the wire's fault, not the table's. */
+  #missesInARow = 0;
 
-  constructor(client: DynamoDBClient | DynamoDbClientHandle, wire?: HotWireSource) {
+  /** `onWireDropped` is told when the wire is given up (see MAX_MISSES_IN_A_ROW), so the operator hears of it. */
+  constructor(client: DynamoDBClient | DynamoDbClientHandle, wire?: HotWireSource, options: { onWireDropped?: () => void } = {}) {
+    this.#onWireDropped = options.onWireDropped;
     if (isHandle(client)) {
       this.#client = client;
       this.#wireSource = wire ?? (async () => clientWire(await client.get()));
@@ -106,13 +111,27 @@ export class HotGetItem {
     if (wire) {
       const item = await this.#hot(wire, JSON.stringify(request));
       if (item !== FALL_BACK) {
+        this.#missesInARow = 0;
         this.#count('call');
         return item;
       }
     }
     // Imported here, not at the top: the MCP function's cold start does not load the SDK for a poll.
     const [client, { GetItemCommand }] = await Promise.all([this.#client.get(), import('@aws-sdk/client-dynamodb')]);
-    return client.send(new GetItemCommand(request));
+    const answer = await client.send(new GetItemCommand(request));
+    if (wire) this.#noteMiss();
+    return answer;
+  }
+
+  /**
+   * The hot path failed where the SDK's succeeded. Once or twice is a transient fault; every
+   * time is a wire that cannot work here (a signature the service refuses, say), which would
+   * double every poll's requests: the wire is then given up, and every read takes the SDK path.
+   */
+  #noteMiss(): void {
+    if (++this.#missesInARow < MAX_MISSES_IN_A_ROW) return;
+    this.#wire = Promise.resolve(undefined);
+    this.#onWireDropped?.();
   }
 
   /** Built once; a failure to build leaves every read on the SDK path. */
@@ -167,6 +186,9 @@ function isHandle(client: DynamoDBClient | DynamoDbClientHandle): client is Dyna
 }
 
 const FALL_BACK = Symbol('fall back to the SDK');
+
+/** Reads in a row the hot path may fail while the SDK path answers before the wire is given up. */
+export const MAX_MISSES_IN_A_ROW = 3;
 
 /** The wire of a client's own parts: its endpoint resolved once, the signer its config builds, its request handler. */
 async function clientWire(client: DynamoDBClient): Promise<HotWire> {

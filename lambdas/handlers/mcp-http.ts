@@ -38,7 +38,9 @@ const limits = limitsFromEnv();
 const table = { client: lazyDynamoDbClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
 // A poll's GetItem goes beside the SDK (hot-get-item.ts), signed with the function's own credentials
 // (lambda-environment-wire.ts), or with the client's parts where the environment is not certain.
-const operationReads = new HotGetItem(table.client, lambdaEnvironmentWire(process.env));
+const operationReads = new HotGetItem(table.client, lambdaEnvironmentWire(process.env), {
+  onWireDropped: () => consoleLogger.warn('hot GetItem wire given up', { reason: 'its reads failed where the SDK path succeeded', polls: 'take the SDK path' }),
+});
 const app = createAsyncMcpApp({
   store: lazyDynamoDbRecordStore({ ...table, operationReads }),
   // Built on a start's first call: a poll never calls Step Functions, so a cold start does not load its client.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AWS_CLIENT_CONFIG } from '../../lambdas/aws/aws-client-config.ts';
 import { countAwsCalls } from '../../lambdas/aws/aws-call-counter.ts';
 import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
-import { HotGetItem } from '../../lambdas/aws/hot-get-item.ts';
+import { HotGetItem, MAX_MISSES_IN_A_ROW } from '../../lambdas/aws/hot-get-item.ts';
 import { lambdaEnvironmentWire } from '../../lambdas/aws/lambda-environment-wire.ts';
 import { lazyDynamoDbClient } from '../../lambdas/aws/lazy-dynamodb-client.ts';
 import { lazyDynamoDbRecordStore } from '../../lambdas/aws/lazy-dynamodb-record-store.ts';
@@ -175,6 +175,66 @@ describe('the hot GetItem', () => {
       // One read is one call, whichever path answered it; the wire saw two attempts.
       expect(counter.snapshot()).toEqual({ GetItem: 1 });
       expect(counter.attempts()).toEqual({ GetItem: 2 });
+    } finally {
+      client.destroy();
+      await closeServer(server);
+    }
+  });
+
+  it('gives up a wire the service refuses every time while the SDK path is answered, so a wire fault does not double every poll', async () => {
+    // The hot path (no SDK invocation id) is refused as a bad signature would be; the SDK path is answered.
+    const requests: { sdk: boolean }[] = [];
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        const sdk = request.headers['amz-sdk-invocation-id'] !== undefined;
+        requests.push({ sdk });
+        response.writeHead(sdk ? 200 : 400, { 'content-type': 'application/x-amz-json-1.0' });
+        response.end(JSON.stringify(sdk ? { Item: ITEM } : { __type: 'com.amazon.coral.service#InvalidSignatureException', message: 'refused' }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = clientFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { maxAttempts: 1 });
+    let dropped = 0;
+    try {
+      const reader = new HotGetItem(client, undefined, { onWireDropped: () => dropped++ });
+      const read = () => reader.send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true });
+      for (let i = 1; i <= MAX_MISSES_IN_A_ROW; i++) {
+        expect((await read()).Item).toEqual(ITEM);
+        expect(requests.filter((r) => !r.sdk)).toHaveLength(i);
+      }
+      expect(dropped).toBe(1);
+      // From now on one request per read, the SDK's.
+      const before = requests.length;
+      expect((await read()).Item).toEqual(ITEM);
+      expect((await read()).Item).toEqual(ITEM);
+      expect(requests.slice(before)).toEqual([{ sdk: true }, { sdk: true }]);
+      expect(dropped).toBe(1);
+    } finally {
+      client.destroy();
+      await closeServer(server);
+    }
+  });
+
+  it('keeps a wire whose misses are not in a row: a hot read that succeeds in between starts the count again', async () => {
+    const { endpoint, requests, server } = await scriptedServer([
+      { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' } },
+      { status: 200, body: { Item: ITEM } },
+      { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' } },
+      { status: 200, body: { Item: ITEM } },
+      { status: 200, body: { Item: ITEM } },
+      { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' } },
+      { status: 200, body: { Item: ITEM } },
+      { status: 200, body: { Item: ITEM } },
+    ]);
+    const client = clientFor(endpoint, { maxAttempts: 1 });
+    let dropped = 0;
+    try {
+      const reader = new HotGetItem(client, undefined, { onWireDropped: () => dropped++ });
+      // Miss, miss, hot hit, miss, hot hit: never three in a row.
+      for (let i = 0; i < 5; i++) expect((await reader.send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true })).Item).toEqual(ITEM);
+      expect(dropped).toBe(0);
+      expect(requests.map((r) => r.headers['amz-sdk-invocation-id'] !== undefined)).toEqual([false, true, false, true, false, false, true, false]);
     } finally {
       client.destroy();
       await closeServer(server);
