@@ -22,10 +22,11 @@ const CAN_ASK = { elicitation: {}, extensions: TASKS };
 const LONG_DELAY_SECONDS = 3000;
 
 let stack: DeployedLocalStack;
+let logs: string[];
 let sfn: SFNClient;
 
 beforeAll(async () => {
-  ({ stack } = await startAssemblyStack(await deployedAssembly(NO_AUTH)));
+  ({ stack, logs } = await startAssemblyStack(await deployedAssembly(NO_AUTH)));
   sfn = new SFNClient({ region: 'us-east-1', endpoint: stack.sfnEndpoint, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
 }, 240_000);
 afterAll(async () => {
@@ -197,5 +198,16 @@ describe('a client with no async dialect against the assembly (handle tools, on 
     expect(result.structuredContent.count).toBe(50_000);
     const listed = ok(await legacyRequest(stack.url, 'tools/call', { name: 'operation_list', arguments: {} }, OLD));
     expect((listed.structuredContent.operations as Array<{ tool: string }>).some((op) => op.tool === 'analyze_dataset')).toBe(true);
+  });
+});
+
+describe("the polls' reads as deployed", () => {
+  // The MCP function signs a poll's GetItem itself, from the Lambda environment (lambda-environment-wire.ts);
+  // a read the gateway refused would still be answered by the SDK path, so only the function's warning
+  // on giving the wire up (three refusals in a row) shows it. Every flow above polled many times.
+  it("go over the Lambda environment's wire, which the IAM gateway accepts: the function never gives it up", () => {
+    const mcpLines = logs.filter((line) => line.startsWith('[ServerMcpFunction'));
+    expect(mcpLines.length).toBeGreaterThan(0);
+    expect(mcpLines.filter((line) => line.includes('hot GetItem wire given up'))).toEqual([]);
   });
 });
