@@ -20,19 +20,15 @@ export interface StructuredLoggerOptions {
 
 /** A Logger writing Powertools JSON lines, each with the request context. */
 export function createStructuredLogger(options: StructuredLoggerOptions = {}): Logger {
-  // Built with the first line: a poll or tools/list that goes well writes none, so neither a
-  // cold start nor such a request constructs it (about 2 ms of a cold start's CPU).
-  let built: PowertoolsLogger | undefined;
-  const powertools = () =>
-    (built ??= new PowertoolsLogger({
-      serviceName: options.serviceName ?? (process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME),
-      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
-    }));
+  const powertools = new PowertoolsLogger({
+    serviceName: options.serviceName ?? (process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME),
+    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+  });
   const withContext = (fields: Record<string, unknown> | undefined) => ({ ...requestLogFields(), ...fields });
   return {
-    error: (message, fields) => powertools().error(message, withContext(fields)),
-    warn: (message, fields) => powertools().warn(message, withContext(fields)),
-    info: (message, fields) => powertools().info(message, withContext(fields)),
-    debug: (message, fields) => powertools().debug(message, withContext(fields)),
+    error: (message, fields) => powertools.error(message, withContext(fields)),
+    warn: (message, fields) => powertools.warn(message, withContext(fields)),
+    info: (message, fields) => powertools.info(message, withContext(fields)),
+    debug: (message, fields) => powertools.debug(message, withContext(fields)),
   };
 }
