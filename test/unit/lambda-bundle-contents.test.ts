@@ -70,6 +70,12 @@ describe('the Lambda bundles import at module init only what a cold start needs'
     },
     60_000,
   );
+
+  it('the MCP function does not import node:dns at init: only a webhook subscribe looks a callback host up', async () => {
+    const { staticImports } = await bundleContents(MCP_HTTP_ENTRY);
+    expect(staticImports).not.toContain('node:dns/promises');
+    expect(staticImports).not.toContain('node:dns');
+  }, 60_000);
 });
 
 /**

@@ -9,7 +9,6 @@
  * In AWS only `https:` is taken. Locally (`npm start`), the AI SDK's `allowInsecureLocalhost`
  * callbacks are taken instead: http or https to 127.0.0.1, localhost or [::1], and nothing else.
  */
-import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /** `aws`: public https hosts only. `local`: loopback hosts only, for development. */
@@ -25,7 +24,8 @@ export interface ResolvedAddress {
 export type ResolveHost = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
 /** The system resolver, every address in the order the system gives them. */
-export const resolveWithSystemDns: ResolveHost = (hostname) => lookup(hostname, { all: true, verbatim: true });
+// node:dns is loaded on the first lookup, not at a cold start: only a webhook subscribe or delivery needs it.
+export const resolveWithSystemDns: ResolveHost = async (hostname) => (await import('node:dns/promises')).lookup(hostname, { all: true, verbatim: true });
 
 /** A callback URL that passed the guard, with the one address to connect to. */
 export interface CheckedCallback {
