@@ -60,15 +60,20 @@ interface Recorded {
   body: Buffer;
 }
 
-/** A loopback server answering each request with the next of `answers` (the last one repeats), recording what came. */
-async function scriptedServer(answers: readonly { status: number; body: unknown }[]): Promise<{ endpoint: string; requests: Recorded[]; server: Server }> {
+type Answer = { status: number; body: unknown };
+
+/** A loopback server answering each request with the next of `answers` (the last one repeats) or as `answers` says, recording what came. */
+async function scriptedServer(
+  answers: readonly Answer[] | ((request: Recorded) => Answer),
+): Promise<{ endpoint: string; requests: Recorded[]; server: Server }> {
   const requests: Recorded[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      requests.push({ method: request.method, url: request.url, headers: request.headers, body: Buffer.concat(chunks) });
-      const answer = answers[Math.min(requests.length - 1, answers.length - 1)] as { status: number; body: unknown };
+      const recorded = { method: request.method, url: request.url, headers: request.headers, body: Buffer.concat(chunks) };
+      requests.push(recorded);
+      const answer = typeof answers === 'function' ? answers(recorded) : (answers[Math.min(requests.length - 1, answers.length - 1)] as Answer);
       response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0' });
       response.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
     });
@@ -183,32 +188,31 @@ describe('the hot GetItem', () => {
 
   it('gives up a wire the service refuses every time while the SDK path is answered, so a wire fault does not double every poll', async () => {
     // The hot path (no SDK invocation id) is refused as a bad signature would be; the SDK path is answered.
-    const requests: { sdk: boolean }[] = [];
-    const server = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => {
-        const sdk = request.headers['amz-sdk-invocation-id'] !== undefined;
-        requests.push({ sdk });
-        response.writeHead(sdk ? 200 : 400, { 'content-type': 'application/x-amz-json-1.0' });
-        response.end(JSON.stringify(sdk ? { Item: ITEM } : { __type: 'com.amazon.coral.service#InvalidSignatureException', message: 'refused' }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const client = clientFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { maxAttempts: 1 });
+    const fromSdk = (request: Recorded) => request.headers['amz-sdk-invocation-id'] !== undefined;
+    const {
+      endpoint,
+      requests: recorded,
+      server,
+    } = await scriptedServer((request) =>
+      fromSdk(request)
+        ? { status: 200, body: { Item: ITEM } }
+        : { status: 400, body: { __type: 'com.amazon.coral.service#InvalidSignatureException', message: 'refused' } },
+    );
+    const client = clientFor(endpoint, { maxAttempts: 1 });
     let dropped = 0;
     try {
       const reader = new HotGetItem(client, undefined, { onWireDropped: () => dropped++ });
       const read = () => reader.send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true });
       for (let i = 1; i <= MAX_MISSES_IN_A_ROW; i++) {
         expect((await read()).Item).toEqual(ITEM);
-        expect(requests.filter((r) => !r.sdk)).toHaveLength(i);
+        expect(recorded.filter((r) => !fromSdk(r))).toHaveLength(i);
       }
       expect(dropped).toBe(1);
       // From now on one request per read, the SDK's.
-      const before = requests.length;
+      const before = recorded.length;
       expect((await read()).Item).toEqual(ITEM);
       expect((await read()).Item).toEqual(ITEM);
-      expect(requests.slice(before)).toEqual([{ sdk: true }, { sdk: true }]);
+      expect(recorded.slice(before).map(fromSdk)).toEqual([true, true]);
       expect(dropped).toBe(1);
     } finally {
       client.destroy();
