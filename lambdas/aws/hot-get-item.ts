@@ -86,13 +86,16 @@ interface ResolvedConfig {
 export class HotGetItem {
   readonly #client: DynamoDbClientHandle;
   readonly #wireSource: HotWireSource;
-  readonly #onWireDropped: (() => void) | undefined;
+  readonly #onWireDropped: ((reason: string) => void) | undefined;
   #wire: Promise<HotWire | undefined> | undefined;
   /** Reads in a row the hot path failed and the SDK path then answered: the wire's fault, not the table's. */
   #missesInARow = 0;
 
-  /** `onWireDropped` is told when the wire is given up (see MAX_MISSES_IN_A_ROW), so the operator hears of it. */
-  constructor(client: DynamoDBClient | DynamoDbClientHandle, wire?: HotWireSource, options: { onWireDropped?: () => void } = {}) {
+  /**
+   * `onWireDropped` is told, with why, when the wire cannot be built or is given up (see
+   * MAX_MISSES_IN_A_ROW): every read then takes the SDK path, and the operator should hear of it.
+   */
+  constructor(client: DynamoDBClient | DynamoDbClientHandle, wire?: HotWireSource, options: { onWireDropped?: (reason: string) => void } = {}) {
     this.#onWireDropped = options.onWireDropped;
     if (isHandle(client)) {
       this.#client = client;
@@ -131,12 +134,15 @@ export class HotGetItem {
   #noteMiss(): void {
     if (++this.#missesInARow < MAX_MISSES_IN_A_ROW) return;
     this.#wire = Promise.resolve(undefined);
-    this.#onWireDropped?.();
+    this.#onWireDropped?.(`its reads failed ${MAX_MISSES_IN_A_ROW} times in a row where the SDK path then succeeded`);
   }
 
   /** Built once; a failure to build leaves every read on the SDK path. */
   #resolveWire(): Promise<HotWire | undefined> {
-    this.#wire ??= this.#wireSource().catch(() => undefined);
+    this.#wire ??= this.#wireSource().catch((error: unknown) => {
+      this.#onWireDropped?.(`it could not be built (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})`);
+      return undefined;
+    });
     return this.#wire;
   }
 

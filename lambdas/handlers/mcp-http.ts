@@ -39,7 +39,7 @@ const table = { client: lazyDynamoDbClient(DEPLOYED_CLIENT_CONFIG), tableName: r
 // A poll's GetItem goes beside the SDK (hot-get-item.ts), signed with the function's own credentials
 // (lambda-environment-wire.ts), or with the client's parts where the environment is not certain.
 const operationReads = new HotGetItem(table.client, lambdaEnvironmentWire(process.env), {
-  onWireDropped: () => consoleLogger.warn('hot GetItem wire given up', { reason: 'its reads failed where the SDK path succeeded', polls: 'take the SDK path' }),
+  onWireDropped: (reason) => consoleLogger.warn('hot GetItem wire given up: polls take the SDK path', { reason }),
 });
 const app = createAsyncMcpApp({
   store: lazyDynamoDbRecordStore({ ...table, operationReads }),

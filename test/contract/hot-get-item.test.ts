@@ -199,21 +199,21 @@ describe('the hot GetItem', () => {
         : { status: 400, body: { __type: 'com.amazon.coral.service#InvalidSignatureException', message: 'refused' } },
     );
     const client = clientFor(endpoint, { maxAttempts: 1 });
-    let dropped = 0;
+    const dropped: string[] = [];
     try {
-      const reader = new HotGetItem(client, undefined, { onWireDropped: () => dropped++ });
+      const reader = new HotGetItem(client, undefined, { onWireDropped: (reason) => dropped.push(reason) });
       const read = () => reader.send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true });
       for (let i = 1; i <= MAX_MISSES_IN_A_ROW; i++) {
         expect((await read()).Item).toEqual(ITEM);
         expect(recorded.filter((r) => !fromSdk(r))).toHaveLength(i);
       }
-      expect(dropped).toBe(1);
+      expect(dropped).toEqual([`its reads failed ${MAX_MISSES_IN_A_ROW} times in a row where the SDK path then succeeded`]);
       // From now on one request per read, the SDK's.
       const before = recorded.length;
       expect((await read()).Item).toEqual(ITEM);
       expect((await read()).Item).toEqual(ITEM);
       expect(recorded.slice(before).map(fromSdk)).toEqual([true, true]);
-      expect(dropped).toBe(1);
+      expect(dropped).toHaveLength(1);
     } finally {
       client.destroy();
       await closeServer(server);
@@ -239,6 +239,22 @@ describe('the hot GetItem', () => {
       for (let i = 0; i < 5; i++) expect((await reader.send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true })).Item).toEqual(ITEM);
       expect(dropped).toBe(0);
       expect(requests.map((r) => r.headers['amz-sdk-invocation-id'] !== undefined)).toEqual([false, true, false, true, false, false, true, false]);
+    } finally {
+      client.destroy();
+      await closeServer(server);
+    }
+  });
+
+  it('says so when its wire cannot be built (a signer module not found, say), and reads by the SDK path', async () => {
+    const { endpoint, requests, server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
+    const client = clientFor(endpoint, { maxAttempts: 1 });
+    const dropped: string[] = [];
+    try {
+      const unbuildable = () => Promise.reject(new Error("Cannot find package '@smithy/signature-v4'"));
+      const reader = new HotGetItem(client, unbuildable, { onWireDropped: (reason) => dropped.push(reason) });
+      for (let i = 0; i < 2; i++) expect((await reader.send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true })).Item).toEqual(ITEM);
+      expect(dropped).toEqual(["it could not be built (Error: Cannot find package '@smithy/signature-v4')"]);
+      expect(requests.map((r) => r.headers['amz-sdk-invocation-id'] !== undefined)).toEqual([true, true]);
     } finally {
       client.destroy();
       await closeServer(server);

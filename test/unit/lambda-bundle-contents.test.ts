@@ -138,7 +138,4 @@ const MCP_PACKAGES: readonly string[] = [
   '@modelcontextprotocol/ext-apps',
   'zod',
   '@cfworker/json-schema',
-  // The poll's SigV4 signer, without the DynamoDB client (lambdas/aws/lambda-environment-wire.ts), loaded on the first poll.
-  '@smithy/signature-v4',
-  '@smithy/core',
 ];

@@ -204,7 +204,8 @@ describe('a client with no async dialect against the assembly (handle tools, on 
 describe("the polls' reads as deployed", () => {
   // The MCP function signs a poll's GetItem itself, from the Lambda environment (lambda-environment-wire.ts);
   // a read the gateway refused would still be answered by the SDK path, so only the function's warning
-  // on giving the wire up (three refusals in a row) shows it. Every flow above polled many times.
+  // on giving the wire up (three refusals in a row, or a signer module its asset lacks) shows it.
+  // Every flow above polled many times.
   it("go over the Lambda environment's wire, which the IAM gateway accepts: the function never gives it up", () => {
     const mcpLines = logs.filter((line) => line.startsWith('[ServerMcpFunction'));
     expect(mcpLines.length).toBeGreaterThan(0);
