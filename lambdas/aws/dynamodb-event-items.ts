@@ -9,7 +9,7 @@ export class EventStoreError extends Error {
 }
 
 /** Whether an SDK error is a failed condition (an answer, not a failure). */
-export function conditionFailed(error: unknown): boolean {
+function conditionFailed(error: unknown): boolean {
   return (error as { name?: unknown } | undefined)?.name === 'ConditionalCheckFailedException';
 }
 
@@ -20,6 +20,17 @@ export async function sendOrThrow<T>(operation: string, call: () => Promise<T>):
   } catch (error) {
     if (conditionFailed(error)) throw error;
     throw new EventStoreError(`${operation} failed: ${error instanceof Error ? error.name : 'unknown error'}`, { cause: error });
+  }
+}
+
+/** Runs one conditional write: true when it was written, false when its condition failed; any other failure as `sendOrThrow`. */
+export async function writeIfCondition(operation: string, call: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await sendOrThrow(operation, call);
+    return true;
+  } catch (error) {
+    if (conditionFailed(error)) return false;
+    throw error;
   }
 }
 

@@ -9,7 +9,7 @@ import { GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type
 import { OPERATIONS_TABLE } from './operations-table.ts';
 import { isObject } from '../shared/json-values.ts';
 import { isExpired, positionOf, type EventEntry, type EventLog, type StreamPage, type StreamRange } from '../events/event-log.ts';
-import { checkOwner, conditionFailed, EventStoreError, sendOrThrow } from './dynamodb-event-items.ts';
+import { checkOwner, EventStoreError, sendOrThrow, writeIfCondition } from './dynamodb-event-items.ts';
 
 type Item = Record<string, AttributeValue>;
 
@@ -41,22 +41,17 @@ export class DynamoDbEventLog implements EventLog {
 
   async append(entry: EventEntry): Promise<{ created: boolean }> {
     checkOwner(entry.ownerId);
-    try {
-      await sendOrThrow('PutItem', () =>
-        this.#client.send(
-          new PutItemCommand({
-            TableName: this.#tableName,
-            Item: toItem(entry),
-            ConditionExpression: EVENT_IS_NEW,
-            ExpressionAttributeNames: { '#pk': PK },
-          }),
-        ),
-      );
-      return { created: true };
-    } catch (error) {
-      if (conditionFailed(error)) return { created: false };
-      throw error;
-    }
+    const created = await writeIfCondition('PutItem', () =>
+      this.#client.send(
+        new PutItemCommand({
+          TableName: this.#tableName,
+          Item: toItem(entry),
+          ConditionExpression: EVENT_IS_NEW,
+          ExpressionAttributeNames: { '#pk': PK },
+        }),
+      ),
+    );
+    return { created };
   }
 
   async read(ownerId: string, stream: string, range: StreamRange): Promise<StreamPage> {

@@ -7,7 +7,7 @@
  */
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OPERATIONS_TABLE } from './operations-table.ts';
-import { checkOwner, conditionFailed, EventStoreError, sendOrThrow } from './dynamodb-event-items.ts';
+import { checkOwner, EventStoreError, sendOrThrow, writeIfCondition } from './dynamodb-event-items.ts';
 import type { WebhookSubscription, WebhookSubscriptionStore } from '../events/webhook-subscription.ts';
 
 type Item = Record<string, AttributeValue>;
@@ -62,44 +62,32 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
 
   async save(subscription: WebhookSubscription, expectedVersion: number | undefined): Promise<boolean> {
     checkOwner(subscription.ownerId);
-    try {
-      await sendOrThrow('PutItem', () =>
-        this.#client.send(
-          new PutItemCommand({
-            TableName: this.#tableName,
-            Item: toItem(subscription),
-            ConditionExpression: expectedVersion === undefined ? SUBSCRIPTION_IS_NEW : VERSION_IS,
-            ExpressionAttributeNames: expectedVersion === undefined ? { '#pk': PK } : { '#version': 'version' },
-            ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': { N: String(expectedVersion) } } }),
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    return writeIfCondition('PutItem', () =>
+      this.#client.send(
+        new PutItemCommand({
+          TableName: this.#tableName,
+          Item: toItem(subscription),
+          ConditionExpression: expectedVersion === undefined ? SUBSCRIPTION_IS_NEW : VERSION_IS,
+          ExpressionAttributeNames: expectedVersion === undefined ? { '#pk': PK } : { '#version': 'version' },
+          ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': { N: String(expectedVersion) } } }),
+        }),
+      ),
+    );
   }
 
   async delete(ownerId: string, id: string, expectedVersion: number): Promise<boolean> {
     checkOwner(ownerId);
-    try {
-      await sendOrThrow('DeleteItem', () =>
-        this.#client.send(
-          new DeleteItemCommand({
-            TableName: this.#tableName,
-            Key: { [PK]: { S: subscriptionPk(ownerId, id) } },
-            ConditionExpression: VERSION_IS,
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':expected': { N: String(expectedVersion) } },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    return writeIfCondition('DeleteItem', () =>
+      this.#client.send(
+        new DeleteItemCommand({
+          TableName: this.#tableName,
+          Key: { [PK]: { S: subscriptionPk(ownerId, id) } },
+          ConditionExpression: VERSION_IS,
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':expected': { N: String(expectedVersion) } },
+        }),
+      ),
+    );
   }
 }
 
