@@ -20,7 +20,6 @@ import {
   encodeChanges,
   encodeCursor,
   executionPointerPk,
-  fromOperationItem,
   indexKeyOf,
   itemBytes,
   logLevelPk,
@@ -31,6 +30,7 @@ import {
   type Item,
 } from './operation-item.ts';
 import { OPERATIONS_TABLE } from './operations-table.ts';
+import { decodeOperationItem, readOperation, type OperationReads } from './operation-read.ts';
 import { RecordStoreError, isConditionFailure, storeCall, storeError } from './record-store-error.ts';
 
 /** Named conditions: `#pk` is the partition key, `#status` the status attribute, `#updatedAt` its time. */
@@ -59,21 +59,17 @@ export interface DynamoDbRecordStoreOptions {
   readonly operationReads?: OperationReads;
 }
 
-/** Sends a consistent GetItem and answers its `Item`, as `client.send(new GetItemCommand(...))` does. */
-export interface OperationReads {
-  send(request: { TableName: string; Key: Item; ConsistentRead: true }): Promise<{ Item?: Item }>;
-}
-
 /** `RecordStore` over the operations table (see `OPERATIONS_TABLE`); both halves share the client and the table. */
 export class DynamoDbRecordStore implements RecordStore {
   readonly #client: DynamoDBClient;
   readonly #tableName: string;
   readonly #slots: DynamoDbActiveSlotStore;
-  readonly #operationReads: OperationReads | undefined;
+  readonly #operationReads: OperationReads;
 
   constructor(options: DynamoDbRecordStoreOptions) {
     this.#client = options.client;
-    this.#operationReads = options.operationReads;
+    // Without a hot read, the operation's GetItem goes through the client like the store's other reads.
+    this.#operationReads = options.operationReads ?? { send: (request) => options.client.send(new GetItemCommand(request)) };
     this.#tableName = options.tableName;
     this.#slots = new DynamoDbActiveSlotStore(options);
   }
@@ -93,27 +89,20 @@ export class DynamoDbRecordStore implements RecordStore {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
-        return { created: true, record: decode(item) };
+        return { created: true, record: decodeOperationItem(item) };
       } catch (error) {
         if (!isConditionFailure(error)) throw storeError('PutItem', error);
         // dynalite ignores ReturnValuesOnConditionCheckFailure, so fall back to a consistent read.
         const old = (error as { Item?: Item }).Item;
-        const existing = old ? decode(old) : await this.get(record);
+        const existing = old ? decodeOperationItem(old) : await this.get(record);
         if (existing) return { created: false, existing };
       }
     }
     throw new RecordStoreError('PutItem failed: the existing item kept disappearing');
   }
 
-  async get(key: OperationKey): Promise<OperationRecord | undefined> {
-    const pk = operationPk(key);
-    const reads = this.#operationReads;
-    if (!reads) {
-      const item = await this.#getItem(pk);
-      return item && decode(item);
-    }
-    const { Item } = await storeCall('GetItem', () => reads.send({ TableName: this.#tableName, Key: { [PK]: { S: pk } }, ConsistentRead: true }));
-    return Item && decode(Item);
+  get(key: OperationKey): Promise<OperationRecord | undefined> {
+    return readOperation(this.#operationReads, this.#tableName, key);
   }
 
   /**
@@ -173,7 +162,7 @@ export class DynamoDbRecordStore implements RecordStore {
         }),
       );
       if (!Attributes) throw new RecordStoreError('UpdateItem returned no attributes');
-      return decode(Attributes);
+      return decodeOperationItem(Attributes);
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       if (error instanceof RecordStoreError) throw error;
@@ -194,7 +183,7 @@ export class DynamoDbRecordStore implements RecordStore {
       items.push(...(output.Items ?? []));
       startKey = output.LastEvaluatedKey;
     } while (startKey && items.length <= limit);
-    const page = items.slice(0, limit).map(decode);
+    const page = items.slice(0, limit).map(decodeOperationItem);
     const last = page.at(-1);
     return items.length > limit && last ? { items: page, nextCursor: encodeCursor(indexKeyOf(last)) } : { items: page };
   }
@@ -318,13 +307,5 @@ export class DynamoDbRecordStore implements RecordStore {
         }),
       ),
     );
-  }
-}
-
-function decode(item: Item): OperationRecord {
-  try {
-    return fromOperationItem(item);
-  } catch (error) {
-    throw new RecordStoreError('Malformed operation item', { cause: error });
   }
 }

@@ -1,16 +1,12 @@
 /**
  * The MCP function's record store, whose DynamoDB half loads on first need: a poll's `get`
- * is one GetItem through the operation reads (a HotGetItem), read and decoded here as
- * `DynamoDbRecordStore.get` does, so a cold start that only polls never imports the store
- * or the DynamoDB client. Every other method (a start, a write, a listing) loads the store,
- * and from then on `get` is the store's own.
+ * is the store's own read (operation-read.ts: one GetItem through the operation reads, a
+ * HotGetItem), so a cold start that only polls never imports the store or the DynamoDB
+ * client. Every other method (a start, a write, a listing) loads the store.
  */
-import type { OperationRecord } from '../operations/operation.ts';
 import type { RecordStore } from '../operations/ports.ts';
-import type { OperationReads } from './dynamodb-record-store.ts';
 import type { DynamoDbClientHandle } from './lazy-dynamodb-client.ts';
-import { fromOperationItem, operationPk, PK, type Item } from './operation-item.ts';
-import { RecordStoreError, storeCall } from './record-store-error.ts';
+import { readOperation, type OperationReads } from './operation-read.ts';
 
 export interface LazyDynamoDbRecordStoreOptions {
   readonly client: DynamoDbClientHandle;
@@ -25,13 +21,8 @@ export function lazyDynamoDbRecordStore({ client, tableName, operationReads }: L
       ([built, { DynamoDbRecordStore }]) => new DynamoDbRecordStore({ client: built, tableName, operationReads }),
     ));
   return {
-    get: async (key) => {
-      if (loaded) return (await loaded).get(key);
-      const { Item } = await storeCall('GetItem', () =>
-        operationReads.send({ TableName: tableName, Key: { [PK]: { S: operationPk(key) } }, ConsistentRead: true }),
-      );
-      return Item && decode(Item);
-    },
+    // The store's own get, before or after it is loaded: one GetItem through the operation reads.
+    get: (key) => readOperation(operationReads, tableName, key),
     create: async (record) => (await store()).create(record),
     transition: async (key, from, changes, options) => (await store()).transition(key, from, changes, options),
     discard: async (key, from) => (await store()).discard(key, from),
@@ -47,13 +38,4 @@ export function lazyDynamoDbRecordStore({ client, tableName, operationReads }: L
     deleteRequestAlias: async (ownerId, requestId) => (await store()).deleteRequestAlias(ownerId, requestId),
     findRequestAlias: async (ownerId, requestId) => (await store()).findRequestAlias(ownerId, requestId),
   };
-}
-
-/** As the store decodes an item: one that is not an operation record is the store's error. */
-function decode(item: Item): OperationRecord {
-  try {
-    return fromOperationItem(item);
-  } catch (error) {
-    throw new RecordStoreError('Malformed operation item', { cause: error });
-  }
 }

@@ -10,6 +10,7 @@ import { lambdaEnvironmentWire } from '../../lambdas/aws/lambda-environment-wire
 import { lazyDynamoDbClient } from '../../lambdas/aws/lazy-dynamodb-client.ts';
 import { lazyDynamoDbRecordStore } from '../../lambdas/aws/lazy-dynamodb-record-store.ts';
 import { RecordStoreError } from '../../lambdas/aws/record-store-error.ts';
+import { KeyTooLongError } from '../../lambdas/aws/dynamodb-limits.ts';
 import { PK, operationPk } from '../../lambdas/aws/operation-item.ts';
 import { verifySigV4 } from '../../local/iam/sigv4-verifier.ts';
 import { fullRecord } from './record-store-fixtures.ts';
@@ -496,6 +497,10 @@ describe("the hot GetItem over the Lambda environment's wire, without the Dynamo
     const viaPlain = await plain.get(malformed).catch((caught: unknown) => caught);
     expect(viaLazy).toBeInstanceOf(RecordStoreError);
     expect((viaLazy as Error).message).toBe((viaPlain as Error).message);
+    // A token whose key is over DynamoDB's limit is refused as the store refuses it, before any read.
+    const tooLong = { ownerId: 'owner-1', token: 'x'.repeat(2100) };
+    await expect(lazy.get(tooLong)).rejects.toBeInstanceOf(KeyTooLongError);
+    await expect(plain.get(tooLong)).rejects.toBeInstanceOf(KeyTooLongError);
     expect(client.built()).toBeUndefined();
     // A write loads the client and the store; a read then is the store's, as before.
     expect(await lazy.listActiveSlots(record.ownerId)).toEqual([]);
