@@ -2,20 +2,20 @@
  * Webhook subscriptions (SEP-3415 "Webhook-Based Delivery"): the idempotent upsert behind
  * `events/subscribe` (TTL granted again, secret rotated with a grace window, delivery
  * reactivated), endpoint verification before a subscription first becomes active,
- * `events/unsubscribe`, and the fan-out that turns each new log entry into one delivery job
- * per matching subscription. Delivery itself is webhook-delivery.ts. Sentences quoted are the SEP's.
+ * and `events/unsubscribe`. The fan-out of new log entries to delivery jobs is
+ * webhook-fan-out.ts; delivery itself is webhook-delivery.ts. Sentences quoted are the SEP's.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock, Logger } from '../operations/ports.ts';
 import { isObject } from '../shared/json-values.ts';
 import { matchesFilter, type EventFilter } from './event-filter.ts';
-import { isPerOperation, timePosition, type EventEntry, type EventLog } from './event-log.ts';
+import { timePosition, type EventLog } from './event-log.ts';
 import { readEvents, startOf } from './event-reader.ts';
 import { EventsError } from './events-error.ts';
 import { retentionMsOf, type EventsSettings } from './events-settings.ts';
 import { verifyWithKeys, type ServerKey } from '../shared/server-key.ts';
 import { secretBoxFor } from './secret-box.ts';
-import type { WebhookDeliveryJob, WebhookDeliveryQueue } from './webhook-delivery-job.ts';
+import type { WebhookDeliveryQueue } from './webhook-delivery-job.ts';
 import { isLive, subscriptionIdFor, type SubscriptionEnding, type WebhookSubscription, type WebhookSubscriptionStore } from './webhook-subscription.ts';
 import { controlMessageId, signWebhook } from './webhooks/webhook-signature.ts';
 import type { WebhookSecret } from './webhooks/webhook-secret.ts';
@@ -152,26 +152,6 @@ export class WebhookSubscriptions {
   }
 
   /**
-   * One job per live, active subscription the new entry matches. An operation's end also ends
-   * its progress subscriptions: "The server MUST terminate the event stream when the task
-   * reaches a terminal status" (Task Event Sources), with a `terminated` envelope.
-   */
-  async fanOut(entry: EventEntry): Promise<void> {
-    const now = this.deps.clock.now();
-    const subscriptions = (await this.deps.store.listByOwner(entry.ownerId)).filter((s) => isLive(s, now) && s.ending === undefined);
-    const jobs: WebhookDeliveryJob[] = subscriptions
-      .filter((s) => s.active && s.name === entry.name && matchesFilter(s.arguments, entry))
-      .map((s) => ({ subscriptionId: s.id, ownerKey: entry.ownerId, eventId: entry.eventId, attempt: 1 }));
-    const ending = this.deps.operationEnded;
-    if (entry.name === 'operation.finished' && ending) {
-      for (const s of subscriptions.filter((candidate) => isPerOperation(candidate.name) && candidate.arguments.operationId === entry.operationId)) {
-        if (await this.end(s, ending)) jobs.push({ subscriptionId: s.id, ownerKey: entry.ownerId, attempt: 1 });
-      }
-    }
-    if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
-  }
-
-  /**
    * The cursor a body or a refresh carries: "a position at or before which everything has been
    * acknowledged or abandoned". A delivery is retried for a bounded time, so everything older
    * than that window has been; never before where the subscription started.
@@ -200,12 +180,6 @@ export class WebhookSubscriptions {
       (key) => secretBoxFor(key).open(sealed, sealContext(subscription.ownerId, subscription.id)),
       () => true,
     );
-  }
-
-  /** Marks a subscription as ended; `true` when this call ended it. */
-  private async end(subscription: WebhookSubscription, ending: SubscriptionEnding): Promise<boolean> {
-    const ended: WebhookSubscription = { ...subscription, ending, version: subscription.version + 1 };
-    return this.deps.store.save(ended, subscription.version);
   }
 
   /**

@@ -12,6 +12,7 @@ import { InMemoryWebhookSubscriptions } from '../../lambdas/events/in-memory-web
 import { createDeliverWebhookJob } from '../../lambdas/events/webhook-delivery.ts';
 import type { WebhookDeliveryJob } from '../../lambdas/events/webhook-delivery-job.ts';
 import { subscriptionIdFor } from '../../lambdas/events/webhook-subscription.ts';
+import { WebhookFanOut } from '../../lambdas/events/webhook-fan-out.ts';
 import { WebhookSubscriptions } from '../../lambdas/events/webhook-subscriptions.ts';
 import { generateWebhookSecret, parseWebhookSecret, type WebhookSecret } from '../../lambdas/events/webhooks/webhook-secret.ts';
 import { createWebhookSender } from '../../lambdas/events/webhooks/webhook-sender.ts';
@@ -191,7 +192,7 @@ describe('fan-out and delivery', () => {
     const progress = await subscriptions.subscribe(request({ url: url('/progress'), name: 'operation.progress', arguments: { operationId: 'op-1' } }));
     await subscriptions.subscribe(request({ ownerId: 'owner-b', url: url('/bob') }));
     await log.append(entry());
-    await subscriptions.fanOut(entry());
+    await new WebhookFanOut(subscriptions.deps).fanOut(entry());
     expect(jobs).toEqual([
       { subscriptionId: all.id, ownerKey: 'owner-a', eventId: 'evt_1', attempt: 1 },
       { subscriptionId: progress.id, ownerKey: 'owner-a', attempt: 1 },
@@ -263,7 +264,7 @@ describe('fan-out and delivery', () => {
       reason: 'the subscription expired',
     });
     // An expired subscription gets no new jobs either.
-    await subscriptions.fanOut(entry({ eventId: 'evt_2' }));
+    await new WebhookFanOut(subscriptions.deps).fanOut(entry({ eventId: 'evt_2' }));
     expect(jobs).toEqual([]);
   });
 

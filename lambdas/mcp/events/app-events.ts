@@ -14,6 +14,7 @@ import { createLocalWebhookDeliveryQueue, type LocalWebhookDeliveryQueue } from 
 import { createDeliverWebhookJob } from '../../events/webhook-delivery.ts';
 import type { DeliverWebhookJob, WebhookDeliveryQueue } from '../../events/webhook-delivery-job.ts';
 import type { WebhookSubscriptionStore } from '../../events/webhook-subscription.ts';
+import { WebhookFanOut } from '../../events/webhook-fan-out.ts';
 import { WebhookSubscriptions } from '../../events/webhook-subscriptions.ts';
 import type { CallbackMode } from '../../events/webhooks/callback-url-guard.ts';
 import { createWebhookSender, type WebhookSender } from '../../events/webhooks/webhook-sender.ts';
@@ -86,7 +87,8 @@ export function createAppEvents(options: EventsAppOptions, context: { logger: Lo
       })
     : undefined;
   if (subscriptions) deliver = createDeliverWebhookJob(subscriptions);
-  const onAppended = subscriptions ? (entry: EventEntry) => subscriptions.fanOut(entry) : undefined;
+  const fanOut = subscriptions && new WebhookFanOut(subscriptions.deps);
+  const onAppended = fanOut ? (entry: EventEntry) => fanOut.fanOut(entry) : undefined;
   return {
     settings,
     recordingStore: (base) => withEventRecording(base, { log, settings, logger, ...(onAppended ? { onAppended } : {}) }),
