@@ -1,13 +1,13 @@
 /**
  * `npm run bench`: on the local stack, status-poll throughput side by side with a reference
  * server, latency and memory of the hot paths, AWS calls per operation for each dialect, the
- * cost of an operation in AWS, DescribeExecution calls per hour of reconciling polled long operations, the Lambda bundles' size and cold import time, the MCP function's Init Duration as deployed locally, start-up time of `npm start` beside `--as-deployed`, MCP Events' delivery latency and cost per subscriber-hour, and a soak.
+ * cost of an operation in AWS, DescribeExecution calls per hour of reconciling polled long operations, the Lambda bundles' size and cold import time, the MCP function's Init Duration as deployed locally, start-up time of `npm start` beside `--as-deployed`, MCP Events' delivery latency and cost per subscriber-hour, a soak, and the Events soak under injected faults (bench/events-soak.ts).
  * Prints figures; it asserts nothing (machines are shared and noisy: compare runs, not
  * thresholds).
  *
  *   npm run bench                       everything, the soak included (minutes)
  *   npm run bench -- --no-soak          everything but the soak (also BENCH_SOAK=0)
- *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, cost, cadence, listen, events, bundle, init, startup, soak
+ *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, cost, cadence, listen, events, bundle, init, startup, soak, events-soak
  *
  * BENCH_SECONDS (3) and BENCH_AB_ROUNDS (2) size the side-by-side segments; BENCH_ROUNDS (200)
  * the hot-path samples; BENCH_IMPORT_RUNS (9) the cold imports, which BENCH_NODE (a node
@@ -27,7 +27,7 @@ import { printReconcileCadence } from './reconcile-cadence.ts';
 import { printStartupTime } from './startup-time.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
-const SECTIONS = ['polls', 'hot-paths', 'calls', 'cost', 'cadence', 'listen', 'events', 'bundle', 'init', 'startup', 'soak'] as const;
+const SECTIONS = ['polls', 'hot-paths', 'calls', 'cost', 'cadence', 'listen', 'events', 'bundle', 'init', 'startup', 'soak', 'events-soak'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function summarize(name: string, samples: number[]): void {
@@ -155,7 +155,10 @@ async function soak(): Promise<void> {
 function selectedSections(args: readonly string[]): Set<Section> {
   const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
   const chosen = new Set<Section>(only ? (only.split(',').filter((name) => (SECTIONS as readonly string[]).includes(name)) as Section[]) : SECTIONS);
-  if (args.includes('--no-soak') || process.env.BENCH_SOAK === '0') chosen.delete('soak');
+  if (args.includes('--no-soak') || process.env.BENCH_SOAK === '0') {
+    chosen.delete('soak');
+    chosen.delete('events-soak');
+  }
   return chosen;
 }
 
@@ -196,3 +199,4 @@ if (sections.has('startup')) {
   console.log();
 }
 if (sections.has('soak')) await soak();
+if (sections.has('events-soak')) await (await import('./events-soak.ts')).printEventsSoak();
