@@ -1,23 +1,27 @@
 /**
  * The `async-mcp` command line, parsed: commands, options and the exit codes scripts rely
  * on (0 success; 1 tool error, failed or cancelled call, server error; 2 usage; 3 timed out
- * with the call still running).
+ * with the call still running; 141 stdout closed by its reader, as a shell reports a program
+ * killed by SIGPIPE).
  */
 import { parseArgs } from 'node:util';
 import { ASYNC_DIALECTS, type Dialect } from './call-handle.ts';
+import { cliCommand } from './cli-command.ts';
 
-export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, TIMED_OUT: 3 } as const;
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, TIMED_OUT: 3, PIPE_CLOSED: 141 } as const;
 
-export const USAGE = `Usage:
-  async-mcp call <url> <tool> [--args JSON | -a key=value ...] [--detach] [--dialect tasks|tasks-2025-11-25|sep-1391] [--timeout 90s]
-  async-mcp join <id> [--timeout 30s]
-  async-mcp status <id>
-  async-mcp cancel <id>
-  async-mcp list
-  async-mcp tools <url>
-  async-mcp login <url> [--no-browser] [--timeout 5m]
-  async-mcp logout <url>
-  async-mcp token <url>
+/** The usage text, its commands worded as `command` starts the CLI (`npm run cli --` in a clone: see cli-command.ts). */
+export function usage(command: string = cliCommand()): string {
+  return `Usage:
+  ${command} call <url> <tool> [--args JSON | -a key=value ...] [--detach] [--dialect tasks|tasks-2025-11-25|sep-1391] [--timeout 90s]
+  ${command} join <id> [--timeout 30s]
+  ${command} status <id>
+  ${command} cancel <id>
+  ${command} list
+  ${command} tools <url>
+  ${command} login <url> [--no-browser] [--timeout 5m]
+  ${command} logout <url>
+  ${command} token <url>
 
 login signs in to an OAuth-protected server in the browser (it prints the URL, and opens a
 browser unless --no-browser or none is available; $BROWSER picks the command) and keeps the
@@ -32,7 +36,11 @@ Options for every command:
   --region REGION   Region to sign for (default: from the Function URL, else $AWS_REGION)
 Handles and logins are kept in $ASYNC_MCP_STATE_DIR (default: the user's state directory),
 readable only by the user.
-Exit codes: 0 success, 1 tool error or failed/cancelled call or server error, 2 usage, 3 timed out (still running).`;
+Exit codes: 0 success, 1 tool error or failed/cancelled call or server error, 2 usage, 3 timed out (still running), 141 stdout closed early (… | head).`;
+}
+
+/** The usage text as the installed bin words it. */
+export const USAGE = usage('async-mcp');
 
 export class UsageError extends Error {
   constructor(message: string) {
