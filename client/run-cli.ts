@@ -2,7 +2,7 @@
 import type { AuthOptions } from './auth.ts';
 import { cancel, join, list, listTools, startToolCall, status } from './async-client.ts';
 import { CallCancelledError, CallFailedError, type CallHandle, type CallStatus, type CallToolResult } from './call-handle.ts';
-import { EXIT, parseCli, USAGE, UsageError, type Command, type ParsedCli } from './cli-args.ts';
+import { EXIT, parseCli, UsageError, usage, type Command, type ParsedCli } from './cli-args.ts';
 import { cliCommand } from './cli-command.ts';
 import { currentLogin, LoginRequiredError } from './login/login-fetch.ts';
 import { login, logout } from './login/login-flow.ts';
@@ -34,11 +34,11 @@ export async function runCli(argv: string[], io: CliIo = { stdout: process.stdou
     cli = parseCli(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`async-mcp: ${error.message}\n\n${USAGE}\n`);
+    io.stderr.write(`async-mcp: ${error.message}\n\n${usage()}\n`);
     return EXIT.USAGE;
   }
   if (cli.command.name === 'help') {
-    io.stdout.write(`${USAGE}\n`);
+    io.stdout.write(`${usage()}\n`);
     return EXIT.OK;
   }
   const store = new FileRequestStateStore();
