@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     } catch (error) {
       // A stop signal ended the start: stopOnSignals finishes and exits.
       if (stopping.signal.aborted) return;
-      console.error(`Cannot start: ${(error as Error).message}`);
+      console.error(`Cannot start: ${portInUse(error) ?? (error as Error).message}`);
       process.exit(1);
     }
     if (webhook) printWebhook(webhook);
@@ -184,6 +184,11 @@ async function main(): Promise<void> {
       console.error(`Cannot start: ${error.message}`);
       process.exit(1);
     }
+    const inUse = portInUse(error);
+    if (inUse) {
+      console.error(`Cannot start: ${inUse}`);
+      process.exit(1);
+    }
     throw error;
   }
 
@@ -200,6 +205,14 @@ async function main(): Promise<void> {
     console.log(`  ${tool.name.padEnd(24)} ${tool.invocation.padEnd(5)} ${tool.workflowType.padEnd(8)} ${toolLabel(tool)}`);
   }
   stopOnSignals(() => stack.close());
+}
+
+/** What to do when a port is taken (another `npm start`, say): the port, and the flag that picks another. */
+function portInUse(error: unknown): string | undefined {
+  const listen = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (listen?.code !== 'EADDRINUSE') return undefined;
+  const where = listen.port === undefined ? 'a port' : `port ${listen.port}${listen.address ? ` on ${listen.address}` : ''}`;
+  return `${where} is already in use (another npm start?). Stop what holds it, or pick another port: --port ${DEFAULT_PORT + 10} (--port 0 picks a free one).`;
 }
 
 /** Where events go; shown once, as a generated secret exists nowhere else. */

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -159,6 +160,22 @@ describe('npm start', { timeout: 180_000 }, () => {
     const server = start(['--port', '0', '--tools', tools]);
     expect(await server.exited).toBe(1);
     expect(server.output().stderr).toMatch(/definition\.asl\.json: worker \$\{Worker_not_there\} has no module .*not-there\.ts/);
+  });
+
+  it('on a port already in use, says which port and how to pick another, and exits 1 without a stack trace', async () => {
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const server = start(['--port', String(port)]);
+      expect(await server.exited).toBe(1);
+      const { stderr } = server.output();
+      expect(stderr).toContain(`Cannot start: port ${port} on 127.0.0.1 is already in use`);
+      expect(stderr).toMatch(/--port \d+/);
+      expect(stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      await new Promise((done) => taken.close(done));
+    }
   });
 
   it('rejects unknown flags with the usage text', async () => {
