@@ -8,7 +8,7 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OPERATIONS_TABLE } from './operations-table.ts';
 import { checkOwner, EventStoreError, sendOrThrow, writeIfCondition } from './dynamodb-event-items.ts';
-import type { WebhookSubscription, WebhookSubscriptionStore } from '../events/webhook-subscription.ts';
+import type { SubscriptionSlots, WebhookSubscription, WebhookSubscriptionStore } from '../events/webhook-subscription.ts';
 
 type Item = Record<string, AttributeValue>;
 
@@ -89,6 +89,39 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
       ),
     );
   }
+
+  /** The slots item (`SUB#<owner>#slots`) has no index keys, so it never shows in `listByOwner`. */
+  async getSlots(ownerId: string): Promise<SubscriptionSlots> {
+    checkOwner(ownerId);
+    const output = await sendOrThrow('GetItem', () =>
+      this.#client.send(new GetItemCommand({ TableName: this.#tableName, Key: { [PK]: { S: slotsPk(ownerId) } }, ConsistentRead: true })),
+    );
+    const text = output.Item?.slots?.S;
+    return text === undefined
+      ? { held: {}, version: 0 }
+      : { held: JSON.parse(text) as SubscriptionSlots['held'], version: Number(output.Item?.version?.N ?? 0) };
+  }
+
+  async saveSlots(ownerId: string, slots: SubscriptionSlots, expectedVersion: number): Promise<boolean> {
+    checkOwner(ownerId);
+    const item: Item = { [PK]: { S: slotsPk(ownerId) }, version: { N: String(slots.version) }, slots: { S: JSON.stringify(slots.held) } };
+    return writeIfCondition('PutItem', () =>
+      this.#client.send(
+        new PutItemCommand({
+          TableName: this.#tableName,
+          Item: item,
+          ConditionExpression: expectedVersion === 0 ? SUBSCRIPTION_IS_NEW : VERSION_IS,
+          ExpressionAttributeNames: expectedVersion === 0 ? { '#pk': PK } : { '#version': 'version' },
+          ...(expectedVersion === 0 ? {} : { ExpressionAttributeValues: { ':expected': { N: String(expectedVersion) } } }),
+        }),
+      ),
+    );
+  }
+}
+
+/** Subscription ids start `sub_`, so this key is never a subscription's. */
+function slotsPk(ownerId: string): string {
+  return `SUB#${ownerId}#slots`;
 }
 
 function subscriptionPk(ownerId: string, id: string): string {

@@ -36,5 +36,7 @@ export function lazyDynamoDbWebhookSubscriptions({ client, tableName }: LazyDyna
     listByOwner: async (ownerId) => (await store()).listByOwner(ownerId),
     save: async (subscription, expectedVersion) => (await store()).save(subscription, expectedVersion),
     delete: async (ownerId, id, expectedVersion) => (await store()).delete(ownerId, id, expectedVersion),
+    getSlots: async (ownerId) => (await store()).getSlots(ownerId),
+    saveSlots: async (ownerId, slots, expectedVersion) => (await store()).saveSlots(ownerId, slots, expectedVersion),
   };
 }

@@ -1,5 +1,5 @@
 /** Webhook subscriptions in memory: for unit tests, and for a single-process server (the local stack's default). */
-import type { WebhookSubscription, WebhookSubscriptionStore } from './webhook-subscription.ts';
+import type { SubscriptionSlots, WebhookSubscription, WebhookSubscriptionStore } from './webhook-subscription.ts';
 
 export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
   readonly #items = new Map<string, WebhookSubscription>();
@@ -24,6 +24,18 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
     const k = key(ownerId, id);
     if (this.#items.get(k)?.version !== expectedVersion) return false;
     return this.#items.delete(k);
+  }
+
+  readonly #slots = new Map<string, SubscriptionSlots>();
+
+  async getSlots(ownerId: string): Promise<SubscriptionSlots> {
+    return structuredClone(this.#slots.get(ownerId) ?? { held: {}, version: 0 });
+  }
+
+  async saveSlots(ownerId: string, slots: SubscriptionSlots, expectedVersion: number): Promise<boolean> {
+    if ((this.#slots.get(ownerId)?.version ?? 0) !== expectedVersion) return false;
+    this.#slots.set(ownerId, structuredClone(slots));
+    return true;
   }
 }
 

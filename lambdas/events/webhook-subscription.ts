@@ -53,6 +53,10 @@ export interface WebhookSubscription {
   readonly health: DeliveryHealth;
   /** Set when the server ends the subscription: the `terminated` envelope still to send. */
   readonly ending?: SubscriptionEnding;
+  /** Epoch ms at which `ending` was set: events logged up to then are still delivered, and it names the `terminated` envelope. */
+  readonly endedAt?: number;
+  /** Deliveries whose last try is to be retried: event id to the epoch ms of its next try. `terminated` waits for them. */
+  readonly pending?: Readonly<Record<string, number>>;
   /** Compare-and-set counter, from 1. */
   readonly version: number;
 }
@@ -69,6 +73,20 @@ export interface WebhookSubscriptionStore {
   save(subscription: WebhookSubscription, expectedVersion: number | undefined): Promise<boolean>;
   /** Deletes it if still at `expectedVersion`; `false` when it changed or is gone. */
   delete(ownerId: string, id: string, expectedVersion: number): Promise<boolean>;
+  /** The owner's subscription slots; `{ held: {}, version: 0 }` when none is stored. */
+  getSlots(ownerId: string): Promise<SubscriptionSlots>;
+  /** Writes the owner's slots if the stored ones are still at `expectedVersion` (0: none stored); `false` when another write came first. */
+  saveSlots(ownerId: string, slots: SubscriptionSlots, expectedVersion: number): Promise<boolean>;
+}
+
+/**
+ * The per-principal cap's counter: one record per owner naming each subscription that holds a
+ * slot, with the end of its grant (epoch ms, `null`: no expiry), so a lapsed one frees its slot.
+ */
+export interface SubscriptionSlots {
+  readonly held: Readonly<Record<string, number | null>>;
+  /** Compare-and-set counter; 0 while none is stored. */
+  readonly version: number;
 }
 
 /** "a truncated SHA-256 of the canonical key serialization": 128 bits, stable across refreshes and restarts. */

@@ -15,6 +15,7 @@ import { EventsError } from './events-error.ts';
 import { retentionMsOf, type EventsSettings } from './events-settings.ts';
 import { verifyWithKeys, type ServerKey } from '../shared/server-key.ts';
 import { secretBoxFor } from './secret-box.ts';
+import { claimSlot, releaseSlot } from './subscription-slots.ts';
 import type { WebhookDeliveryQueue } from './webhook-delivery-job.ts';
 import { isLive, subscriptionIdFor, type SubscriptionEnding, type WebhookSubscription, type WebhookSubscriptionStore } from './webhook-subscription.ts';
 import { controlMessageId, signWebhook } from './webhooks/webhook-signature.ts';
@@ -98,12 +99,16 @@ export class WebhookSubscriptions {
           health: existing.active ? existing.health : { ...existing.health, windowStart: now, attempts: 0, failures: 0 },
           version: existing.version + 1,
         };
+        // Its slot lasts as long as its new grant.
+        await claimSlot(store, { ownerId: request.ownerId, id, until: refreshBefore, max: settings.maxSubscriptionsPerPrincipal, nowMs: now, force: true });
         if (!(await store.save(refreshed, existing.version))) continue;
         return { id, refreshBefore, position: this.watermark(refreshed, now), truncated: false, deliveryStatus: deliveryStatusOf(existing) };
       }
       // A new subscription, or one that lapsed: "the server creates a fresh subscription using the supplied cursor".
       const others = (await store.listByOwner(request.ownerId)).filter((s) => s.id !== id && isLive(s, now));
-      if (others.length >= settings.maxSubscriptionsPerPrincipal) {
+      // The slot is claimed before the verification POST: parallel subscribes each claim one, or are refused.
+      const slot = { ownerId: request.ownerId, id, until: refreshBefore, max: settings.maxSubscriptionsPerPrincipal, nowMs: now };
+      if ((await claimSlot(store, slot)) === 'refused') {
         throw new EventsError(
           'RESOURCE_EXHAUSTED',
           `Too many webhook subscriptions: at most ${settings.maxSubscriptionsPerPrincipal} per principal; unsubscribe one first`,
@@ -114,7 +119,7 @@ export class WebhookSubscriptions {
         );
       }
       // "Verification is cached per (principal, url)": another live subscription of the caller to this URL was verified.
-      if (!others.some((s) => s.url === request.url)) await this.verify(request.url, id, request.secret);
+      if (!others.some((s) => s.url === request.url)) await this.verifyOrRelease(request.url, id, request.secret, request.ownerId);
       const start = startOf(request.cursor, request.maxAgeMs, this.readSettings(), now);
       const created: WebhookSubscription = {
         ownerId: request.ownerId,
@@ -146,7 +151,10 @@ export class WebhookSubscriptions {
       if (!existing || !isLive(existing, this.deps.clock.now())) {
         throw new EventsError('NOT_FOUND', 'No webhook subscription matches this name, arguments and delivery.url', { kind: 'subscription' });
       }
-      if (await this.deps.store.delete(request.ownerId, id, existing.version)) return;
+      if (await this.deps.store.delete(request.ownerId, id, existing.version)) {
+        await releaseSlot(this.deps.store, request.ownerId, id, this.deps.clock.now());
+        return;
+      }
     }
     throw new Error('The subscription kept changing while it was being deleted');
   }
@@ -180,6 +188,21 @@ export class WebhookSubscriptions {
       (key) => secretBoxFor(key).open(sealed, sealContext(subscription.ownerId, subscription.id)),
       () => true,
     );
+  }
+
+  /** Verifies the endpoint; when it fails, the slot claimed for it is given back. */
+  private async verifyOrRelease(url: string, id: string, secret: WebhookSecret, ownerId: string): Promise<void> {
+    try {
+      await this.verify(url, id, secret);
+    } catch (error) {
+      await releaseSlot(this.deps.store, ownerId, id, this.deps.clock.now()).catch((cause: unknown) =>
+        this.deps.logger.warn('webhook subscription slot not released; it frees itself when its grant ends', {
+          subscriptionId: id,
+          error: cause instanceof Error ? cause.name : 'unknown',
+        }),
+      );
+      throw error;
+    }
   }
 
   /**
