@@ -11,6 +11,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as z from 'zod';
+import { aslFindingMessages, type AslFinding } from './asl-findings.ts';
 import { schemaProblem } from './json-schema.ts';
 import { parseJsonText } from './json-text.ts';
 import { injectReportContext } from './report-progress-states.ts';
@@ -27,7 +28,7 @@ const require = createRequire(import.meta.url);
 type AslValidator = (
   definition: unknown,
   options?: { checkPaths?: boolean; checkArn?: boolean },
-) => { isValid: boolean; errors: { Message?: string }[] | null; errorsText: (separator?: string) => string };
+) => { isValid: boolean; errors: AslFinding[] | null; errorsText: (separator?: string) => string };
 
 /** One validated tool folder. */
 export interface ToolFolder {
@@ -233,7 +234,7 @@ function checkDefinition(definition: unknown, report: (reason: string) => void):
   const validateAsl = require('asl-validator') as AslValidator;
   const result = validateAsl(definition, { checkPaths: true, checkArn: true });
   if (!result.isValid) {
-    const messages = result.errors?.map((error) => error.Message ?? JSON.stringify(error)) ?? [result.errorsText('; ')];
+    const messages = result.errors ? aslFindingMessages(result.errors, definition) : [result.errorsText('; ')];
     for (const message of messages) report(`not valid Amazon States Language: ${message}`);
   }
   const seen = new Set<string>();
