@@ -1,0 +1,224 @@
+/**
+ * The durable-execution half of the Lambda API over registered handlers: start (Invoke with a
+ * `DurableExecutionName`, idempotent on the same payload), read, list, stop, and the callback
+ * and checkpoint calls, each answering with the error Lambda answers with. The HTTP wire is in
+ * `lambda-durable-routes.ts`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DurableExecutionApiClient, DurableLambdaHandler, ErrorObject, Operation, OperationUpdate } from '@aws/durable-execution-sdk-js';
+import type { CheckpointWorkerClient } from './checkpoint-worker-client.ts';
+import { DurableRun, type RunStatus } from './durable-run.ts';
+import { LambdaApiError } from './lambda-api-error.ts';
+
+/** Where the service says its resources live. */
+export interface DurableServiceSettings {
+  region: string;
+  accountId: string;
+}
+
+/** One execution as GetDurableExecution and ListDurableExecutionsByFunction describe it. */
+export interface ExecutionView {
+  DurableExecutionArn: string;
+  DurableExecutionName: string;
+  FunctionArn: string;
+  Status: RunStatus;
+  StartTimestamp: Date;
+  EndTimestamp?: Date;
+  InputPayload?: string;
+  Result?: string;
+  Error?: ErrorObject;
+  Version: string;
+}
+
+/** The filters of ListDurableExecutionsByFunction. */
+export interface ListFilter {
+  statuses?: string[];
+  name?: string;
+  startedAfter?: Date;
+  startedBefore?: Date;
+  reverseOrder?: boolean;
+}
+
+interface Execution {
+  run: DurableRun;
+  name: string;
+  functionName: string;
+  payload: string | undefined;
+  started: Date;
+}
+
+// Lambda's pattern for execution names (1 to 64 characters).
+const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The executions of every registered durable function. */
+export class DurableExecutionService {
+  private readonly handlers = new Map<string, DurableLambdaHandler>();
+  private readonly byArn = new Map<string, Execution>();
+  private readonly byName = new Map<string, Execution>();
+  private readonly byWorkerId = new Map<string, Execution>();
+
+  constructor(
+    private readonly worker: CheckpointWorkerClient,
+    private readonly transport: () => DurableExecutionApiClient,
+    private readonly settings: DurableServiceSettings,
+  ) {}
+
+  /** Serves `handler` (built with `withDurableExecution`) as the function `functionName`. */
+  register(functionName: string, handler: DurableLambdaHandler): void {
+    this.handlers.set(functionName, handler);
+  }
+
+  functionArn(functionName: string): string {
+    return `arn:aws:lambda:${this.settings.region}:${this.settings.accountId}:function:${functionName}`;
+  }
+
+  /** Invoke on a durable function: a new execution, or the same one for the same name and payload. */
+  async start(functionRef: string, name: string | undefined, payload: string | undefined): Promise<DurableRun> {
+    const functionName = this.functionNameOf(functionRef);
+    const handler = this.handlers.get(functionName);
+    if (!handler) throw new LambdaApiError('ResourceNotFoundException', `Function not found: ${this.functionArn(functionName)}`);
+    if (name !== undefined && !EXECUTION_NAME.test(name)) {
+      throw new LambdaApiError('InvalidParameterValueException', 'DurableExecutionName must match [a-zA-Z0-9-_]{1,64}');
+    }
+    const executionName = name ?? randomUUID();
+    const key = `${functionName}/${executionName}`;
+    const existing = this.byName.get(key);
+    if (existing) {
+      if (existing.payload === payload) return existing.run;
+      throw new LambdaApiError(
+        'DurableExecutionAlreadyStartedException',
+        `Durable execution with name ${executionName} already exists with a different payload`,
+      );
+    }
+    const arn = `${this.functionArn(functionName)}:$LATEST/durable-execution/${executionName}/${randomUUID()}`;
+    const run = new DurableRun({ worker: this.worker, handler, transport: this.transport, functionName, functionArn: this.functionArn(functionName) }, arn);
+    const execution: Execution = { run, name: executionName, functionName, payload, started: new Date() };
+    this.byName.set(key, execution);
+    this.byArn.set(arn, execution);
+    await run.start(payload);
+    this.byWorkerId.set(run.workerExecutionId, execution);
+    return run;
+  }
+
+  describe(arn: string, includeData = true): ExecutionView {
+    return this.viewOf(this.execution(arn), includeData);
+  }
+
+  list(functionRef: string, filter: ListFilter): ExecutionView[] {
+    const functionName = this.functionNameOf(functionRef);
+    if (!this.handlers.has(functionName)) {
+      throw new LambdaApiError('ResourceNotFoundException', `Function not found: ${this.functionArn(functionName)}`);
+    }
+    const matching = [...this.byArn.values()].filter(
+      (execution) =>
+        execution.functionName === functionName &&
+        (!filter.statuses?.length || filter.statuses.includes(execution.run.status)) &&
+        (filter.name === undefined || execution.name === filter.name) &&
+        (!filter.startedAfter || execution.started >= filter.startedAfter) &&
+        (!filter.startedBefore || execution.started <= filter.startedBefore),
+    );
+    const views = matching.map((execution) => this.viewOf(execution, false));
+    return filter.reverseOrder ? views.reverse() : views;
+  }
+
+  stop(arn: string, error: ErrorObject | undefined): Date {
+    const execution = this.execution(arn);
+    if (execution.run.status !== 'RUNNING') {
+      throw new LambdaApiError('ResourceConflictException', `Durable execution is not running: ${execution.run.status}`);
+    }
+    return execution.run.stop(error);
+  }
+
+  /** CheckpointDurableExecution, as the SDK calls it from inside an invocation. */
+  checkpoint(arn: string, input: { CheckpointToken?: string; Updates?: OperationUpdate[]; ClientToken?: string }) {
+    const execution = this.running(arn);
+    return this.backend<{ CheckpointToken: string; NewExecutionState: { Operations: Operation[] } }>('CheckpointDurableExecutionState', {
+      ...input,
+      DurableExecutionArn: execution.run.workerExecutionId,
+    });
+  }
+
+  /** GetDurableExecutionState: the operations, in one page. */
+  state(arn: string) {
+    const execution = this.execution(arn);
+    return this.backend<{ Operations: Operation[] }>('GetDurableExecutionState', {
+      DurableExecutionArn: execution.run.workerExecutionId,
+    });
+  }
+
+  /** SendDurableExecutionCallbackSuccess, Failure and Heartbeat. */
+  async callback(callbackId: string, outcome: { succeed: Uint8Array } | { fail: ErrorObject } | 'heartbeat'): Promise<void> {
+    const execution = this.byWorkerId.get(workerIdOfCallback(callbackId) ?? '');
+    if (!execution) throw new LambdaApiError('ResourceNotFoundException', 'Callback not found');
+    if (execution.run.status !== 'RUNNING') {
+      throw new LambdaApiError('ResourceNotFoundException', 'Callback not found: the durable execution has ended');
+    }
+    if (outcome === 'heartbeat') {
+      await this.backend('SendDurableExecutionCallbackHeartbeat', { CallbackId: callbackId });
+    } else if ('succeed' in outcome) {
+      await this.backend('SendDurableExecutionCallbackSuccess', { CallbackId: callbackId, Result: outcome.succeed });
+    } else {
+      await this.backend('SendDurableExecutionCallbackFailure', { CallbackId: callbackId, Error: outcome.fail });
+    }
+  }
+
+  /** Resolves when every execution has ended (used to hold a synchronous Invoke). */
+  whenFinished(arn: string): Promise<void> {
+    return this.execution(arn).run.whenFinished();
+  }
+
+  private viewOf(execution: Execution, includeData: boolean): ExecutionView {
+    const { run } = execution;
+    return {
+      DurableExecutionArn: run.arn,
+      DurableExecutionName: execution.name,
+      FunctionArn: this.functionArn(execution.functionName),
+      Status: run.status,
+      StartTimestamp: execution.started,
+      EndTimestamp: run.endTimestamp,
+      Version: '$LATEST',
+      ...(includeData ? { InputPayload: execution.payload, Result: run.result, Error: run.error } : {}),
+    };
+  }
+
+  private execution(arn: string): Execution {
+    const execution = this.byArn.get(arn);
+    if (!execution) throw new LambdaApiError('ResourceNotFoundException', `Durable execution not found: ${arn}`);
+    return execution;
+  }
+
+  private running(arn: string): Execution {
+    const execution = this.execution(arn);
+    if (execution.run.status !== 'RUNNING') {
+      throw new LambdaApiError('InvalidParameterValueException', `Durable execution is not running: ${execution.run.status}`);
+    }
+    return execution;
+  }
+
+  /** A worker call whose refusals (validation, unknown ids) are the caller's errors. */
+  private async backend<T>(api: Parameters<CheckpointWorkerClient['call']>[0], params: object): Promise<T> {
+    try {
+      return await this.worker.call<T>(api, params);
+    } catch (error) {
+      const message = error instanceof Error || (error && typeof error === 'object' && 'message' in error) ? String((error as Error).message) : String(error);
+      if (/not found/i.test(message)) throw new LambdaApiError('ResourceNotFoundException', message, { cause: error });
+      throw new LambdaApiError('InvalidParameterValueException', message, { cause: error });
+    }
+  }
+
+  /** A function name, partial ARN or ARN, without its qualifier. */
+  private functionNameOf(functionRef: string): string {
+    const afterFunction = functionRef.includes('function:') ? (functionRef.split('function:')[1] ?? '') : functionRef;
+    return afterFunction.split(':')[0] ?? '';
+  }
+}
+
+/** The checkpoint worker's callback ids are base64 JSON naming the execution. */
+function workerIdOfCallback(callbackId: string): string | undefined {
+  try {
+    const decoded = JSON.parse(Buffer.from(callbackId, 'base64').toString('utf8')) as { executionId?: unknown };
+    return typeof decoded.executionId === 'string' ? decoded.executionId : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The local durable-execution service: the durable half of the Lambda API on 127.0.0.1,
+ * running registered durable handlers in this process on the checkpoint backend of
+ * `@aws/durable-execution-sdk-js-testing`. The one entry point to this folder.
+ */
+import { DurableExecutionApiClient, type DurableLambdaHandler } from '@aws/durable-execution-sdk-js';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { serveFetch } from '../node-http-server.ts';
+import { CheckpointWorkerClient } from './checkpoint-worker-client.ts';
+import { DurableExecutionService } from './durable-execution-service.ts';
+import { lambdaDurableRoutes } from './lambda-durable-routes.ts';
+
+export type { DurableExecutionService } from './durable-execution-service.ts';
+
+/** The options of {@link startLocalDurableService}. */
+export interface LocalDurableServiceOptions {
+  /** Durable handlers by function name: modules' `handler`, built with `withDurableExecution`. */
+  functions: Record<string, DurableLambdaHandler>;
+  /** @default 0 (a free port) */
+  port?: number;
+  /** @default 'us-east-1' */
+  region?: string;
+  /** @default '000000000000' */
+  accountId?: string;
+}
+
+/** A running local durable service. */
+export interface LocalDurableService {
+  /** The endpoint to give a `LambdaClient`. */
+  endpoint: string;
+  service: DurableExecutionService;
+  close(): Promise<void>;
+}
+
+/** Starts the service on 127.0.0.1 with `options.functions` registered. */
+export async function startLocalDurableService(options: LocalDurableServiceOptions): Promise<LocalDurableService> {
+  const region = options.region ?? 'us-east-1';
+  const worker = new CheckpointWorkerClient();
+  let handlerClient: LambdaClient | undefined;
+  let endpoint = '';
+  // Handlers checkpoint through the unmodified Lambda client, over HTTP, to this service.
+  const transport = () => {
+    handlerClient ??= new LambdaClient({
+      endpoint,
+      region,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    return new DurableExecutionApiClient(handlerClient);
+  };
+  const service = new DurableExecutionService(worker, transport, { region, accountId: options.accountId ?? '000000000000' });
+  for (const [name, handler] of Object.entries(options.functions)) service.register(name, handler);
+  const server = await serveFetch(lambdaDurableRoutes(service), { host: '127.0.0.1', port: options.port ?? 0, path: '' });
+  endpoint = server.url.origin;
+  return {
+    endpoint,
+    service,
+    close: async () => {
+      handlerClient?.destroy();
+      await server.close();
+      await worker.close();
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Durable handlers the local durable service's tests run: each built with
+ * `withDurableExecution` exactly as a tool's `durable.ts` would be.
+ */
+import { type DurableContext, withDurableExecution } from '@aws/durable-execution-sdk-js';
+
+interface NumberInput {
+  value: number;
+}
+
+/** Two checkpointed steps, then a result computed from both. */
+export const stepsHandler = withDurableExecution(async (event: NumberInput, context: DurableContext) => {
+  const doubled = await context.step('double', async () => event.value * 2);
+  const plusOne = await context.step('add-one', async () => doubled + 1);
+  return { doubled, plusOne };
+});
+
+/** Fails outside any step: the execution fails with this error. */
+export const failingHandler = withDurableExecution(async (_event: unknown, context: DurableContext) => {
+  await context.step('before-failure', async () => 'done');
+  throw new Error('the dataset could not be read');
+});
+
+/** Waits one second between two steps that read the clock. */
+export const waitingHandler = withDurableExecution(async (_event: unknown, context: DurableContext) => {
+  const before = await context.step('before-wait', async () => Date.now());
+  await context.wait('one-second', { seconds: 1 });
+  const after = await context.step('after-wait', async () => Date.now());
+  return { before, after };
+});
+
+/** Waits an hour: only a stop ends it in a test. */
+export const longWaitHandler = withDurableExecution(async (_event: unknown, context: DurableContext) => {
+  await context.wait('an-hour', { hours: 1 });
+  return 'woke up';
+});
+
+const callbackWaiters = new Map<string, (callbackId: string) => void>();
+const callbackIds = new Map<string, Promise<string>>();
+
+/** The callback id the approval handler's run keyed `key` handed out, once it has. */
+export function callbackIdFor(key: string): Promise<string> {
+  let id = callbackIds.get(key);
+  if (!id) {
+    id = new Promise((resolve) => callbackWaiters.set(key, resolve));
+    callbackIds.set(key, id);
+  }
+  return id;
+}
+
+const approvalRuns = new Map<string, { invocations: number; stepRuns: number }>();
+
+/** How often the approval handler keyed `key` was invoked, and how often its step ran. */
+export function approvalRunsOf(key: string): { invocations: number; stepRuns: number } {
+  return approvalRuns.get(key) ?? { invocations: 0, stepRuns: 0 };
+}
+
+/**
+ * Runs a step, asks for approval through a callback kept alive by heartbeats, then reports the
+ * answer: a replay after the answer returns the step's checkpointed result without running it.
+ */
+export const approvalHandler = withDurableExecution(async (event: { key: string }, context: DurableContext) => {
+  const runs = approvalRuns.get(event.key) ?? { invocations: 0, stepRuns: 0 };
+  approvalRuns.set(event.key, runs);
+  runs.invocations += 1;
+  const requestedBy = await context.step('record-request', async () => {
+    runs.stepRuns += 1;
+    return 'pipeline';
+  });
+  const answer = await context.waitForCallback<string>(
+    'approval',
+    async (callbackId) => {
+      void callbackIdFor(event.key);
+      callbackWaiters.get(event.key)?.(callbackId);
+    },
+    { heartbeatTimeout: { hours: 1 } },
+  );
+  return { requestedBy, approved: JSON.parse(answer) as unknown };
+});
