@@ -2,8 +2,8 @@
  * The event log over the operations table: one item per occurrence (`EVT#<owner>#<eventId>`,
  * with `expiresAt`, so DynamoDB's TTL deletes it after retention), and each stream read
  * through the `byOwner` index, keyed `EVENTS#<owner>#<stream>` and sorted by position. A
- * read is one Query; the index is eventually consistent, which the reader allows for by
- * reading only up to a settled horizon (see event-reader.ts).
+ * read is one Query, cut at its limit or at 1 MB; the index is eventually consistent, which
+ * the reader allows for by reading only up to a settled horizon (see event-reader.ts).
  */
 import { GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OPERATIONS_TABLE } from './operations-table.ts';
@@ -57,27 +57,36 @@ export class DynamoDbEventLog implements EventLog {
   async read(ownerId: string, stream: string, range: StreamRange): Promise<StreamPage> {
     checkOwner(ownerId);
     if (range.after >= range.through) return { entries: [], reached: range.after, more: false };
-    // BETWEEN is inclusive: `after` itself (the last entry a cursor named) is dropped below.
-    const output = await sendOrThrow('Query', () =>
-      this.#client.send(
-        new QueryCommand({
-          TableName: this.#tableName,
-          IndexName: OPERATIONS_TABLE.ownerIndex.name,
-          KeyConditionExpression: '#stream = :stream AND #position BETWEEN :after AND :through',
-          ExpressionAttributeNames: { '#stream': STREAM_KEY, '#position': POSITION_KEY },
-          ExpressionAttributeValues: { ':stream': { S: streamKey(ownerId, stream) }, ':after': { S: range.after }, ':through': { S: range.through } },
-          Limit: range.limit + 2,
-        }),
-      ),
-    );
-    const found = (output.Items ?? []).map(fromItem).filter((entry) => positionOf(entry) !== range.after);
+    let found: EventEntry[] = [];
+    let cut: Item | undefined;
+    // One query; a second only when the first was cut before anything past `after`, so a read always moves on.
+    for (let query = 0; query < 2 && found.length === 0; query++) {
+      const output = await sendOrThrow('Query', () =>
+        this.#client.send(
+          new QueryCommand({
+            TableName: this.#tableName,
+            IndexName: OPERATIONS_TABLE.ownerIndex.name,
+            // BETWEEN is inclusive: `after` itself (the last entry a cursor named) is dropped below.
+            KeyConditionExpression: '#stream = :stream AND #position BETWEEN :after AND :through',
+            ExpressionAttributeNames: { '#stream': STREAM_KEY, '#position': POSITION_KEY },
+            ExpressionAttributeValues: { ':stream': { S: streamKey(ownerId, stream) }, ':after': { S: range.after }, ':through': { S: range.through } },
+            Limit: range.limit + 2,
+            ...(cut ? { ExclusiveStartKey: cut } : {}),
+          }),
+        ),
+      );
+      found = (output.Items ?? []).map(fromItem).filter((entry) => positionOf(entry) !== range.after);
+      cut = output.LastEvaluatedKey;
+      if (!cut) break;
+    }
     const page = found.slice(0, range.limit);
     const now = this.#now();
     const last = page.at(-1);
     return {
       entries: page.filter((entry) => !isExpired(entry, now)),
-      reached: last ? positionOf(last) : range.after,
-      more: found.length > range.limit || (output.LastEvaluatedKey !== undefined && found.length === range.limit),
+      reached: last ? positionOf(last) : (cut?.[POSITION_KEY]?.S ?? range.after),
+      // A query stops at its Limit or at 1 MB (five large results fill it), whichever comes first: past either cut, entries may remain.
+      more: found.length > range.limit || cut !== undefined,
     };
   }
 

@@ -55,7 +55,10 @@ export interface StreamPage {
 export interface EventLog {
   /** Conditional put: an `eventId` already in the log is left as it is (`created: false`). */
   append(entry: EventEntry): Promise<{ created: boolean }>;
-  /** One read of a stream (one DynamoDB query), in position order. */
+  /**
+   * One read of a stream, in position order: at most `limit` entries, fewer when the store
+   * cuts a page short (DynamoDB's 1 MB), and then `more` says so.
+   */
   read(ownerId: string, stream: string, range: StreamRange): Promise<StreamPage>;
   /** One entry by id; `undefined` when absent or expired. */
   get(ownerId: string, eventId: string): Promise<EventEntry | undefined>;
