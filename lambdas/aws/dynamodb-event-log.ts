@@ -2,13 +2,25 @@
  * The event log over the operations table: one item per occurrence (`EVT#<owner>#<eventId>`,
  * with `expiresAt`, so DynamoDB's TTL deletes it after retention), and each stream read
  * through the `byOwner` index, keyed `EVENTS#<owner>#<stream>` and sorted by position. A
- * read is one Query, cut at its limit or at 1 MB; the index is eventually consistent, which
- * the reader allows for by reading only up to a settled horizon (see event-reader.ts).
+ * read is one Query, cut at its limit or at 1 MB; the index is eventually consistent, and a
+ * write may be slow, which the reader allows for by reading only up to a settled horizon
+ * (see event-reader.ts): an append takes its position at each attempt and bounds the attempt.
  */
 import { GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OPERATIONS_TABLE } from './operations-table.ts';
 import { isObject } from '../shared/json-values.ts';
-import { isExpired, positionOf, type EventEntry, type EventLog, type StreamPage, type StreamRange } from '../events/event-log.ts';
+import { randomUUID } from 'node:crypto';
+import {
+  APPEND_ATTEMPT_MS,
+  isExpired,
+  placeAt,
+  positionOf,
+  type AppendOutcome,
+  type EventEntry,
+  type EventLog,
+  type StreamPage,
+  type StreamRange,
+} from '../events/event-log.ts';
 import { checkOwner, EventStoreError, sendOrThrow, writeIfCondition } from './dynamodb-event-items.ts';
 
 type Item = Record<string, AttributeValue>;
@@ -21,37 +33,60 @@ const POSITION_KEY = OPERATIONS_TABLE.ownerIndex.sortKey;
 /** Named condition: an occurrence is written once, whoever appends it again. */
 const EVENT_IS_NEW = 'attribute_not_exists(#pk)';
 
+/** Which append wrote an item: a random id per `append` call. */
+const APPEND_ID = 'appendId';
+
+/** Attempts of one append, each at a fresh position: one given up (its bound passed) is made again. */
+const APPEND_ATTEMPTS = 3;
+
 export interface DynamoDbEventLogOptions {
   readonly client: DynamoDBClient;
   readonly tableName: string;
-  /** Epoch ms; reads leave out entries past their `expiresAt`. */
+  /** Epoch ms: an entry's place in the log, taken at each attempt; reads leave out entries past their `expiresAt`. */
   readonly now?: () => number;
+  /** How long one attempt of an append may take before it is given up. @default APPEND_ATTEMPT_MS */
+  readonly attemptTimeoutMs?: number;
 }
 
 export class DynamoDbEventLog implements EventLog {
   readonly #client: DynamoDBClient;
   readonly #tableName: string;
   readonly #now: () => number;
+  readonly #attemptTimeoutMs: number;
 
   constructor(options: DynamoDbEventLogOptions) {
     this.#client = options.client;
     this.#tableName = options.tableName;
     this.#now = options.now ?? Date.now;
+    this.#attemptTimeoutMs = options.attemptTimeoutMs ?? APPEND_ATTEMPT_MS;
   }
 
-  async append(entry: EventEntry): Promise<{ created: boolean }> {
+  async append(entry: EventEntry): Promise<AppendOutcome> {
     checkOwner(entry.ownerId);
-    const created = await writeIfCondition('PutItem', () =>
-      this.#client.send(
-        new PutItemCommand({
-          TableName: this.#tableName,
-          Item: toItem(entry),
-          ConditionExpression: EVENT_IS_NEW,
-          ExpressionAttributeNames: { '#pk': PK },
-        }),
-      ),
-    );
-    return { created };
+    // Marks this append's own write: a retry that finds the entry knows whether an attempt of its own wrote it.
+    const appendId = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      // The position is taken at each attempt, and an attempt is given up before it could land further behind it than APPEND_ATTEMPT_MS.
+      const placed = placeAt(entry, this.#now());
+      try {
+        const created = await writeIfCondition('PutItem', () =>
+          this.#client.send(
+            new PutItemCommand({
+              TableName: this.#tableName,
+              Item: { ...toItem(placed), [APPEND_ID]: { S: appendId } },
+              ConditionExpression: EVENT_IS_NEW,
+              ExpressionAttributeNames: { '#pk': PK },
+            }),
+            { abortSignal: AbortSignal.timeout(this.#attemptTimeoutMs) },
+          ),
+        );
+        if (created) return { created, entry: placed };
+        const held = await this.#getItem(entry.ownerId, entry.eventId);
+        return held ? { created: held[APPEND_ID]?.S === appendId, entry: fromItem(held) } : { created: false, entry: placed };
+      } catch (error) {
+        if (attempt >= APPEND_ATTEMPTS || !givenUp(error)) throw error;
+      }
+    }
   }
 
   async read(ownerId: string, stream: string, range: StreamRange): Promise<StreamPage> {
@@ -92,13 +127,23 @@ export class DynamoDbEventLog implements EventLog {
 
   async get(ownerId: string, eventId: string): Promise<EventEntry | undefined> {
     checkOwner(ownerId);
+    const item = await this.#getItem(ownerId, eventId);
+    if (!item) return undefined;
+    const entry = fromItem(item);
+    return isExpired(entry, this.#now()) ? undefined : entry;
+  }
+
+  async #getItem(ownerId: string, eventId: string): Promise<Item | undefined> {
     const output = await sendOrThrow('GetItem', () =>
       this.#client.send(new GetItemCommand({ TableName: this.#tableName, Key: { [PK]: { S: eventPk(ownerId, eventId) } }, ConsistentRead: true })),
     );
-    if (!output.Item) return undefined;
-    const entry = fromItem(output.Item);
-    return isExpired(entry, this.#now()) ? undefined : entry;
+    return output.Item;
   }
+}
+
+/** Whether an append's attempt failed because its bound passed (the SDK's AbortError, wrapped by `sendOrThrow`). */
+function givenUp(error: unknown): boolean {
+  return (error as { cause?: { name?: unknown } } | undefined)?.cause?.name === 'AbortError';
 }
 
 function eventPk(ownerId: string, eventId: string): string {

@@ -21,6 +21,8 @@ export interface EventEntry {
    * When it was appended, epoch milliseconds: its place in the log. An occurrence is often
    * appended well after it happened (status sync hears of an execution's end seconds later),
    * so the log is ordered by this, never by `at`: a cursor past it cannot skip a late arrival.
+   * The log may place an entry later than the `loggedAt` it is given, never earlier: the
+   * entry `append` returns carries its place.
    */
   readonly loggedAt: number;
   /** Fields subscriptions filter on. */
@@ -51,10 +53,27 @@ export interface StreamPage {
   readonly more: boolean;
 }
 
+/** What an append did: whether it wrote the entry, and the entry as the log holds it. */
+export interface AppendOutcome {
+  readonly created: boolean;
+  /** With the place the log gave it (`loggedAt`, and `expiresAt` as far after it); when not created, the entry already held. */
+  readonly entry: EventEntry;
+}
+
+/**
+ * The longest one write of an entry may take from the moment its position is taken: an
+ * adapter whose writes can be slow takes the position at each attempt and gives up an
+ * attempt still unanswered this long after, so no write lands further behind its position.
+ */
+export const APPEND_ATTEMPT_MS = 2_000;
+
+/** What a reader allows beyond that for an index to show a landed write (DynamoDB's GSIs: well under a second) and for clocks. */
+export const INDEX_LAG_MS = 1_000;
+
 /** The log port: one DynamoDB adapter, one in-memory version for tests. */
 export interface EventLog {
   /** Conditional put: an `eventId` already in the log is left as it is (`created: false`). */
-  append(entry: EventEntry): Promise<{ created: boolean }>;
+  append(entry: EventEntry): Promise<AppendOutcome>;
   /**
    * One read of a stream, in position order: at most `limit` entries, fewer when the store
    * cuts a page short (DynamoDB's 1 MB), and then `more` says so.
@@ -100,6 +119,12 @@ export function timeOfPosition(position: string): number | undefined {
   if (!match?.[1]) return undefined;
   const ms = Number(match[1]);
   return Number.isSafeInteger(ms) ? ms : undefined;
+}
+
+/** `entry` placed at `ms`, never before its own `loggedAt`, and kept as long after its place as before. */
+export function placeAt(entry: EventEntry, ms: number): EventEntry {
+  const loggedAt = Math.max(entry.loggedAt, Math.floor(ms));
+  return { ...entry, loggedAt, expiresAt: entry.expiresAt + Math.ceil((loggedAt - entry.loggedAt) / 1000) };
 }
 
 /** Whether an entry is past its retention at `nowMs`. */

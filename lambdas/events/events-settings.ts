@@ -2,6 +2,7 @@
  * What a deployment may tune about the Events extension, with the defaults the docs name
  * (docs/mcp-events.md). Every field has a default, so `{}` is a working configuration.
  */
+import { APPEND_ATTEMPT_MS, INDEX_LAG_MS } from './event-log.ts';
 
 export interface EventsSettings {
   /** `false` answers every `events/*` request with -32601. @default true */
@@ -18,7 +19,11 @@ export interface EventsSettings {
   readonly maxSubscriptionsPerPrincipal: number;
   /** Open `events/stream` requests one principal may hold. @default 10 */
   readonly maxStreamsPerPrincipal: number;
-  /** How far behind now a read stops, for writes still landing and the index's lag. @default 1000 */
+  /**
+   * How far behind now a read stops, for writes still landing and the index's lag: no write
+   * lands further behind its position than APPEND_ATTEMPT_MS, and INDEX_LAG_MS covers the
+   * index. @default 3000
+   */
   readonly settleMs: number;
   /** The `nextPollMs` a poll answers, and how often a push stream reads. @default 5000 and 1000 */
   readonly nextPollMs: number;
@@ -48,7 +53,7 @@ export const EVENTS_DEFAULTS: EventsSettings = {
   allowNoExpiry: false,
   maxSubscriptionsPerPrincipal: 25,
   maxStreamsPerPrincipal: 10,
-  settleMs: 1000,
+  settleMs: APPEND_ATTEMPT_MS + INDEX_LAG_MS,
   nextPollMs: 5000,
   streamReadMs: 1000,
   heartbeatMs: 15_000,

@@ -1,17 +1,19 @@
 /** The event log in memory, for unit tests: the same contract as the DynamoDB adapter. */
 import { systemClock, type Clock } from '../operations/ports.ts';
-import { isExpired, positionOf, type EventEntry, type EventLog, type StreamPage, type StreamRange } from './event-log.ts';
+import { isExpired, positionOf, type AppendOutcome, type EventEntry, type EventLog, type StreamPage, type StreamRange } from './event-log.ts';
 
 export class InMemoryEventLog implements EventLog {
   readonly #entries = new Map<string, EventEntry>();
 
   constructor(private readonly clock: Clock = systemClock) {}
 
-  async append(entry: EventEntry): Promise<{ created: boolean }> {
+  /** A write here lands the moment it is made, so the entry keeps the place its caller took for it. */
+  async append(entry: EventEntry): Promise<AppendOutcome> {
     const key = `${entry.ownerId}\n${entry.eventId}`;
-    if (this.#entries.has(key)) return { created: false };
+    const held = this.#entries.get(key);
+    if (held) return { created: false, entry: structuredClone(held) };
     this.#entries.set(key, structuredClone(entry));
-    return { created: true };
+    return { created: true, entry: structuredClone(entry) };
   }
 
   async read(ownerId: string, stream: string, range: StreamRange): Promise<StreamPage> {

@@ -28,7 +28,7 @@ describeEventLogContract('DynamoDB (dynalite)', async (now) => new DynamoDbEvent
 describe('DynamoDbEventLog item layout', () => {
   it('keys an occurrence by owner and id, indexes it by owner and stream in time order, and carries expiresAt', async () => {
     const tableName = await freshTable();
-    await new DynamoDbEventLog({ client: local.client, tableName }).append(entry());
+    await new DynamoDbEventLog({ client: local.client, tableName, now: () => 1_760_000_000_000 }).append(entry());
     const { Item } = await local.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'EVT#owner-a#evt_1' } }, ConsistentRead: true }));
     expect(Item).toMatchObject({
       ownerKey: { S: 'EVENTS#owner-a#operation.finished' },
