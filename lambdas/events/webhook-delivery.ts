@@ -5,33 +5,57 @@
  * (`deliveryStatus`, suspension after sustained failure), and tell the transport what next:
  * "The server retries each event independently, with exponential backoff, on non-2xx
  * responses" and timeouts, a bounded number of times; 410 and 413 are final. A job without
- * an event is the subscription's `terminated` envelope; once it is sent (or given up on) the
- * subscription is gone.
+ * an event ends its subscription (an operation's end, handed over by the fan-out): the record
+ * is marked ended, the progress deliveries still pending go first, then the `terminated`
+ * envelope; once it is sent (or given up on) the subscription is gone.
  */
 import { encodeEventCursor } from './event-cursor.ts';
+import { isPerOperation } from './event-log.ts';
 import { occurrenceOf } from './event-occurrence.ts';
 import type { DeliverWebhookJob, WebhookDeliveryJob, WebhookDeliveryOutcome } from './webhook-delivery-job.ts';
 import { isLive, type DeliveryHealth, type WebhookSubscription } from './webhook-subscription.ts';
+import { deleteEnded, markEnded, terminatedMessageId } from './webhook-subscription-end.ts';
 import { backoffSeconds, sendErrorCategory, type WebhookSubscriptions } from './webhook-subscriptions.ts';
-import { controlMessageId, signWebhook } from './webhooks/webhook-signature.ts';
+import { signWebhook } from './webhooks/webhook-signature.ts';
 
 const CAS_ATTEMPTS = 5;
+/**
+ * Tries of an end job that may wait for pending deliveries before `terminated` goes anyway;
+ * the delivery queue receives a job `maxAttempts` + 3 times before dead-lettering it.
+ */
+const PENDING_WAITS = 3;
+/** A pending retry this long past its time was lost (its job failed outright): the end stops waiting for it. */
+const PENDING_LOST_MS = 5 * 60_000;
+/** How long past a pending retry's time the end looks again: that try's bounded send, and a margin. */
+const PENDING_MARGIN_SECONDS = 15;
 
 export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): DeliverWebhookJob {
   const { deps } = subscriptions;
   const { settings, clock, logger } = deps;
 
-  /** What the transport does after a failed try. */
-  const retryOrDrop = (job: WebhookDeliveryJob, reason: string): WebhookDeliveryOutcome =>
-    job.attempt >= settings.delivery.maxAttempts
+  /** What the transport does after a failed try; `maxAttempts` tries in all unless `limit` says more. */
+  const retryOrDrop = (job: WebhookDeliveryJob, reason: string, limit = settings.delivery.maxAttempts): WebhookDeliveryOutcome =>
+    job.attempt >= limit
       ? { kind: 'dropped', reason: `${reason}; gave up after ${job.attempt} tries` }
       : { kind: 'retry', afterSeconds: backoffSeconds(job.attempt, settings.delivery.baseDelaySeconds, settings.delivery.maxDelaySeconds), reason };
 
-  /** Records a try on the subscription: its health, and suspension once failures are sustained. */
-  const note = async (subscription: WebhookSubscription, error: string | undefined): Promise<void> => {
+  /** Applies `change` to the stored subscription by compare-and-set, re-read on a conflict. */
+  const update = async (subscription: WebhookSubscription, change: (current: WebhookSubscription, now: number) => WebhookSubscription) => {
     let current: WebhookSubscription | undefined = subscription;
     for (let attempt = 0; attempt < CAS_ATTEMPTS && current; attempt++) {
-      const now = clock.now();
+      const updated = change(current, clock.now());
+      if (await deps.store.save({ ...updated, version: current.version + 1 }, current.version)) return { before: current, after: updated };
+      current = await deps.store.get(subscription.ownerId, subscription.id);
+    }
+    return undefined;
+  };
+
+  /**
+   * Records a try on the subscription: its health, suspension once failures are sustained, and,
+   * for a subscription that ends with its operation, whether this event's delivery is pending.
+   */
+  const note = async (subscription: WebhookSubscription, error: string | undefined, pending?: { eventId: string; retryAt?: number }) => {
+    const written = await update(subscription, (current, now) => {
       const windowOpen = now - current.health.windowStart < settings.suspension.windowMs;
       const base = windowOpen ? current.health : { ...current.health, windowStart: now, attempts: 0, failures: 0 };
       const health: DeliveryHealth =
@@ -41,14 +65,17 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
       // "a delivery failure rate above 95% over a rolling 60-minute window with a minimum of 100 delivery attempts"
       const { minAttempts, failureRate } = settings.suspension;
       const suspend = error !== undefined && health.attempts >= minAttempts && health.failures / health.attempts > failureRate;
-      const updated: WebhookSubscription = { ...current, health, active: current.active && !suspend, version: current.version + 1 };
-      if (await deps.store.save(updated, current.version)) {
-        if (suspend && current.active)
-          logger.warn('webhook delivery suspended after sustained failure', { subscriptionId: current.id, attempts: health.attempts });
-        return;
-      }
-      current = await deps.store.get(subscription.ownerId, subscription.id);
-    }
+      const updated = { ...current, health, active: current.active && !suspend };
+      return pending ? withPending(updated, pending.eventId, pending.retryAt) : updated;
+    });
+    if (written?.before.active && !written.after.active)
+      logger.warn('webhook delivery suspended after sustained failure', { subscriptionId: subscription.id, attempts: written.after.health.attempts });
+  };
+
+  /** A job that delivers nothing more: its pending mark, if any, is cleared first, so the end does not wait for it. */
+  const drop = async (subscription: WebhookSubscription, eventId: string, reason: string): Promise<WebhookDeliveryOutcome> => {
+    if (subscription.pending?.[eventId] !== undefined) await update(subscription, (current) => withPending(current, eventId, undefined));
+    return { kind: 'dropped', reason };
   };
 
   /** Sends a signed body; the answer as the outcome (before retry decisions), and the error category if it failed. */
@@ -58,44 +85,79 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
     return deps.send({ url: subscription.url, subscriptionId: subscription.id, body, headers: { ...headers } });
   };
 
-  const terminate = async (job: WebhookDeliveryJob, subscription: WebhookSubscription): Promise<WebhookDeliveryOutcome> => {
-    const body = JSON.stringify({ type: 'terminated', error: subscription.ending });
-    const answer = await post(subscription, controlMessageId('terminated'), body);
+  /** An end job: mark the subscription ended, wait (boundedly) for its pending deliveries, then send `terminated`. */
+  const end = async (job: WebhookDeliveryJob, subscription: WebhookSubscription): Promise<WebhookDeliveryOutcome> => {
+    let ended = subscription;
+    if (!ended.ending) {
+      if (!deps.operationEnded) return { kind: 'dropped', reason: 'no event and no ending to send' };
+      const marked = await markEnded(deps.store, ended, deps.operationEnded, clock.now());
+      if (!marked) return { kind: 'dropped', reason: 'the subscription is gone' };
+      ended = marked;
+    }
+    const now = clock.now();
+    const waitingFor = Object.values(ended.pending ?? {}).filter((retryAt) => retryAt + PENDING_LOST_MS > now);
+    if (waitingFor.length > 0 && job.attempt <= PENDING_WAITS) {
+      const untilLast = Math.ceil((Math.max(...waitingFor) - now) / 1000) + PENDING_MARGIN_SECONDS;
+      const afterSeconds = Math.min(settings.delivery.maxDelaySeconds, Math.max(1, untilLast));
+      return { kind: 'retry', afterSeconds, reason: `terminated waits for ${waitingFor.length} pending deliveries` };
+    }
+    const body = JSON.stringify({ type: 'terminated', error: ended.ending });
+    const answer = await post(ended, terminatedMessageId(ended), body);
     const delivered = !('error' in answer) && answer.status >= 200 && answer.status <= 299;
-    const outcome = delivered ? ({ kind: 'delivered' } as const) : retryOrDrop(job, 'error' in answer ? sendErrorCategory(answer) : `HTTP ${answer.status}`);
+    const reason = 'error' in answer ? sendErrorCategory(answer) : `HTTP ${answer.status}`;
+    const outcome = delivered ? ({ kind: 'delivered' } as const) : retryOrDrop(job, reason, settings.delivery.maxAttempts + PENDING_WAITS);
     // Sent or given up on: "The subscription no longer exists".
-    if (outcome.kind !== 'retry') await deps.store.delete(subscription.ownerId, subscription.id, subscription.version);
+    if (outcome.kind !== 'retry') await deleteEnded(deps.store, ended, clock.now());
+    return outcome;
+  };
+
+  const deliverEvent = async (job: WebhookDeliveryJob, eventId: string, subscription: WebhookSubscription): Promise<WebhookDeliveryOutcome> => {
+    const now = clock.now();
+    if (!isLive(subscription, now)) return drop(subscription, eventId, 'the subscription expired');
+    // Suspended: the event is abandoned; the client's cursor (a refresh, a poll) recovers it.
+    if (!subscription.active) return drop(subscription, eventId, 'delivery is suspended');
+    const entry = await deps.log.get(job.ownerKey, eventId);
+    if (!entry) return drop(subscription, eventId, 'the event is past retention');
+    // Events logged before the end are still delivered, before `terminated`.
+    if (subscription.ending && entry.loggedAt > (subscription.endedAt ?? Number.POSITIVE_INFINITY))
+      return drop(subscription, eventId, 'the subscription has ended');
+    const body = JSON.stringify(occurrenceOf(entry, encodeEventCursor(subscriptions.watermark(subscription, now))));
+    // "webhook-id is the eventId for event deliveries"; "Each retry attempt MUST regenerate the timestamp and signature."
+    const answer = await post(subscription, entry.eventId, body);
+    if ('error' in answer && answer.error === 'body_too_large') return drop(subscription, eventId, 'the body is over 256 KiB');
+    let error: string | undefined;
+    let outcome: WebhookDeliveryOutcome;
+    if ('error' in answer) {
+      error = sendErrorCategory(answer);
+      outcome = retryOrDrop(job, error);
+    } else if (answer.status >= 200 && answer.status <= 299) {
+      outcome = { kind: 'delivered' };
+    } else {
+      error = answer.status >= 500 ? 'http_5xx' : 'http_4xx';
+      // "The server MUST treat 410 as a non-retryable failure for that delivery (like 413)"
+      outcome =
+        answer.status === 410 || answer.status === 413
+          ? { kind: 'dropped', reason: `the receiver answered HTTP ${answer.status}` }
+          : retryOrDrop(job, `HTTP ${answer.status}`);
+    }
+    // Only a subscription that ends with its operation waits for its pending deliveries.
+    const retryAt = outcome.kind === 'retry' ? clock.now() + outcome.afterSeconds * 1000 : undefined;
+    await note(subscription, error, isPerOperation(subscription.name) ? { eventId, ...(retryAt === undefined ? {} : { retryAt }) } : undefined);
     return outcome;
   };
 
   return async (job) => {
     const subscription = await deps.store.get(job.ownerKey, job.subscriptionId);
     if (!subscription) return { kind: 'dropped', reason: 'the subscription is gone' };
-    if (job.eventId === undefined) return subscription.ending ? terminate(job, subscription) : { kind: 'dropped', reason: 'no event and no ending to send' };
-    const now = clock.now();
-    if (!isLive(subscription, now)) return { kind: 'dropped', reason: 'the subscription expired' };
-    if (subscription.ending) return { kind: 'dropped', reason: 'the subscription has ended' };
-    // Suspended: the event is abandoned; the client's cursor (a refresh, a poll) recovers it.
-    if (!subscription.active) return { kind: 'dropped', reason: 'delivery is suspended' };
-    const entry = await deps.log.get(job.ownerKey, job.eventId);
-    if (!entry) return { kind: 'dropped', reason: 'the event is past retention' };
-    const body = JSON.stringify(occurrenceOf(entry, encodeEventCursor(subscriptions.watermark(subscription, now))));
-    // "webhook-id is the eventId for event deliveries"; "Each retry attempt MUST regenerate the timestamp and signature."
-    const answer = await post(subscription, entry.eventId, body);
-    if ('error' in answer) {
-      if (answer.error === 'body_too_large') return { kind: 'dropped', reason: 'the body is over 256 KiB' };
-      const category = sendErrorCategory(answer);
-      await note(subscription, category);
-      return retryOrDrop(job, category);
-    }
-    if (answer.status >= 200 && answer.status <= 299) {
-      await note(subscription, undefined);
-      return { kind: 'delivered' };
-    }
-    const category = answer.status >= 500 ? 'http_5xx' : 'http_4xx';
-    await note(subscription, category);
-    // "The server MUST treat 410 as a non-retryable failure for that delivery (like 413)"
-    if (answer.status === 410 || answer.status === 413) return { kind: 'dropped', reason: `the receiver answered HTTP ${answer.status}` };
-    return retryOrDrop(job, `HTTP ${answer.status}`);
+    return job.eventId === undefined ? end(job, subscription) : deliverEvent(job, job.eventId, subscription);
   };
+}
+
+/** `subscription` with `eventId`'s delivery pending until `retryAt`, or no longer pending (`undefined`). */
+function withPending(subscription: WebhookSubscription, eventId: string, retryAt: number | undefined): WebhookSubscription {
+  const { pending: _, ...rest } = subscription;
+  const pending = { ...subscription.pending };
+  if (retryAt === undefined) delete pending[eventId];
+  else pending[eventId] = retryAt;
+  return Object.keys(pending).length === 0 ? rest : { ...rest, pending };
 }

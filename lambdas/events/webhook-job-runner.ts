@@ -3,7 +3,8 @@
  * from its environment (environment.ts): the operations table (subscriptions and the event
  * log), the server's key in Secrets Manager (the sealed signing secrets), the events settings,
  * and the SSRF-guarded sender in its AWS mode (public https only; the local as-deployed runner
- * alone switches it to loopback callbacks). Built once per container.
+ * alone switches it to loopback callbacks), and the error an operation's end sends in
+ * `terminated` envelopes, which the handler gives. Built once per container.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEPLOYED_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
@@ -18,6 +19,7 @@ import { DynamoDbWebhookSubscriptions } from '../aws/dynamodb-webhook-subscripti
 import { resolveEventsSettings } from './events-settings.ts';
 import { createDeliverWebhookJob } from './webhook-delivery.ts';
 import type { DeliverWebhookJob } from './webhook-delivery-job.ts';
+import type { SubscriptionEnding } from './webhook-subscription.ts';
 import { WebhookSubscriptions } from './webhook-subscriptions.ts';
 import { createWebhookSender, type WebhookSender } from './webhooks/webhook-sender.ts';
 
@@ -27,9 +29,11 @@ export interface WebhookJobRunnerOptions {
   /** @default the SSRF-guarded sender in the environment's callback mode (public https callbacks only unless the local runner says otherwise) */
   readonly send?: WebhookSender;
   readonly logger?: Logger;
+  /** The `terminated` error of a subscription whose operation ended, in wire form (the edge's table assigns its code). */
+  readonly operationEnded: SubscriptionEnding;
 }
 
-export function createWebhookJobRunner(options: WebhookJobRunnerOptions = {}): DeliverWebhookJob {
+export function createWebhookJobRunner(options: WebhookJobRunnerOptions): DeliverWebhookJob {
   const table = { client: options.dynamodb ?? new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
   const subscriptions = new WebhookSubscriptions({
     store: new DynamoDbWebhookSubscriptions(table),
@@ -45,6 +49,7 @@ export function createWebhookJobRunner(options: WebhookJobRunnerOptions = {}): D
     secretKey: cachedServerKey(secretsManagerKey(requiredEnv(ENV.secretArn))),
     clock: systemClock,
     logger: options.logger ?? consoleLogger,
+    operationEnded: options.operationEnded,
   });
   return createDeliverWebhookJob(subscriptions);
 }

@@ -213,7 +213,7 @@ export class WebhookSubscriptions {
   private async verify(url: string, id: string, secret: WebhookSecret): Promise<void> {
     const challenge = randomBytes(24).toString('base64url');
     const body = JSON.stringify({ type: 'verification', challenge });
-    const headers = signWebhook({ id: controlMessageId('verification'), body, secrets: [secret] });
+    const headers = signWebhook({ id: controlMessageId('verification', `${id}\n${challenge}`), body, secrets: [secret] });
     const answer = await this.deps.send({ url, subscriptionId: id, body, headers: { ...headers } });
     if ('error' in answer) {
       this.deps.logger.warn('webhook verification failed', { subscriptionId: id, error: answer.error });

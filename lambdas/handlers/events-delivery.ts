@@ -1,14 +1,17 @@
 /**
  * Lambda entry point for the Events extension's webhook deliveries: an SQS event source mapping
  * with ReportBatchItemFailures invokes it with batches of delivery jobs. Wiring only: the clients
- * are built once per container (webhook-job-runner.ts builds the delivery from the environment),
- * and each batch runs through sqs-delivery-batch.ts.
+ * are built once per container (webhook-job-runner.ts builds the delivery from the environment,
+ * with the wire form of an operation's end from the edge's error table), and each batch runs
+ * through sqs-delivery-batch.ts.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV } from './environment.ts';
 import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../aws/sqs-webhook-delivery-queue.ts';
 import type { DeliverWebhookJob } from '../events/webhook-delivery-job.ts';
 import { createWebhookJobRunner } from '../events/webhook-job-runner.ts';
+import { operationEndedError } from '../events/operation-ended.ts';
+import { eventsWireError } from '../mcp/edge/events-wire-errors.ts';
 import { createSqsDeliveryBatch, type RetryScheduler, type SqsBatchResponse, type SqsDeliveryEvent } from '../events/webhooks/sqs-delivery-batch.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import type { Logger } from '../operations/ports.ts';
@@ -26,4 +29,4 @@ export function createEventsDeliveryHandler(
 const queue = new SqsWebhookDeliveryQueue({ client: new SQSClient(SQS_CLIENT_CONFIG), queueUrl: requiredEnv(ENV.eventsDeliveryQueueUrl) });
 
 /** Lambda entry point: one SQS batch per invocation, its failed items reported for redelivery. */
-export const handler = createEventsDeliveryHandler(createWebhookJobRunner(), queue);
+export const handler = createEventsDeliveryHandler(createWebhookJobRunner({ operationEnded: eventsWireError(operationEndedError()) }), queue);

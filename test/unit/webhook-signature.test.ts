@@ -74,10 +74,12 @@ describe('webhook signatures', () => {
     expect(() => signWebhook({ id: 'evt\r\n1', body, secrets: [secret()] })).toThrow(RangeError);
   });
 
-  it('names control envelopes msg_<type>_<random>, a new id for each message', () => {
-    const id = controlMessageId('verification');
+  it('names control envelopes msg_<type>_<random>: the same id for every try of one message, another for another message', () => {
+    const id = controlMessageId('verification', 'sub_1\nnonce');
     expect(id).toMatch(/^msg_verification_[0-9a-f]{32}$/);
-    expect(controlMessageId('verification')).not.toBe(id);
+    expect(controlMessageId('verification', 'sub_1\nnonce')).toBe(id);
+    expect(controlMessageId('verification', 'sub_1\nanother')).not.toBe(id);
+    expect(controlMessageId('terminated', 'sub_1\nnonce')).not.toBe(id);
     const key = secret();
     const challenge = JSON.stringify({ type: 'verification', challenge: 'nonce' });
     expect(new Webhook(key.text).verify(challenge, { ...signWebhook({ id, body: challenge, secrets: [key] }) })).toEqual({

@@ -4,7 +4,7 @@
  * `v1,<base64 HMAC-SHA256(key, id + "." + timestamp + "." + body)>`, one per active secret so
  * that deliveries verify under the old and the new secret during a rotation's grace window.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { WebhookSecret } from './webhook-secret.ts';
 
 /** The three Standard Webhooks headers of one signed body. */
@@ -39,7 +39,11 @@ export function signWebhook({ id, body, secrets, now = new Date() }: SignWebhook
 /** The control envelopes SEP-3415 defines beside event bodies. */
 export type WebhookControlType = 'verification' | 'gap' | 'terminated';
 
-/** "`webhook-id` for a control envelope is a per-message identifier of the form `msg_<type>_<random>`." */
-export function controlMessageId(type: WebhookControlType): string {
-  return `msg_${type}_${randomBytes(16).toString('hex')}`;
+/**
+ * "`webhook-id` for a control envelope is a per-message identifier of the form `msg_<type>_<random>`":
+ * the random part is a hash of what names the message (`message`), so every try of one envelope
+ * carries the same id and a receiver that dedupes on it processes the envelope once.
+ */
+export function controlMessageId(type: WebhookControlType, message: string): string {
+  return `msg_${type}_${createHash('sha256').update(`${type}\n${message}`).digest('hex').slice(0, 32)}`;
 }
