@@ -29,6 +29,6 @@ export {
 export { serveFunctionUrl } from '../lambda/function-url-server.ts';
 export { LambdaFunctionError, startLocalFunction, type LocalFunction } from '../lambda/local-function.ts';
 export { deadLetterFolder, type DeadLetter, type DeadLetterQueue } from './dead-letter-queue.ts';
-export { DIFFERENCES_FROM_AWS, runDeployedFromCli, type DeployedCliOptions } from './run-deployed-cli.ts';
+export { differencesFromAws, runDeployedFromCli, type DeployedCliOptions } from './run-deployed-cli.ts';
 export { ASSEMBLY_RECORD, DEFAULT_HOST, DEFAULT_PORT, startDeployedStack, type DeployedLocalStack, type DeployedStackOptions } from './start-deployed-stack.ts';
 export { synthesizeAssembly, type SynthesizeOptions } from './synthesize-assembly.ts';

@@ -28,15 +28,19 @@ export interface DeployedCliOptions {
   signal?: AbortSignal;
 }
 
-/** Where the local stack is not AWS, printed at start. */
-export const DIFFERENCES_FROM_AWS = [
-  'one account (000000000000) and region (us-east-1); plain http on this machine',
-  'IAM: identity policies, AWS managed policies and Lambda resource policies; no SCPs, permission boundaries, session policies or KMS key policies',
-  "EventBridge retries a failing status-sync invoke under the rule's RetryPolicy, then dead-letters it to <data>/dead-letters/<queue>/ (in AWS the Lambda async invoke config retries function errors)",
-  'no CloudWatch: logs go to the console and <data>/logs/<logicalId>.log; metrics, alarms and the dashboard are not run',
-  'no concurrency limits or throttling; Task states that call other AWS services need a mock, and the assembly carries none',
-  'EventBridge takes PutEvents on the default bus only (the operation events); rules of your own on those events are not run',
-];
+/** Where the local stack is not AWS, printed at start; the folders named are those of `dataDir` (--data), or what --data would keep. */
+export function differencesFromAws(dataDir?: string): string[] {
+  const deadLetters = dataDir ? `${join(dataDir, 'dead-letters')}/<queue>/` : 'memory (with --data DIR, DIR/dead-letters/<queue>/)';
+  const logs = dataDir ? `the console and ${join(dataDir, 'logs')}/<logicalId>.log` : 'the console only (with --data DIR, also to DIR/logs/<logicalId>.log)';
+  return [
+    'one account (000000000000) and region (us-east-1); plain http on this machine',
+    'IAM: identity policies, AWS managed policies and Lambda resource policies; no SCPs, permission boundaries, session policies or KMS key policies',
+    `EventBridge retries a failing status-sync invoke under the rule's RetryPolicy, then dead-letters it to ${deadLetters} (in AWS the Lambda async invoke config retries function errors)`,
+    `no CloudWatch: logs go to ${logs}; metrics, alarms and the dashboard are not run`,
+    'no concurrency limits or throttling; Task states that call other AWS services need a mock, and the assembly carries none',
+    'EventBridge takes PutEvents on the default bus only (the operation events); rules of your own on those events are not run',
+  ];
+}
 
 /** Starts the deployed stack and prints what a user needs; returns the close function. */
 export async function runDeployedFromCli(options: DeployedCliOptions): Promise<() => Promise<void>> {
@@ -85,9 +89,10 @@ export async function runDeployedFromCli(options: DeployedCliOptions): Promise<(
   }
   console.log(`Data: ${options.dataDir ? `kept in ${options.dataDir}` : 'in memory (use --data DIR to keep it)'}`);
   console.log('Tools:');
-  for (const tool of toolsOf(model)) console.log(`  ${tool.name.padEnd(24)} ${tool.type.padEnd(8)} ${tool.label}`);
+  // The columns of npm start's list: name, invocation, workflow type, title.
+  for (const tool of toolsOf(model)) console.log(`  ${tool.name.padEnd(24)} ${tool.invocation.padEnd(5)} ${tool.type.padEnd(8)} ${tool.label}`);
   console.log('Where this differs from AWS:');
-  for (const line of DIFFERENCES_FROM_AWS) console.log(`  - ${line}`);
+  for (const line of differencesFromAws(options.dataDir)) console.log(`  - ${line}`);
   return async () => {
     await stack.close();
     if (temporary) await rm(temporary, { recursive: true, force: true });
@@ -112,18 +117,18 @@ function removeOnExit(dir: string): void {
 }
 
 /** The tools the MCP function was bundled with (its asset's state-machines/), each with its machine's type. */
-function toolsOf(model: DeployedStack): Array<{ name: string; type: string; label: string }> {
+function toolsOf(model: DeployedStack): Array<{ name: string; invocation: string; type: string; label: string }> {
   const mcp = model.functions.find((f) => f.logicalId === model.functionUrl?.targetFunctionLogicalId);
   const dir = mcp ? join(mcp.assetDir, 'state-machines') : undefined;
-  if (!dir || !existsSync(dir)) return model.stateMachines.map((m) => ({ name: m.name, type: m.type, label: '' }));
+  if (!dir || !existsSync(dir)) return model.stateMachines.map((m) => ({ name: m.name, invocation: '-', type: m.type, label: '' }));
   return readdirSync(dir)
     .sort()
     .flatMap((folder) => {
       const file = join(dir, folder, 'tool.json');
       if (!existsSync(file)) return [];
-      const tool = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; title?: string; description?: string };
+      const tool = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; invocation?: string; title?: string; description?: string };
       const name = tool.name ?? folder;
       const machine = model.stateMachines.find((m) => m.name.endsWith(`-${name}`));
-      return [{ name, type: machine?.type ?? '-', label: toolLabel(tool) }];
+      return [{ name, invocation: tool.invocation ?? '-', type: machine?.type ?? '-', label: toolLabel(tool) }];
     });
 }

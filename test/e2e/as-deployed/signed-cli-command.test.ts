@@ -69,3 +69,15 @@ describe('--cdk-out with an AWS_IAM Function URL', () => {
     expect(run.stdout).toContain('run_test_suite');
   });
 });
+
+describe('the as-deployed banner', () => {
+  it('lists each tool with its invocation (async, sync or both) and workflow type, as npm start does', () => {
+    expect(output).toMatch(/^ {2}analyze_dataset\s+async\s+STANDARD\s+\S/m);
+    expect(output).toMatch(/^ {2}quick_calculation\s+sync\s+EXPRESS\s+\S/m);
+  });
+
+  it('without --data, says the function logs go to the console only, and where --data DIR would keep them', () => {
+    expect(output).not.toContain('<data>');
+    expect(output).toMatch(/logs go to the console only \(with --data DIR, also to DIR\/logs\/<logicalId>\.log\)/);
+  });
+});
