@@ -197,6 +197,8 @@ describe('fan-out and delivery', () => {
       { subscriptionId: all.id, ownerKey: 'owner-a', eventId: 'evt_1', attempt: 1 },
       { subscriptionId: progress.id, ownerKey: 'owner-a', attempt: 1 },
     ]);
+    // The fan-out writes no subscription (status sync's role may not): the end job's delivery ends it.
+    expect((await store.get('owner-a', progress.id))?.ending).toBeUndefined();
     expect(await deliver(jobs[0] as WebhookDeliveryJob)).toEqual({ kind: 'delivered' });
     const delivered = receiver.posts.find((p) => p.path === '/all' && !p.body.includes('verification'));
     expect(JSON.parse(delivered?.body ?? '{}')).toMatchObject({
