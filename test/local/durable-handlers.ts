@@ -77,3 +77,22 @@ export const approvalHandler = withDurableExecution(async (event: { key: string 
   );
   return { requestedBy, approved: JSON.parse(answer) as unknown };
 });
+
+interface Progress {
+  percent: number;
+  message: string;
+}
+
+/**
+ * A tiny analysis in the shape a durable tool takes: checkpointed stages, each reporting its
+ * progress, with a wait between them; the progress reports are part of the result.
+ */
+export const analyzeHandler = withDurableExecution(async (event: { rows: number[] }, context: DurableContext) => {
+  const progress: Progress[] = [];
+  const loaded = await context.step('load', async () => event.rows.filter((row) => Number.isFinite(row)));
+  progress.push(await context.step('report-loaded', async () => ({ percent: 50, message: `${loaded.length} rows loaded` })));
+  await context.wait('cool-down', { seconds: 30 });
+  const total = await context.step('sum', async () => loaded.reduce((sum, row) => sum + row, 0));
+  progress.push(await context.step('report-done', async () => ({ percent: 100, message: 'summed' })));
+  return { total, progress };
+});
