@@ -162,9 +162,9 @@ export class DurableExecutionService {
     }
   }
 
-  /** Resolves when every execution has ended (used to hold a synchronous Invoke). */
-  whenFinished(arn: string): Promise<void> {
-    return this.execution(arn).run.whenFinished();
+  /** Cancels every execution's timers, so a closed service keeps nothing pending. */
+  halt(): void {
+    for (const execution of this.byArn.values()) execution.run.halt();
   }
 
   private viewOf(execution: Execution, includeData: boolean): ExecutionView {

@@ -55,6 +55,7 @@ export async function startLocalDurableService(options: LocalDurableServiceOptio
     endpoint,
     service,
     close: async () => {
+      service.halt();
       handlerClient?.destroy();
       await server.close();
       await worker.close();
