@@ -1,6 +1,8 @@
 import {
   DurableExecutionAlreadyStartedException,
   GetDurableExecutionCommand,
+  GetDurableExecutionStateCommand,
+  InvalidParameterValueException,
   InvokeCommand,
   ListDurableExecutionsByFunctionCommand,
   ResourceNotFoundException,
@@ -77,5 +79,23 @@ describe('the local durable service, through the unmodified Lambda client', () =
     await expect(harness.start('no-such-function', {})).rejects.toBeInstanceOf(ResourceNotFoundException);
     const arn = 'arn:aws:lambda:us-east-1:000000000000:function:steps:$LATEST/durable-execution/none/none';
     await expect(harness.lambda.send(new GetDurableExecutionCommand({ DurableExecutionArn: arn }))).rejects.toBeInstanceOf(ResourceNotFoundException);
+  });
+
+  it('an execution name outside [a-zA-Z0-9-_]{1,64} is InvalidParameterValueException', async () => {
+    await expect(harness.start('steps', { value: 1 }, 'not a name')).rejects.toBeInstanceOf(InvalidParameterValueException);
+    await expect(harness.start('steps', { value: 1 }, 'n'.repeat(65))).rejects.toBeInstanceOf(InvalidParameterValueException);
+  });
+
+  it('GetDurableExecutionState returns the checkpointed operations: the execution and each step with its result', async () => {
+    const arn = await harness.start('steps', { value: 4 }, 'state-read');
+    await harness.settled(arn);
+    const state = await harness.lambda.send(new GetDurableExecutionStateCommand({ DurableExecutionArn: arn, CheckpointToken: 'any' }));
+    const operations = state.Operations ?? [];
+    expect(operations[0]).toMatchObject({ Type: 'EXECUTION', ExecutionDetails: { InputPayload: '{"value":4}' } });
+    expect(operations.filter((operation) => operation.Type === 'STEP')).toEqual([
+      expect.objectContaining({ Name: 'double', Status: 'SUCCEEDED', StepDetails: expect.objectContaining({ Result: '8' }) }),
+      expect.objectContaining({ Name: 'add-one', Status: 'SUCCEEDED', StepDetails: expect.objectContaining({ Result: '9' }) }),
+    ]);
+    expect(operations[0]?.StartTimestamp).toBeInstanceOf(Date);
   });
 });
