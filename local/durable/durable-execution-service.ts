@@ -95,7 +95,14 @@ export class DurableExecutionService {
     const execution: Execution = { run, name: executionName, functionName, payload, started: new Date() };
     this.byName.set(key, execution);
     this.byArn.set(arn, execution);
-    await run.start(payload);
+    try {
+      await run.start(payload);
+    } catch (error) {
+      // Never started: the name stays free for a retry.
+      this.byName.delete(key);
+      this.byArn.delete(arn);
+      throw new LambdaApiError('ServiceException', 'The durable execution could not be started', { cause: error });
+    }
     this.byWorkerId.set(run.workerExecutionId, execution);
     return run;
   }
