@@ -1,8 +1,9 @@
 /**
- * The Events extension's DynamoDB event log and webhook subscriptions, loaded on first use
+ * The Events extension's DynamoDB event log, its handover marks and webhook subscriptions, loaded on first use
  * with the table's client (lazy-dynamodb-client.ts): a poll reads neither, so the MCP
  * function's cold start imports neither them nor the DynamoDB client.
  */
+import type { EventHandover } from '../events/event-handover.ts';
 import type { EventLog } from '../events/event-log.ts';
 import type { WebhookSubscriptionStore } from '../events/webhook-subscription.ts';
 import type { DynamoDbClientHandle } from './lazy-dynamodb-client.ts';
@@ -38,5 +39,17 @@ export function lazyDynamoDbWebhookSubscriptions({ client, tableName }: LazyDyna
     delete: async (ownerId, id, expectedVersion) => (await store()).delete(ownerId, id, expectedVersion),
     getSlots: async (ownerId) => (await store()).getSlots(ownerId),
     saveSlots: async (ownerId, slots, expectedVersion) => (await store()).saveSlots(ownerId, slots, expectedVersion),
+  };
+}
+
+export function lazyDynamoDbEventHandover({ client, tableName }: LazyDynamoDbTable): EventHandover {
+  let loaded: Promise<EventHandover> | undefined;
+  const handover = () =>
+    (loaded ??= Promise.all([client.get(), import('./dynamodb-event-handover.ts')]).then(
+      ([built, { DynamoDbEventHandover }]) => new DynamoDbEventHandover({ client: built, tableName }),
+    ));
+  return {
+    handedOver: async (ownerId, eventId) => (await handover()).handedOver(ownerId, eventId),
+    markHandedOver: async (ownerId, eventId, at) => (await handover()).markHandedOver(ownerId, eventId, at),
   };
 }

@@ -5,7 +5,7 @@
  * overwrite a terminal state, and an event of another execution than the record's
  * (say, of a token reused after expiry) never writes into it.
  */
-import { isTerminal } from '../operations/operation.ts';
+import { isTerminal, type OperationRecord } from '../operations/operation.ts';
 import type { OperationsService } from '../operations/operations-service.ts';
 import type { ExecutionSnapshot, ExecutionStatus, WorkflowEngine } from '../operations/ports.ts';
 import type { Logger } from '../operations/ports.ts';
@@ -44,6 +44,10 @@ export type StatusSyncHandler = (event: ExecutionStatusChangeEvent, context?: In
  * request id, and its metrics (the lag, and the ends the record store counts) are flushed
  * when it is handled. With `events`, each record it writes is then reported as an
  * `Operation Status Changed` event (operation-events.ts), after the write and best-effort.
+ * With `settleEnd`, a record that is terminal has its end's events settled (appended if
+ * missing, handed to webhook delivery if not yet): a first try that failed or timed out after
+ * the record's write left them undone, and the write is never done again. Its failure, like a
+ * failed write, fails the invocation, so EventBridge delivers the event again.
  */
 export function createStatusSyncHandler(
   operations: OperationsService,
@@ -51,6 +55,7 @@ export function createStatusSyncHandler(
   logger: Logger,
   metrics: MetricsRecorder = noMetrics,
   events?: OperationEventSink,
+  settleEnd?: (record: OperationRecord) => Promise<void>,
 ): StatusSyncHandler {
   const sync = async (event: ExecutionStatusChangeEvent) => {
     const { detail } = event;
@@ -76,6 +81,7 @@ export function createStatusSyncHandler(
       logger.warn('status event matches no operation record', { eventId: event.id, executionArn: detail.executionArn, status: detail.status });
       return;
     }
+    if (settleEnd && isTerminal(applied.status)) await settleEnd(applied);
     const changedAt = changeTimeOf(event);
     if (changedAt !== undefined) metrics.milliseconds(METRIC.statusSyncLag, Math.max(0, Date.now() - changedAt), {});
     // A RUNNING event that comes after the end (EventBridge does not keep order) reports

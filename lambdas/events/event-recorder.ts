@@ -5,11 +5,17 @@
  * every writer (status sync, the workers' reports and questions, cancel, reconciliation)
  * feeds the log without knowing it. An occurrence's `eventId` is derived from what it is,
  * so a write seen twice (a redelivered status event) appends it once. A new entry is then
- * handed on (`onAppended`): webhook fan-out.
+ * handed on (`onAppended`): webhook fan-out. A failed append or hand-on fails the write's
+ * caller (the record's own write stands), so the event that caused it is redelivered; the
+ * redelivery finds the record already ended and settles its events again
+ * (`settleEventsOf`): the append is idempotent, and an entry not yet marked handed over
+ * (event-handover.ts) is handed on again.
  */
 import { createHash } from 'node:crypto';
 import type { OperationChanges, OperationRecord } from '../operations/operation.ts';
 import type { Logger, RecordStore } from '../operations/ports.ts';
+import { isTerminal } from '../operations/operation.ts';
+import type { EventHandover } from './event-handover.ts';
 import { streamOf, type EventEntry, type EventLog } from './event-log.ts';
 
 /** An occurrence before the log places it. */
@@ -38,8 +44,10 @@ export interface EventRecorderOptions {
   readonly log: EventLog;
   readonly retentionMs: number;
   readonly logger: Logger;
-  /** Called with each entry the log did not hold before (webhook fan-out); its failure is logged. */
+  /** Called with each entry not yet handed on (webhook fan-out); its failure is logged and thrown. */
   readonly onAppended?: (entry: EventEntry) => Promise<void>;
+  /** Which entries were handed on; without it, only an entry the log did not hold before is. */
+  readonly handover?: EventHandover;
   /** Epoch ms, the entries' place in the log. @default Date.now */
   readonly now?: () => number;
 }
@@ -47,35 +55,44 @@ export interface EventRecorderOptions {
 export class EventRecorder {
   constructor(private readonly options: EventRecorderOptions) {}
 
-  /** Appends each occurrence once, then hands the new ones on. A failure is logged: the record's own write stands. */
+  /**
+   * Appends each occurrence once, then hands on each one not handed on yet. A failure is logged
+   * and thrown, after the record's own write: its caller fails, and a redelivery records again.
+   */
   async record(ownerId: string, drafts: readonly OccurrenceDraft[]): Promise<void> {
+    const { handover, onAppended, logger } = this.options;
     for (const draft of drafts) {
       const loggedAt = (this.options.now ?? Date.now)();
-      const entry: EventEntry = {
+      const drafted: EventEntry = {
         ...draft,
         ownerId,
         stream: streamOf(draft.name, draft.operationId),
         loggedAt,
         expiresAt: Math.ceil((loggedAt + this.options.retentionMs) / 1000),
       };
-      let created: boolean;
+      let appended: { created: boolean; entry?: EventEntry };
       try {
-        created = (await this.appendWithRetry(entry)).created;
+        appended = await this.appendWithRetry(drafted);
       } catch (error) {
         // Names and ids only: the payload may carry tool data.
-        this.options.logger.error('event not appended', { eventId: entry.eventId, name: entry.name, error: describe(error) });
-        continue;
+        logger.error('event not appended', { eventId: drafted.eventId, name: drafted.name, error: describe(error) });
+        throw error;
       }
-      if (!created || !this.options.onAppended) continue;
+      if (!onAppended) continue;
+      // The log's own copy when it says where it placed the entry.
+      const entry = appended.entry ?? drafted;
       try {
-        await this.options.onAppended(entry);
+        if (!appended.created && (!handover || (await handover.handedOver(ownerId, entry.eventId)))) continue;
+        await onAppended(entry);
+        await handover?.markHandedOver(ownerId, entry.eventId, (this.options.now ?? Date.now)());
       } catch (error) {
-        this.options.logger.error('event not handed to webhook delivery', { eventId: entry.eventId, name: entry.name, error: describe(error) });
+        logger.error('event not handed to webhook delivery', { eventId: entry.eventId, name: entry.name, error: describe(error) });
+        throw error;
       }
     }
   }
 
-  private async appendWithRetry(entry: EventEntry): Promise<{ created: boolean }> {
+  private async appendWithRetry(entry: EventEntry): Promise<{ created: boolean; entry?: EventEntry }> {
     try {
       return await this.options.log.append(entry);
     } catch {
@@ -85,22 +102,45 @@ export class EventRecorder {
   }
 }
 
-/** `store`, appending the occurrences each status write that took effect amounts to. */
+/** The key a recording store answers `settleEventsOf` by. */
+const SETTLE = Symbol('settleEventsOf');
+
+type Settle = (record: OperationRecord) => Promise<void>;
+
+/** Ends recorded by this container, so settling one just written costs nothing; bounded, as a container lives long. */
+const MAX_REMEMBERED = 1000;
+
+/**
+ * `store`, appending the occurrences each status write that took effect amounts to. A failure to
+ * record throws out of the write (which stands): see the module comment.
+ */
 export function eventRecordingStore(store: RecordStore, describeChange: DescribeChange, recorder: EventRecorder, logger: Logger): RecordStore {
+  const recorded = new Set<string>();
+  const endOf = (record: OperationRecord) => `${record.ownerId}\n${record.token}\n${record.createdAt}`;
+  const record = async (changes: OperationChanges, updated: OperationRecord) => {
+    let drafts: OccurrenceDraft[] = [];
+    try {
+      drafts = describeChange(changes, updated);
+    } catch (error) {
+      logger.error('event not described', { error: describe(error) });
+    }
+    if (drafts.length > 0) await recorder.record(updated.ownerId, drafts);
+    if (isTerminal(updated.status)) {
+      if (recorded.size >= MAX_REMEMBERED) recorded.clear();
+      recorded.add(endOf(updated));
+    }
+  };
+  const settle: Settle = async (ended) => {
+    if (!isTerminal(ended.status) || recorded.delete(endOf(ended))) return;
+    await record({ status: ended.status }, ended);
+  };
   return new Proxy(store, {
     get(target, property) {
+      if (property === SETTLE) return settle;
       if (property === 'transition') {
         return async (...args: Parameters<RecordStore['transition']>) => {
           const updated = await target.transition(...args);
-          if (updated) {
-            let drafts: OccurrenceDraft[] = [];
-            try {
-              drafts = describeChange(args[2], updated);
-            } catch (error) {
-              logger.error('event not described', { error: describe(error) });
-            }
-            if (drafts.length > 0) await recorder.record(updated.ownerId, drafts);
-          }
+          if (updated) await record(args[2], updated);
           return updated;
         };
       }
@@ -109,6 +149,17 @@ export function eventRecordingStore(store: RecordStore, describeChange: Describe
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+/**
+ * Records again the end of a record that was already terminal when a redelivered event came (a
+ * first try that failed, or timed out, after the record's write): its end occurrence is appended
+ * if missing and handed on if not handed on yet. Nothing for a store that records no events, or
+ * for an end this store recorded itself.
+ */
+export async function settleEventsOf(store: RecordStore, record: OperationRecord): Promise<void> {
+  const settle = (store as unknown as Record<symbol, Settle | undefined>)[SETTLE];
+  if (settle) await settle(record);
 }
 
 function describe(error: unknown): string {

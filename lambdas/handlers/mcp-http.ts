@@ -8,7 +8,7 @@
 import { HotGetItem } from '../aws/hot-get-item.ts';
 import { lambdaEnvironmentWire } from '../aws/lambda-environment-wire.ts';
 import { lazyDynamoDbClient } from '../aws/lazy-dynamodb-client.ts';
-import { lazyDynamoDbEventLog, lazyDynamoDbWebhookSubscriptions } from '../aws/lazy-dynamodb-event-stores.ts';
+import { lazyDynamoDbEventHandover, lazyDynamoDbEventLog, lazyDynamoDbWebhookSubscriptions } from '../aws/lazy-dynamodb-event-stores.ts';
 import { lazyDynamoDbRecordStore } from '../aws/lazy-dynamodb-record-store.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { invocationDeadlineOf, lambdaStreamingRuntime, streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
@@ -54,7 +54,11 @@ const app = createAsyncMcpApp({
   // No wake-up signal: status-sync is another function, so listen streams read at their interval.
   listen: { enabled: listenFromEnv() },
   // The Events extension on the operations table, its webhook jobs on the stack's delivery queue.
-  events: deployedEventsOptions({ log: lazyDynamoDbEventLog(table), subscriptions: lazyDynamoDbWebhookSubscriptions(table) }),
+  events: deployedEventsOptions({
+    log: lazyDynamoDbEventLog(table),
+    subscriptions: lazyDynamoDbWebhookSubscriptions(table),
+    handover: lazyDynamoDbEventHandover(table),
+  }),
 });
 
 // Who may call (IAM, OAuth or nobody in particular) is the construct's `auth` prop; a bad setting fails the cold start.

@@ -20,14 +20,16 @@ import type { InvocationContext } from '../observability/request-observer.ts';
 import { createOperations } from '../operations/operations-service.ts';
 import { shapeFinishedResult } from '../mcp/results/result-shaping.ts';
 import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
+import { settleEventsOf } from '../events/event-recorder.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
 
 const engine = new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG));
 const metrics = createEmfMetrics();
 const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
+// Ends (completed, failed, cancelled) are counted where status-sync writes them, and appended to the event log (MCP Events).
+const store = deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), metrics), table, consoleLogger);
 const operations = createOperations({
-  // Ends (completed, failed, cancelled) are counted where status-sync writes them, and appended to the event log (MCP Events).
-  store: deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), metrics), table, consoleLogger),
+  store,
   engine,
   limits: limitsFromEnv(),
   logger: consoleLogger,
@@ -61,4 +63,6 @@ export const handler: (event: ExecutionStatusChangeEvent, context?: InvocationCo
   consoleLogger,
   metrics,
   events,
+  // A redelivered end finds its record terminal: its events are settled again (event-recorder.ts).
+  (record) => settleEventsOf(store, record),
 );

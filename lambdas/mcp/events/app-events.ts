@@ -5,9 +5,11 @@
  * local stack) everything lives in memory and jobs run on timers; a deployment passes the
  * DynamoDB log and subscriptions and its SQS queue.
  */
+import type { EventHandover } from '../../events/event-handover.ts';
 import type { EventEntry, EventLog } from '../../events/event-log.ts';
 import { EventsError } from '../../events/events-error.ts';
 import { resolveEventsSettings, type EventsSettings, type EventsSettingsInput } from '../../events/events-settings.ts';
+import { InMemoryEventHandover } from '../../events/in-memory-event-handover.ts';
 import { InMemoryEventLog } from '../../events/in-memory-event-log.ts';
 import { InMemoryWebhookSubscriptions } from '../../events/in-memory-webhook-subscriptions.ts';
 import { createLocalWebhookDeliveryQueue, type LocalWebhookDeliveryQueue } from '../../events/local-webhook-delivery-queue.ts';
@@ -34,6 +36,11 @@ export interface EventsAppOptions extends EventsSettingsInput {
    * DynamoDB log, `DynamoDbEventLog`).
    */
   log?: EventLog;
+  /**
+   * Which log entries were handed to webhook delivery, so a redelivered write hands on one it
+   * appended but did not enqueue. @default in memory beside a log in memory; a deployment passes `DynamoDbEventHandover`.
+   */
+  handover?: EventHandover;
   /** Webhook subscriptions. @default in memory (one process); a deployment passes `DynamoDbWebhookSubscriptions`. */
   subscriptions?: WebhookSubscriptionStore;
   /**
@@ -60,9 +67,18 @@ export interface AppEvents {
 }
 
 export function createAppEvents(options: EventsAppOptions, context: { logger: Logger; secretKey: ServerKey; local: boolean }): AppEvents {
-  const { log: givenLog, subscriptions: store = new InMemoryWebhookSubscriptions(), queue: givenQueue, send, callbackMode, ...input } = options;
+  const {
+    log: givenLog,
+    handover: givenHandover,
+    subscriptions: store = new InMemoryWebhookSubscriptions(),
+    queue: givenQueue,
+    send,
+    callbackMode,
+    ...input
+  } = options;
   // A log in memory serves one process only: elsewhere, without a shared log, events stay off rather than half-work.
   const log = givenLog ?? (context.local ? new InMemoryEventLog() : undefined);
+  const handover = givenHandover ?? (givenLog ? undefined : new InMemoryEventHandover());
   const resolved = resolveEventsSettings(input);
   const settings: EventsSettings = log ? resolved : { ...resolved, enabled: false };
   if (!log) return disabledEvents(settings);
@@ -91,7 +107,7 @@ export function createAppEvents(options: EventsAppOptions, context: { logger: Lo
   const onAppended = fanOut ? (entry: EventEntry) => fanOut.fanOut(entry) : undefined;
   return {
     settings,
-    recordingStore: (base) => withEventRecording(base, { log, settings, logger, ...(onAppended ? { onAppended } : {}) }),
+    recordingStore: (base) => withEventRecording(base, { log, settings, logger, ...(onAppended ? { onAppended } : {}), ...(handover ? { handover } : {}) }),
     runtime: (leaseStore, wake) => ({
       settings,
       log,

@@ -5,6 +5,7 @@
  * no DynamoDB adapter, and a cold start that only polls loads none.
  */
 import { lazySqsWebhookDeliveryQueue } from '../../aws/lazy-sqs-webhook-delivery-queue.ts';
+import type { EventHandover } from '../../events/event-handover.ts';
 import type { EventLog } from '../../events/event-log.ts';
 import type { WebhookSubscriptionStore } from '../../events/webhook-subscription.ts';
 import { eventsCallbackModeFromEnv, eventsDeliveryQueueUrlFromEnv, eventsFromEnv } from '../../handlers/environment.ts';
@@ -14,6 +15,8 @@ import type { EventsAppOptions } from './app-events.ts';
 export interface DeployedEventStores {
   readonly log: EventLog;
   readonly subscriptions: WebhookSubscriptionStore;
+  /** The handover marks on the log's entries. */
+  readonly handover?: EventHandover;
 }
 
 /**
@@ -26,6 +29,7 @@ export function deployedEventsOptions(stores: DeployedEventStores): EventsAppOpt
     ...eventsFromEnv(),
     log: stores.log,
     subscriptions: stores.subscriptions,
+    ...(stores.handover ? { handover: stores.handover } : {}),
     ...(queueUrl ? { queue: lazySqsWebhookDeliveryQueue(queueUrl), callbackMode: eventsCallbackModeFromEnv() } : {}),
   };
 }

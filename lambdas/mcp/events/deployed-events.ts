@@ -9,6 +9,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ENV } from '../../handlers/environment.ts';
 import { secretsManagerKey } from '../../aws/secrets-manager-key.ts';
+import { DynamoDbEventHandover } from '../../aws/dynamodb-event-handover.ts';
 import { DynamoDbEventLog } from '../../aws/dynamodb-event-log.ts';
 import { DynamoDbWebhookSubscriptions } from '../../aws/dynamodb-webhook-subscriptions.ts';
 import type { Logger, RecordStore } from '../../operations/ports.ts';
@@ -20,7 +21,11 @@ type Table = { client: DynamoDBClient; tableName: string };
 
 /** `store`, appending each occurrence its writes amount to (and fanning it out to webhooks), as the environment configures events. */
 export function deployedEventRecording(store: RecordStore, table: Table, logger: Logger): RecordStore {
-  const options = deployedEventsOptions({ log: new DynamoDbEventLog(table), subscriptions: new DynamoDbWebhookSubscriptions(table) });
+  const options = deployedEventsOptions({
+    log: new DynamoDbEventLog(table),
+    subscriptions: new DynamoDbWebhookSubscriptions(table),
+    handover: new DynamoDbEventHandover(table),
+  });
   // Only subscribe and delivery open sealed secrets; a function without the key's ARN never asks for it.
   const secretArn = process.env[ENV.secretArn];
   const secretKey: ServerKey = secretArn ? cachedServerKey(secretsManagerKey(secretArn)) : () => Promise.reject(new Error(`${ENV.secretArn} is not set`));

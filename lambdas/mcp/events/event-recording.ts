@@ -3,6 +3,7 @@
  * the MCP function (cancel, reconciliation), status sync, and the workers that report
  * progress and ask questions. With events turned off, the store is returned unchanged.
  */
+import type { EventHandover } from '../../events/event-handover.ts';
 import type { EventEntry, EventLog } from '../../events/event-log.ts';
 import { EventRecorder, eventRecordingStore } from '../../events/event-recorder.ts';
 import { retentionMsOf, type EventsSettings } from '../../events/events-settings.ts';
@@ -15,6 +16,8 @@ export interface EventRecordingOptions {
   readonly logger: Logger;
   /** Webhook fan-out for each new entry; none where webhooks are not configured. */
   readonly onAppended?: (entry: EventEntry) => Promise<void>;
+  /** Which entries were handed on; without it, an entry already in the log is not handed on again. */
+  readonly handover?: EventHandover;
 }
 
 export function withEventRecording(store: RecordStore, options: EventRecordingOptions): RecordStore {
@@ -24,6 +27,7 @@ export function withEventRecording(store: RecordStore, options: EventRecordingOp
     retentionMs: retentionMsOf(options.settings),
     logger: options.logger,
     ...(options.onAppended ? { onAppended: options.onAppended } : {}),
+    ...(options.handover ? { handover: options.handover } : {}),
   });
   return eventRecordingStore(store, describeOperationChange, recorder, options.logger);
 }
