@@ -9,14 +9,14 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock, Logger } from '../operations/ports.ts';
 import { isObject } from '../shared/json-values.ts';
 import { matchesFilter, type EventFilter } from './event-filter.ts';
-import { timePosition, type EventLog } from './event-log.ts';
-import { readEvents, startOf } from './event-reader.ts';
+import { isPerOperation, streamOf, timePosition, type EventEntry, type EventLog } from './event-log.ts';
+import { startOf } from './event-reader.ts';
 import { EventsError } from './events-error.ts';
 import { retentionMsOf, type EventsSettings } from './events-settings.ts';
 import { verifyWithKeys, type ServerKey } from '../shared/server-key.ts';
 import { secretBoxFor } from './secret-box.ts';
 import { claimSlot, releaseSlot } from './subscription-slots.ts';
-import type { WebhookDeliveryQueue } from './webhook-delivery-job.ts';
+import type { WebhookDeliveryJob, WebhookDeliveryQueue } from './webhook-delivery-job.ts';
 import { isLive, subscriptionIdFor, type SubscriptionEnding, type WebhookSubscription, type WebhookSubscriptionStore } from './webhook-subscription.ts';
 import { controlMessageId, signWebhook } from './webhooks/webhook-signature.ts';
 import type { WebhookSecret } from './webhooks/webhook-secret.ts';
@@ -58,6 +58,8 @@ export interface SubscribeRequest {
   readonly maxAgeMs?: number;
   /** "Omitting the field means server default. An explicit ttlMs: null requests a subscription with no expiry." */
   readonly ttlMs?: number | null;
+  /** Whether the operation `arguments.operationId` names has already ended: a per-operation subscription then gets its `terminated` at once. */
+  readonly operationEnded?: boolean;
 }
 
 export interface SubscribeOutcome {
@@ -121,6 +123,9 @@ export class WebhookSubscriptions {
       // "Verification is cached per (principal, url)": another live subscription of the caller to this URL was verified.
       if (!others.some((s) => s.url === request.url)) await this.verifyOrRelease(request.url, id, request.secret, request.ownerId);
       const start = startOf(request.cursor, request.maxAgeMs, this.readSettings(), now);
+      const replayed = await this.replayable(request, start.position, now);
+      // A subscription that ends with its operation waits for its replayed deliveries before `terminated`.
+      const pending = isPerOperation(request.name) ? Object.fromEntries(replayed.map((entry) => [entry.eventId, now])) : {};
       const created: WebhookSubscription = {
         ownerId: request.ownerId,
         id,
@@ -134,10 +139,14 @@ export class WebhookSubscriptions {
         startPosition: start.position,
         active: true,
         health: { windowStart: now, attempts: 0, failures: 0 },
+        ...(Object.keys(pending).length > 0 ? { pending } : {}),
         version: (existing?.version ?? 0) + 1,
       };
       if (!(await store.save(created, existing?.version))) continue;
-      if (request.cursor !== null) await this.replay(created, start.position, now);
+      const jobs: WebhookDeliveryJob[] = replayed.map((entry) => ({ subscriptionId: id, ownerKey: request.ownerId, eventId: entry.eventId, attempt: 1 }));
+      // "The server MUST terminate the event stream when the task reaches a terminal status": one that already has, at once.
+      if (request.operationEnded && isPerOperation(request.name)) jobs.push({ subscriptionId: id, ownerKey: request.ownerId, attempt: 1 });
+      if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
       return { id, refreshBefore, position: this.watermark(created, now), truncated: start.truncated };
     }
     throw new Error('The subscription kept changing while it was being written');
@@ -227,23 +236,16 @@ export class WebhookSubscriptions {
     }
   }
 
-  /** Enqueues what the log holds for a new subscription between its start and now (one read). */
-  private async replay(subscription: WebhookSubscription, from: string, nowMs: number): Promise<void> {
-    const read = await readEvents(
-      this.deps.log,
-      {
-        ownerId: subscription.ownerId,
-        name: subscription.name,
-        ...(subscription.arguments.operationId === undefined ? {} : { operationId: subscription.arguments.operationId }),
-        match: (entry) => matchesFilter(subscription.arguments, entry),
-        cursor: from,
-        maxEvents: MAX_REPLAY,
-      },
-      this.readSettings(),
-      nowMs,
-    );
-    const jobs = read.entries.map((entry) => ({ subscriptionId: subscription.id, ownerKey: subscription.ownerId, eventId: entry.eventId, attempt: 1 }));
-    if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
+  /**
+   * What the log holds for a new subscription from its start position (the one its answer's
+   * cursor names, the settled horizon for `cursor: null`) up to now, not only up to the
+   * horizon: an entry logged in between was fanned out before this subscription existed, so
+   * only this replay delivers it (one read).
+   */
+  private async replayable(request: SubscribeRequest, from: string, nowMs: number): Promise<EventEntry[]> {
+    const stream = streamOf(request.name, request.arguments.operationId ?? '');
+    const page = await this.deps.log.read(request.ownerId, stream, { after: from, through: timePosition(nowMs + 1), limit: MAX_REPLAY });
+    return page.entries.filter((entry) => entry.name === request.name && matchesFilter(request.arguments, entry));
   }
 
   /** "The client suggests, the server decides": default, clamped to [min, max], no expiry only when asked and allowed. */

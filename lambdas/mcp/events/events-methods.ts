@@ -11,6 +11,7 @@ import { matchesFilter } from '../../events/event-filter.ts';
 import { decodeEventCursor, encodeEventCursor } from '../../events/event-cursor.ts';
 import { readEvents } from '../../events/event-reader.ts';
 import { EventsError } from '../../events/events-error.ts';
+import { isTerminal } from '../../operations/operation.ts';
 import { ANY_RESULT } from '../dialects/dialect-support.ts';
 import type { McpDeps } from '../dialects/dialect.ts';
 import { toProtocolError } from '../edge/json-rpc-errors.ts';
@@ -149,7 +150,7 @@ export function registerEventMethods(server: Server, runtime: EventsRuntime, dep
       const secret = parseWebhookSecret(request.delivery.secret);
       if (!secret.ok) throw new EventsError('INVALID_PARAMS', `Invalid params.delivery.secret: ${secret.reason}`, { field: 'params.delivery.secret' });
       const cursor = cursorPosition(request.cursor);
-      if (filter.operationId !== undefined) await checkOwnOperation(deps, caller.ownerId, filter.operationId);
+      const operation = filter.operationId === undefined ? undefined : await checkOwnOperation(deps, caller.ownerId, filter.operationId);
       const outcome = await webhooks.subscriptions.subscribe({
         ownerId: caller.ownerId,
         name: type.name,
@@ -159,6 +160,7 @@ export function registerEventMethods(server: Server, runtime: EventsRuntime, dep
         cursor,
         ...(request.maxAgeMs === undefined ? {} : { maxAgeMs: request.maxAgeMs }),
         ...(request.ttlMs === undefined ? {} : { ttlMs: request.ttlMs }),
+        ...(operation && isTerminal(operation.status) ? { operationEnded: true } : {}),
       });
       return {
         resultType: 'complete',
