@@ -23,8 +23,12 @@ const VERSION_IS = '#version = :expected';
 
 /** How long past its grant an abandoned subscription stays before DynamoDB's TTL may delete it. */
 const TTL_MARGIN_SECONDS = 86_400;
-/** The most subscriptions one owner's listing reads (the per-principal cap is far lower). */
-const MAX_LISTED = 200;
+/**
+ * How many pages one owner's listing follows at most. Expired subscriptions stay stored a day past
+ * their grant, so an owner that subscribes per operation has far more stored than the per-principal
+ * cap: a page is up to 1 MB (thousands of subscriptions), and this bound only stops a runaway loop.
+ */
+const MAX_LISTED_PAGES = 100;
 
 export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
   readonly #client: DynamoDBClient;
@@ -45,19 +49,27 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
 
   async listByOwner(ownerId: string): Promise<WebhookSubscription[]> {
     checkOwner(ownerId);
-    const output = await sendOrThrow('Query', () =>
-      this.#client.send(
-        new QueryCommand({
-          TableName: this.#tableName,
-          IndexName: OPERATIONS_TABLE.ownerIndex.name,
-          KeyConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': OWNER_KEY },
-          ExpressionAttributeValues: { ':owner': { S: ownerKey(ownerId) } },
-          Limit: MAX_LISTED,
-        }),
-      ),
-    );
-    return (output.Items ?? []).map(fromItem);
+    const listed: WebhookSubscription[] = [];
+    let startKey: Item | undefined;
+    // Every page: a live subscription may sort after any number of expired ones.
+    for (let page = 0; page < MAX_LISTED_PAGES; page++) {
+      const output = await sendOrThrow('Query', () =>
+        this.#client.send(
+          new QueryCommand({
+            TableName: this.#tableName,
+            IndexName: OPERATIONS_TABLE.ownerIndex.name,
+            KeyConditionExpression: '#owner = :owner',
+            ExpressionAttributeNames: { '#owner': OWNER_KEY },
+            ExpressionAttributeValues: { ':owner': { S: ownerKey(ownerId) } },
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        ),
+      );
+      listed.push(...(output.Items ?? []).map(fromItem));
+      startKey = output.LastEvaluatedKey;
+      if (!startKey) return listed;
+    }
+    throw new EventStoreError(`Query: the subscriptions of one owner span more than ${MAX_LISTED_PAGES} pages`);
   }
 
   async save(subscription: WebhookSubscription, expectedVersion: number | undefined): Promise<boolean> {

@@ -64,7 +64,10 @@ export interface WebhookSubscription {
 /** The store port. Expiry is the caller's concern: reads return what is stored. */
 export interface WebhookSubscriptionStore {
   get(ownerId: string, id: string): Promise<WebhookSubscription | undefined>;
-  /** The owner's subscriptions, expired ones included (an index read; it may lag a moment behind a write). */
+  /**
+   * Every subscription of the owner, however many are stored, expired ones included (their
+   * grant is the caller's to check); an index read, which may lag a moment behind a write.
+   */
   listByOwner(ownerId: string): Promise<WebhookSubscription[]>;
   /**
    * Writes `subscription` if the stored one still has `expectedVersion` (`undefined`: none is
