@@ -14,7 +14,7 @@ import { requiredEnv } from '../handlers/environment.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import { consoleLogger } from '../logging/logger.ts';
-import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
+import { deployedEventRecordingStore } from '../handlers/deployed-event-stores.ts';
 import { createOperations, type OperationsService } from '../operations/operations-service.ts';
 import { mcpInputProtocol } from '../mcp/input/mcp-input-protocol.ts';
 
@@ -27,7 +27,7 @@ export function deployedOperations(): OperationsService {
   const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
   operations ??= createOperations({
     // A question asked is an `operation.input_required` occurrence, appended and fanned out here.
-    store: deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), deployedMetrics), table, consoleLogger),
+    store: deployedEventRecordingStore(new ObservedRecordStore(new DynamoDbRecordStore(table), deployedMetrics), table, consoleLogger),
     engine: new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG)),
     input: mcpInputProtocol,
   });

@@ -11,6 +11,7 @@ import { lazyDynamoDbClient } from '../aws/lazy-dynamodb-client.ts';
 import { lazyDynamoDbEventHandover, lazyDynamoDbEventLog, lazyDynamoDbWebhookSubscriptions } from '../aws/lazy-dynamodb-event-stores.ts';
 import { lazyDynamoDbRecordStore } from '../aws/lazy-dynamodb-record-store.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
+import { lazySqsWebhookDeliveryQueue } from '../aws/lazy-sqs-webhook-delivery-queue.ts';
 import { invocationDeadlineOf, lambdaStreamingRuntime, streamingFunctionUrlHandler } from '../aws/function-url-adapter.ts';
 import { authenticatedFunctionUrlFetch, functionUrlAuthFromEnv } from '../aws/function-url-principal.ts';
 import { DEPLOYED_CLIENT_CONFIG, runWaitingClientConfig } from '../aws/aws-client-config.ts';
@@ -26,7 +27,7 @@ import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { loadDeployedToolFolders } from '../tools/deployed-tool-folders.ts';
 import { withInvocationDeadline } from '../mcp/listen/listen-deadline.ts';
 import { deployedEventsOptions } from '../mcp/events/deployed-events-options.ts';
-import { handleToolsFromEnv, limitsFromEnv, listenFromEnv, requiredEnv } from './environment.ts';
+import { eventsDeliveryQueueUrlFromEnv, handleToolsFromEnv, limitsFromEnv, listenFromEnv, requiredEnv } from './environment.ts';
 
 const folders = await loadDeployedToolFolders(process.env[ENV.toolsDir] ?? 'state-machines');
 // Deployed machines have fixed names: one ARN prefix locates them all, however many tools there are.
@@ -41,6 +42,7 @@ const table = { client: lazyDynamoDbClient(DEPLOYED_CLIENT_CONFIG), tableName: r
 const operationReads = new HotGetItem(table.client, lambdaEnvironmentWire(process.env), {
   onWireDropped: (reason) => consoleLogger.warn('hot GetItem wire given up: polls take the SDK path', { reason }),
 });
+const deliveryQueueUrl = eventsDeliveryQueueUrlFromEnv();
 const app = createAsyncMcpApp({
   store: lazyDynamoDbRecordStore({ ...table, operationReads }),
   // Built on a start's first call: a poll never calls Step Functions, so a cold start does not load its client.
@@ -58,6 +60,8 @@ const app = createAsyncMcpApp({
     log: lazyDynamoDbEventLog(table),
     subscriptions: lazyDynamoDbWebhookSubscriptions(table),
     handover: lazyDynamoDbEventHandover(table),
+    // The SQS client loads on the first enqueue: a poll never enqueues, and importing it was a quarter of a cold start.
+    ...(deliveryQueueUrl ? { queue: lazySqsWebhookDeliveryQueue(deliveryQueueUrl) } : {}),
   }),
 });
 

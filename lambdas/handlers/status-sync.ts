@@ -19,7 +19,7 @@ import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import type { InvocationContext } from '../observability/request-observer.ts';
 import { createOperations } from '../operations/operations-service.ts';
 import { shapeFinishedResult } from '../mcp/results/result-shaping.ts';
-import { deployedEventRecording } from '../mcp/events/deployed-events.ts';
+import { deployedEventRecordingStore } from './deployed-event-stores.ts';
 import { settleEventsOf } from '../events/event-recorder.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
 
@@ -27,7 +27,7 @@ const engine = new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG));
 const metrics = createEmfMetrics();
 const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
 // Ends (completed, failed, cancelled) are counted where status-sync writes them, and appended to the event log (MCP Events).
-const store = deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), metrics), table, consoleLogger);
+const store = deployedEventRecordingStore(new ObservedRecordStore(new DynamoDbRecordStore(table), metrics), table, consoleLogger);
 const operations = createOperations({
   store,
   engine,

@@ -12,7 +12,7 @@ import { DynamoDbRecordStore } from '../../aws/dynamodb-record-store.ts';
 import { ENV } from '../environment.ts';
 import { StepFunctionsEngine } from '../../aws/step-functions-engine.ts';
 import { consoleLogger } from '../../logging/logger.ts';
-import { deployedEventRecording } from '../../mcp/events/deployed-events.ts';
+import { deployedEventRecordingStore } from '../deployed-event-stores.ts';
 import { ObservedRecordStore } from '../../observability/observed-record-store.ts';
 import { createOperations, type OperationsService } from '../../operations/operations-service.ts';
 import { mcpInputProtocol } from '../../mcp/input/mcp-input-protocol.ts';
@@ -25,7 +25,7 @@ let operations: OperationsService | undefined;
 function reportingOperations(): OperationsService {
   if (!operations) {
     const table = { client: new DynamoDBClient(AWS_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
-    const store = deployedEventRecording(new ObservedRecordStore(new DynamoDbRecordStore(table), deployedMetrics), table, consoleLogger);
+    const store = deployedEventRecordingStore(new ObservedRecordStore(new DynamoDbRecordStore(table), deployedMetrics), table, consoleLogger);
     operations = createOperations({ store, engine: new StepFunctionsEngine(new SFNClient(AWS_CLIENT_CONFIG)), input: mcpInputProtocol });
   }
   return operations;
