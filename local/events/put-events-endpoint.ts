@@ -214,6 +214,8 @@ function signatureError(verified: Extract<VerifyResult, { ok: false }>): [string
         'InvalidSignatureException',
         'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
       ];
+    case 'expired':
+      return ['InvalidSignatureException', verified.message];
   }
 }
 

@@ -207,6 +207,8 @@ function signatureError(service: GatewayService, verified: Extract<VerifyResult,
           'SignatureDoesNotMatch',
           'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
         ];
+      case 'expired':
+        return [403, 'RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.'];
     }
   }
   switch (verified.problem) {
@@ -225,6 +227,8 @@ function signatureError(service: GatewayService, verified: Extract<VerifyResult,
         'InvalidSignatureException',
         'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
       ];
+    case 'expired':
+      return [400, 'InvalidSignatureException', verified.message];
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Verifies an AWS Signature Version 4 `Authorization` header the way a service does: parse the
  * credential scope and signed headers, re-sign the same canonical request with the key's secret
- * using the SDK's own signer, and compare.
+ * using the SDK's own signer, and compare. As AWS does, a signing date more than 15 minutes
+ * from now is refused whatever the signature.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { HttpRequest } from '@smithy/protocol-http';
@@ -33,7 +34,12 @@ export interface SignedRequest {
 
 export type VerifyResult =
   | { ok: true; authorization: ParsedAuthorization }
-  | { ok: false; problem: 'missing' | 'malformed' | 'unknown-key' | 'bad-token' | 'mismatch' | 'wrong-scope'; authorization?: ParsedAuthorization };
+  | { ok: false; problem: 'missing' | 'malformed' | 'unknown-key' | 'bad-token' | 'mismatch' | 'wrong-scope'; authorization?: ParsedAuthorization }
+  /** The signing date is more than 15 minutes from now; `message` is the JSON services' text for it. */
+  | { ok: false; problem: 'expired'; authorization: ParsedAuthorization; message: string };
+
+/** How far a signing date may be from the service's clock. */
+const MAX_SKEW_MS = 15 * 60 * 1000;
 
 /** Node's crypto as the signer's hash constructor. */
 export class NodeSha256 {
@@ -94,6 +100,8 @@ export async function verifySigV4(
     lookup: (accessKeyId: string) => { secretAccessKey: string; sessionToken?: string } | undefined;
     /** S3 signs the path as sent; other services encode it once more. @default true */
     uriEscapePath?: boolean;
+    /** The service's clock. @default the current time */
+    now?: Date;
   },
 ): Promise<VerifyResult> {
   if (request.headers.authorization === undefined) return { ok: false, problem: 'missing' };
@@ -110,6 +118,8 @@ export async function verifySigV4(
   const amzDate = request.headers['x-amz-date'];
   const signingDate = amzDate ? parseAmzDate(amzDate) : request.headers.date ? new Date(request.headers.date) : undefined;
   if (!signingDate || Number.isNaN(signingDate.getTime())) return { ok: false, problem: 'malformed', authorization };
+  const expired = expiryMessage(signingDate, options.now ?? new Date());
+  if (expired) return { ok: false, problem: 'expired', authorization, message: expired };
 
   const headers: Record<string, string> = {};
   for (const name of authorization.signedHeaders) {
@@ -159,6 +169,30 @@ export async function verifySigV4(
 function namesOtherBody(named: string | undefined, body: Uint8Array | undefined): boolean {
   if (named === undefined || body === undefined || !/^[0-9a-f]{64}$/i.test(named)) return false;
   return named.toLowerCase() !== createHash('sha256').update(body).digest('hex');
+}
+
+/**
+ * AWS's text for a signing date outside 15 minutes of now, or `undefined` within them:
+ * "Signature expired: <signed> is now earlier than <now - 15 min> (<now> - 15 min.)", and
+ * "Signature not yet current: <signed> is still later than <now + 15 min> (<now> + 15 min.)".
+ */
+function expiryMessage(signingDate: Date, now: Date): string | undefined {
+  const signed = amzDateOf(signingDate);
+  if (signingDate.getTime() < now.getTime() - MAX_SKEW_MS) {
+    return `Signature expired: ${signed} is now earlier than ${amzDateOf(new Date(now.getTime() - MAX_SKEW_MS))} (${amzDateOf(now)} - 15 min.)`;
+  }
+  if (signingDate.getTime() > now.getTime() + MAX_SKEW_MS) {
+    return `Signature not yet current: ${signed} is still later than ${amzDateOf(new Date(now.getTime() + MAX_SKEW_MS))} (${amzDateOf(now)} + 15 min.)`;
+  }
+  return undefined;
+}
+
+/** Date -> `20261201T103000Z`. */
+function amzDateOf(date: Date): string {
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /** `20261201T103000Z` -> Date. */

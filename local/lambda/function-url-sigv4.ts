@@ -66,7 +66,12 @@ export async function verifySigV4(
   // The re-signing itself is the IAM gateways' verifier: one SigV4 check for every local endpoint.
   const resigned = await verifyResignedSigV4(
     { method: request.method ?? 'GET', host: headers.host ?? '', path: rawPath, query: new URLSearchParams(rawQuery), headers, body },
-    { service: 'lambda', region, lookup: () => ({ secretAccessKey: caller.secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }) },
+    {
+      service: 'lambda',
+      region,
+      lookup: () => ({ secretAccessKey: caller.secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }),
+      ...(options.now ? { now: options.now } : {}),
+    },
   );
   if (!resigned.ok) return { ok: false, reason: 'The request signature we calculated does not match the signature you provided' };
   return { ok: true, caller: caller.identity };
