@@ -8,6 +8,7 @@ import { mcpInputProtocol } from '../mcp/input/mcp-input-protocol.ts';
 import type { RecordStore, WorkflowEngine } from '../operations/ports.ts';
 import type { ToolCatalog } from '../operations/tool-spec.ts';
 import { createStatusSyncHandler, type StatusSyncHandler } from '../aws/status-sync.ts';
+import { settleEventsOf } from '../events/event-recorder.ts';
 import type { OperationEventSink } from '../aws/operation-events.ts';
 import type { AsyncDialect } from '../mcp/dialects/dialect.ts';
 import { sep1391Dialect } from '../mcp/dialects/sep-1391.ts';
@@ -124,7 +125,8 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
   });
   return {
     fetch,
-    statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics, options.operationEvents),
+    // A redelivered end settles its events again (event-recorder.ts).
+    statusSync: createStatusSyncHandler(operations, options.engine, logger, metrics, options.operationEvents, (record) => settleEventsOf(recording, record)),
     operations,
     ...(events.deliverWebhookJob ? { deliverWebhookJob: events.deliverWebhookJob } : {}),
     ...(events.localQueue ? { webhookQueue: events.localQueue } : {}),
