@@ -32,6 +32,7 @@ import { startLocalDynamo } from './dynamodb/dynamo-local.ts';
 import { startLocalResults } from './s3/local-results.ts';
 import { startTtlSweeper, type TtlSweeperOptions } from './dynamodb/dynamo-ttl-sweeper.ts';
 import { createLocalEventBus } from './events/event-bus.ts';
+import { endedBadly, failedRunLine, operationIdOf } from './failed-run-log.ts';
 import { serveFetch } from './node-http-server.ts';
 import { startSfnFacade, type WorkerHandler } from './stepfunctions/sfn-facade.ts';
 import { localSecretKey } from './secretsmanager/local-secret.ts';
@@ -81,6 +82,8 @@ export interface LocalStackOptions {
   oauth?: Omit<OAuthConfig, 'resourceUrl'>;
   /** Where operation, poll, lag and input metrics go; none by default, so a local run prints no EMF lines. */
   metrics?: MetricsRecorder;
+  /** Told one line (failed-run-log.ts) for each STANDARD run that fails or times out; `npm start` prints it. */
+  onFailedRun?: (line: string) => void;
   /** `subscriptions/listen` settings (tests shorten streams); status writes wake open streams at once. */
   listen?: ListenOptions;
   /**
@@ -139,6 +142,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       async (event) => {
         if (!app) throw new Error('status-sync is not ready yet');
         await app.statusSync(event);
+        const { onFailedRun } = options;
+        if (onFailedRun && endedBadly(event.detail)) {
+          // The input is left out of an event over 256 KB: the record then names the operation.
+          const operation = operationIdOf(event.detail) ?? (await app.operations.findByExecutionName(event.detail.name).catch(() => undefined))?.token;
+          onFailedRun(failedRunLine(event.detail, operation));
+        }
       },
       standardArns.length > 0 ? { pattern: statusChangePattern(standardArns) } : {},
     );

@@ -178,6 +178,7 @@ async function main(): Promise<void> {
       ...(values.data ? { dataDir: values.data } : {}),
       ...(oauth ? { oauth } : {}),
       ...(webhook ? { eventsWebhook: { url: webhook.url, secret: webhook.secret } } : {}),
+      onFailedRun: (line: string) => console.error(line),
     });
   } catch (error) {
     if (error instanceof ToolFolderError || error instanceof OAuthConfigError || error instanceof WebhookConfigError) {
