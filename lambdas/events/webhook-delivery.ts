@@ -26,8 +26,8 @@ const CAS_ATTEMPTS = 5;
 const PENDING_WAITS = 3;
 /** A pending retry this long past its time was lost (its job failed outright): the end stops waiting for it. */
 const PENDING_LOST_MS = 5 * 60_000;
-/** How long past a pending retry's time the end looks again: that try's bounded send, and a margin. */
-const PENDING_MARGIN_SECONDS = 15;
+/** How long past a pending retry's time the end looks again: that try's send, as most receivers answer; a slower one is waited for again. */
+const PENDING_MARGIN_SECONDS = 5;
 
 export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): DeliverWebhookJob {
   const { deps } = subscriptions;
