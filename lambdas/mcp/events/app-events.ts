@@ -7,12 +7,12 @@
  */
 import type { EventHandover } from '../../events/event-handover.ts';
 import type { EventEntry, EventLog } from '../../events/event-log.ts';
-import { EventsError } from '../../events/events-error.ts';
 import { resolveEventsSettings, type EventsSettings, type EventsSettingsInput } from '../../events/events-settings.ts';
 import { InMemoryEventHandover } from '../../events/in-memory-event-handover.ts';
 import { InMemoryEventLog } from '../../events/in-memory-event-log.ts';
 import { InMemoryWebhookSubscriptions } from '../../events/in-memory-webhook-subscriptions.ts';
 import { createLocalWebhookDeliveryQueue, type LocalWebhookDeliveryQueue } from '../../events/local-webhook-delivery-queue.ts';
+import { operationEndedError } from '../../events/operation-ended.ts';
 import { createDeliverWebhookJob } from '../../events/webhook-delivery.ts';
 import type { DeliverWebhookJob, WebhookDeliveryQueue } from '../../events/webhook-delivery-job.ts';
 import type { WebhookSubscriptionStore } from '../../events/webhook-subscription.ts';
@@ -97,9 +97,7 @@ export function createAppEvents(options: EventsAppOptions, context: { logger: Lo
         secretKey: context.secretKey,
         clock: systemClock,
         logger,
-        operationEnded: eventsWireError(
-          new EventsError('NOT_FOUND', 'The operation has ended; its progress subscription is over', { kind: 'operation', reason: 'operation_ended' }),
-        ),
+        operationEnded: eventsWireError(operationEndedError()),
       })
     : undefined;
   if (subscriptions) deliver = createDeliverWebhookJob(subscriptions);
