@@ -240,12 +240,21 @@ export class WebhookSubscriptions {
    * What the log holds for a new subscription from its start position (the one its answer's
    * cursor names, the settled horizon for `cursor: null`) up to now, not only up to the
    * horizon: an entry logged in between was fanned out before this subscription existed, so
-   * only this replay delivers it (one read).
+   * only this replay delivers it. A read may stop at a page cut (DynamoDB's 1 MB): the replay
+   * reads on from where it stopped, up to MAX_REPLAY entries.
    */
   private async replayable(request: SubscribeRequest, from: string, nowMs: number): Promise<EventEntry[]> {
     const stream = streamOf(request.name, request.arguments.operationId ?? '');
-    const page = await this.deps.log.read(request.ownerId, stream, { after: from, through: timePosition(nowMs + 1), limit: MAX_REPLAY });
-    return page.entries.filter((entry) => entry.name === request.name && matchesFilter(request.arguments, entry));
+    const through = timePosition(nowMs + 1);
+    const found: EventEntry[] = [];
+    let after = from;
+    for (let read = 0; read < MAX_REPLAY && found.length < MAX_REPLAY; read++) {
+      const page = await this.deps.log.read(request.ownerId, stream, { after, through, limit: MAX_REPLAY - found.length });
+      found.push(...page.entries.filter((entry) => entry.name === request.name && matchesFilter(request.arguments, entry)));
+      if (!page.more || page.reached <= after) break;
+      after = page.reached;
+    }
+    return found;
   }
 
   /** "The client suggests, the server decides": default, clamped to [min, max], no expiry only when asked and allowed. */
