@@ -20,6 +20,7 @@ import { createOperationEventsPublisher } from '../lambdas/aws/operation-events-
 import { statusChangePattern } from '../lambdas/aws/status-events.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
 import { createAsyncMcpApp, type AsyncMcpApp, type EventsAppOptions } from '../lambdas/app/async-mcp-app.ts';
+import { DynamoDbEventHandover } from '../lambdas/aws/dynamodb-event-handover.ts';
 import { DynamoDbEventLog } from '../lambdas/aws/dynamodb-event-log.ts';
 import { DynamoDbWebhookSubscriptions } from '../lambdas/aws/dynamodb-webhook-subscriptions.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
@@ -220,7 +221,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.metrics ? { metrics: options.metrics } : {}),
       listen: { ...options.listen, wake: createStatusSignal() },
       // As in AWS: the event log and webhook subscriptions in the operations table; delivery jobs run in process.
-      events: { log: new DynamoDbEventLog(dynamo), subscriptions: new DynamoDbWebhookSubscriptions(dynamo), ...options.events },
+      events: {
+        log: new DynamoDbEventLog(dynamo),
+        subscriptions: new DynamoDbWebhookSubscriptions(dynamo),
+        // A redelivered end fans out again what its first delivery did not hand over, as deployed.
+        handover: new DynamoDbEventHandover(dynamo),
+        ...options.events,
+      },
       // The events status sync emits in AWS (lambdas/handlers/status-sync.ts), on the local default bus.
       operationEvents: createOperationEventsPublisher({
         client: eventBridge,
