@@ -128,13 +128,15 @@ describe('bundled assets', () => {
     expect(requestInput).toContain('"@aws-sdk/client-dynamodb"');
   });
 
-  it('keep the MCP bundle within 580 KB, the AWS SDK left out', () => {
+  it('keep the MCP bundle within 590 KB, the AWS SDK left out', () => {
     const size = statSync(join(assetDirOf(stack.server.mcpFunction), 'index.mjs')).size;
     // 499 KB before subscriptions/listen (+8 KB), 518 KB before the operation card (+8 KB) and the
     // Events extension (+42 KB): 568 KB; 579 KB with the clients built on first need and the poll's read
-    // signed from the Lambda environment (its signer ships beside the bundle). Its cold import is
-    // measured by `npm run bench -- --only=bundle`.
-    expect(size).toBeLessThanOrEqual(580_000);
+    // signed from the Lambda environment (its signer ships beside the bundle); 586 KB with Events that
+    // lose no end (the handover, the subscription slots, the end's own job). The in-process parts the
+    // deployed function never runs (webhook delivery, the in-memory log and stores, about 6 KB) are
+    // the next cut. Its cold import is measured by `npm run bench -- --only=bundle`.
+    expect(size).toBeLessThanOrEqual(590_000);
   });
 
   it("carry one JSON Schema engine in the MCP bundle: neither our Ajv nor the MCP SDK's", () => {
