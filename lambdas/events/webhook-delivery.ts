@@ -113,7 +113,11 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
 
   const deliverEvent = async (job: WebhookDeliveryJob, eventId: string, subscription: WebhookSubscription): Promise<WebhookDeliveryOutcome> => {
     const now = clock.now();
-    if (!isLive(subscription, now)) return drop(subscription, eventId, 'the subscription expired');
+    if (!isLive(subscription, now)) {
+      // Deleted here, where the role may: status sync lists subscriptions but may not delete them. A refresh since the read keeps it (the version moved).
+      await deps.store.delete(subscription.ownerId, subscription.id, subscription.version);
+      return { kind: 'dropped', reason: 'the subscription expired' };
+    }
     // Suspended: the event is abandoned; the client's cursor (a refresh, a poll) recovers it.
     if (!subscription.active) return drop(subscription, eventId, 'delivery is suspended');
     const entry = await deps.log.get(job.ownerKey, eventId);
