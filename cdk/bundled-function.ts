@@ -4,9 +4,6 @@
  * nodejs24.x runtime on arm64, the AWS SDK left to the runtime, its own role and log
  * group (no AWS managed policy).
  */
-import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -16,6 +13,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTION_NODE_OPTIONS, LAMBDA_BUNDLING, lazyModuleOptions, lazyModulesOf } from './lambda-bundling.ts';
 import { LOCK_FILE, REPO_ROOT } from './repo-paths.ts';
+import { commandScratch } from './synth-scratch.ts';
 
 /** Pinned rather than "latest": the bundle targets this Node version (DESIGN §7). */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
@@ -135,12 +133,11 @@ export class BundledFunction extends Construct {
 
 /**
  * The after-bundling command that builds `modules` into the asset. Their esbuild options go
- * to a file named by its content hash, so the command line stays short.
+ * to a scratch file the command removes, so the command line stays short.
  */
 function lazyModuleCommands(modules: readonly string[], outputDir: string): string[] {
   const options = JSON.stringify(modules.map((name) => lazyModuleOptions(name, outputDir, REPO_ROOT)));
-  const file = join(tmpdir(), `async-mcp-lazy-modules-${createHash('sha256').update(options).digest('hex').slice(0, 16)}.json`);
-  writeFileSync(file, options);
+  const file = commandScratch(outputDir).write('lazy-modules.json', options);
   // `node` from PATH on Windows: cmd /c strips the outer quotes of a command line that starts with one.
   const win = process.platform === 'win32';
   const quote = (path: string) => (win ? `"${path}"` : `'${path.replaceAll("'", `'\\''`)}'`);

@@ -2,8 +2,8 @@
 // The manifest is `[{ "target": "<dir under outputDir>", "files": ["<absolute source>", ...] }]`.
 // Plain Node with no dependencies, so CDK's after-bundling hook runs it the same way
 // under sh on Linux and macOS and under cmd on Windows.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 const [manifestFile, outputDir] = process.argv.slice(2);
 if (!manifestFile || !outputDir) {
@@ -15,3 +15,5 @@ for (const { target, files } of JSON.parse(readFileSync(manifestFile, 'utf8'))) 
   mkdirSync(dir, { recursive: true });
   for (const file of files) copyFileSync(file, join(dir, basename(file)));
 }
+// The manifest's folder is this command's scratch (cdk/synth-scratch.ts): done with it.
+if (basename(dirname(manifestFile)).startsWith('async-mcp-synth-')) rmSync(dirname(manifestFile), { recursive: true, force: true });

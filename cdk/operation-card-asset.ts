@@ -4,14 +4,12 @@
  * runs when CDK bundles the function; the file is put in place by the copy script the tool
  * files use, so the after-bundling command stays plain Node under sh and cmd alike.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { buildOperationCardHtml } from '../lambdas/mcp/apps/build-operation-card.ts';
 import { CARD_ASSET_FILE } from '../lambdas/mcp/apps/card-resource.ts';
 import { OPERATION_CARD_ENV } from '../lambdas/mcp/apps/operation-card.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT } from './repo-paths.ts';
+import { commandScratch } from './synth-scratch.ts';
 import { COPY_SCRIPT } from './tool-asset-commands.ts';
 
 /** The CDK context key that turns the card off: `-c operationCard=false` (or `false` in cdk.json). */
@@ -36,17 +34,14 @@ export function operationCardEnvironment(entry: string, on: boolean): Record<str
 
 /**
  * The after-bundling commands that put the built card into `outputDir`; none for functions
- * that do not serve it. The HTML goes to a folder named by its content hash first.
+ * that do not serve it. The HTML goes to a scratch folder first, which the command removes.
  */
 export function operationCardCommands(entry: string, outputDir: string, platform: NodeJS.Platform = process.platform, on = true): string[] {
   if (!servesOperationCard(entry) || !on) return [];
   const html = buildOperationCardHtml();
-  const dir = join(tmpdir(), `async-mcp-operation-card-${createHash('sha256').update(html).digest('hex').slice(0, 16)}`);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, CARD_ASSET_FILE);
-  writeFileSync(file, html);
-  const manifest = join(dir, 'manifest.json');
-  writeFileSync(manifest, JSON.stringify([{ target: '.', files: [file] }]));
+  const scratch = commandScratch(outputDir);
+  const file = scratch.write(CARD_ASSET_FILE, html);
+  const manifest = scratch.write('manifest.json', JSON.stringify([{ target: '.', files: [file] }]));
   const win = platform === 'win32';
   // `node` from PATH on Windows: cmd /c strips the outer quotes of a command line that starts with one.
   const quote = (path: string) => (win ? `"${path}"` : `'${path.replaceAll("'", `'\\''`)}'`);

@@ -4,12 +4,10 @@
  * machines were built from. The copy is a Node script, not `mkdir -p`/`cp`: CDK runs
  * after-bundling commands under `cmd /c` on Windows.
  */
-import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { REPO_ROOT } from './repo-paths.ts';
+import { commandScratch } from './synth-scratch.ts';
 
 /** The tools directory inside the asset (and so under `/var/task` at run time). */
 export const BUNDLED_TOOLS_DIR = 'state-machines';
@@ -29,13 +27,12 @@ export function toolFileManifest(tools: readonly ToolFolder[]): { target: string
 
 /**
  * The after-bundling command that copies the tool files into `outputDir`. The manifest
- * goes to a file named by its content hash, so the command line stays short (cmd allows
+ * goes to a scratch file the command removes, so the command line stays short (cmd allows
  * 8,191 characters) whatever the number of tools.
  */
 export function copyToolFolderCommands(tools: readonly ToolFolder[], outputDir: string, platform: NodeJS.Platform = process.platform): string[] {
   const manifest = JSON.stringify(toolFileManifest(tools));
-  const manifestFile = join(tmpdir(), `async-mcp-tool-files-${createHash('sha256').update(manifest).digest('hex').slice(0, 16)}.json`);
-  writeFileSync(manifestFile, manifest);
+  const manifestFile = commandScratch(outputDir).write('tool-files.json', manifest);
   const quote = platform === 'win32' ? cmdQuote : shellQuote;
   // `node` from PATH on Windows: cmd /c strips the outer quotes of a command line that starts with one.
   const node = platform === 'win32' ? 'node' : shellQuote(process.execPath);

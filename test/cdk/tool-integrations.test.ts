@@ -6,7 +6,7 @@
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validations } from 'aws-cdk-lib';
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
@@ -188,6 +188,8 @@ describe('the after-bundling copy of the tool files', () => {
     const [posix] = copyToolFolderCommands(tools, '/tmp/out dir', 'linux');
     expect(posix).toMatch(/^'[^']+' '[^']+copy-tool-files\.mjs' '[^']+\.json' '\/tmp\/out dir'$/);
     expect(`${windows} ${posix}`).not.toMatch(/mkdir -p|\bcp /);
+    // Never run, so their scratch folders (the manifests') are this test's to remove.
+    for (const command of [windows, posix]) rmSync(dirname(/["']([^"']+\.json)["']/.exec(command ?? '')?.[1] ?? ''), { recursive: true, force: true });
   });
 });
 
