@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Each end-to-end file starts its own local stack; two cores is the machine size.
     maxWorkers: 2,
+    // The run has a temp dir of its own and fails if anything of ours is left in it.
+    globalSetup: ['test/support/temp-dir-guard.ts'],
   },
 });

@@ -1,12 +1,12 @@
 /** `cdk deploy -c key=value` settings: defaults, string values from the CLI, clear errors. */
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { App } from 'aws-cdk-lib';
+import { bareApp } from './cdk-test-app.ts';
 import { readAppSettings } from '../../cdk/app-settings.ts';
 import { DEFAULT_TOOLS_DIR } from '../../cdk/repo-paths.ts';
 
 const elsewhere = resolve('elsewhere');
-const settingsFrom = (context: Record<string, unknown>, cwd = elsewhere) => readAppSettings(new App({ context }).node, cwd);
+const settingsFrom = (context: Record<string, unknown>, cwd = elsewhere) => readAppSettings(bareApp({ context }).node, cwd);
 
 describe('readAppSettings', () => {
   it('defaults to the repository tools, an IAM-authenticated URL and no tracing', () => {

@@ -5,9 +5,9 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
+import { App, type AppProps, CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { afterAll } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
 import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { AsyncMcpStack, type AsyncMcpStackProps } from '../../cdk/async-mcp-stack.ts';
@@ -29,9 +29,23 @@ afterAll(() => {
   for (const dir of outdirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-export function testApp(options: TestAppOptions = {}): App {
+/**
+ * An outdir for one App, removed when the test that made it ends, else with the file: a
+ * worker may evaluate this module once for several files, and then only the first file's
+ * afterAll is registered.
+ */
+function appOutdir(): string {
   const outdir = mkdtempSync(join(tmpdir(), 'async-mcp-cdk-'));
-  outdirs.push(outdir);
+  try {
+    onTestFinished(() => rmSync(outdir, { recursive: true, force: true }));
+  } catch {
+    outdirs.push(outdir);
+  }
+  return outdir;
+}
+
+export function testApp(options: TestAppOptions = {}): App {
+  const outdir = appOutdir();
   return new App({
     outdir,
     builtinCloudFormationValidation: options.cfnValidation ?? false,
@@ -41,6 +55,11 @@ export function testApp(options: TestAppOptions = {}): App {
       ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
     },
   });
+}
+
+/** A plain App (no cdk.json context) with an outdir removed after the file: `new App()` makes a `cdk.outXXXXXX` in the temp dir and leaves it. */
+export function bareApp(props: AppProps = {}): App {
+  return new App({ ...props, outdir: appOutdir() });
 }
 
 export type StackOverrides = Partial<AsyncMcpStackProps>;

@@ -5,7 +5,7 @@
  * the settings as environment variables of every function that serves or records events, and
  * the context keys that set them.
  */
-import { App, Duration } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { REPORT_PROGRESS_WORKER } from '../../lambdas/tools/report-progress-stat
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { readAppSettings } from '../../cdk/app-settings.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
-import { logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';
+import { bareApp, logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';
 
 interface Statement {
   Effect: string;
@@ -236,7 +236,7 @@ describe('events settings', () => {
   });
 
   it('reads the context keys, as CLI strings or cdk.json values; none leaves the construct its defaults', () => {
-    const from = (context: Record<string, unknown>) => readAppSettings(new App({ context }).node).events;
+    const from = (context: Record<string, unknown>) => readAppSettings(bareApp({ context }).node).events;
     expect(from({})).toBeUndefined();
     expect(from({ events: 'false' })).toEqual({ enabled: false });
     expect(from({ events: true, eventsRetentionHours: '48', eventsMaxSubscriptionTtlSeconds: 7200, eventsDeliveryConcurrency: '20' })).toEqual({

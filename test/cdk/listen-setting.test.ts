@@ -1,10 +1,9 @@
 /** The `listen` prop and context value: whether the MCP Lambda serves `subscriptions/listen`. */
-import { App } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambdas/handlers/environment.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { readAppSettings } from '../../cdk/app-settings.ts';
-import { logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';
+import { bareApp, logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';
 
 let tools: ToolFolder[];
 beforeAll(async () => {
@@ -13,7 +12,7 @@ beforeAll(async () => {
 
 describe('listen', () => {
   it('is on unless the context says listen=false, as a CLI string or a cdk.json boolean', () => {
-    const listenFrom = (context: Record<string, unknown>) => readAppSettings(new App({ context }).node).listen;
+    const listenFrom = (context: Record<string, unknown>) => readAppSettings(bareApp({ context }).node).listen;
     expect(listenFrom({})).toBe(true);
     expect(listenFrom({ listen: 'true' })).toBe(true);
     expect(listenFrom({ listen: 'false' })).toBe(false);

@@ -4,7 +4,7 @@
  * only when one is given, every function carries the Powertools names, and tracing stays opt-in.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
@@ -19,7 +19,7 @@ import { readAppSettings } from '../../cdk/app-settings.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { TABLE_OPERATIONS } from '../../cdk/observability.ts';
 import { MACHINES_PER_GROUPED_ALARM, MAX_ALARMS_PER_MACHINE, OperationsAlarms } from '../../cdk/operations-alarms.ts';
-import { buildStack, deployedTemplate, logicalIdOf, repoTools, resourcesOf, synthTemplate, testApp } from './cdk-test-app.ts';
+import { bareApp, buildStack, deployedTemplate, logicalIdOf, repoTools, resourcesOf, synthTemplate, testApp } from './cdk-test-app.ts';
 
 let tools: ToolFolder[];
 let stack: AsyncMcpStack;
@@ -370,7 +370,7 @@ describe('alarm notifications', () => {
   });
 
   it('alarmEmail comes from context (-c alarmEmail=...), and a value that is no address fails the synth', () => {
-    const settings = (context: Record<string, unknown>) => readAppSettings(new App({ context }).node);
+    const settings = (context: Record<string, unknown>) => readAppSettings(bareApp({ context }).node);
     expect(settings({ alarmEmail: 'ops@example.com' }).alarmEmail).toBe('ops@example.com');
     expect(settings({})).not.toHaveProperty('alarmEmail');
     expect(() => settings({ alarmEmail: 'ops' })).toThrow(/Invalid context "alarmEmail"/);

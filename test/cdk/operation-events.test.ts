@@ -4,7 +4,7 @@
  * told which bus; no other role may put events.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { ENV } from '../../lambdas/handlers/environment.ts';
@@ -12,7 +12,7 @@ import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { readAppSettings } from '../../cdk/app-settings.ts';
 import { AsyncMcpServer } from '../../cdk/async-mcp-server.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
-import { logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';
+import { bareApp, logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';
 import { Template as CdkTemplate } from 'aws-cdk-lib/assertions';
 
 interface Statement {
@@ -59,7 +59,7 @@ describe('operation events in the template', () => {
   });
 
   it('with the eventBus prop, the grant and the function name that bus, not the default one', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = bareApp({ context: { 'aws:cdk:bundling-stacks': [] } });
     const host = new Stack(app, 'Host');
     const bus = new EventBus(host, 'Jobs', { eventBusName: 'jobs' });
     const server = new AsyncMcpServer(host, 'Server', { tools, eventBus: bus });
@@ -71,7 +71,7 @@ describe('operation events in the template', () => {
   });
 
   it('the app takes the bus by name or ARN from the eventBus context value', () => {
-    const busFrom = (context: Record<string, unknown>) => readAppSettings(new App({ context }).node).eventBus;
+    const busFrom = (context: Record<string, unknown>) => readAppSettings(bareApp({ context }).node).eventBus;
     expect(busFrom({})).toBeUndefined();
     expect(busFrom({ eventBus: 'jobs' })).toBe('jobs');
     const arn = 'arn:aws:events:eu-west-1:123456789012:event-bus/central';

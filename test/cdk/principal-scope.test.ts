@@ -4,7 +4,8 @@
  * deploy-time warning when `principalScope: 'role'` is set explicitly, since IAM Identity
  * Center users of one permission set would then share operations.
  */
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
+import { bareApp } from './cdk-test-app.ts';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { FUNCTION_URL_AUTH_ENV, functionUrlAuthFromEnv } from '../../lambdas/aws/function-url-principal.ts';
@@ -16,7 +17,7 @@ function warningsOf(stack: Stack) {
 
 describe('principalScope on the CDK side', () => {
   it("an explicit principalScope 'role' warns at synth that SSO users of one permission set would share operations", () => {
-    const stack = new Stack(new App(), 'Role');
+    const stack = new Stack(bareApp(), 'Role');
     resolveMcpAuth({ kind: 'iam', principalScope: 'role' }, undefined, stack);
     const [warning] = warningsOf(stack);
     expect(warning?.entry.data).toMatch(/IAM Identity Center users of one permission set \(AWSReservedSSO_\* roles\).*would share operations/);
@@ -25,7 +26,7 @@ describe('principalScope on the CDK side', () => {
 
   it("the default (auto) and 'session' give no warning", () => {
     for (const auth of [{ kind: 'iam' as const }, { kind: 'iam' as const, principalScope: 'session' as const }, undefined]) {
-      const stack = new Stack(new App(), 'Quiet');
+      const stack = new Stack(bareApp(), 'Quiet');
       resolveMcpAuth(auth, undefined, stack);
       expect(warningsOf(stack)).toEqual([]);
     }

@@ -5,7 +5,7 @@
  * objects: least-privilege.test.ts.)
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Match, Template as TemplateOf, type Template } from 'aws-cdk-lib/assertions';
 import { ResultsBucket, type ResultsBucketProps } from '../../cdk/results-bucket.ts';
 import { RESULT_KEY_PREFIXES } from '../../lambdas/operations/result-store.ts';
@@ -13,7 +13,7 @@ import { ENV } from '../../lambdas/handlers/environment.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
-import { logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';
+import { bareApp, logicalIdOf, repoTools, resourcesOf, synthTemplate } from './cdk-test-app.ts';
 
 let tools: ToolFolder[];
 let stack: AsyncMcpStack;
@@ -83,7 +83,7 @@ describe('the results bucket', () => {
 describe('results expire with their operations (the construct)', () => {
   const DAY = 86_400;
   const rulesOf = (props: ResultsBucketProps) => {
-    const stack = new Stack(new App(), 'Bucket');
+    const stack = new Stack(bareApp(), 'Bucket');
     new ResultsBucket(stack, 'Results', props);
     const [bucket] = Object.values(TemplateOf.fromStack(stack).findResources('AWS::S3::Bucket'));
     return (bucket as { Properties: { LifecycleConfiguration: { Rules: Array<Record<string, unknown>> } } }).Properties.LifecycleConfiguration.Rules;

@@ -14,7 +14,8 @@ import { type DeployedLocalStack, type DeployedStackOptions, startDeployedStack,
 
 const REPO = resolve(import.meta.dirname, '../..');
 const SOURCES = ['cdk', 'lambdas', 'state-machines', 'cdk.json', 'package-lock.json'];
-const CACHE = join(tmpdir(), 'async-mcp-test-assemblies');
+// The system temp dir, not the run's own (temp-dir-guard.ts): the cache outlives a run.
+const CACHE = join(process.env.ASYNC_MCP_SYSTEM_TMPDIR ?? tmpdir(), 'async-mcp-test-assemblies');
 /** A synth takes about 30 s on two busy cores; a lock older than this was left by a killed run. */
 const STALE_LOCK_MS = 10 * 60_000;
 
