@@ -8,7 +8,7 @@ import { mcpInputProtocol } from '../mcp/input/mcp-input-protocol.ts';
 import type { RecordStore, WorkflowEngine } from '../operations/ports.ts';
 import type { ToolCatalog } from '../operations/tool-spec.ts';
 import { createStatusSyncHandler, type StatusSyncHandler } from '../aws/status-sync.ts';
-import { settleEventsOf } from '../events/event-recorder.ts';
+import { settleEventsOf, withLenientEventRecording } from '../events/event-recorder.ts';
 import type { OperationEventSink } from '../aws/operation-events.ts';
 import type { AsyncDialect } from '../mcp/dialects/dialect.ts';
 import { sep1391Dialect } from '../mcp/dialects/sep-1391.ts';
@@ -113,7 +113,7 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     input: mcpInputProtocol,
   });
   const deps = { catalog: options.catalog, operations, logger, secretKey };
-  const fetch = createHttpHandler({
+  const handle = createHttpHandler({
     deps,
     dialects: DIALECTS,
     ...(options.allowedHostnames ? { allowedHostnames: options.allowedHostnames } : {}),
@@ -123,6 +123,8 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     listen: { ...options.listen, leases: new ListenLeases(store, options.listen?.maxStreamsPerPrincipal ?? LISTEN_DEFAULTS.maxStreamsPerPrincipal, logger) },
     events: events.runtime(store, options.listen?.wake),
   });
+  // A client's request gets the answer its write earned even when the event log then fails; status sync records the end.
+  const fetch: McpFetch = (request, principal) => withLenientEventRecording(() => handle(request, principal));
   return {
     fetch,
     // A redelivered end settles its events again (event-recorder.ts).

@@ -9,8 +9,10 @@
  * caller (the record's own write stands), so the event that caused it is redelivered; the
  * redelivery finds the record already ended and settles its events again
  * (`settleEventsOf`): the append is idempotent, and an entry not yet marked handed over
- * (event-handover.ts) is handed on again.
+ * (event-handover.ts) is handed on again. A client's request records leniently
+ * (`withLenientEventRecording`): its answer stands, and status sync settles the end.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { OperationChanges, OperationRecord } from '../operations/operation.ts';
 import type { Logger, RecordStore } from '../operations/ports.ts';
@@ -52,15 +54,29 @@ export interface EventRecorderOptions {
   readonly now?: () => number;
 }
 
+/** Set while a client's request runs: see `withLenientEventRecording`. */
+const lenient = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` (a client's request) with recording failures logged, not thrown: the client gets
+ * the answer its write earned (a poll, a cancel), and the end is recorded again by status sync,
+ * which records strictly and is redelivered when it fails.
+ */
+export function withLenientEventRecording<T>(work: () => Promise<T>): Promise<T> {
+  return lenient.run(true, work);
+}
+
 export class EventRecorder {
   constructor(private readonly options: EventRecorderOptions) {}
 
   /**
    * Appends each occurrence once, then hands on each one not handed on yet. A failure is logged
    * and thrown, after the record's own write: its caller fails, and a redelivery records again.
+   * Within `withLenientEventRecording` it is only logged; `false` then says something was left.
    */
-  async record(ownerId: string, drafts: readonly OccurrenceDraft[]): Promise<void> {
+  async record(ownerId: string, drafts: readonly OccurrenceDraft[]): Promise<boolean> {
     const { handover, onAppended, logger } = this.options;
+    let complete = true;
     for (const draft of drafts) {
       const loggedAt = (this.options.now ?? Date.now)();
       const drafted: EventEntry = {
@@ -76,7 +92,9 @@ export class EventRecorder {
       } catch (error) {
         // Names and ids only: the payload may carry tool data.
         logger.error('event not appended', { eventId: drafted.eventId, name: drafted.name, error: describe(error) });
-        throw error;
+        if (!lenient.getStore()) throw error;
+        complete = false;
+        continue;
       }
       if (!onAppended) continue;
       // The log's own copy when it says where it placed the entry.
@@ -87,9 +105,11 @@ export class EventRecorder {
         await handover?.markHandedOver(ownerId, entry.eventId, (this.options.now ?? Date.now)());
       } catch (error) {
         logger.error('event not handed to webhook delivery', { eventId: entry.eventId, name: entry.name, error: describe(error) });
-        throw error;
+        if (!lenient.getStore()) throw error;
+        complete = false;
       }
     }
+    return complete;
   }
 
   private async appendWithRetry(entry: EventEntry): Promise<{ created: boolean; entry?: EventEntry }> {
@@ -124,8 +144,9 @@ export function eventRecordingStore(store: RecordStore, describeChange: Describe
     } catch (error) {
       logger.error('event not described', { error: describe(error) });
     }
-    if (drafts.length > 0) await recorder.record(updated.ownerId, drafts);
-    if (isTerminal(updated.status)) {
+    const complete = drafts.length === 0 || (await recorder.record(updated.ownerId, drafts));
+    // An end recorded only in part is settled again by status sync, even in this container.
+    if (complete && isTerminal(updated.status)) {
       if (recorded.size >= MAX_REMEMBERED) recorded.clear();
       recorded.add(endOf(updated));
     }

@@ -1,6 +1,7 @@
 /** The record store that feeds the event log: which writes are occurrences, stable ids, and failures that leave the write standing. */
 import { describe, expect, it, vi } from 'vitest';
 import { timePosition } from '../../lambdas/events/event-log.ts';
+import { withLenientEventRecording } from '../../lambdas/events/event-recorder.ts';
 import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
 import { withEventRecording } from '../../lambdas/mcp/events/event-recording.ts';
 import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
@@ -65,6 +66,17 @@ describe('withEventRecording', () => {
     expect((await base.get(record))?.status).toBe('canceled');
     expect(logger.error).toHaveBeenCalledWith('event not appended', expect.objectContaining({ name: 'operation.finished' }));
     expect(JSON.stringify(logger.error.mock.calls)).not.toContain('data');
+  });
+
+  it("a client's request whose write the log then fails still gets its answer: the failure is logged, and status sync's redelivery records the end", async () => {
+    const { base, log, store } = await setUp();
+    vi.spyOn(log, 'append').mockRejectedValue(new Error('throttled'));
+    const updated = await withLenientEventRecording(() =>
+      store.transition(record, ['working'], { status: 'canceled', completedAt: T0 + 5, updatedAt: T0 + 5 }),
+    );
+    expect(updated?.status).toBe('canceled');
+    expect((await base.get(record))?.status).toBe('canceled');
+    expect(logger.error).toHaveBeenCalledWith('event not appended', expect.objectContaining({ name: 'operation.finished' }));
   });
 
   it('leaves the store unchanged when events are turned off', async () => {
