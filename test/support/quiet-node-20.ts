@@ -1,0 +1,16 @@
+/**
+ * vitest setupFiles: oidc-provider warns "Unsupported runtime" with console.warn when it is
+ * first imported on Node 20, in every worker that loads it; node-version-setup.ts has said it
+ * once for the run. Every other warning passes.
+ */
+import { nodeVersionNotice } from '../../local/node-version-notice.ts';
+
+const OIDC_PROVIDER_RUNTIME_WARNING = /^oidc-provider WARNING: Unsupported runtime\b/;
+
+if (nodeVersionNotice() !== undefined) {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && OIDC_PROVIDER_RUNTIME_WARNING.test(args[0])) return;
+    warn.apply(console, args);
+  };
+}
