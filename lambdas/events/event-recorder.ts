@@ -46,8 +46,8 @@ export interface EventRecorderOptions {
   readonly log: EventLog;
   readonly retentionMs: number;
   readonly logger: Logger;
-  /** Called with each entry not yet handed on (webhook fan-out); its failure is logged and thrown. */
-  readonly onAppended?: (entry: EventEntry) => Promise<void>;
+  /** Called with each entry not yet handed on (webhook fan-out), answering how many jobs it made; its failure is logged and thrown. */
+  readonly onAppended?: (entry: EventEntry) => Promise<number>;
   /** Which entries were handed on; without it, only an entry the log did not hold before is. */
   readonly handover?: EventHandover;
   /** Epoch ms, the entries' place in the log. @default Date.now */
@@ -101,8 +101,8 @@ export class EventRecorder {
       const entry = appended.entry ?? drafted;
       try {
         if (!appended.created && (!handover || (await handover.handedOver(ownerId, entry.eventId)))) continue;
-        await onAppended(entry);
-        await handover?.markHandedOver(ownerId, entry.eventId, (this.options.now ?? Date.now)());
+        // Nothing enqueued, nothing to mark: a redelivery fans out again to whoever subscribed since (a duplicate at most, same id).
+        if ((await onAppended(entry)) > 0) await handover?.markHandedOver(ownerId, entry.eventId, (this.options.now ?? Date.now)());
       } catch (error) {
         logger.error('event not handed to webhook delivery', { eventId: entry.eventId, name: entry.name, error: describe(error) });
         if (!lenient.getStore()) throw error;

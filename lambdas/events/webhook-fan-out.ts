@@ -18,7 +18,8 @@ export class WebhookFanOut {
   constructor(private readonly deps: WebhookDeps) {}
 
   /** Enqueues the jobs `entry` makes, all in one enqueue. */
-  async fanOut(entry: EventEntry): Promise<void> {
+  /** Enqueues the jobs `entry` makes; how many there were. */
+  async fanOut(entry: EventEntry): Promise<number> {
     const now = this.deps.clock.now();
     const subscriptions = (await this.deps.store.listByOwner(entry.ownerId)).filter((s) => isLive(s, now) && s.ending === undefined);
     const jobs: WebhookDeliveryJob[] = subscriptions
@@ -30,5 +31,6 @@ export class WebhookFanOut {
       for (const s of ended) jobs.push({ subscriptionId: s.id, ownerKey: entry.ownerId, attempt: 1 });
     }
     if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
+    return jobs.length;
   }
 }

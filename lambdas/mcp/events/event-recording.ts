@@ -15,7 +15,7 @@ export interface EventRecordingOptions {
   readonly settings: Pick<EventsSettings, 'enabled' | 'retentionHours'>;
   readonly logger: Logger;
   /** Webhook fan-out for each new entry; none where webhooks are not configured. */
-  readonly onAppended?: (entry: EventEntry) => Promise<void>;
+  readonly onAppended?: (entry: EventEntry) => Promise<number>;
   /** Which entries were handed on; without it, an entry already in the log is not handed on again. */
   readonly handover?: EventHandover;
 }
