@@ -3,8 +3,10 @@
  * machine that has it, cfn-lint (skipped cleanly otherwise).
  */
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterAll, describe, expect, it } from 'vitest';
+import { basename, join } from 'node:path';
 import { Duration, NestedStack } from 'aws-cdk-lib';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { buildStack, repoTools, testApp, type StackOverrides } from './cdk-test-app.ts';
@@ -30,19 +32,27 @@ const VARIANTS: [string, StackOverrides][] = [
 
 describe('CloudFormation templates', () => {
   const templates: string[] = [];
+  // A test app's outdir goes when its test ends: the templates the lint reads are kept here until this file ends.
+  const kept = mkdtempSync(join(tmpdir(), 'async-mcp-cfn-lint-'));
+  afterAll(() => rmSync(kept, { recursive: true, force: true }));
+  const keep = (file: string, variant: number) => {
+    const copy = join(kept, `${variant}-${basename(file)}`);
+    copyFileSync(file, copy);
+    return copy;
+  };
 
   it("pass CDK's built-in CloudFormation validation", { timeout: 240_000 }, async () => {
     const tools = await repoTools();
-    for (const [, overrides] of VARIANTS) {
+    for (const [variant, [, overrides]] of VARIANTS.entries()) {
       const app = testApp({ cfnValidation: true });
       const stack = buildStack(app, tools, overrides);
       // synth() throws when the validation reports a problem.
       const assembly = app.synth();
-      templates.push(assembly.getStackByName(stack.stackName).templateFullPath);
+      templates.push(keep(assembly.getStackByName(stack.stackName).templateFullPath, variant));
       // The nested stacks of the tools and workers: a template file each, beside the top-level one.
       const nested = stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
       expect(nested.length).toBeGreaterThan(1);
-      templates.push(...nested.map((child) => join(assembly.directory, child.templateFile)));
+      templates.push(...nested.map((child) => keep(join(assembly.directory, child.templateFile), variant)));
     }
     expect(templates.length).toBeGreaterThan(VARIANTS.length * 2);
   });
