@@ -1,0 +1,144 @@
+/**
+ * The WorkflowEngine port over Lambda durable executions: the only module that calls the
+ * durable half of the Lambda API. The same client code talks to AWS and to local/durable/.
+ */
+import {
+  DurableExecutionAlreadyStartedException,
+  type ErrorObject,
+  GetDurableExecutionCommand,
+  InvokeCommand,
+  type LambdaClient,
+  ListDurableExecutionsByFunctionCommand,
+  ResourceConflictException,
+  ResourceNotFoundException,
+  SendDurableExecutionCallbackFailureCommand,
+  SendDurableExecutionCallbackSuccessCommand,
+  StopDurableExecutionCommand,
+} from '@aws-sdk/client-lambda';
+import {
+  ExecutionNotFoundError,
+  type ExecutionSnapshot,
+  type ExecutionStatus,
+  type StartExecutionInput,
+  TaskGoneError,
+  type WorkflowEngine,
+} from '../operations/ports.ts';
+import { parseJsonOrText } from '../shared/json-values.ts';
+
+/**
+ * Thrown by `executionArnFor`: a durable execution's ARN ends in an id Lambda assigns at
+ * start (`…:function:f:$LATEST/durable-execution/<name>/<id>`), so no name derives it.
+ */
+export class DurableArnNotDerivableError extends Error {
+  constructor(functionArn: string, name: string) {
+    super(`A durable execution ARN is assigned by Lambda at start; it cannot be derived (${functionArn}, ${name})`);
+    this.name = 'DurableArnNotDerivableError';
+  }
+}
+
+const STATUS_FOR: Record<string, ExecutionStatus> = {
+  RUNNING: 'RUNNING',
+  SUCCEEDED: 'SUCCEEDED',
+  FAILED: 'FAILED',
+  TIMED_OUT: 'TIMED_OUT',
+  // Step Functions' word for a stopped execution is the one the core knows.
+  STOPPED: 'ABORTED',
+};
+
+export class DurableFunctionEngine implements WorkflowEngine {
+  constructor(private readonly client: LambdaClient) {}
+
+  executionArnFor(functionArn: string, name: string): string {
+    throw new DurableArnNotDerivableError(functionArn, name);
+  }
+
+  /** `stateMachineArn` is the qualified function ARN. Same name, same payload: the same execution. */
+  async start(input: StartExecutionInput): Promise<{ executionArn: string }> {
+    const command = new InvokeCommand({
+      FunctionName: input.stateMachineArn,
+      InvocationType: 'Event',
+      DurableExecutionName: input.name,
+      Payload: new TextEncoder().encode(JSON.stringify(input.input)),
+    });
+    try {
+      const out = await this.client.send(command);
+      if (out.DurableExecutionArn) return { executionArn: out.DurableExecutionArn };
+      return { executionArn: await this.arnByName(input.stateMachineArn, input.name) };
+    } catch (error) {
+      // Same name, other payload: a retry of this very record whose arguments serialised in
+      // another key order. The name is the record's, so is the execution.
+      if (error instanceof DurableExecutionAlreadyStartedException) {
+        return { executionArn: await this.arnByName(input.stateMachineArn, input.name) };
+      }
+      throw error;
+    }
+  }
+
+  /** Durable functions have no EXPRESS mode: a synchronous call is refused, never run blocking. */
+  async startSync(input: StartExecutionInput): Promise<ExecutionSnapshot> {
+    throw new Error(`${input.stateMachineArn} is a durable function: it has no synchronous (EXPRESS) start`);
+  }
+
+  async describe(executionArn: string): Promise<ExecutionSnapshot> {
+    try {
+      const out = await this.client.send(new GetDurableExecutionCommand({ DurableExecutionArn: executionArn }));
+      return {
+        executionArn,
+        status: STATUS_FOR[out.Status ?? ''] ?? 'RUNNING',
+        ...(out.Result === undefined ? {} : { output: parseJsonOrText(out.Result) }),
+        ...(out.Error?.ErrorType === undefined ? {} : { error: out.Error.ErrorType }),
+        ...(out.Error?.ErrorMessage === undefined ? {} : { cause: out.Error.ErrorMessage }),
+        ...(out.StartTimestamp ? { startDate: out.StartTimestamp } : {}),
+        ...(out.EndTimestamp ? { stopDate: out.EndTimestamp } : {}),
+        ...(out.InputPayload === undefined ? {} : { input: parseJsonOrText(out.InputPayload) }),
+      };
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) throw new ExecutionNotFoundError(executionArn, { cause: error });
+      throw error;
+    }
+  }
+
+  async stop(executionArn: string, reason: { error: string; cause: string }): Promise<void> {
+    try {
+      await this.client.send(new StopDurableExecutionCommand({ DurableExecutionArn: executionArn, Error: errorObject(reason) }));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) throw new ExecutionNotFoundError(executionArn, { cause: error });
+      // An execution that has ended: stopping it changes nothing, as the port asks.
+      if (error instanceof ResourceConflictException) return;
+      throw error;
+    }
+  }
+
+  /** `taskToken` is a durable callback id. */
+  async sendTaskSuccess(taskToken: string, output: unknown): Promise<void> {
+    const Result = new TextEncoder().encode(JSON.stringify(output));
+    await callbackCall(() => this.client.send(new SendDurableExecutionCallbackSuccessCommand({ CallbackId: taskToken, Result })));
+  }
+
+  async sendTaskFailure(taskToken: string, failure: { error: string; cause: string }): Promise<void> {
+    const command = new SendDurableExecutionCallbackFailureCommand({ CallbackId: taskToken, Error: errorObject(failure) });
+    await callbackCall(() => this.client.send(command));
+  }
+
+  /** The ARN of the function's execution named `name` (an Invoke that did not say it). */
+  private async arnByName(functionArn: string, name: string): Promise<string> {
+    const out = await this.client.send(new ListDurableExecutionsByFunctionCommand({ FunctionName: functionArn, DurableExecutionName: name }));
+    const arn = out.DurableExecutions?.find((execution) => execution.DurableExecutionName === name)?.DurableExecutionArn;
+    if (!arn) throw new ExecutionNotFoundError(`${functionArn}/durable-execution/${name}`);
+    return arn;
+  }
+}
+
+function errorObject(reason: { error: string; cause: string }): ErrorObject {
+  return { ErrorType: reason.error, ErrorMessage: reason.cause };
+}
+
+/** A callback that no longer waits (answered, timed out, its execution over) is TaskGoneError. */
+async function callbackCall(send: () => Promise<unknown>): Promise<void> {
+  try {
+    await send();
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException || error instanceof ResourceConflictException) throw new TaskGoneError({ cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The durable-function engine against the local durable service, through the unmodified
+ * LambdaClient: what the core relies on from start, describe, stop and the callback calls.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DurableArnNotDerivableError, DurableFunctionEngine } from '../../lambdas/aws/durable-function-engine.ts';
+import { ExecutionNotFoundError, type ExecutionSnapshot, TaskGoneError } from '../../lambdas/operations/ports.ts';
+import { type DurableHarness, startDurableHarness } from '../local/durable-harness.ts';
+import { callbackIdFor } from '../local/durable-handlers.ts';
+
+let harness: DurableHarness;
+let engine: DurableFunctionEngine;
+const functionArn = (name: string) => `arn:aws:lambda:us-east-1:000000000000:function:${name}:$LATEST`;
+
+beforeAll(async () => {
+  harness = await startDurableHarness();
+  engine = new DurableFunctionEngine(harness.lambda);
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+async function settled(arn: string): Promise<ExecutionSnapshot> {
+  for (;;) {
+    const snapshot = await engine.describe(arn);
+    if (snapshot.status !== 'RUNNING') return snapshot;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('DurableFunctionEngine over the local durable service', () => {
+  it('starts an execution that is described through to SUCCEEDED with its output and input', async () => {
+    const { executionArn } = await engine.start({ stateMachineArn: functionArn('steps'), name: 'steps-1', input: { value: 4 } });
+    expect(executionArn).toMatch(/:function:steps:\$LATEST\/durable-execution\/steps-1\/[a-zA-Z0-9_-]+$/);
+    const snapshot = await settled(executionArn);
+    expect(snapshot).toMatchObject({ executionArn, status: 'SUCCEEDED', output: { doubled: 8, plusOne: 9 }, input: { value: 4 } });
+    expect(snapshot.startDate).toBeInstanceOf(Date);
+    expect(snapshot.stopDate).toBeInstanceOf(Date);
+  });
+
+  it('describes a failed execution as FAILED with its error and cause', async () => {
+    const { executionArn } = await engine.start({ stateMachineArn: functionArn('failing'), name: 'failing-1', input: {} });
+    const snapshot = await settled(executionArn);
+    expect(snapshot.status).toBe('FAILED');
+    expect(snapshot.error).toBe('Error');
+    expect(snapshot.cause).toBe('the dataset could not be read');
+  });
+
+  it('starting the same name with the same input twice is one execution', async () => {
+    const first = await engine.start({ stateMachineArn: functionArn('long-wait'), name: 'same-1', input: { a: 1 } });
+    const second = await engine.start({ stateMachineArn: functionArn('long-wait'), name: 'same-1', input: { a: 1 } });
+    expect(second.executionArn).toBe(first.executionArn);
+    await engine.stop(first.executionArn, { error: 'Cancelled', cause: 'test over' });
+  });
+
+  it('a start of the same name with another input answers the existing execution, as ExecutionAlreadyExists is mapped', async () => {
+    const first = await engine.start({ stateMachineArn: functionArn('long-wait'), name: 'conflict-1', input: { a: 1, b: 2 } });
+    const second = await engine.start({ stateMachineArn: functionArn('long-wait'), name: 'conflict-1', input: { b: 2, a: 1 } });
+    expect(second.executionArn).toBe(first.executionArn);
+    await engine.stop(first.executionArn, { error: 'Cancelled', cause: 'test over' });
+  });
+
+  it('stops a running execution: it is ABORTED with the reason', async () => {
+    const { executionArn } = await engine.start({ stateMachineArn: functionArn('long-wait'), name: 'stop-1', input: {} });
+    await engine.stop(executionArn, { error: 'Cancelled', cause: 'the client cancelled' });
+    const snapshot = await engine.describe(executionArn);
+    expect(snapshot).toMatchObject({ status: 'ABORTED' });
+    expect(snapshot.stopDate).toBeInstanceOf(Date);
+  });
+
+  it('stopping a finished execution is not an error and changes nothing', async () => {
+    const { executionArn } = await engine.start({ stateMachineArn: functionArn('steps'), name: 'stop-finished', input: { value: 1 } });
+    await settled(executionArn);
+    await engine.stop(executionArn, { error: 'Cancelled', cause: 'too late' });
+    expect((await engine.describe(executionArn)).status).toBe('SUCCEEDED');
+  });
+
+  it('stopping or describing an execution that never started is ExecutionNotFoundError', async () => {
+    const missing = `${functionArn('steps')}/durable-execution/never/0000`;
+    await expect(engine.stop(missing, { error: 'Cancelled', cause: 'x' })).rejects.toBeInstanceOf(ExecutionNotFoundError);
+    await expect(engine.describe(missing)).rejects.toBeInstanceOf(ExecutionNotFoundError);
+  });
+
+  it('a callback answered through sendTaskSuccess resumes the execution with the answer', async () => {
+    const { executionArn } = await engine.start({ stateMachineArn: functionArn('approval'), name: 'approve-yes', input: { key: 'engine-yes' } });
+    await engine.sendTaskSuccess(await callbackIdFor('engine-yes'), { approved: true });
+    expect(await settled(executionArn)).toMatchObject({ status: 'SUCCEEDED', output: { requestedBy: 'pipeline', approved: { approved: true } } });
+  });
+
+  it('a callback answered through sendTaskFailure fails the execution with that error, and answering it again is TaskGoneError', async () => {
+    const { executionArn } = await engine.start({ stateMachineArn: functionArn('approval'), name: 'approve-no', input: { key: 'engine-no' } });
+    const callbackId = await callbackIdFor('engine-no');
+    await engine.sendTaskFailure(callbackId, { error: 'Rejected', cause: 'not today' });
+    const snapshot = await settled(executionArn);
+    expect(snapshot.status).toBe('FAILED');
+    expect(snapshot.cause).toContain('not today');
+    await expect(engine.sendTaskSuccess(callbackId, { approved: true })).rejects.toBeInstanceOf(TaskGoneError);
+  });
+
+  it('a callback id that names no callback is TaskGoneError', async () => {
+    await expect(engine.sendTaskFailure('bm90LWEtY2FsbGJhY2s', { error: 'E', cause: 'c' })).rejects.toBeInstanceOf(TaskGoneError);
+  });
+
+  it('refuses to derive an execution ARN, which Lambda assigns at start', () => {
+    expect(() => engine.executionArnFor(functionArn('steps'), 'n')).toThrow(DurableArnNotDerivableError);
+  });
+
+  it('refuses a synchronous start: durable functions have no EXPRESS mode', async () => {
+    await expect(engine.startSync({ stateMachineArn: functionArn('steps'), name: 'sync', input: {} })).rejects.toThrow(/no synchronous/);
+  });
+});
