@@ -26,15 +26,13 @@ import {
 import { parseJsonOrText } from '../shared/json-values.ts';
 
 /**
- * Thrown by `executionArnFor`: a durable execution's ARN ends in an id Lambda assigns at
- * start (`…:function:f:$LATEST/durable-execution/<name>/<id>`), so no name derives it.
+ * A durable execution's ARN ends in an id Lambda assigns at start
+ * (`…:function:f:$LATEST/durable-execution/<name>/<id>`), so no name derives it. The core
+ * records an ARN before the start answers; it gets one with this id, which no assigned id
+ * (a UUID) equals, and which this engine resolves by name when it describes or stops.
  */
-export class DurableArnNotDerivableError extends Error {
-  constructor(functionArn: string, name: string) {
-    super(`A durable execution ARN is assigned by Lambda at start; it cannot be derived (${functionArn}, ${name})`);
-    this.name = 'DurableArnNotDerivableError';
-  }
-}
+export const BY_NAME_ID = 'by-name';
+const BY_NAME_SUFFIX = `/${BY_NAME_ID}`;
 
 const STATUS_FOR: Record<string, ExecutionStatus> = {
   RUNNING: 'RUNNING',
@@ -49,7 +47,7 @@ export class DurableFunctionEngine implements WorkflowEngine {
   constructor(private readonly client: LambdaClient) {}
 
   executionArnFor(functionArn: string, name: string): string {
-    throw new DurableArnNotDerivableError(functionArn, name);
+    return `${functionArn}/durable-execution/${name}${BY_NAME_SUFFIX}`;
   }
 
   /** `stateMachineArn` is the qualified function ARN. Same name, same payload: the same execution. */
@@ -81,7 +79,8 @@ export class DurableFunctionEngine implements WorkflowEngine {
 
   async describe(executionArn: string): Promise<ExecutionSnapshot> {
     try {
-      const out = await this.client.send(new GetDurableExecutionCommand({ DurableExecutionArn: executionArn }));
+      const arn = await this.resolve(executionArn);
+      const out = await this.client.send(new GetDurableExecutionCommand({ DurableExecutionArn: arn }));
       return {
         executionArn,
         status: STATUS_FOR[out.Status ?? ''] ?? 'RUNNING',
@@ -100,7 +99,8 @@ export class DurableFunctionEngine implements WorkflowEngine {
 
   async stop(executionArn: string, reason: { error: string; cause: string }): Promise<void> {
     try {
-      await this.client.send(new StopDurableExecutionCommand({ DurableExecutionArn: executionArn, Error: errorObject(reason) }));
+      const arn = await this.resolve(executionArn);
+      await this.client.send(new StopDurableExecutionCommand({ DurableExecutionArn: arn, Error: errorObject(reason) }));
     } catch (error) {
       if (error instanceof ResourceNotFoundException) throw new ExecutionNotFoundError(executionArn, { cause: error });
       // An execution that has ended: stopping it changes nothing, as the port asks.
@@ -118,6 +118,13 @@ export class DurableFunctionEngine implements WorkflowEngine {
   async sendTaskFailure(taskToken: string, failure: { error: string; cause: string }): Promise<void> {
     const command = new SendDurableExecutionCallbackFailureCommand({ CallbackId: taskToken, Error: errorObject(failure) });
     await callbackCall(() => this.client.send(command));
+  }
+
+  /** The assigned ARN an `executionArnFor` ARN stands for; any other ARN as it is. */
+  private async resolve(executionArn: string): Promise<string> {
+    if (!executionArn.endsWith(BY_NAME_SUFFIX)) return executionArn;
+    const [functionArn = '', rest = ''] = executionArn.split('/durable-execution/');
+    return this.arnByName(functionArn, rest.slice(0, -BY_NAME_SUFFIX.length));
   }
 
   /** The ARN of the function's execution named `name` (an Invoke that did not say it). */

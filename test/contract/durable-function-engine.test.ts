@@ -3,7 +3,7 @@
  * LambdaClient: what the core relies on from start, describe, stop and the callback calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DurableArnNotDerivableError, DurableFunctionEngine } from '../../lambdas/aws/durable-function-engine.ts';
+import { DurableFunctionEngine } from '../../lambdas/aws/durable-function-engine.ts';
 import { ExecutionNotFoundError, type ExecutionSnapshot, TaskGoneError } from '../../lambdas/operations/ports.ts';
 import { type DurableHarness, startDurableHarness } from '../local/durable-harness.ts';
 import { callbackIdFor } from '../local/durable-handlers.ts';
@@ -101,8 +101,14 @@ describe('DurableFunctionEngine over the local durable service', () => {
     await expect(engine.sendTaskFailure('bm90LWEtY2FsbGJhY2s', { error: 'E', cause: 'c' })).rejects.toBeInstanceOf(TaskGoneError);
   });
 
-  it('refuses to derive an execution ARN, which Lambda assigns at start', () => {
-    expect(() => engine.executionArnFor(functionArn('steps'), 'n')).toThrow(DurableArnNotDerivableError);
+  it('describes and stops an execution by the ARN executionArnFor gave before the start answered', async () => {
+    const recorded = engine.executionArnFor(functionArn('long-wait'), 'by-name-1');
+    await expect(engine.stop(recorded, { error: 'Cancelled', cause: 'x' })).rejects.toBeInstanceOf(ExecutionNotFoundError);
+    const { executionArn } = await engine.start({ stateMachineArn: functionArn('long-wait'), name: 'by-name-1', input: {} });
+    expect(recorded).not.toBe(executionArn);
+    expect(await engine.describe(recorded)).toMatchObject({ status: 'RUNNING', input: {} });
+    await engine.stop(recorded, { error: 'Cancelled', cause: 'the client cancelled' });
+    expect((await engine.describe(executionArn)).status).toBe('ABORTED');
   });
 
   it('refuses a synchronous start: durable functions have no EXPRESS mode', async () => {
