@@ -72,9 +72,28 @@ export class DurableFunctionEngine implements WorkflowEngine {
     }
   }
 
-  /** Durable functions have no EXPRESS mode: a synchronous call is refused, never run blocking. */
-  async startSync(input: StartExecutionInput): Promise<ExecutionSnapshot> {
-    throw new Error(`${input.stateMachineArn} is a durable function: it has no synchronous (EXPRESS) start`);
+  /**
+   * Durable functions have no EXPRESS mode: a synchronous Invoke (RequestResponse, which
+   * Lambda bounds at 15 minutes) under the same name, given up when `signal` aborts.
+   */
+  async startSync(input: StartExecutionInput, signal?: AbortSignal): Promise<ExecutionSnapshot> {
+    const command = new InvokeCommand({
+      FunctionName: input.stateMachineArn,
+      InvocationType: 'RequestResponse',
+      DurableExecutionName: input.name,
+      Payload: new TextEncoder().encode(JSON.stringify(input.input)),
+    });
+    const out = await this.client.send(command, signal ? { abortSignal: signal } : {});
+    const executionArn = out.DurableExecutionArn ?? (await this.arnByName(input.stateMachineArn, input.name));
+    const payload = out.Payload ? new TextDecoder().decode(out.Payload) : '';
+    if (!out.FunctionError) return { executionArn, status: 'SUCCEEDED', ...(payload === '' ? {} : { output: parseJsonOrText(payload) }) };
+    const failure = (parseJsonOrText(payload) ?? {}) as { errorType?: unknown; errorMessage?: unknown };
+    return {
+      executionArn,
+      status: 'FAILED',
+      error: typeof failure.errorType === 'string' ? failure.errorType : out.FunctionError,
+      cause: typeof failure.errorMessage === 'string' ? failure.errorMessage : payload,
+    };
   }
 
   async describe(executionArn: string): Promise<ExecutionSnapshot> {

@@ -111,7 +111,14 @@ describe('DurableFunctionEngine over the local durable service', () => {
     expect((await engine.describe(executionArn)).status).toBe('ABORTED');
   });
 
-  it('refuses a synchronous start: durable functions have no EXPRESS mode', async () => {
-    await expect(engine.startSync({ stateMachineArn: functionArn('steps'), name: 'sync', input: {} })).rejects.toThrow(/no synchronous/);
+  it('a synchronous start runs the execution to its end and answers its output', async () => {
+    const snapshot = await engine.startSync({ stateMachineArn: functionArn('steps'), name: 'sync-ok', input: { value: 2 } });
+    expect(snapshot).toMatchObject({ status: 'SUCCEEDED', output: { doubled: 4, plusOne: 5 } });
+    expect((await engine.describe(snapshot.executionArn)).status).toBe('SUCCEEDED');
+  });
+
+  it('a synchronous start of a failing execution answers FAILED with its error and cause', async () => {
+    const snapshot = await engine.startSync({ stateMachineArn: functionArn('failing'), name: 'sync-fail', input: {} });
+    expect(snapshot).toMatchObject({ status: 'FAILED', cause: 'the dataset could not be read' });
   });
 });
