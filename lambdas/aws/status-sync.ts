@@ -14,6 +14,7 @@ import { METRIC, noMetrics, type MetricsRecorder } from '../observability/metric
 import { withRequestContext } from '../observability/request-context.ts';
 import type { InvocationContext } from '../observability/request-observer.ts';
 import type { OperationEventSink } from './operation-events.ts';
+import { type DurableStatusChangeEvent, durableExecutionNameOf, isDurableStatusChange } from './durable-status-events.ts';
 
 export interface ExecutionStatusChangeEvent {
   id?: string;
@@ -37,7 +38,10 @@ export interface ExecutionStatusChangeEvent {
   };
 }
 
-export type StatusSyncHandler = (event: ExecutionStatusChangeEvent, context?: InvocationContext) => Promise<void>;
+/** What the status-sync rules deliver: a state machine's execution or a durable function's. */
+export type StatusChangeEvent = ExecutionStatusChangeEvent | DurableStatusChangeEvent;
+
+export type StatusSyncHandler = (event: StatusChangeEvent, context?: InvocationContext) => Promise<void>;
 
 /**
  * The handler over the core. Each event is one invocation: its log lines carry the Lambda
@@ -57,36 +61,32 @@ export function createStatusSyncHandler(
   events?: OperationEventSink,
   settleEnd?: (record: OperationRecord) => Promise<void>,
 ): StatusSyncHandler {
-  const sync = async (event: ExecutionStatusChangeEvent) => {
-    const { detail } = event;
-    let snapshot = snapshotOf(detail);
-    // EventBridge leaves out input and output over 256 KB; the execution still has them.
-    const truncated =
-      detail.inputDetails?.included === false || (detail.status === 'SUCCEEDED' && detail.outputDetails?.included === false) || detail.input == null;
-    if (truncated) snapshot = await engine.describe(detail.executionArn);
+  const sync = async (event: StatusChangeEvent) => {
+    const change = isDurableStatusChange(event) ? await durableChange(event, engine) : await stateMachineChange(event, engine);
+    const { executionArn, status, snapshot } = change;
     // A machine that gets only the arguments is found by its execution's name; so is one
     // whose arguments merely look like our envelope.
     const fromInput = operationKeyOf(snapshot.input);
     let applied = fromInput && (await operations.applyExecution(fromInput, snapshot));
     if (!applied) {
-      const byName = await operations.findByExecutionName(executionNameOf(detail));
+      const byName = await operations.findByExecutionName(change.name);
       if (!byName && !fromInput) {
-        logger.error('status event for an execution without an operation', { eventId: event.id, executionArn: detail.executionArn });
+        logger.error('status event for an execution without an operation', { eventId: event.id, executionArn });
         return;
       }
       if (byName) applied = await operations.applyExecution(byName, snapshot);
     }
     if (!applied) {
       // Expired and deleted, or a record of another execution: nothing to write.
-      logger.warn('status event matches no operation record', { eventId: event.id, executionArn: detail.executionArn, status: detail.status });
+      logger.warn('status event matches no operation record', { eventId: event.id, executionArn, status });
       return;
     }
     if (settleEnd && isTerminal(applied.status)) await settleEnd(applied);
-    const changedAt = changeTimeOf(event);
+    const changedAt = change.changedAt ?? emittedAt(event);
     if (changedAt !== undefined) metrics.milliseconds(METRIC.statusSyncLag, Math.max(0, Date.now() - changedAt), {});
     // A RUNNING event that comes after the end (EventBridge does not keep order) reports
     // nothing: the terminal event reported the end, and a stale "working" must not follow it.
-    if (events && !(detail.status === 'RUNNING' && isTerminal(applied.status))) {
+    if (events && !(status === 'RUNNING' && isTerminal(applied.status))) {
       try {
         await events(applied);
       } catch (error) {
@@ -104,12 +104,43 @@ export function createStatusSyncHandler(
   };
 }
 
-/** When the execution's status changed: its stop (or, for RUNNING, its start), else when the event was emitted. */
-function changeTimeOf(event: ExecutionStatusChangeEvent): number | undefined {
+/** One event, read: the execution as it stands, its name, and when its status changed. */
+interface StatusChange {
+  executionArn: string;
+  name: string;
+  /** The status the event reports. */
+  status: string;
+  snapshot: ExecutionSnapshot;
+  changedAt?: number;
+}
+
+async function stateMachineChange(event: ExecutionStatusChangeEvent, engine: WorkflowEngine): Promise<StatusChange> {
   const { detail } = event;
+  let snapshot = snapshotOf(detail);
+  // EventBridge leaves out input and output over 256 KB; the execution still has them.
+  const truncated =
+    detail.inputDetails?.included === false || (detail.status === 'SUCCEEDED' && detail.outputDetails?.included === false) || detail.input == null;
+  if (truncated) snapshot = await engine.describe(detail.executionArn);
   const exact = detail.status === 'RUNNING' ? detail.startDate : detail.stopDate;
-  if (exact != null) return exact;
-  const emitted = event.time === undefined ? NaN : Date.parse(event.time);
+  return { executionArn: detail.executionArn, name: executionNameOf(detail), status: detail.status, snapshot, ...(exact == null ? {} : { changedAt: exact }) };
+}
+
+/**
+ * A durable execution's event holds no input, result or error, so the execution is read
+ * (GetDurableExecution): its input names the record, its result settles it. When the two
+ * differ (a RUNNING event delivered after the end), the read is the newer truth.
+ */
+async function durableChange(event: DurableStatusChangeEvent, engine: WorkflowEngine): Promise<StatusChange> {
+  const { detail } = event;
+  const snapshot = await engine.describe(detail.durableExecutionArn);
+  const name = detail.durableExecutionName ?? durableExecutionNameOf(detail.durableExecutionArn) ?? detail.durableExecutionArn;
+  const exact = Date.parse((detail.status === 'RUNNING' ? detail.startTimestamp : detail.endTimestamp) ?? '');
+  return { executionArn: detail.durableExecutionArn, name, status: detail.status, snapshot, ...(Number.isNaN(exact) ? {} : { changedAt: exact }) };
+}
+
+/** When the event was emitted, for an event that does not say when the status changed. */
+function emittedAt(event: StatusChangeEvent): number | undefined {
+  const emitted = event.time === undefined ? Number.NaN : Date.parse(event.time);
   return Number.isNaN(emitted) ? undefined : emitted;
 }
 

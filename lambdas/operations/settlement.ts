@@ -252,7 +252,13 @@ function isFailedStart(record: OperationRecord): boolean {
   return record.status === 'failed' && record.outcome?.kind === 'internal-error' && record.outcome.failedStart === true;
 }
 
-/** Whether an execution is the record's own: its ARN ends with the record's execution name. */
+/**
+ * Whether an execution is the record's own: its ARN names the record's execution. A Step
+ * Functions ARN ends with `:<name>`; a Lambda durable execution's with `/durable-execution/<name>/<id>`.
+ */
 function isExecutionOf(record: OperationRecord, executionArn: string): boolean {
-  return executionArn.endsWith(`:${record.executionName}`);
+  const name = record.executionName;
+  if (executionArn.endsWith(`:${name}`)) return true;
+  const at = executionArn.lastIndexOf(`/durable-execution/${name}/`);
+  return at >= 0 && !executionArn.slice(at + `/durable-execution/${name}/`.length).includes('/');
 }

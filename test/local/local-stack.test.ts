@@ -6,6 +6,7 @@ import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-
 import { SFNClient, StartExecutionCommand, StartSyncExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { statusChangePattern } from '../../lambdas/aws/status-events.ts';
+import type { ExecutionStatusChangeEvent } from '../../lambdas/aws/status-sync.ts';
 import { matchesEventPattern, type EventPattern } from '../../local/events/event-pattern.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
@@ -49,7 +50,7 @@ describe('local stack', () => {
       await expect.poll(() => statusSync.mock.calls.length).toBe(2);
       await stack.drainEvents();
 
-      const delivered = statusSync.mock.calls.map(([event]) => event);
+      const delivered = statusSync.mock.calls.map(([event]) => event as ExecutionStatusChangeEvent);
       expect(delivered.map((event) => [event.detail.executionArn, event.detail.status])).toEqual([
         [executionArn, 'RUNNING'],
         [executionArn, 'FAILED'],
