@@ -146,13 +146,23 @@ export class DurableFunctionEngine implements WorkflowEngine {
     return this.arnByName(functionArn, rest.slice(0, -BY_NAME_SUFFIX.length));
   }
 
-  /** The ARN of the function's execution named `name` (an Invoke that did not say it). */
+  /**
+   * The ARN of the function's execution named `name` (an Invoke that did not say it). Listed on
+   * the unqualified function: an alias's execution runs under the version the alias pointed to
+   * at its start, which the alias may no longer name.
+   */
   private async arnByName(functionArn: string, name: string): Promise<string> {
-    const out = await this.client.send(new ListDurableExecutionsByFunctionCommand({ FunctionName: functionArn, DurableExecutionName: name }));
+    const FunctionName = unqualified(functionArn);
+    const out = await this.client.send(new ListDurableExecutionsByFunctionCommand({ FunctionName, DurableExecutionName: name }));
     const arn = out.DurableExecutions?.find((execution) => execution.DurableExecutionName === name)?.DurableExecutionArn;
     if (!arn) throw new ExecutionNotFoundError(`${functionArn}/durable-execution/${name}`);
     return arn;
   }
+}
+
+/** `arn:…:function:<name>` without its `:<version or alias>`. */
+function unqualified(functionArn: string): string {
+  return functionArn.replace(/^(arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:]+):[^:]+$/, '$1');
 }
 
 function errorObject(reason: { error: string; cause: string }): ErrorObject {
