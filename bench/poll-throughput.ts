@@ -1,8 +1,9 @@
 /**
- * Status polls side by side: this server (local stack, its own process) and the reference
- * server (bench/reference-server.ts, its own process), measured alternately in one run
- * (ours, reference, ours, reference...) so that both see the same machine load. Each line
- * pairs one of our poll requests with the reference segments run right after it.
+ * Status polls side by side: this server (local stack, its own process) and two reference
+ * servers (bench/reference-server.ts answering JSON, and the same answering SSE, each its own
+ * process), measured alternately in one run (ours, json, sse, ours, json, sse...) so that all
+ * see the same machine load. Each line pairs one of our poll requests with the reference
+ * segments run right after it.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -30,56 +31,64 @@ export async function pollThroughput(options: PollThroughputOptions = {}): Promi
   const concurrencies = options.concurrencies ?? [1, 8, 32];
   const seconds = options.seconds ?? 3;
   const rounds = options.rounds ?? 2;
-  const [ours, reference] = await Promise.all([
+  // Two references, each its own process: the same v1 SDK server answering JSON, and answering over SSE.
+  const [ours, json, sse] = await Promise.all([
     startChild<LocalServerReady>('./local-server-process.ts'),
     startChild<ReferenceServerReady>('./reference-server.ts'),
+    startChild<ReferenceServerReady>('./reference-server.ts', ['--sse']),
   ]);
+  const references = [json, sse];
   try {
     const url = new URL(ours.ready.url);
     const lines: Line[] = [
       { label: 'tasks/get (2025-11-25 era)', target: legacyTarget(url, 'tasks/get', { taskId: ours.ready.legacyTaskId }) },
       { label: 'tasks/get (2026-07-28 era, Tasks extension)', target: modernTasksGet(url, ours.ready.modernTaskId) },
-      { label: 'tools/async/status (SEP-1391)', target: legacyTarget(url, 'tools/async/status', { token: ours.ready.token }) },
+      { label: 'tools/async/status (SEP-1391, SSE)', target: legacyTarget(url, 'tools/async/status', { token: ours.ready.token }) },
     ];
-    const referenceTarget = legacyTarget(new URL(reference.ready.url), 'tasks/get', { taskId: reference.ready.taskId });
+    const referenceTargets = references.map((r) => legacyTarget(new URL(r.ready.url), 'tasks/get', { taskId: r.ready.taskId }));
 
-    // Warm-up: JIT, schema compilation and connections, on both sides, not counted.
+    // Warm-up: JIT, schema compilation and connections, on every side, not counted.
     for (const line of lines) await runLoad(line.target, { concurrency: 8, seconds: 1 });
-    await runLoad(referenceTarget, { concurrency: 8, seconds: 1 });
+    for (const target of referenceTargets) await runLoad(target, { concurrency: 8, seconds: 1 });
 
     console.log(
-      `Poll throughput: closed loop over node:http keep-alive (maxSockets = concurrency), ${rounds} round(s) of ${seconds} s per side, ours and reference alternately.`,
+      `Poll throughput: closed loop over node:http keep-alive (maxSockets = concurrency), ${rounds} round(s) of ${seconds} s per side, ours and each reference alternately.`,
     );
     console.log(
-      '  reference: @modelcontextprotocol/sdk 1.x stateless server + InMemoryTaskStore, tasks/get (2025-11-25). It has no 2026-07-28 wire and no SEP-1391, so every line compares against that one request.',
+      '  references: @modelcontextprotocol/sdk 1.x stateless server + InMemoryTaskStore, tasks/get (2025-11-25), each in its own process: "json" answers one JSON object (enableJsonResponse), "sse" an SSE stream (the transport\'s default). Neither speaks 2026-07-28 or SEP-1391, so every line compares against that one request.',
     );
     console.log(
-      "  cpu/req: the server process's CPU time (user + system) over the requests it answered in the segment; ours excludes dynalite, which runs in its own process.",
+      "  cpu/req: each server process's CPU time (user + system) over the requests it answered in the segment; ours excludes dynalite, which runs in its own process.",
     );
     console.log(
-      `  ${'c'.padStart(3)}  ${'request'.padEnd(44)} ${'ours rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ${'ref rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ours/ref ${'cpu/req ours ref'.padStart(17)}  cpu ours/ref`,
+      `  ${'c'.padStart(3)}  ${'request'.padEnd(44)} ${'ours rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ${'json rps'.padStart(8)} ${'sse rps'.padStart(8)}  ${'/json'.padStart(5)} ${'/sse'.padStart(5)}  ${'cpu/req ours json sse'.padStart(21)}  ${'/json'.padStart(5)} ${'/sse'.padStart(5)}`,
     );
     for (const concurrency of concurrencies) {
       const ourResults = lines.map(() => [] as MeteredResult[]);
-      const referenceResults = lines.map(() => [] as MeteredResult[]);
+      const referenceResults = lines.map(() => references.map(() => [] as MeteredResult[]));
       for (let round = 0; round < rounds; round++) {
         for (const [index, line] of lines.entries()) {
           ourResults[index]?.push(await withCpu(ours, () => runLoad(line.target, { concurrency, seconds })));
-          referenceResults[index]?.push(await withCpu(reference, () => runLoad(referenceTarget, { concurrency, seconds })));
+          for (const [r, reference] of references.entries()) {
+            const target = referenceTargets[r];
+            if (target) referenceResults[index]?.[r]?.push(await withCpu(reference, () => runLoad(target, { concurrency, seconds })));
+          }
         }
       }
       for (const [index, line] of lines.entries()) {
         const a = merge(ourResults[index] ?? []);
-        const b = merge(referenceResults[index] ?? []);
-        const errors = a.errors + b.errors > 0 ? `  errors: ours ${a.errors}, ref ${b.errors}` : '';
-        const cpu = `${a.cpuPerRequest.toFixed(2)} ${b.cpuPerRequest.toFixed(2)} ms`;
+        const [b, c] = (referenceResults[index] ?? []).map(merge);
+        if (!b || !c) continue;
+        const errors = a.errors + b.errors + c.errors > 0 ? `  errors: ours ${a.errors}, json ${b.errors}, sse ${c.errors}` : '';
+        const ratio = (x: number, y: number) => (x / y).toFixed(2).padStart(5);
+        const cpu = `${a.cpuPerRequest.toFixed(2)} ${b.cpuPerRequest.toFixed(2)} ${c.cpuPerRequest.toFixed(2)} ms`;
         console.log(
-          `  ${String(concurrency).padStart(3)}  ${line.label.padEnd(44)} ${a.rps.toFixed(0).padStart(8)} ${a.percentiles.padStart(17)}  ${b.rps.toFixed(0).padStart(8)} ${b.percentiles.padStart(17)}  ${(a.rps / b.rps).toFixed(2).padStart(8)} ${cpu.padStart(17)}  ${(a.cpuPerRequest / b.cpuPerRequest).toFixed(2).padStart(11)}${errors}`,
+          `  ${String(concurrency).padStart(3)}  ${line.label.padEnd(44)} ${a.rps.toFixed(0).padStart(8)} ${a.percentiles.padStart(17)}  ${b.rps.toFixed(0).padStart(8)} ${c.rps.toFixed(0).padStart(8)}  ${ratio(a.rps, b.rps)} ${ratio(a.rps, c.rps)}  ${cpu.padStart(21)}  ${ratio(a.cpuPerRequest, b.cpuPerRequest)} ${ratio(a.cpuPerRequest, c.cpuPerRequest)}${errors}`,
         );
       }
     }
   } finally {
-    await Promise.all([ours.close(), reference.close()]);
+    await Promise.all([ours.close(), ...references.map((r) => r.close())]);
   }
 }
 
@@ -129,10 +138,10 @@ interface Child<T> {
 }
 
 /** Forks a bench server module (with this process's loader flags) and waits for its ready message. */
-async function startChild<T>(relative: string): Promise<Child<T>> {
+async function startChild<T>(relative: string, args: readonly string[] = []): Promise<Child<T>> {
   // BENCH_CPU_PROF=DIR: each server writes a CPU profile there when it closes (npx tsx bench/cpu-profile-summary.ts FILE).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child: ChildProcess = fork(fileURLToPath(new URL(relative, import.meta.url)), [], {
+  const child: ChildProcess = fork(fileURLToPath(new URL(relative, import.meta.url)), [...args], {
     execArgv: [...process.execArgv, ...profile],
     // Their log lines are not bench output; their errors are.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

@@ -4,9 +4,13 @@
  * transport per request), with the SDK's `InMemoryTaskStore` (2025-11-25 tasks), served by
  * node:http on 127.0.0.1. One task is created up front; `tasks/get` of it is what is timed.
  * The SDK 1.x speaks no 2026-07-28 wire, so this one server is the reference for both eras.
+ * It answers in one of two ways, each its own reference: one JSON object
+ * (`enableJsonResponse`, as our 2025-11-25 and 2026-07-28 `tasks/get` answer), or an SSE stream,
+ * the transport's default (as our SEP-1391 `tools/async/status` answers).
  *
- * Run as a child process (fork this file): it reports `{ url, taskId }` over IPC once it
- * listens, and closes on a `{ close: true }` message or when the IPC channel closes.
+ * Run as a child process (fork this file, with `--sse` for the second): it reports
+ * `{ url, taskId }` over IPC once it listens, and closes on a `{ close: true }` message or when
+ * the IPC channel closes.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +34,7 @@ export interface ReferenceServerReady {
 }
 
 /** Starts the reference server in this process. */
-export async function startReferenceServer(options: { port?: number } = {}): Promise<ReferenceServer> {
+export async function startReferenceServer(options: { port?: number; sse?: boolean } = {}): Promise<ReferenceServer> {
   const taskStore = new InMemoryTaskStore();
   const task = await taskStore.createTask({ ttl: 3_600_000, pollInterval: 2000 }, 'bench', {
     method: 'tools/call',
@@ -62,7 +66,7 @@ export async function startReferenceServer(options: { port?: number } = {}): Pro
       return;
     }
     const server = serverFor();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !options.sse });
     res.on('close', () => {
       void transport.close();
       void server.close();
@@ -102,7 +106,7 @@ function cpuMs(): number {
 }
 
 if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const server = await startReferenceServer();
+  const server = await startReferenceServer({ sse: process.argv.includes('--sse') });
   const stop = () => void server.close().then(() => process.exit(0));
   process.on('message', (message) => {
     if ((message as { close?: boolean } | null)?.close) stop();
