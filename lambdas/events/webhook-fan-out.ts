@@ -7,20 +7,27 @@
  * writes no subscription, so it needs no grant on them beyond their listing (status sync's role
  * may write event items only), and nothing but the listing comes before the one enqueue.
  * Subscribing is webhook-subscriptions.ts.
+ *
+ * Most principals subscribe to nothing, and every appended occurrence comes here: so the
+ * owner's subscription slots (subscription-slots.ts, one small item) are read first, and the
+ * listing (an owner-index Query, which reads every subscription still stored, expired ones a day
+ * past their grant included) is made only when one of them is live. Every live subscription
+ * holds a live slot: a subscribe claims it before the subscription is written, a refresh
+ * extends it, and it is given back only after the subscription is deleted.
  */
 import { matchesFilter } from './event-filter.ts';
 import { isPerOperation, type EventEntry } from './event-log.ts';
 import type { WebhookDeliveryJob } from './webhook-delivery-job.ts';
-import { isLive } from './webhook-subscription.ts';
+import { isLive, type SubscriptionSlots, type WebhookSubscriptionStore } from './webhook-subscription.ts';
 import type { WebhookDeps } from './webhook-subscriptions.ts';
 
 export class WebhookFanOut {
   constructor(private readonly deps: WebhookDeps) {}
 
-  /** Enqueues the jobs `entry` makes, all in one enqueue. */
-  /** Enqueues the jobs `entry` makes; how many there were. */
+  /** Enqueues the jobs `entry` makes, all in one enqueue; how many there were. */
   async fanOut(entry: EventEntry): Promise<number> {
     const now = this.deps.clock.now();
+    if (!hasLiveSlot(await slotsForFanOut(this.deps.store, entry.ownerId), now)) return 0;
     const subscriptions = (await this.deps.store.listByOwner(entry.ownerId)).filter((s) => isLive(s, now) && s.ending === undefined);
     const jobs: WebhookDeliveryJob[] = subscriptions
       .filter((s) => s.active && s.name === entry.name && matchesFilter(s.arguments, entry))
@@ -33,4 +40,21 @@ export class WebhookFanOut {
     if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
     return jobs.length;
   }
+}
+
+/**
+ * A store that can read the slots eventually consistent (the DynamoDB one: half the units of
+ * the consistent read a claim needs). The fan-out may: the owner-index listing it guards is
+ * eventually consistent too, and a slot is written before its subscription.
+ */
+interface EventualSlotsRead {
+  getSlotsEventually(ownerId: string): Promise<SubscriptionSlots>;
+}
+
+function slotsForFanOut(store: WebhookSubscriptionStore & Partial<EventualSlotsRead>, ownerId: string): Promise<SubscriptionSlots> {
+  return typeof store.getSlotsEventually === 'function' ? store.getSlotsEventually(ownerId) : store.getSlots(ownerId);
+}
+
+function hasLiveSlot(slots: SubscriptionSlots, nowMs: number): boolean {
+  return Object.values(slots.held).some((until) => until === null || until > nowMs);
 }

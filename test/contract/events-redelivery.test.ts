@@ -126,6 +126,8 @@ async function scenario(options: { queue?: 'sqs' } = {}) {
     },
     undefined,
   );
+  // Its slot, as a subscribe claims one: the fan-out lists only an owner holding a live slot.
+  await subscriptions.saveSlots(OWNER, { held: { sub_1: null }, version: 1 }, 0);
   const engine = new FakeWorkflowEngine();
   const faults: Faults = { eventPuts: [], batches: 0 };
   const jobs: WebhookDeliveryJob[] = [];

@@ -8,6 +8,7 @@ import { DynamoDbWebhookSubscriptions } from '../../lambdas/aws/dynamodb-webhook
 import type { EventEntry } from '../../lambdas/events/event-log.ts';
 import { resolveEventsSettings } from '../../lambdas/events/events-settings.ts';
 import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
+import { claimSlot } from '../../lambdas/events/subscription-slots.ts';
 import type { WebhookDeliveryJob } from '../../lambdas/events/webhook-delivery-job.ts';
 import { WebhookFanOut } from '../../lambdas/events/webhook-fan-out.ts';
 import { WebhookSubscriptions } from '../../lambdas/events/webhook-subscriptions.ts';
@@ -47,7 +48,8 @@ describe('webhook fan-out over many stored subscriptions', () => {
     for (let i = 0; i < 240; i++) {
       now = T0 + i * 6 * MINUTE;
       const id = `sub_${String(i).padStart(3, '0')}`;
-      // A 30-minute grant: expired ones stay stored a day past it, as the TTL lets them.
+      // A 30-minute grant: expired ones stay stored a day past it, as the TTL lets them. Its slot first, as a subscribe claims it.
+      await claimSlot(store, { ownerId: 'owner-a', id, until: now + 30 * MINUTE, max: 100, nowMs: now });
       await store.save(
         {
           ownerId: 'owner-a',
