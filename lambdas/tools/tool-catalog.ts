@@ -1,9 +1,10 @@
 /** Turns validated tool folders into the core's catalog, with timing defaults applied. */
 import { createToolCatalog, type ToolCatalog, type ToolSpec, type ToolTiming } from '../operations/tool-spec.ts';
+import type { ToolConfig } from './tool-config.ts';
 import type { ToolFolder } from './tool-folder.ts';
 
-/** Step Functions' own bounds on one execution, by workflow type. */
-export const MAX_RUN_SECONDS = { STANDARD: 365 * 24 * 3600, EXPRESS: 5 * 60 } as const;
+/** The services' own bounds on one execution: Step Functions' by workflow type, and a Lambda durable execution's (366 days). */
+export const MAX_RUN_SECONDS = { STANDARD: 365 * 24 * 3600, EXPRESS: 5 * 60, DURABLE: 366 * 24 * 3600 } as const;
 
 export const DEFAULT_TIMING: Omit<ToolTiming, 'maxRunSeconds'> = {
   keepAliveSeconds: 3600,
@@ -13,14 +14,15 @@ export const DEFAULT_TIMING: Omit<ToolTiming, 'maxRunSeconds'> = {
 };
 
 /**
- * Builds the catalog; `stateMachineArn(name, folder)` says where each tool's state machine
- * lives (deployed: `deployedStateMachineArns`; locally: the facade's ARN).
+ * Builds the catalog; `stateMachineArn(name, folder)` says where each tool's state machine,
+ * or a durable tool's function (its alias ARN), lives (deployed: `deployedToolArns`;
+ * locally: the facade's ARN).
  */
 export function buildToolCatalog(folders: readonly ToolFolder[], stateMachineArn: (tool: string, folder: ToolFolder) => string): ToolCatalog {
   return createToolCatalog(folders.map((folder) => toToolSpec(folder, stateMachineArn(folder.config.name, folder))));
 }
 
-function toToolSpec({ config, definitionText }: ToolFolder, stateMachineArn: string): ToolSpec {
+function toToolSpec({ config, definitionText, durable }: ToolFolder, stateMachineArn: string): ToolSpec {
   // An existing machine's timeout is its own; a local stand-in's says nothing about it.
   const ownDefinition = config.stateMachineArn === undefined ? definitionText : undefined;
   return {
@@ -37,7 +39,7 @@ function toToolSpec({ config, definitionText }: ToolFolder, stateMachineArn: str
       pollIntervalSeconds: config.pollIntervalSeconds ?? DEFAULT_TIMING.pollIntervalSeconds,
       syncTimeoutSeconds: config.syncTimeoutSeconds ?? DEFAULT_TIMING.syncTimeoutSeconds,
       askBeforeTaskSeconds: config.askBeforeTaskSeconds ?? 0,
-      maxRunSeconds: maxRunSecondsOf(ownDefinition, config.workflowType),
+      maxRunSeconds: durable ? (config.durable?.executionTimeoutSeconds ?? MAX_RUN_SECONDS.DURABLE) : maxRunSecondsOf(ownDefinition, config.workflowType),
     },
     stateMachineArn,
     ...(config.input === 'arguments' ? { executionInput: 'arguments' as const } : {}),
@@ -48,7 +50,7 @@ function toToolSpec({ config, definitionText }: ToolFolder, stateMachineArn: str
 }
 
 /** The definition's top-level TimeoutSeconds, bounded by what the workflow type allows. */
-function maxRunSecondsOf(definitionText: string | undefined, workflowType: keyof typeof MAX_RUN_SECONDS): number {
+function maxRunSecondsOf(definitionText: string | undefined, workflowType: ToolConfig['workflowType']): number {
   const bound = MAX_RUN_SECONDS[workflowType];
   if (definitionText === undefined) return bound;
   let timeout: unknown;

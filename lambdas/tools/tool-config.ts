@@ -8,12 +8,26 @@ import { PermissionsSchema } from './tool-permissions.ts';
 
 export const TOOL_FILE = 'tool.json';
 export const DEFINITION_FILE = 'definition.asl.json';
+/** A tool written as a Lambda durable function: a module whose `handler` is built with `withDurableExecution`. */
+export const DURABLE_FILE = 'durable.ts';
 
 const JsonSchemaObject = z
   .looseObject({ type: z.literal('object', { message: 'the root of a tool schema must have "type": "object"' }) })
   .describe('JSON Schema');
 
 const seconds = z.number().int().positive();
+const between = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/** Settings of a durable function tool (`durable.ts`), within what Lambda allows for each. */
+const DurableSettingsSchema = z.strictObject({
+  /** The durable execution's own timeout: up to 366 days. */
+  executionTimeoutSeconds: between(1, 31_622_400).optional(),
+  /** How long Lambda keeps a finished execution's history. */
+  retentionDays: between(1, 90).optional(),
+  memorySize: between(128, 10_240).optional(),
+  /** The function's timeout, for one invocation; an execution goes on across invocations, replaying its checkpoints. */
+  invocationTimeoutSeconds: between(1, 900).optional(),
+});
 
 /** MCP ToolAnnotations: hints only, which clients must not trust from an untrusted server. */
 const ToolAnnotationsSchema = z.strictObject({
@@ -66,6 +80,8 @@ export const ToolConfigSchema = z.strictObject({
    * arguments alone (its own input contract). Only with `stateMachineArn`.
    */
   input: z.enum(['envelope', 'arguments']).optional(),
+  /** The durable function's settings; only in a folder with `durable.ts`. */
+  durable: DurableSettingsSchema.optional(),
   /** Listed with the tool in `tools/list`. */
   annotations: ToolAnnotationsSchema.optional(),
   icons: z.array(IconSchema).optional(),
@@ -73,10 +89,13 @@ export const ToolConfigSchema = z.strictObject({
 });
 export type ToolConfig = z.infer<typeof ToolConfigSchema>;
 
-/** Problems between fields that each are valid on their own. */
-export function crossFieldProblems(config: ToolConfig): string[] {
-  const problems: string[] = [];
-  if (config.workflowType === 'EXPRESS' && config.invocation !== 'sync') {
+/** Which file a tool folder runs: a state machine definition or a durable function. */
+export type ToolKind = 'state machine' | 'durable';
+
+/** Problems between fields that each are valid on their own, for a folder of the given kind. */
+export function crossFieldProblems(config: ToolConfig, kind: ToolKind = 'state machine'): string[] {
+  const problems: string[] = kind === 'durable' ? durableToolProblems(config) : [];
+  if (config.workflowType === 'EXPRESS' && config.invocation !== 'sync' && kind !== 'durable') {
     // Express executions cannot be described or kept for later retrieval.
     problems.push(`workflowType EXPRESS is only for sync tools; use STANDARD for invocation "${config.invocation}"`);
   }
@@ -86,11 +105,25 @@ export function crossFieldProblems(config: ToolConfig): string[] {
   }
   const headers = headerDeclarationsOf(config.inputSchema);
   if (!headers.ok) problems.push(`inputSchema: ${headers.problem}`);
+  if (kind === 'durable') return problems;
+  if (config.durable !== undefined)
+    problems.push(`durable applies only to a durable function tool (${DURABLE_FILE} in place of ${DEFINITION_FILE}); remove durable`);
   if (config.stateMachineArn === undefined) {
     if (config.input !== undefined) problems.push('input applies only to an existing state machine: add stateMachineArn or remove input');
   } else if (config.permissions !== undefined) {
     problems.push('permissions apply to the state machine role the stack creates; an existing state machine (stateMachineArn) keeps its own role');
   }
+  return problems;
+}
+
+/** The Step Functions settings a durable function tool cannot have. */
+function durableToolProblems(config: ToolConfig): string[] {
+  const problems: string[] = [];
+  const why = `a durable function tool (${DURABLE_FILE}) runs no state machine`;
+  if (config.stateMachineArn !== undefined) problems.push(`stateMachineArn does not apply: ${why}; remove stateMachineArn or ${DURABLE_FILE}`);
+  if (config.input !== undefined) problems.push(`input does not apply: ${why}, and its event is always { arguments, operation }; remove input`);
+  // A durable execution is described and kept for later like a STANDARD one; Express is Step Functions' alone.
+  if (config.workflowType === 'EXPRESS') problems.push(`workflowType EXPRESS does not apply: ${why}; remove workflowType (durable tools are STANDARD)`);
   return problems;
 }
 

@@ -1,15 +1,17 @@
 /**
  * Reads and validates the tool folders under a tools directory (DESIGN §3):
  * `state-machines/<tool>/tool.json`, plus `definition.asl.json` (unless the tool names an
- * existing machine by `stateMachineArn`) and optionally `mocks.json` (local stand-ins).
+ * existing machine by `stateMachineArn`) and optionally `mocks.json` (local stand-ins), or,
+ * for a tool written as a Lambda durable function, `durable.ts` in place of the definition.
  * Used by the local runtime, the MCP Lambda, the CDK app and `validate-tools` alike, so a
  * folder that would not deploy does not start locally either. Nothing is skipped silently:
  * `inspectToolFolders` returns every problem with its file; `loadToolFolders` throws the first.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { createRequire } from 'node:module';
+import type * as esbuild from 'esbuild';
 import type * as z from 'zod';
 import { aslFindingMessages, type AslFinding } from './asl-findings.ts';
 import { schemaProblem } from './json-schema.ts';
@@ -17,11 +19,20 @@ import { parseJsonText } from './json-text.ts';
 import { injectReportContext } from './report-progress-states.ts';
 import { injectRequestInputContext } from './request-input-states.ts';
 import { listStates, localRunProblems, mockOnlyDefinition, noStandInDefinition } from './local-tasks.ts';
-import { crossFieldProblems, DEFINITION_FILE, stateMachineNameOf, TOOL_FILE, ToolConfigSchema, type ToolConfig } from './tool-config.ts';
+import {
+  crossFieldProblems,
+  DEFINITION_FILE,
+  DURABLE_FILE,
+  stateMachineNameOf,
+  TOOL_FILE,
+  ToolConfigSchema,
+  type ToolConfig,
+  type ToolKind,
+} from './tool-config.ts';
 import { MOCKS_FILE, parseToolMocks, type ToolMocks } from './tool-mocks.ts';
 import { findWorkerPlaceholders } from './worker-placeholders.ts';
 
-export { DEFINITION_FILE, TOOL_FILE, ToolConfigSchema, type ToolConfig } from './tool-config.ts';
+export { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE, ToolConfigSchema, type ToolConfig } from './tool-config.ts';
 export { MOCKS_FILE } from './tool-mocks.ts';
 
 const require = createRequire(import.meta.url);
@@ -40,6 +51,11 @@ export interface ToolFolder {
    * for an existing machine (`stateMachineArn`) its optional local stand-in.
    */
   definitionText?: string;
+  /**
+   * A durable function tool: its `durable.ts` (absolute path), whose `handler` runs the tool.
+   * Such a folder has no definition, no workers, and nothing for the local state machine runtime.
+   */
+  durable?: { file: string };
   /** Names of the `${Worker_...}` placeholders the definition uses. */
   workers: string[];
   /** `mocks.json`, resolved to the test case in use. */
@@ -62,9 +78,9 @@ export class ToolFolderError extends Error {
 
 export interface LoadOptions {
   /**
-   * Run the deep checks: compile the JSON Schemas and validate each definition and
-   * `mocks.json`. Default true; the deployed Lambda turns them off because synth already
-   * checked the very same files.
+   * Run the deep checks: compile the JSON Schemas, validate each definition and
+   * `mocks.json`, and compile each `durable.ts`. Default true; the deployed Lambda turns
+   * them off because synth already checked the very same files.
    */
   checkDefinitions?: boolean;
 }
@@ -118,31 +134,115 @@ interface FolderInspection {
 }
 
 async function inspectToolFolder(dir: string, folderName: string, deep: boolean): Promise<FolderInspection> {
-  const toolFile = join(dir, TOOL_FILE);
-  const definitionFile = join(dir, DEFINITION_FILE);
-  const mocksFile = join(dir, MOCKS_FILE);
-  const problems: ToolFolderError[] = [];
-  const report = (file: string) => (reason: string) => problems.push(new ToolFolderError(file, reason));
-
+  const durableFile = join(dir, DURABLE_FILE);
+  const kind: ToolKind = (await exists(durableFile)) ? 'durable' : 'state machine';
   // Later files are checked even when tool.json is invalid, so one run reports everything.
-  let config: ToolConfig | undefined;
+  const { config, problems } = await readToolConfig(dir, folderName, kind, deep);
+  return kind === 'durable'
+    ? inspectDurableFolder(dir, durableFile, config, problems, deep)
+    : inspectStateMachineFolder(dir, folderName, config, problems, deep);
+}
+
+/** `tool.json`, checked on its own and against the folder's kind. */
+async function readToolConfig(dir: string, folderName: string, kind: ToolKind, deep: boolean): Promise<{ config?: ToolConfig; problems: ToolFolderError[] }> {
+  const toolFile = join(dir, TOOL_FILE);
+  const problems: ToolFolderError[] = [];
+  const report = (reason: string) => problems.push(new ToolFolderError(toolFile, reason));
   const toolJson = await readJson(toolFile);
-  if (!toolJson.ok) problems.push(toolJson.error);
-  else {
-    const parsed = ToolConfigSchema.safeParse(toolJson.value);
-    if (!parsed.success) zodProblems(parsed.error).forEach(report(toolFile));
-    else config = parsed.data;
+  if (!toolJson.ok) return { problems: [toolJson.error] };
+  const parsed = ToolConfigSchema.safeParse(toolJson.value);
+  if (!parsed.success) {
+    zodProblems(parsed.error).forEach(report);
+    return { problems };
   }
-  if (config) {
-    if (config.name !== folderName) report(toolFile)(`name "${config.name}" must match its folder name "${folderName}"`);
-    crossFieldProblems(config).forEach(report(toolFile));
-    if (deep) {
-      for (const key of ['inputSchema', 'outputSchema'] as const) {
-        const schema = config[key];
-        if (schema) checkJsonSchema(schema, key, report(toolFile));
-      }
+  const config = parsed.data;
+  if (config.name !== folderName) report(`name "${config.name}" must match its folder name "${folderName}"`);
+  crossFieldProblems(config, kind).forEach(report);
+  if (deep) {
+    for (const key of ['inputSchema', 'outputSchema'] as const) {
+      const schema = config[key];
+      if (schema) checkJsonSchema(schema, key, report);
     }
   }
+  return { config, problems };
+}
+
+/**
+ * A durable function tool: `durable.ts` instead of a definition. The deep check compiles it
+ * without running it; the rest of the folder is tool.json alone.
+ */
+async function inspectDurableFolder(
+  dir: string,
+  durableFile: string,
+  config: ToolConfig | undefined,
+  problems: ToolFolderError[],
+  deep: boolean,
+): Promise<FolderInspection> {
+  const [definition, mocks, handlerProblems] = await Promise.all([
+    exists(join(dir, DEFINITION_FILE)),
+    exists(join(dir, MOCKS_FILE)),
+    deep ? durableHandlerProblems(durableFile) : [],
+  ]);
+  if (definition)
+    problems.push(new ToolFolderError(dir, `holds both ${DEFINITION_FILE} and ${DURABLE_FILE}: keep one (a tool is a state machine or a durable function)`));
+  if (mocks) {
+    const reason = `does not apply to a durable function tool (${DURABLE_FILE}), whose code runs as it is locally; remove ${MOCKS_FILE}`;
+    problems.push(new ToolFolderError(join(dir, MOCKS_FILE), reason));
+  }
+  problems.push(...handlerProblems.map((reason) => new ToolFolderError(durableFile, reason)));
+  if (problems.length > 0 || !config) return { problems };
+  return { folder: { dir, config, durable: { file: durableFile }, workers: [], localDefinitionText: '', localProblems: [] }, problems };
+}
+
+/**
+ * Whether `durable.ts` compiles and exports `handler`, found without running it: esbuild
+ * bundles it in memory, packages left out, and its metafile lists the entry's exports.
+ */
+async function durableHandlerProblems(file: string): Promise<string[]> {
+  // Required here, not at module load: esbuild is a devDependency and the deployed Lambda never checks.
+  const { build } = require('esbuild') as typeof esbuild;
+  let result: esbuild.BuildResult<{ metafile: true; write: false }>;
+  try {
+    result = await build({
+      entryPoints: [file],
+      bundle: true,
+      write: false,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      // The helpers are the server's code, not the tool's (tsc checks their use): bundled through
+      // tsconfig's paths once per tool, they made 30 tools take seconds instead of milliseconds.
+      external: ['async-mcp', 'async-mcp/*'],
+      metafile: true,
+      logLevel: 'silent',
+    });
+  } catch (error) {
+    const failure = error as Partial<esbuild.BuildFailure>;
+    if (!Array.isArray(failure.errors)) return [`cannot be compiled (${(error as Error).message})`];
+    return failure.errors.map(esbuildMessage);
+  }
+  const exported = Object.values(result.metafile.outputs).find((output) => output.entryPoint !== undefined)?.exports ?? [];
+  if (exported.includes('handler')) return [];
+  const found = exported.length === 0 ? 'it exports nothing' : `it exports ${exported.join(', ')}`;
+  return [`must export handler (export const handler = withDurableExecution(...)); ${found}`];
+}
+
+/** An esbuild error as `<file>:<line>:<col>: <text>`, the file relative to the working directory. */
+function esbuildMessage({ location, text }: esbuild.Message): string {
+  if (!location) return text;
+  return `${relative(process.cwd(), location.file) || location.file}:${location.line}:${location.column + 1}: ${text}`;
+}
+
+async function inspectStateMachineFolder(
+  dir: string,
+  folderName: string,
+  config: ToolConfig | undefined,
+  problems: ToolFolderError[],
+  deep: boolean,
+): Promise<FolderInspection> {
+  const definitionFile = join(dir, DEFINITION_FILE);
+  const mocksFile = join(dir, MOCKS_FILE);
+  const report = (file: string) => (reason: string) => problems.push(new ToolFolderError(file, reason));
 
   // An existing machine needs no definition; when there is one, it is its local stand-in.
   const existing = config?.stateMachineArn;
@@ -246,6 +346,13 @@ function checkDefinition(definition: unknown, report: (reason: string) => void):
 }
 
 type Read<T> = { ok: true; value: T } | { ok: false; error: ToolFolderError };
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
 
 async function readText(file: string, optional = false): Promise<Read<string | undefined>> {
   try {
