@@ -1,11 +1,12 @@
 /**
  * `npm run validate-tools [-- DIR] [--workers DIR]`: checks tool folders offline, the way
  * the CDK app and the local server will (asl-validator, the loader, mocks.json, worker
- * modules, Tasks that could not run locally), and prints every problem with its file.
+ * modules, Tasks that could not run locally, and a durable tool's durable.ts compiled, not
+ * run, and exporting handler), and prints every problem with its file.
  * Exit code 0 when all folders pass, 1 when any problem was found, 2 on a usage error.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { inspectToolFolders, ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
@@ -25,9 +26,10 @@ async function validateTools(toolsDir: string, workersDir: string): Promise<{ to
         problems.push(new ToolFolderError(definitionFile, `worker \${Worker_${worker}} has no module: expected ${module} exporting handler`));
     }
   }
-  // One file's problems together, in the order the folders were read.
-  const order = [...new Set(problems.map((problem) => dirname(problem.file)))];
-  problems.sort((a, b) => order.indexOf(dirname(a.file)) - order.indexOf(dirname(b.file)));
+  // One folder's problems together (its own, as "holds both", among them), in the order the folders were read.
+  const folderOf = (problem: ToolFolderError) => relative(toolsDir, problem.file).split(sep)[0];
+  const order = [...new Set(problems.map(folderOf))];
+  problems.sort((a, b) => order.indexOf(folderOf(a)) - order.indexOf(folderOf(b)));
   return { tools: folders.map((folder) => folder.config.name), problems };
 }
 

@@ -1,6 +1,7 @@
 /**
  * `npm run validate-tools` (issue 28): a JSON error is named by line and column, and every
  * problem of a folder is printed in one run, an unknown worker beside the definition's ASL errors.
+ * A durable tool's durable.ts (issue 38) is compiled, not run, and its problems named the same way.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -38,6 +39,16 @@ const FOLDERS: Record<string, Record<string, string | object>> = {
     'definition.asl.json': { StartAt: 'Nowhere', States: { Work: { Type: 'Task', Resource: '${Worker_no_such_worker}', End: true } } },
   },
   reader: { 'tool.json': tool('reader', { invocation: 'sometimes' }), 'definition.asl.json': getItem },
+  // A missing parenthesis on line 3; running the module would throw before anything is checked.
+  durable_syntax: {
+    'tool.json': tool('durable_syntax'),
+    'durable.ts': "throw new Error('ran');\nexport const handler = async () => {\n  return Math.max(1, 2;\n};\n",
+  },
+  durable_and_definition: {
+    'tool.json': tool('durable_and_definition', { stateMachineArn: 'arn:aws:states:us-east-1:123456789012:stateMachine:orders' }),
+    'durable.ts': 'export const main = async () => ({});\n',
+    'definition.asl.json': { StartAt: 'Done', States: { Done: { Type: 'Succeed' } } },
+  },
 };
 
 let dir: string;
@@ -85,6 +96,21 @@ describe('npm run validate-tools', () => {
     const problems = linesOf('two_faults', 'definition.asl.json');
     expect(problems.some((l) => l.includes('not valid Amazon States Language'))).toBe(true);
     expect(problems.some((l) => l.includes('${Worker_no_such_worker} has no module'))).toBe(true);
+  });
+
+  it("names a durable.ts that does not compile by esbuild's file, line and column", () => {
+    const [line, ...rest] = linesOf('durable_syntax', 'durable.ts');
+    expect(rest).toEqual([]);
+    expect(line).toMatch(/durable_syntax\/durable\.ts: \S*durable_syntax\/durable\.ts:3:23: Expected "\)" but found ";"$/);
+  });
+
+  it("prints a durable folder's own problem (both files) beside its tool.json's and durable.ts's, together", () => {
+    const lines = run.stderr.split('\n').filter((line) => line.includes('durable_and_definition'));
+    expect(lines).toEqual([
+      expect.stringMatching(/durable_and_definition\/tool\.json: stateMachineArn does not apply: /),
+      expect.stringMatching(/durable_and_definition: holds both definition\.asl\.json and durable\.ts: keep one/),
+      expect.stringMatching(/durable_and_definition\/durable\.ts: must export handler .*; it exports main$/),
+    ]);
   });
 
   it('prints a Task that cannot run locally in the same run as an invalid tool.json', () => {
