@@ -1,23 +1,27 @@
 /**
- * `npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker] [--input]`:
+ * `npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker] [--input] [--durable]`:
  * scaffolds `state-machines/<name>/` (tool.json + definition.asl.json) that passes
  * validate-tools and runs locally as it is; `--worker` adds a worker stub the definition
  * calls; `--input` makes it ask the client to confirm first (elicitation, through the
- * built-in request_input worker), and end as a tool error if declined.
+ * built-in request_input worker), and end as a tool error if declined. `--durable` writes
+ * the tool in TypeScript instead: tool.json + durable.ts, a Lambda durable function (with
+ * `--input`, it asks through `askClient`).
  * `--tools-dir` and `--workers-dir` choose other directories. Refuses to overwrite.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { DEFINITION_FILE, TOOL_FILE } from '../lambdas/tools/tool-config.ts';
+import { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE } from '../lambdas/tools/tool-config.ts';
 import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
 import { placeholderFor, workerModuleFile, workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
-const USAGE = 'usage: npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker] [--input] [--tools-dir DIR] [--workers-dir DIR]';
+const USAGE = 'usage: npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker] [--input] [--durable] [--tools-dir DIR] [--workers-dir DIR]';
 const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
 /** How long the scaffold waits for an answer: a person may take a while. */
 const ASK_TIMEOUT_SECONDS = 3600;
+/** A durable tool's scaffolded execution timeout: a day, well past the question's hour. */
+const DURABLE_TIMEOUT_SECONDS = 24 * 3600;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 type Invocation = 'sync' | 'async' | 'both';
@@ -29,6 +33,8 @@ interface ScaffoldOptions {
   worker: boolean;
   /** Ask the client to confirm before the work. */
   input: boolean;
+  /** A Lambda durable function (durable.ts) instead of a state machine. */
+  durable: boolean;
   toolsDir: string;
   workersDir: string;
 }
@@ -60,14 +66,19 @@ function scaffoldTool(options: ScaffoldOptions): string[] {
     },
     outputSchema: { type: 'object', properties: { echo: { type: 'string' } }, required: ['echo'] },
     invocation,
-    // EXPRESS runs sync tools cheaply (up to 5 minutes); async and both need STANDARD, and so
-    // does waiting for an answer (.waitForTaskToken).
-    workflowType: invocation === 'sync' && !options.input ? 'EXPRESS' : 'STANDARD',
+    ...(options.durable
+      ? // A durable execution is STANDARD-like whatever the invocation; its timeout is its own.
+        { durable: { executionTimeoutSeconds: DURABLE_TIMEOUT_SECONDS } }
+      : // EXPRESS runs sync tools cheaply (up to 5 minutes); async and both need STANDARD, and so
+        // does waiting for an answer (.waitForTaskToken).
+        { workflowType: invocation === 'sync' && !options.input ? 'EXPRESS' : 'STANDARD' }),
   };
   const work = definition(name, jsonata, worker);
   const files: [string, string][] = [
     [join(folder, TOOL_FILE), json(tool)],
-    [join(folder, DEFINITION_FILE), json(options.input ? askingFirst(work, jsonata) : work)],
+    options.durable
+      ? [join(folder, DURABLE_FILE), durableModule(name, options.input)]
+      : [join(folder, DEFINITION_FILE), json(options.input ? askingFirst(work, jsonata) : work)],
   ];
   if (workerFile && worker) files.push([workerFile, workerStub(name, worker)]);
   mkdirSync(folder, { recursive: true });
@@ -154,6 +165,50 @@ function askingFirst(work: Definition, jsonata: boolean): Definition {
   };
 }
 
+/**
+ * A durable function tool's module: a checkpointed step and progress, and with `input` the
+ * question `askingFirst` asks, through `askClient` (a callback the client's answer completes).
+ */
+function durableModule(name: string, input: boolean): string {
+  const helpers = input ? 'askClient, DurableToolError, INPUT_ERRORS, reportProgress, type ToolEvent' : 'reportProgress, type ToolEvent';
+  const about = input ? '\n * It asks the client to confirm first; a decline or cancel ends the tool as an error.' : '';
+  const ask = input
+    ? `
+  // Suspends (nothing runs, nothing is billed) until the client answers, for up to an hour;
+  // a client that cannot answer elicitation fails the tool with Mcp.CapabilityMissing.
+  const request = { method: 'elicitation/create', params: { message: \`Echo "\${text}"?\`, requestedSchema: { type: 'object', properties: {} } } };
+  const confirmed = await askClient(context, event, request, { key: 'confirm', timeout: { hours: ${ASK_TIMEOUT_SECONDS / 3600} } }).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof DurableToolError && error.name === INPUT_ERRORS.declined) return false;
+      throw error;
+    },
+  );
+  if (!confirmed) return { isError: true, content: [{ type: 'text' as const, text: 'The user declined, so nothing was done.' }] };`
+    : '';
+  return `/**
+ * ${name}: a tool written as a Lambda durable function. Replace the steps with the tool's work.
+ * The event is { arguments, operation } (arguments checked against tool.json's inputSchema);
+ * what the handler returns is the tool's result (content, structuredContent, isError).${about}
+ */
+import { type DurableContext, withDurableExecution } from '@aws/durable-execution-sdk-js';
+import { ${helpers} } from 'async-mcp/durable';
+
+interface Args {
+  text: string;
+}
+
+export const handler = withDurableExecution(async (event: ToolEvent<Args>, context: DurableContext) => {
+  const { text } = event.arguments;${ask}
+  await reportProgress(context, event, { progress: 0, total: 1, message: 'Echoing' });
+  // A step's result is checkpointed: a replay (after a wait, a question or a restart) reuses it.
+  const echo = await context.step('echo', async () => text);
+  await reportProgress(context, event, { progress: 1, total: 1, message: 'Echoed' });
+  return { structuredContent: { echo }, content: [{ type: 'text' as const, text: echo }] };
+});
+`;
+}
+
 function workerStub(tool: string, worker: string): string {
   return `/** Worker \`${worker}\` (${tool}): \`{ text }\` -> \`{ echo }\`. Replace with the tool's work. */
 
@@ -179,6 +234,7 @@ function main(): number {
       jsonata: { type: 'boolean' },
       worker: { type: 'boolean' },
       input: { type: 'boolean' },
+      durable: { type: 'boolean' },
       'tools-dir': { type: 'string' },
       'workers-dir': { type: 'string' },
     },
@@ -197,6 +253,10 @@ function main(): number {
     console.error(USAGE);
     return 2;
   }
+  if (values.durable && (values.jsonata || values.worker)) {
+    console.error(`--jsonata and --worker are for a state machine tool; a durable tool (--durable) is its own code\n${USAGE}`);
+    return 2;
+  }
   if (!TOOL_NAME.test(name)) {
     console.error(`"${name}" is not a tool name: 1-128 characters of A-Z, a-z, 0-9, _ . -`);
     return 2;
@@ -208,6 +268,7 @@ function main(): number {
       jsonata: values.jsonata ?? false,
       worker: values.worker ?? false,
       input: values.input ?? false,
+      durable: values.durable ?? false,
       toolsDir: resolve(values['tools-dir'] ?? join(REPO_ROOT, 'state-machines')),
       workersDir: resolve(values['workers-dir'] ?? join(REPO_ROOT, 'lambdas', 'handlers', 'workers')),
     });
