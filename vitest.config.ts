@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The durable tool helpers under the name a tool imports them by, as tsconfig.json's paths give it to tsc, tsx and esbuild.
+  resolve: { alias: { 'async-mcp/durable': fileURLToPath(new URL('./lambdas/durable/index.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
