@@ -27,6 +27,7 @@ export type CheckpointApi =
 interface Pending {
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  onApplied?: (response: unknown) => void;
 }
 
 interface WorkerReply {
@@ -51,19 +52,32 @@ export class CheckpointWorkerClient {
       const call = this.pending.get(reply.data.requestId);
       if (!call) return;
       this.pending.delete(reply.data.requestId);
-      if ('error' in reply.data) call.reject(reply.data.error);
-      else call.resolve(reply.data.response);
+      if ('error' in reply.data) {
+        call.reject(reply.data.error);
+        return;
+      }
+      try {
+        call.onApplied?.(reply.data.response);
+        call.resolve(reply.data.response);
+      } catch (error) {
+        call.reject(error);
+      }
     });
     this.worker.on('error', (error) => this.failAll(error));
     this.worker.on('exit', () => this.failAll(new Error('checkpoint worker exited')));
   }
 
-  /** Calls the worker's `api` with `params`; rejects with the worker's error. */
-  call<T>(api: CheckpointApi, params: object): Promise<T> {
+  /**
+   * Calls the worker's `api` with `params`; rejects with the worker's error. `onApplied` runs
+   * as the reply arrives, before any other reply is read, so calls it records are recorded in
+   * the order the worker applied them (it defers checkpoints, so that is not the order sent);
+   * if it throws, the call rejects with its error.
+   */
+  call<T>(api: CheckpointApi, params: object, onApplied?: (response: T) => void): Promise<T> {
     if (this.closed) return Promise.reject(new Error('checkpoint worker closed'));
     const requestId = randomUUID();
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(requestId, { resolve: resolve as (value: unknown) => void, reject });
+      this.pending.set(requestId, { resolve: resolve as (value: unknown) => void, reject, onApplied: onApplied as Pending['onApplied'] });
       this.worker.postMessage({ type: 'API_REQUEST', data: { requestId, type: api, params } });
     });
   }

@@ -1,14 +1,19 @@
 /**
  * The durable-execution half of the Lambda API over registered handlers: start (Invoke with a
  * `DurableExecutionName`, idempotent on the same payload), read, list, stop, and the callback
- * and checkpoint calls, each answering with the error Lambda answers with. The HTTP wire is in
- * `lambda-durable-routes.ts`.
+ * and checkpoint calls, each answering with the error Lambda answers with; each execution's
+ * status changes go out as EventBridge events, and with a store its record is saved on every
+ * change and taken up again after a restart. The HTTP wire is in `lambda-durable-routes.ts`.
  */
 import { randomUUID } from 'node:crypto';
-import type { DurableExecutionApiClient, DurableLambdaHandler, ErrorObject, Operation, OperationUpdate } from '@aws/durable-execution-sdk-js';
+import type { DurableExecutionApiClient, DurableLambdaHandler, ErrorObject, OperationUpdate } from '@aws/durable-execution-sdk-js';
+import type { DurableStatusChangeEvent } from '../../lambdas/aws/durable-status-events.ts';
+import { callbackIdParts } from './checkpoint-journal.ts';
 import type { CheckpointWorkerClient } from './checkpoint-worker-client.ts';
 import { DurableRun, type RunStatus } from './durable-run.ts';
+import type { ExecutionStore, StoredExecution } from './execution-store.ts';
 import { LambdaApiError } from './lambda-api-error.ts';
+import { statusChangeEventOf } from './status-change-event.ts';
 
 /** Where the service says its resources live. */
 export interface DurableServiceSettings {
@@ -47,6 +52,14 @@ interface Execution {
   started: Date;
 }
 
+/** What the service does besides answering the API. */
+export interface DurableServiceHooks {
+  /** Where executions are saved; none keeps them in memory only. */
+  store?: ExecutionStore;
+  /** Gets each execution's start (RUNNING) and end, once the API answers that status. */
+  onStatusChange?: (event: DurableStatusChangeEvent) => void;
+}
+
 // Lambda's pattern for execution names (1 to 64 characters).
 const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -61,6 +74,7 @@ export class DurableExecutionService {
     private readonly worker: CheckpointWorkerClient,
     private readonly transport: () => DurableExecutionApiClient,
     private readonly settings: DurableServiceSettings,
+    private readonly hooks: DurableServiceHooks = {},
   ) {}
 
   /** Serves `handler` (built with `withDurableExecution`) as the function `functionName`. */
@@ -91,20 +105,34 @@ export class DurableExecutionService {
       );
     }
     const arn = `${this.functionArn(functionName)}:$LATEST/durable-execution/${executionName}/${randomUUID()}`;
-    const run = new DurableRun({ worker: this.worker, handler, transport: this.transport, functionName, functionArn: this.functionArn(functionName) }, arn);
-    const execution: Execution = { run, name: executionName, functionName, payload, started: new Date() };
-    this.byName.set(key, execution);
-    this.byArn.set(arn, execution);
+    const execution = this.track(arn, executionName, functionName, payload, new Date(), handler, randomUUID());
     try {
-      await run.start(payload);
+      await execution.run.start(payload);
     } catch (error) {
       // Never started: the name stays free for a retry.
       this.byName.delete(key);
       this.byArn.delete(arn);
+      this.byWorkerId.delete(execution.run.workerExecutionId);
       throw new LambdaApiError('ServiceException', 'The durable execution could not be started', { cause: error });
     }
-    this.byWorkerId.set(run.workerExecutionId, execution);
-    return run;
+    return execution.run;
+  }
+
+  /**
+   * Takes up executions saved before a restart: ended ones as they ended, running ones
+   * resumed. Call it once the handlers are registered and the endpoint they checkpoint to listens.
+   */
+  async restore(saved: StoredExecution[]): Promise<void> {
+    for (const record of saved) {
+      const handler = this.handlers.get(record.functionName);
+      const execution = this.track(record.arn, record.name, record.functionName, record.payload, record.started, handler, record.workerExecutionId, record);
+      if (record.status !== 'RUNNING') continue;
+      if (!handler) {
+        console.error(JSON.stringify({ level: 'warn', message: 'durable execution not resumed: its function is not registered', arn: record.arn }));
+        continue;
+      }
+      await execution.run.resume(record.payload);
+    }
   }
 
   describe(arn: string, includeData = true): ExecutionView {
@@ -139,39 +167,83 @@ export class DurableExecutionService {
   /** CheckpointDurableExecution, as the SDK calls it from inside an invocation. */
   checkpoint(arn: string, input: { CheckpointToken?: string; Updates?: OperationUpdate[]; ClientToken?: string }) {
     const execution = this.running(arn);
-    return this.backend<{ CheckpointToken: string; NewExecutionState: { Operations: Operation[] } }>('CheckpointDurableExecutionState', {
-      ...input,
-      DurableExecutionArn: execution.run.workerExecutionId,
-    });
+    return backend(() => execution.run.checkpoint(input));
   }
 
   /** GetDurableExecutionState: the operations, in one page. */
   state(arn: string) {
     const execution = this.execution(arn);
-    return this.backend<{ Operations: Operation[] }>('GetDurableExecutionState', {
-      DurableExecutionArn: execution.run.workerExecutionId,
-    });
+    return backend(() => execution.run.state());
   }
 
   /** SendDurableExecutionCallbackSuccess, Failure and Heartbeat. */
   async callback(callbackId: string, outcome: { succeed: Uint8Array } | { fail: ErrorObject } | 'heartbeat'): Promise<void> {
-    const execution = this.byWorkerId.get(workerIdOfCallback(callbackId) ?? '');
+    const execution = this.byWorkerId.get(callbackIdParts(callbackId)?.executionId ?? '');
     if (!execution) throw new LambdaApiError('ResourceNotFoundException', 'Callback not found');
     if (execution.run.status !== 'RUNNING') {
       throw new LambdaApiError('ResourceNotFoundException', 'Callback not found: the durable execution has ended');
     }
-    if (outcome === 'heartbeat') {
-      await this.backend('SendDurableExecutionCallbackHeartbeat', { CallbackId: callbackId });
-    } else if ('succeed' in outcome) {
-      await this.backend('SendDurableExecutionCallbackSuccess', { CallbackId: callbackId, Result: outcome.succeed });
-    } else {
-      await this.backend('SendDurableExecutionCallbackFailure', { CallbackId: callbackId, Error: outcome.fail });
-    }
+    await backend(() => execution.run.answerCallback(callbackId, outcome));
   }
 
   /** Cancels every execution's timers, so a closed service keeps nothing pending. */
   halt(): void {
     for (const execution of this.byArn.values()) execution.run.halt();
+  }
+
+  /** An execution the service answers for, new or saved; without a handler it cannot run. */
+  private track(
+    arn: string,
+    name: string,
+    functionName: string,
+    payload: string | undefined,
+    started: Date,
+    handler: DurableLambdaHandler | undefined,
+    workerExecutionId: string,
+    saved?: StoredExecution,
+  ): Execution {
+    const parts = {
+      worker: this.worker,
+      handler: handler ?? (() => Promise.reject(new Error(`Function not registered: ${functionName}`))),
+      transport: this.transport,
+      functionName,
+      functionArn: this.functionArn(functionName),
+      changed: () => this.save(execution),
+      statusChanged: () => this.announce(execution),
+    };
+    const execution: Execution = { run: new DurableRun(parts, arn, workerExecutionId, saved), name, functionName, payload, started };
+    this.byName.set(`${functionName}/${name}`, execution);
+    this.byArn.set(arn, execution);
+    this.byWorkerId.set(workerExecutionId, execution);
+    return execution;
+  }
+
+  private save(execution: Execution): void {
+    const { run } = execution;
+    this.hooks.store?.save({
+      arn: run.arn,
+      name: execution.name,
+      functionName: execution.functionName,
+      payload: execution.payload,
+      started: execution.started,
+      workerExecutionId: run.workerExecutionId,
+      status: run.status,
+      result: run.result,
+      error: run.error,
+      endTimestamp: run.endTimestamp,
+      journal: run.journal,
+      operations: Object.fromEntries(run.operations),
+    });
+  }
+
+  /** The status-change event; a listener's failure is logged, and changes nothing for the run. */
+  private announce(execution: Execution): void {
+    if (!this.hooks.onStatusChange) return;
+    try {
+      this.hooks.onStatusChange(statusChangeEventOf(this.viewOf(execution, false), this.settings));
+    } catch (error) {
+      console.error(JSON.stringify({ level: 'error', message: 'durable status change listener failed', arn: execution.run.arn, error: String(error) }));
+    }
   }
 
   private viewOf(execution: Execution, includeData: boolean): ExecutionView {
@@ -202,17 +274,6 @@ export class DurableExecutionService {
     return execution;
   }
 
-  /** A worker call whose refusals (validation, unknown ids) are the caller's errors. */
-  private async backend<T>(api: Parameters<CheckpointWorkerClient['call']>[0], params: object): Promise<T> {
-    try {
-      return await this.worker.call<T>(api, params);
-    } catch (error) {
-      const message = error instanceof Error || (error && typeof error === 'object' && 'message' in error) ? String((error as Error).message) : String(error);
-      if (/not found/i.test(message)) throw new LambdaApiError('ResourceNotFoundException', message, { cause: error });
-      throw new LambdaApiError('InvalidParameterValueException', message, { cause: error });
-    }
-  }
-
   /** A function name, partial ARN or ARN, without its qualifier. */
   private functionNameOf(functionRef: string): string {
     const afterFunction = functionRef.includes('function:') ? (functionRef.split('function:')[1] ?? '') : functionRef;
@@ -220,12 +281,13 @@ export class DurableExecutionService {
   }
 }
 
-/** The checkpoint worker's callback ids are base64 JSON naming the execution. */
-function workerIdOfCallback(callbackId: string): string | undefined {
+/** A call to the worker whose refusals (validation, unknown ids) are the caller's errors. */
+async function backend<T>(call: () => Promise<T>): Promise<T> {
   try {
-    const decoded = JSON.parse(Buffer.from(callbackId, 'base64').toString('utf8')) as { executionId?: unknown };
-    return typeof decoded.executionId === 'string' ? decoded.executionId : undefined;
-  } catch {
-    return undefined;
+    return await call();
+  } catch (error) {
+    const message = error instanceof Error || (error && typeof error === 'object' && 'message' in error) ? String((error as Error).message) : String(error);
+    if (/not found/i.test(message)) throw new LambdaApiError('ResourceNotFoundException', message, { cause: error });
+    throw new LambdaApiError('InvalidParameterValueException', message, { cause: error });
   }
 }

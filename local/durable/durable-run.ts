@@ -3,7 +3,8 @@
  * the operations checkpointed so far (replay), returns PENDING while it waits, and is invoked
  * again when a wait's timer fires, a step's retry is due or a callback is answered. The
  * operations themselves live in the checkpoint worker; this module owns the timers and the
- * invocations, one at a time per execution.
+ * invocations, one at a time per execution, and the journal that rebuilds the worker's
+ * operations after a restart (`checkpoint-journal.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
@@ -17,9 +18,11 @@ import {
   type Operation,
   type OperationUpdate,
 } from '@aws/durable-execution-sdk-js';
+import { asFirstGiven, callbackIdParts, currentCallbackIds, type JournaledApi, type JournalEntry, operationKey, replayJournal } from './checkpoint-journal.ts';
 import type { CheckpointWorkerClient } from './checkpoint-worker-client.ts';
+import type { RunStatus, StoredExecution } from './execution-store.ts';
 
-export type RunStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'STOPPED';
+export type { RunStatus } from './execution-store.ts';
 
 interface InvocationStart {
   checkpointToken: string;
@@ -42,7 +45,14 @@ export interface DurableRunParts {
   transport: () => DurableExecutionApiClient;
   functionName: string;
   functionArn: string;
+  /** Called after every change worth saving (journal, operations, status). */
+  changed(): void;
+  /** Called once the execution has started, and once it has ended. */
+  statusChanged(): void;
 }
+
+/** What a restored run takes over from its saved record. */
+export type SavedRun = Pick<StoredExecution, 'status' | 'result' | 'error' | 'endTimestamp' | 'journal' | 'operations'>;
 
 /** A running or finished execution. */
 export class DurableRun {
@@ -50,11 +60,18 @@ export class DurableRun {
   result: string | undefined;
   error: ErrorObject | undefined;
   endTimestamp: Date | undefined;
-  /** The id the checkpoint worker knows this execution by. */
-  workerExecutionId = '';
+  /** The worker calls that changed this execution's operations, in the order applied. */
+  readonly journal: JournalEntry[] = [];
+  /** The operations as first given out, by {@link operationKey}. */
+  readonly operations = new Map<string, Operation>();
   private executionOperationId = '';
+  /** Whether the worker holds this execution: not so for one that ended before a restart. */
+  private live = false;
+  /** The id the worker holds for each callback operation, which a replay changes. */
+  private workerCallbackIds = new Map<string, string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private invoking = false;
+  private halted = false;
   private invokeAgain = false;
   private readonly finished: Promise<void>;
   private markFinished: () => void = () => {};
@@ -62,10 +79,18 @@ export class DurableRun {
   constructor(
     private readonly parts: DurableRunParts,
     readonly arn: string,
+    /** The id the checkpoint worker knows this execution by; callback ids embed it. */
+    readonly workerExecutionId: string,
+    saved?: SavedRun,
   ) {
     this.finished = new Promise((resolve) => {
       this.markFinished = resolve;
     });
+    if (!saved) return;
+    this.journal.push(...saved.journal);
+    for (const [key, operation] of Object.entries(saved.operations)) this.operations.set(key, operation);
+    Object.assign(this, { status: saved.status, result: saved.result, error: saved.error, endTimestamp: saved.endTimestamp });
+    if (this.status !== 'RUNNING') this.markFinished();
   }
 
   /** Resolves when the execution has ended, however it ended. */
@@ -75,20 +100,129 @@ export class DurableRun {
 
   /** Starts the execution in the worker and its first invocation; resolves once it is started. */
   async start(payload: string | undefined): Promise<void> {
-    const first = await this.parts.worker.call<InvocationStart>('StartDurableExecution', {
-      payload,
-      invocationId: randomUUID(),
-    });
-    this.workerExecutionId = first.executionId;
-    this.executionOperationId = first.operationEvents[0]?.operation.Id ?? '';
+    const first = await this.startInWorker(payload);
+    for (const { operation } of first.operationEvents) this.record(operation);
+    this.parts.changed();
+    this.parts.statusChanged();
     void this.pollUpdates();
     void this.invoke(first);
   }
 
+  /**
+   * Takes up a saved RUNNING execution after a restart: the worker gets it again under the same
+   * id, rebuilt from the journal; the timers of its waits and retries are armed at the times
+   * first given; and the handler is invoked, replaying its checkpoints, as Lambda re-invokes
+   * after an invocation that did not return.
+   */
+  async resume(payload: string | undefined): Promise<void> {
+    try {
+      await this.startInWorker(payload);
+      await replayJournal(this.parts.worker, this.workerExecutionId, this.journal);
+      // The replay's updates are old news: drained here, not acted on.
+      if (this.journal.length > 0) await this.parts.worker.call('PollCheckpointData', { executionId: this.workerExecutionId });
+      const state = await this.parts.worker.call<{ Operations: Operation[] }>('GetDurableExecutionState', { DurableExecutionArn: this.workerExecutionId });
+      this.workerCallbackIds = currentCallbackIds(state);
+      for (const operation of state.Operations.map((raw) => this.given(raw))) {
+        if (operation.Type === 'WAIT' && operation.Status === 'STARTED') {
+          this.at(operation.WaitDetails?.ScheduledEndTimestamp, () => this.complete(operation.Id ?? '', 'SUCCEEDED'));
+        } else if (operation.Type === 'STEP' && operation.Status === 'PENDING') {
+          this.at(operation.StepDetails?.NextAttemptTimestamp, () => this.complete(operation.Id ?? '', 'READY'));
+        }
+      }
+    } catch (error) {
+      this.failInternally(error);
+      return;
+    }
+    void this.pollUpdates();
+    void this.invoke();
+  }
+
+  /** CheckpointDurableExecution from the handler: journaled once the worker has applied it. */
+  async checkpoint(input: { CheckpointToken?: string; Updates?: OperationUpdate[]; ClientToken?: string }) {
+    const params = { ...input, DurableExecutionArn: this.workerExecutionId };
+    const output = await this.parts.worker.call<{ CheckpointToken: string; NewExecutionState: { Operations: Operation[] } }>(
+      'CheckpointDurableExecutionState',
+      params,
+      () => {
+        // A checkpoint without updates only renews the token: nothing to replay.
+        if (input.Updates?.length) this.journaled('CheckpointDurableExecutionState', params);
+      },
+    );
+    return { ...output, NewExecutionState: { ...output.NewExecutionState, Operations: output.NewExecutionState.Operations.map((raw) => this.given(raw)) } };
+  }
+
+  /** The operations, as GetDurableExecutionState gives them. */
+  async state(): Promise<{ Operations: Operation[] }> {
+    if (!this.live) return { Operations: [...this.operations.values()] };
+    const state = await this.parts.worker.call<{ Operations: Operation[] }>('GetDurableExecutionState', { DurableExecutionArn: this.workerExecutionId });
+    return { Operations: state.Operations.map((raw) => this.given(raw)) };
+  }
+
+  /** SendDurableExecutionCallbackSuccess, Failure or Heartbeat, under the id the worker holds now. */
+  async answerCallback(callbackId: string, outcome: { succeed: Uint8Array } | { fail: ErrorObject } | 'heartbeat'): Promise<void> {
+    const operationId = callbackIdParts(callbackId)?.operationId ?? '';
+    const CallbackId = this.workerCallbackIds.get(operationId) ?? callbackId;
+    if (outcome === 'heartbeat') {
+      await this.parts.worker.call('SendDurableExecutionCallbackHeartbeat', { CallbackId });
+    } else if ('succeed' in outcome) {
+      const params = { CallbackId, Result: outcome.succeed };
+      await this.parts.worker.call('SendDurableExecutionCallbackSuccess', params, () => this.journaled('SendDurableExecutionCallbackSuccess', params));
+    } else {
+      const params = { CallbackId, Error: outcome.fail };
+      await this.parts.worker.call('SendDurableExecutionCallbackFailure', params, () => this.journaled('SendDurableExecutionCallbackFailure', params));
+    }
+  }
+
+  private async startInWorker(payload: string | undefined): Promise<InvocationStart> {
+    const first = await this.parts.worker.call<InvocationStart>('StartDurableExecution', {
+      payload,
+      invocationId: randomUUID(),
+      // The worker takes an execution id it is given: a restarted execution keeps its own.
+      executionId: this.workerExecutionId,
+    });
+    this.executionOperationId = first.operationEvents[0]?.operation.Id ?? '';
+    this.live = true;
+    return first;
+  }
+
+  /** Saves where a failure to save can only be reported: the change has happened already. */
+  private saveOrLog(): void {
+    try {
+      this.parts.changed();
+    } catch (error) {
+      console.error(JSON.stringify({ level: 'error', message: 'local durable execution not saved', arn: this.arn, error: String(error) }));
+    }
+  }
+
+  private journaled(api: JournaledApi, params: object): void {
+    this.journal.push({ api, params: params as Record<string, unknown> });
+    this.parts.changed();
+  }
+
+  /** Keeps `operation` as first given out, and the callback id the worker holds for it. */
+  private record(operation: Operation): void {
+    const key = operationKey(operation);
+    this.operations.set(key, asFirstGiven(operation, this.operations.get(key)));
+    if (operation.Type === 'CALLBACK' && operation.Id && operation.CallbackDetails?.CallbackId) {
+      this.workerCallbackIds.set(operation.Id, operation.CallbackDetails.CallbackId);
+    }
+  }
+
+  /** A worker's operation as the SDK and the API get it: with the values first given out. */
+  private given(operation: Operation): Operation {
+    return asFirstGiven(operation, this.operations.get(operationKey(operation)));
+  }
+
   /** Cancels this run's timers when the service closes: the execution stays as it was. */
   halt(): void {
+    this.halted = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+  }
+
+  /** Running here: a halted run changes nothing, so its saved record stays as it was. */
+  private get active(): boolean {
+    return this.status === 'RUNNING' && !this.halted;
   }
 
   /** Ends a running execution as STOPPED: no timer fires and no invocation starts after it. */
@@ -98,21 +232,40 @@ export class DurableRun {
   }
 
   private async pollUpdates(): Promise<void> {
-    while (this.status === 'RUNNING') {
+    while (this.active) {
       let polled: { operations: PolledOperation[] };
       try {
-        polled = await this.parts.worker.call('PollCheckpointData', { executionId: this.workerExecutionId });
+        polled = await this.parts.worker.call('PollCheckpointData', { executionId: this.workerExecutionId }, (reply: { operations: PolledOperation[] }) =>
+          this.journalTimeouts(reply.operations),
+        );
       } catch (error) {
         this.failInternally(error);
         return;
       }
-      for (const { operation, update } of polled.operations) this.react(operation, update);
+      for (const { operation } of polled.operations) this.record(operation);
+      this.saveOrLog();
+      for (const { operation, update } of polled.operations) this.react(this.given(operation), update);
+    }
+  }
+
+  /**
+   * A callback the worker timed out by its own timer is a change no call made: journaled as the
+   * update that sets it, in its place among the calls (the poll's reply comes before the
+   * worker reads its next call).
+   */
+  private journalTimeouts(operations: PolledOperation[]): void {
+    for (const { operation, update } of operations) {
+      if (operation.Type !== 'CALLBACK' || operation.Status !== 'TIMED_OUT' || update || !operation.Id) continue;
+      if (this.operations.get(operation.Id)?.Status === 'TIMED_OUT') continue; // a replayed timer firing again
+      const operationData = { Status: operation.Status, CallbackDetails: operation.CallbackDetails };
+      // Saved with the poll's operations, after this reply.
+      this.journal.push({ api: 'UpdateCheckpointData', params: { executionId: this.workerExecutionId, operationId: operation.Id, operationData } });
     }
   }
 
   /** What the service does after a checkpoint: arm a timer, or invoke again. */
   private react(operation: Operation, update: OperationUpdate | undefined): void {
-    if (this.status !== 'RUNNING' || !operation.Id) return;
+    if (!this.active || !operation.Id) return;
     const id = operation.Id;
     if (operation.Type === 'WAIT' && update?.Action === 'START') {
       const end = operation.WaitDetails?.ScheduledEndTimestamp;
@@ -132,7 +285,7 @@ export class DurableRun {
     const delay = when ? Math.max(0, new Date(when).getTime() - Date.now()) : 0;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      if (this.status !== 'RUNNING') return;
+      if (!this.active) return;
       then().then(
         () => this.invoke(),
         (error: unknown) => this.failInternally(error),
@@ -142,16 +295,13 @@ export class DurableRun {
   }
 
   private complete(operationId: string, status: 'SUCCEEDED' | 'READY'): Promise<void> {
-    return this.parts.worker.call('UpdateCheckpointData', {
-      executionId: this.workerExecutionId,
-      operationId,
-      operationData: { Status: status },
-    });
+    const params = { executionId: this.workerExecutionId, operationId, operationData: { Status: status } };
+    return this.parts.worker.call('UpdateCheckpointData', params, () => this.journaled('UpdateCheckpointData', params));
   }
 
   /** Invokes the handler, or, while an invocation runs, invokes again once it returns. */
   private async invoke(first?: InvocationStart): Promise<void> {
-    if (this.status !== 'RUNNING') return;
+    if (!this.active) return;
     if (this.invoking) {
       this.invokeAgain = true;
       return;
@@ -178,7 +328,7 @@ export class DurableRun {
     } finally {
       this.invoking = false;
     }
-    if (this.invokeAgain && this.status === 'RUNNING') {
+    if (this.invokeAgain && this.active) {
       this.invokeAgain = false;
       await this.invoke();
     }
@@ -188,7 +338,7 @@ export class DurableRun {
     const input = {
       DurableExecutionArn: this.arn,
       CheckpointToken: invocation.checkpointToken,
-      InitialExecutionState: { Operations: invocation.operationEvents.map((event) => event.operation), NextMarker: '' },
+      InitialExecutionState: { Operations: invocation.operationEvents.map((event) => this.given(event.operation)), NextMarker: '' },
     };
     const event = new DurableExecutionInvocationInputWithClient(input, this.parts.transport());
     // The constructor keeps three fields; the service also says which operations changed.
@@ -223,7 +373,7 @@ export class DurableRun {
   }
 
   private finish(status: Exclude<RunStatus, 'RUNNING'>, result: string | undefined, error: ErrorObject | undefined) {
-    if (this.status !== 'RUNNING') return;
+    if (!this.active) return;
     this.status = status;
     this.result = result;
     this.error = error;
@@ -231,6 +381,8 @@ export class DurableRun {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.markFinished();
+    this.saveOrLog();
+    this.parts.statusChanged();
     // Closes the execution in the worker too, so it refuses later invocations; a failure here
     // changes nothing the caller sees, since the status above is the service's own record.
     this.parts.worker
@@ -249,7 +401,7 @@ export class DurableRun {
   }
 
   private failInternally(error: unknown): void {
-    if (this.status !== 'RUNNING') return;
+    if (!this.active) return;
     console.error(JSON.stringify({ level: 'error', message: 'local durable execution failed internally', arn: this.arn, error: String(error) }));
     this.finish('FAILED', undefined, { ErrorType: 'Local.ServiceError', ErrorMessage: errorObjectOf(error).ErrorMessage });
   }

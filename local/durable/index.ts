@@ -5,9 +5,11 @@
  */
 import { DurableExecutionApiClient, type DurableLambdaHandler } from '@aws/durable-execution-sdk-js';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import type { DurableStatusChangeEvent } from '../../lambdas/aws/durable-status-events.ts';
 import { serveFetch } from '../node-http-server.ts';
 import { CheckpointWorkerClient } from './checkpoint-worker-client.ts';
 import { DurableExecutionService } from './durable-execution-service.ts';
+import { ExecutionStore } from './execution-store.ts';
 import { lambdaDurableRoutes } from './lambda-durable-routes.ts';
 
 export type { DurableExecutionService } from './durable-execution-service.ts';
@@ -22,6 +24,16 @@ export interface LocalDurableServiceOptions {
   region?: string;
   /** @default '000000000000' */
   accountId?: string;
+  /**
+   * Gets the status-change event of every execution that starts (RUNNING) or ends, as
+   * EventBridge delivers Lambda's; called once GetDurableExecution answers that status.
+   */
+  onStatusChange?: (event: DurableStatusChangeEvent) => void;
+  /**
+   * A directory to keep executions in: a service started again on it answers for the ended
+   * ones and resumes the running ones. Without it, executions live as long as the service.
+   */
+  dataDir?: string;
 }
 
 /** A running local durable service. */
@@ -47,10 +59,18 @@ export async function startLocalDurableService(options: LocalDurableServiceOptio
     });
     return new DurableExecutionApiClient(handlerClient);
   };
-  const service = new DurableExecutionService(worker, transport, { region, accountId: options.accountId ?? '000000000000' });
+  const store = options.dataDir === undefined ? undefined : new ExecutionStore(options.dataDir);
+  const service = new DurableExecutionService(
+    worker,
+    transport,
+    { region, accountId: options.accountId ?? '000000000000' },
+    { store, onStatusChange: options.onStatusChange },
+  );
   for (const [name, handler] of Object.entries(options.functions)) service.register(name, handler);
   const server = await serveFetch(lambdaDurableRoutes(service), { host: '127.0.0.1', port: options.port ?? 0, path: '' });
   endpoint = server.url.origin;
+  // After the server listens: a resumed handler checkpoints through it at once.
+  if (store) await service.restore(store.load());
   return {
     endpoint,
     service,

@@ -29,6 +29,17 @@ export const waitingHandler = withDurableExecution(async (_event: unknown, conte
   return { before, after };
 });
 
+/** The wait of {@link spanningWaitHandler}: long enough to restart the service in, on a loaded machine too. */
+export const SPANNING_WAIT_SECONDS = 4;
+
+/** Waits {@link SPANNING_WAIT_SECONDS} between two steps that read the clock. */
+export const spanningWaitHandler = withDurableExecution(async (_event: unknown, context: DurableContext) => {
+  const before = await context.step('before-wait', async () => Date.now());
+  await context.wait('spanning-wait', { seconds: SPANNING_WAIT_SECONDS });
+  const after = await context.step('after-wait', async () => Date.now());
+  return { before, after };
+});
+
 /** Waits an hour: only a stop ends it in a test. */
 export const longWaitHandler = withDurableExecution(async (_event: unknown, context: DurableContext) => {
   await context.wait('an-hour', { hours: 1 });
@@ -95,4 +106,21 @@ export const analyzeHandler = withDurableExecution(async (event: { rows: number[
   const total = await context.step('sum', async () => loaded.reduce((sum, row) => sum + row, 0));
   progress.push(await context.step('report-done', async () => ({ percent: 100, message: 'summed' })));
   return { total, progress };
+});
+
+/**
+ * Lets a first callback time out after a second, then waits for a second callback, handed out
+ * as the approval handler hands out its own: the timeout is a change the worker makes itself.
+ */
+export const timeoutThenApprovalHandler = withDurableExecution(async (event: { key: string }, context: DurableContext) => {
+  const [unanswered] = await context.createCallback<string>('unanswered', { timeout: { seconds: 1 } });
+  const first = await unanswered.then(
+    () => 'answered',
+    () => 'timed out',
+  );
+  const answer = await context.waitForCallback<string>('approval', async (callbackId) => {
+    void callbackIdFor(event.key);
+    callbackWaiters.get(event.key)?.(callbackId);
+  });
+  return { first, approved: JSON.parse(answer) as unknown };
 });
