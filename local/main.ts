@@ -20,6 +20,7 @@ import { announceNodeVersion, withoutRuntimeWarning } from './node-version-notic
 import { oauthOptionsFrom } from './oauth/oauth-options.ts';
 import { stopOnSignals } from './stop-signals.ts';
 import { toolLabel } from './tool-label.ts';
+import { isDurableArn } from '../lambdas/aws/routing-workflow-engine.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
                     [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
@@ -203,7 +204,9 @@ async function main(): Promise<void> {
   if (webhook) printWebhook(webhook);
   console.log('Tools:');
   for (const tool of stack.catalog.tools) {
-    console.log(`  ${tool.name.padEnd(24)} ${tool.invocation.padEnd(5)} ${tool.workflowType.padEnd(8)} ${toolLabel(tool)}`);
+    // A durable tool is a Lambda function, not a state machine of either type.
+    const kind = isDurableArn(tool.stateMachineArn) ? 'DURABLE' : tool.workflowType;
+    console.log(`  ${tool.name.padEnd(24)} ${tool.invocation.padEnd(5)} ${kind.padEnd(8)} ${toolLabel(tool)}`);
   }
   stopOnSignals(() => stack.close());
 }
