@@ -5,6 +5,7 @@
  * clamps every retention to 2 s, so the server's bound and expiry on read are part of it.
  */
 import { randomUUID } from 'node:crypto';
+import { GetDurableExecutionCommand, ListDurableExecutionsByFunctionCommand } from '@aws-sdk/client-lambda';
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
@@ -170,6 +171,47 @@ describe.each(drivers)('$name', (driver) => {
   });
 });
 
+/** The status Lambda has for the durable execution an operation started. */
+async function durableStatusOf(handle: string): Promise<string | undefined> {
+  const operation = await stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token: handle });
+  const lambda = stack.awsClients.lambda!;
+  const listed = await lambda.send(
+    new ListDurableExecutionsByFunctionCommand({ FunctionName: 'count_primes_durable', DurableExecutionName: operation.executionName }),
+  );
+  const arn = listed.DurableExecutions?.[0]?.DurableExecutionArn;
+  return arn && (await lambda.send(new GetDurableExecutionCommand({ DurableExecutionArn: arn }))).Status;
+}
+
+describe.each(drivers)('$name, a durable function tool', (driver) => {
+  it("poll and complete: the result is the durable function's", async () => {
+    const { handle, status } = await driver.start('count_primes_durable', { below: 100, chunks: 2, pauseSeconds: 1 });
+    expect(status).toBe(driver.words.working);
+    expect(await pollUntilTerminal(driver, handle)).toBe(driver.words.completed);
+    const final = await driver.final(handle);
+    expect(final).toMatchObject({
+      result: {
+        structuredContent: {
+          below: 100,
+          primes: 25,
+          largest: 97,
+          chunks: [
+            { from: 0, to: 50, primes: 15 },
+            { from: 50, to: 100, primes: 10 },
+          ],
+        },
+      },
+    });
+    record('durable complete', driver, final);
+  });
+
+  it('cancel: the status says so and the durable execution is stopped', async () => {
+    const { handle } = await driver.start('count_primes_durable', { below: 100, pauseSeconds: 60 });
+    await driver.cancel(handle);
+    expect(ok(await driver.status(handle)).status).toBe(driver.words.cancelled);
+    await expect.poll(() => durableStatusOf(handle)).toBe('STOPPED');
+  });
+});
+
 describe('across dialects', () => {
   it('expire: once the retention has passed, a read in every dialect is -32602 saying it expired', async () => {
     const handles = await Promise.all(
@@ -186,7 +228,22 @@ describe('across dialects', () => {
     }
   });
 
-  it.each(['complete', 'tool error', 'protocol error'])('%s: every dialect hands the client the same final answer', (step) => {
+  it("expire: a durable tool's finished operation expires in every dialect as a state machine's does", async () => {
+    const handles = await Promise.all(
+      drivers.map(async (driver) => {
+        const { handle } = await driver.start('count_primes_durable', { below: 10, chunks: 1, pauseSeconds: 0 });
+        expect(await pollUntilTerminal(driver, handle)).toBe(driver.words.completed);
+        return handle;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, RETENTION_SECONDS * 1000 + 1100));
+    for (const [i, driver] of drivers.entries()) {
+      const response = await driver.status(handles[i]!);
+      expect(response.message?.error, driver.name).toMatchObject({ code: -32602, message: expect.stringMatching(/expired/) });
+    }
+  });
+
+  it.each(['complete', 'tool error', 'protocol error', 'durable complete'])('%s: every dialect hands the client the same final answer', (step) => {
     const answers = [...(finals.get(step)?.values() ?? [])];
     expect(answers).toHaveLength(drivers.length);
     for (const answer of answers) expect(answer).toEqual(answers[0]);

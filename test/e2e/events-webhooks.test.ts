@@ -167,6 +167,35 @@ describe('webhook delivery with raw JSON-RPC', () => {
       ...extra,
     });
 
+  it('a durable function tool: operation.finished for a count_primes_durable task arrives signed, with its result inline, and operation.progress for its chunks', async () => {
+    receiver.handle = echoingReceiver(() => new Response(null, { status: 204 }));
+    const EVENTS = { extensions: { ...TASKS.extensions, 'io.modelcontextprotocol/events': {} } };
+    const created = ok(await rpc('alice', 'tools/call', { name: 'count_primes_durable', arguments: { below: 1000, chunks: 3, pauseSeconds: 1 } }, EVENTS));
+    const { taskId } = created;
+    ok(await subscribe('alice', '/durable-finished', { operationId: taskId }));
+    await vi.waitFor(() => expect(postsTo('/durable-finished').filter((p) => p.body.includes('operation.finished'))).toHaveLength(1), {
+      timeout: 60_000,
+      interval: 200,
+    });
+    const delivered = JSON.parse(postsTo('/durable-finished').find((p) => p.body.includes('operation.finished'))!.body) as { data: Record<string, unknown> };
+    expect(delivered.data).toMatchObject({
+      operationId: taskId,
+      tool: 'count_primes_durable',
+      status: 'completed',
+      isError: false,
+      result: { structuredContent: { below: 1000, primes: 168, largest: 997 } },
+    });
+    // A poll reads a few seconds behind now (writes still landing): it waits for the chunks' reports.
+    await vi.waitFor(
+      async () => {
+        const { name, input, initialCursor } = created.eventSource;
+        const progress = ok(await rpc('alice', 'events/poll', { name, arguments: input, cursor: initialCursor }));
+        expect(progress.events.map((e: { data: { progress?: number } }) => e.data.progress)).toEqual(expect.arrayContaining([1, 2, 3]));
+      },
+      { timeout: 15_000, interval: 500 },
+    );
+  });
+
   it('a receiver answering 503 first gets the event again, signed afresh under the same webhook-id', async () => {
     let events = 0;
     receiver.handle = echoingReceiver(() => new Response(null, { status: ++events === 1 ? 503 : 204 }));

@@ -49,6 +49,8 @@ describe.skipIf(!hasChromium)(
       analyzeDatasetCard(context()));
     it('Cancel on a long run ends it cancelled, on the server too', () => cancelFromCard(context()));
     it("approve_deployment's question is answered in the card, in the host's dark theme, and the outcome shows", () => approveInCard(context()));
+    it('approve_deployment_durable, a durable function, asks and ends in the card as its state machine twin does', () =>
+      approveInCard(context(), 'approve_deployment_durable'));
     it('export_dataset shows its CSV as a download and a preview of the first rows, read through the host', () => exportCsvInCard(context()));
     it('the card loaded nothing: every request was the host page or the sandbox proxy, and no CSP violation was reported', () =>
       expectNothingLoadedByCards(host));

@@ -88,18 +88,22 @@ export async function cancelFromCard(context: CardScenarioContext): Promise<void
   await run.result;
 }
 
-export async function approveInCard(context: CardScenarioContext): Promise<void> {
+/** Screenshots keep the names docs/apps.md shows for approve_deployment. */
+const shotName = (tool: string) => (tool === 'approve_deployment' ? 'approve' : tool);
+
+/** `tool` is approve_deployment or its durable twin: the card cannot tell them apart. */
+export async function approveInCard(context: CardScenarioContext, tool = 'approve_deployment'): Promise<void> {
   const { host } = context;
   // The host's own form for the same question stays unanswered until the card has answered it.
   let dismissHostForm: (value: Record<string, unknown>) => void = () => undefined;
   host.onElicitation = () => new Promise((resolveForm) => (dismissHostForm = resolveForm));
   const changes = ['api: v2.3.1', 'web: v1.9.0'];
-  const run = await host.callWithCard('approve_deployment', { environment: 'staging', changes }, 'dark');
+  const run = await host.callWithCard(tool, { environment: 'staging', changes }, 'dark');
   await waitForStatus(run.card, 'input_required');
   const form = run.card.getByRole('form', { name: 'The run asks' });
   expect(await form.locator('.question-message').textContent()).toBe('Deploy 2 changes to staging?\n1. api: v2.3.1\n2. web: v1.9.0');
   await run.card.getByLabel('Comment').fill('ship it');
-  await screenshot(context, 'approve-question');
+  await screenshot(context, `${shotName(tool)}-question`);
   await form.getByRole('button', { name: 'Submit' }).click();
   await waitForStatus(run.card, 'completed');
   expect(await fields(run.card)).toEqual(
@@ -112,7 +116,7 @@ export async function approveInCard(context: CardScenarioContext): Promise<void>
   );
   const steps = await run.card.locator('table.rows tbody tr').evaluateAll((rows) => rows.map((row) => row.textContent));
   expect(steps).toEqual(['1api: v2.3.1deployed', '2web: v1.9.0deployed']);
-  await screenshot(context, 'approve-completed');
+  await screenshot(context, `${shotName(tool)}-completed`);
   dismissHostForm({ action: 'cancel' });
   // The host's call ends with the outcome the card's answer produced.
   expect((await toolResultOf(host, await run.result)).decision).toBe('accept');
