@@ -120,9 +120,11 @@ export class DurableExecutionService {
 
   /**
    * Takes up executions saved before a restart: ended ones as they ended, running ones
-   * resumed. Call it once the handlers are registered and the endpoint they checkpoint to listens.
+   * resumed. Call it once the handlers are registered and the endpoint they checkpoint to
+   * listens; the resumed handlers are invoked after it returns.
    */
   async restore(saved: StoredExecution[]): Promise<void> {
+    const resumed: DurableRun[] = [];
     for (const record of saved) {
       const handler = this.handlers.get(record.functionName);
       const execution = this.track(record.arn, record.name, record.functionName, record.payload, record.started, handler, record.workerExecutionId, record);
@@ -131,8 +133,11 @@ export class DurableExecutionService {
         console.error(JSON.stringify({ level: 'warn', message: 'durable execution not resumed: its function is not registered', arn: record.arn }));
         continue;
       }
-      await execution.run.resume(record.payload);
+      await execution.run.rebuild(record.payload);
+      resumed.push(execution.run);
     }
+    // Every execution rebuilt before any handler runs: none begins before this call returns.
+    for (const run of resumed) run.proceed();
   }
 
   describe(arn: string, includeData = true): ExecutionView {

@@ -69,6 +69,8 @@ export class DurableRun {
   private live = false;
   /** The id the worker holds for each callback operation, which a replay changes. */
   private workerCallbackIds = new Map<string, string>();
+  /** A rebuilt execution's operations, for {@link proceed} to arm timers from. */
+  private resumedOperations: Operation[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private invoking = false;
   private halted = false;
@@ -109,12 +111,11 @@ export class DurableRun {
   }
 
   /**
-   * Takes up a saved RUNNING execution after a restart: the worker gets it again under the same
-   * id, rebuilt from the journal; the timers of its waits and retries are armed at the times
-   * first given; and the handler is invoked, replaying its checkpoints, as Lambda re-invokes
-   * after an invocation that did not return.
+   * Takes up a saved RUNNING execution after a restart, in two halves so that no handler runs
+   * before every execution is rebuilt: this one gives the worker the execution again under the
+   * same id, rebuilt from the journal; {@link proceed} goes on with it.
    */
-  async resume(payload: string | undefined): Promise<void> {
+  async rebuild(payload: string | undefined): Promise<void> {
     try {
       await this.startInWorker(payload);
       await replayJournal(this.parts.worker, this.workerExecutionId, this.journal);
@@ -122,17 +123,28 @@ export class DurableRun {
       if (this.journal.length > 0) await this.parts.worker.call('PollCheckpointData', { executionId: this.workerExecutionId });
       const state = await this.parts.worker.call<{ Operations: Operation[] }>('GetDurableExecutionState', { DurableExecutionArn: this.workerExecutionId });
       this.workerCallbackIds = currentCallbackIds(state);
-      for (const operation of state.Operations.map((raw) => this.given(raw))) {
-        if (operation.Type === 'WAIT' && operation.Status === 'STARTED') {
-          this.at(operation.WaitDetails?.ScheduledEndTimestamp, () => this.complete(operation.Id ?? '', 'SUCCEEDED'));
-        } else if (operation.Type === 'STEP' && operation.Status === 'PENDING') {
-          this.at(operation.StepDetails?.NextAttemptTimestamp, () => this.complete(operation.Id ?? '', 'READY'));
-        }
-      }
+      this.resumedOperations = state.Operations.map((raw) => this.given(raw));
     } catch (error) {
       this.failInternally(error);
-      return;
     }
+  }
+
+  /**
+   * Goes on with a rebuilt execution: the timers of its waits and retries are armed at the
+   * times first given, and the handler is invoked to replay its checkpoints, as Lambda
+   * re-invokes after an invocation that did not return.
+   */
+  proceed(): void {
+    if (!this.active) return;
+    for (const operation of this.resumedOperations) {
+      const id = operation.Id ?? '';
+      if (operation.Type === 'WAIT' && operation.Status === 'STARTED') {
+        this.at(operation.WaitDetails?.ScheduledEndTimestamp, () => this.complete(id, 'SUCCEEDED'));
+      } else if (operation.Type === 'STEP' && operation.Status === 'PENDING') {
+        this.at(operation.StepDetails?.NextAttemptTimestamp, () => this.complete(id, 'READY'));
+      }
+    }
+    this.resumedOperations = [];
     void this.pollUpdates();
     void this.invoke();
   }

@@ -13,6 +13,7 @@ import {
   SendDurableExecutionCallbackHeartbeatCommand,
   SendDurableExecutionCallbackSuccessCommand,
 } from '@aws-sdk/client-lambda';
+import type { DurableLambdaHandler } from '@aws/durable-execution-sdk-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type LocalDurableService, startLocalDurableService } from '../../local/durable/index.ts';
 import {
@@ -41,10 +42,10 @@ interface Life {
   close(): Promise<void>;
 }
 
-async function live(dataDir: string): Promise<Life> {
+async function live(dataDir: string, registered: Record<string, DurableLambdaHandler> = functions): Promise<Life> {
   const announced = new Map<string, string[]>();
   const local = await startLocalDurableService({
-    functions,
+    functions: registered,
     dataDir,
     onStatusChange: ({ detail }) => announced.set(detail.durableExecutionArn, [...(announced.get(detail.durableExecutionArn) ?? []), detail.status]),
   });
@@ -100,8 +101,8 @@ describe('the local durable service restarted on the same dataDir', () => {
     for (const life of lives.splice(0)) await life.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const begin = async () => {
-    const life = await live(dataDir);
+  const begin = async (registered?: Record<string, DurableLambdaHandler>) => {
+    const life = await live(dataDir, registered);
     lives.push(life);
     return life;
   };
@@ -182,6 +183,32 @@ describe('the local durable service restarted on the same dataDir', () => {
     await second.lambda.send(new SendDurableExecutionCallbackSuccessCommand({ CallbackId: callbackId, Result: new TextEncoder().encode('"go"') }));
     const execution = await settled(second, arn);
     expect(JSON.parse(execution.Result ?? '')).toEqual({ first: 'timed out', approved: 'go' });
+  });
+
+  it('no resumed handler runs before startLocalDurableService has returned, however many executions resume', async () => {
+    const first = await begin();
+    const arns = [
+      await start(first, 'approval', { key: 'resumed-first' }, 'resumed-first'),
+      await start(first, 'approval', { key: 'resumed-second' }, 'resumed-second'),
+    ];
+    const suspended = (operations: Operation[]) => operations.filter((operation) => operation.Type === 'STEP' && operation.Status === 'SUCCEEDED').length === 2;
+    for (const arn of arns) await operationsOnceReady(first, arn, suspended);
+    await end(first);
+
+    // As the local stack does: the handler's surroundings are built after the service returns.
+    let ready = false;
+    const invokedBeforeReady: unknown[] = [];
+    await begin({
+      approval: (event, context) => {
+        if (!ready) invokedBeforeReady.push(event);
+        return approvalHandler(event, context);
+      },
+    });
+    ready = true;
+    const before = { first: approvalRunsOf('resumed-first').invocations, second: approvalRunsOf('resumed-second').invocations };
+    await expect.poll(() => approvalRunsOf('resumed-second').invocations).toBeGreaterThan(before.second);
+    await expect.poll(() => approvalRunsOf('resumed-first').invocations).toBeGreaterThan(before.first);
+    expect(invokedBeforeReady).toEqual([]);
   });
 
   it('an ended execution keeps its status, input and result, and its name stays taken by that execution', async () => {
