@@ -7,20 +7,11 @@
  * operations after a restart (`checkpoint-journal.ts`).
  */
 import { randomUUID } from 'node:crypto';
-import type { Context } from 'aws-lambda';
-import {
-  type DurableExecutionApiClient,
-  type DurableExecutionInvocationInput,
-  DurableExecutionInvocationInputWithClient,
-  type DurableExecutionInvocationOutput,
-  type DurableLambdaHandler,
-  type ErrorObject,
-  type Operation,
-  type OperationUpdate,
-} from '@aws/durable-execution-sdk-js';
+import type { ErrorObject, Operation, OperationUpdate } from '@aws/durable-execution-sdk-js';
 import { asFirstGiven, callbackIdParts, currentCallbackIds, type JournaledApi, type JournalEntry, operationKey, replayJournal } from './checkpoint-journal.ts';
 import type { CheckpointWorkerClient } from './checkpoint-worker-client.ts';
 import type { RunStatus, StoredExecution } from './execution-store.ts';
+import { errorObjectOf, type InvokedFunction, invokeHandler } from './handler-invocation.ts';
 
 export type { RunStatus } from './execution-store.ts';
 
@@ -37,14 +28,9 @@ interface PolledOperation {
   update?: OperationUpdate;
 }
 
-/** What a run needs from its service: the backend, the handler and its transport. */
-export interface DurableRunParts {
+/** What a run needs from its service: the backend, and the function it invokes. */
+export interface DurableRunParts extends InvokedFunction {
   worker: CheckpointWorkerClient;
-  handler: DurableLambdaHandler;
-  /** The transport the handler checkpoints through: a Lambda client on the local service. */
-  transport: () => DurableExecutionApiClient;
-  functionName: string;
-  functionArn: string;
   /** Called after every change worth saving (journal, operations, status). */
   changed(): void;
   /** Called once the execution has started, and once it has ended. */
@@ -326,7 +312,12 @@ export class DurableRun {
           executionId: this.workerExecutionId,
           invocationId: randomUUID(),
         }));
-      const output = await this.runHandler(invocation);
+      const output = await invokeHandler(this.parts, {
+        durableExecutionArn: this.arn,
+        checkpointToken: invocation.checkpointToken,
+        operations: invocation.operationEvents.map((event) => this.given(event.operation)),
+        updatedOperationIds: invocation.updatedOperationIds,
+      });
       const completed = await this.parts.worker.call<{ hasDirtyOperations: boolean }>('CompleteInvocation', {
         executionId: this.workerExecutionId,
         invocationId: invocation.invocationId,
@@ -344,44 +335,6 @@ export class DurableRun {
       this.invokeAgain = false;
       await this.invoke();
     }
-  }
-
-  private async runHandler(invocation: InvocationStart): Promise<DurableExecutionInvocationOutput> {
-    const input = {
-      DurableExecutionArn: this.arn,
-      CheckpointToken: invocation.checkpointToken,
-      InitialExecutionState: { Operations: invocation.operationEvents.map((event) => this.given(event.operation)), NextMarker: '' },
-    };
-    const event = new DurableExecutionInvocationInputWithClient(input, this.parts.transport());
-    // The constructor keeps three fields; the service also says which operations changed.
-    Object.assign(event, { UpdatedOperationIds: invocation.updatedOperationIds });
-    try {
-      return await this.parts.handler(event as unknown as DurableExecutionInvocationInput, this.context());
-    } catch (error) {
-      // An error the SDK did not catch is the invocation's, as Lambda reports an unhandled one.
-      return { Status: 'FAILED', Error: errorObjectOf(error) } as DurableExecutionInvocationOutput;
-    }
-  }
-
-  private context(): Context {
-    const unsupported = () => {
-      throw new Error('not supported by the local durable service');
-    };
-    return {
-      callbackWaitsForEmptyEventLoop: false,
-      functionName: this.parts.functionName,
-      functionVersion: '$LATEST',
-      invokedFunctionArn: this.parts.functionArn,
-      memoryLimitInMB: '1024',
-      awsRequestId: randomUUID(),
-      logGroupName: `/aws/lambda/${this.parts.functionName}`,
-      logStreamName: 'local',
-      // Lambda's 15 minutes: the SDK decides from it whether to wait in-process.
-      getRemainingTimeInMillis: () => 900_000,
-      done: unsupported,
-      fail: unsupported,
-      succeed: unsupported,
-    };
   }
 
   private finish(status: Exclude<RunStatus, 'RUNNING'>, result: string | undefined, error: ErrorObject | undefined) {
@@ -417,11 +370,4 @@ export class DurableRun {
     console.error(JSON.stringify({ level: 'error', message: 'local durable execution failed internally', arn: this.arn, error: String(error) }));
     this.finish('FAILED', undefined, { ErrorType: 'Local.ServiceError', ErrorMessage: errorObjectOf(error).ErrorMessage });
   }
-}
-
-/** An error as Lambda's ErrorObject. */
-export function errorObjectOf(error: unknown): ErrorObject {
-  if (error instanceof Error) return { ErrorType: error.name, ErrorMessage: error.message, StackTrace: error.stack?.split('\n') };
-  if (error && typeof error === 'object' && 'message' in error) return { ErrorType: 'Error', ErrorMessage: String(error.message) };
-  return { ErrorType: 'Error', ErrorMessage: String(error) };
 }
