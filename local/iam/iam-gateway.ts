@@ -11,6 +11,7 @@ import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { accessDeniedMessage, type IamAuthority } from './iam-authority.ts';
 import {
+  lambdaCallbackId,
   MissingFieldError,
   NotAnOperationError,
   requestActions,
@@ -36,7 +37,10 @@ export interface IamGatewayOptions {
   /** Re-sign forwarded requests with these (an upstream that checks its own keys, such as s3rver). */
   upstreamCredentials?: { accessKeyId: string; secretAccessKey: string };
   /** Lookups a request alone cannot answer: secret names -> ARNs, task tokens -> state machines, tables -> partition keys. */
-  resolve?: Pick<ActionScope, 'secretArn' | 'stateMachineOfTaskToken' | 'partitionKeyOf'>;
+  resolve?: Pick<ActionScope, 'secretArn' | 'stateMachineOfTaskToken' | 'partitionKeyOf'> & {
+    /** Callback ids -> the durable execution that issued them; the service's state is read for it, so it may take a moment. */
+    durableExecutionOfCallback?: (callbackId: string) => string | undefined | Promise<string | undefined>;
+  };
   /** Denials and failures are reported here (never request bodies). @default console */
   logger?: Pick<Console, 'warn' | 'error'>;
 }
@@ -55,6 +59,7 @@ const JSON_CONTENT_TYPE: Record<Exclude<GatewayService, 's3'>, string> = {
   secretsmanager: 'application/x-amz-json-1.1',
   events: 'application/x-amz-json-1.1',
   sqs: 'application/x-amz-json-1.0',
+  lambda: 'application/json',
 };
 
 /** Starts the gateway on a port of 127.0.0.1. */
@@ -62,7 +67,8 @@ export async function startIamGateway(options: IamGatewayOptions): Promise<IamGa
   const host = '127.0.0.1';
   const logger = options.logger ?? console;
   const upstream = new URL(options.upstream);
-  const scope: ActionScope = { region: options.authority.region, accountId: options.authority.accountId, ...options.resolve };
+  const { durableExecutionOfCallback, ...lookups } = options.resolve ?? {};
+  const scope: ActionScope = { region: options.authority.region, accountId: options.authority.accountId, ...lookups };
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       logger.error(`IAM gateway (${options.service}): ${error instanceof Error ? error.message : String(error)}`);
@@ -77,6 +83,8 @@ export async function startIamGateway(options: IamGatewayOptions): Promise<IamGa
     const headers = headerRecord(req);
     const method = req.method ?? 'GET';
     const isS3 = options.service === 's3';
+    // Lambda is REST: the path names the resource, and a callback's body is the caller's bytes, not JSON.
+    const isRest = isS3 || options.service === 'lambda';
     // JSON services: the body names the resource and is covered by the signature. S3: only a
     // multi-object delete names its keys in the body.
     const needsBody = !isS3 || (method === 'POST' && url.searchParams.has('delete'));
@@ -102,10 +110,14 @@ export async function startIamGateway(options: IamGatewayOptions): Promise<IamGa
       return sendError(res, options.service, method, status, code, message);
     }
 
+    // A callback's execution is looked up before its actions are derived, which is synchronous.
+    const callbackId = options.service === 'lambda' ? lambdaCallbackId(method, url.pathname) : undefined;
+    const owner = callbackId === undefined ? undefined : await durableExecutionOfCallback?.(callbackId);
+    const requestScope: ActionScope = owner === undefined ? scope : { ...scope, durableExecutionOfCallback: () => owner };
     let actions: RequestAction[];
     try {
-      const parsed = isS3 ? body : parseJson(body);
-      actions = requestActions(options.service, { method, path: url.pathname, query: url.searchParams, headers, body: parsed }, scope);
+      const parsed = isRest ? body : parseJson(body);
+      actions = requestActions(options.service, { method, path: url.pathname, query: url.searchParams, headers, body: parsed }, requestScope);
     } catch (error) {
       // A request that names no operation or resource: the service itself answers it
       // (UnknownOperationException, ValidationException, SerializationException), doing nothing.
@@ -117,7 +129,7 @@ export async function startIamGateway(options: IamGatewayOptions): Promise<IamGa
       if (!decision.allowed) {
         const message = isS3 ? accessDeniedMessage(identity.assumedRoleArn, action, resource, decision.reason, { quoteResource: true }) : decision.message;
         logger.warn(`IAM gateway (${options.service}): AccessDenied: ${message}`);
-        return sendError(res, options.service, method, isS3 ? 403 : 400, isS3 ? 'AccessDenied' : 'AccessDeniedException', message);
+        return sendError(res, options.service, method, isRest ? 403 : 400, isS3 ? 'AccessDenied' : 'AccessDeniedException', message);
       }
     }
     await forward(req, res, { method, url, headers, body, identityArn: identity.assumedRoleArn, actions });
@@ -211,24 +223,26 @@ function signatureError(service: GatewayService, verified: Extract<VerifyResult,
         return [403, 'RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.'];
     }
   }
+  // Lambda answers an unauthenticated request with 403; the AWS JSON services with 400.
+  const status = service === 'lambda' ? 403 : 400;
   switch (verified.problem) {
     case 'missing':
-      return [400, 'MissingAuthenticationTokenException', 'Missing Authentication Token'];
+      return [status, 'MissingAuthenticationTokenException', 'Missing Authentication Token'];
     case 'unknown-key':
     case 'bad-token':
-      return [400, 'UnrecognizedClientException', 'The security token included in the request is invalid.'];
+      return [status, 'UnrecognizedClientException', 'The security token included in the request is invalid.'];
     case 'malformed':
-      return [400, 'IncompleteSignatureException', "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters."];
+      return [status, 'IncompleteSignatureException', "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters."];
     case 'wrong-scope':
-      return [400, 'InvalidSignatureException', `Credential should be scoped to correct service: '${service}'.`];
+      return [status, 'InvalidSignatureException', `Credential should be scoped to correct service: '${service}'.`];
     case 'mismatch':
       return [
-        400,
+        status,
         'InvalidSignatureException',
         'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
       ];
     case 'expired':
-      return [400, 'InvalidSignatureException', verified.message];
+      return [status, 'InvalidSignatureException', verified.message];
   }
 }
 
@@ -248,8 +262,12 @@ function sendError(res: ServerResponse, service: GatewayService, method: string,
     res.end(method === 'HEAD' ? undefined : xml);
     return;
   }
-  // Secrets Manager spells its message member "Message"; DynamoDB and Step Functions "message".
-  const body = JSON.stringify({ __type: `com.amazon.coral.service#${code}`, [service === 'secretsmanager' ? 'Message' : 'message']: message });
+  // Secrets Manager spells its message member "Message"; DynamoDB and Step Functions "message";
+  // Lambda (restJson1) names the error in the header alone, with a `{ Type, Message }` body.
+  const body =
+    service === 'lambda'
+      ? JSON.stringify({ Type: 'User', Message: message })
+      : JSON.stringify({ __type: `com.amazon.coral.service#${code}`, [service === 'secretsmanager' ? 'Message' : 'message']: message });
   res.writeHead(status, {
     'content-type': JSON_CONTENT_TYPE[service],
     'content-length': Buffer.byteLength(body),

@@ -32,9 +32,11 @@ export interface ActionScope {
   stateMachineOfTaskToken?: (taskToken: string) => string | undefined;
   /** A table's partition key attribute, so item calls carry `dynamodb:LeadingKeys` as AWS sets it. */
   partitionKeyOf?: (tableName: string) => string | undefined;
+  /** The durable execution a callback id belongs to (SendDurableExecutionCallback* are authorized on it). */
+  durableExecutionOfCallback?: (callbackId: string) => string | undefined;
 }
 
-export type GatewayService = 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events' | 'sqs';
+export type GatewayService = 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events' | 'sqs' | 'lambda';
 
 /** The actions of a request to `service`. Throws for a request that names no operation. */
 export function requestActions(service: GatewayService, request: ServiceRequest, scope: ActionScope): RequestAction[] {
@@ -51,6 +53,8 @@ export function requestActions(service: GatewayService, request: ServiceRequest,
       return sqsActions(operationOf(request, 'AmazonSQS.'), asObject(request.body), scope);
     case 's3':
       return s3Actions(request);
+    case 'lambda':
+      return lambdaActions(request, scope);
   }
 }
 
@@ -207,6 +211,65 @@ export function sqsActions(operation: string, body: Record<string, unknown>, sco
   const [account, name] = (URL.parse(stringField(body, 'QueueUrl'))?.pathname ?? '').split('/').filter(Boolean);
   if (!account || !name) throw new MissingFieldError('QueueUrl');
   return [{ action, resource: `arn:aws:sqs:${scope.region}:${account}:${name}` }];
+}
+
+/** Lambda's REST paths the durable tools use, each with its IAM action; the label is percent-encoded. */
+const LAMBDA_ROUTES: Array<[method: string, path: RegExp, action: string, on: 'function' | 'execution' | 'callback']> = [
+  ['POST', /^\/2015-03-31\/functions\/([^/]+)\/invocations$/, 'InvokeFunction', 'function'],
+  ['GET', /^\/2025-12-01\/functions\/([^/]+)\/durable-executions$/, 'ListDurableExecutionsByFunction', 'function'],
+  ['GET', /^\/2025-12-01\/durable-executions\/([^/]+)$/, 'GetDurableExecution', 'execution'],
+  ['GET', /^\/2025-12-01\/durable-executions\/([^/]+)\/state$/, 'GetDurableExecutionState', 'execution'],
+  ['GET', /^\/2025-12-01\/durable-executions\/([^/]+)\/history$/, 'GetDurableExecutionHistory', 'execution'],
+  ['POST', /^\/2025-12-01\/durable-executions\/([^/]+)\/checkpoint$/, 'CheckpointDurableExecution', 'execution'],
+  ['POST', /^\/2025-12-01\/durable-executions\/([^/]+)\/stop$/, 'StopDurableExecution', 'execution'],
+  ['POST', /^\/2025-12-01\/durable-execution-callbacks\/([^/]+)\/succeed$/, 'SendDurableExecutionCallbackSuccess', 'callback'],
+  ['POST', /^\/2025-12-01\/durable-execution-callbacks\/([^/]+)\/fail$/, 'SendDurableExecutionCallbackFailure', 'callback'],
+  ['POST', /^\/2025-12-01\/durable-execution-callbacks\/([^/]+)\/heartbeat$/, 'SendDurableExecutionCallbackHeartbeat', 'callback'],
+];
+
+/**
+ * Lambda (restJson1): Invoke and ListDurableExecutionsByFunction on the function (qualified when
+ * the name or `Qualifier` is), the durable calls on the execution's ARN, which the path names,
+ * and the callback calls on the execution of the callback, as the service authorization
+ * reference gives their resource types ("function", "durable execution"). A callback id no
+ * execution issued is authorized as "*".
+ */
+export function lambdaActions(request: Pick<ServiceRequest, 'method' | 'path' | 'query'>, scope: ActionScope): RequestAction[] {
+  for (const [method, pattern, action, on] of LAMBDA_ROUTES) {
+    const label = request.method.toUpperCase() === method ? pattern.exec(request.path)?.[1] : undefined;
+    if (label === undefined) continue;
+    const value = decodeKey(label);
+    const resource =
+      on === 'function'
+        ? lambdaFunctionArn(value, request.query.get('Qualifier'), scope)
+        : on === 'execution'
+          ? value
+          : (scope.durableExecutionOfCallback?.(value) ?? '*');
+    return [{ action: `lambda:${action}`, resource }];
+  }
+  throw new NotAnOperationError(`Lambda ${request.method} ${request.path} is no operation the local stack serves`);
+}
+
+/** The callback id a SendDurableExecutionCallback* request names, decoded; undefined for any other request. */
+export function lambdaCallbackId(method: string, path: string): string | undefined {
+  for (const [routeMethod, pattern, , on] of LAMBDA_ROUTES) {
+    const label = on === 'callback' && method.toUpperCase() === routeMethod ? pattern.exec(path)?.[1] : undefined;
+    if (label !== undefined) return decodeKey(label);
+  }
+  return undefined;
+}
+
+/** A function name, partial ARN (`<account>:function:<name>`) or ARN, with its qualifier if any, as a function ARN. */
+export function lambdaFunctionArn(nameOrArn: string, qualifier: string | null, scope: Pick<ActionScope, 'region' | 'accountId'>): string {
+  const full = /^arn:[^:]+:lambda:[^:]+:\d{12}:function:/.exec(nameOrArn);
+  const partial = /^(\d{12}):function:(.+)$/.exec(nameOrArn);
+  const arn = full
+    ? nameOrArn
+    : partial
+      ? `arn:aws:lambda:${scope.region}:${partial[1]}:function:${partial[2]}`
+      : `arn:aws:lambda:${scope.region}:${scope.accountId}:function:${nameOrArn}`;
+  // `Qualifier` and a qualified name must agree, or Lambda refuses the call; either one qualifies it.
+  return qualifier && arn.split(':').length === 7 ? `${arn}:${qualifier}` : arn;
 }
 
 function secretArnFor(secretId: string, scope: ActionScope): string {
