@@ -1,8 +1,9 @@
 /**
  * The `DeployedStack` model from a read assembly: the table, bucket, secret, functions (each
- * with its bundled asset folder), Function URL, permissions, state machines (definitions with
- * their substitutions applied), event rules, queues, roles with every policy attached to them,
- * versions and outputs. Anything the local stack would have to guess is an error naming the
+ * with its bundled asset folder, and a durable function's DurableConfig), Function URL,
+ * permissions, state machines (definitions with their substitutions applied), event rules
+ * (marked when they carry durable status changes), queues, roles with every policy attached to
+ * them, versions and aliases and outputs. Anything the local stack would have to guess is an error naming the
  * template and the resource.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { AssemblyError } from './assembly-error.ts';
 import type { DeployedFunction, DeployedRole, DeployedStack } from './deployed-stack.ts';
 import { ACCOUNT_ID, REGION } from './physical-names.ts';
 import { readCloudAssembly, type AssemblyResource, type ReadAssembly } from './read-cloud-assembly.ts';
+import { DURABLE_STATUS_CHANGE_DETAIL_TYPE, DURABLE_STATUS_CHANGE_SOURCE } from '../../lambdas/aws/durable-status-events.ts';
 
 type Props = Record<string, unknown>;
 
@@ -93,6 +95,7 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
         throw new AssemblyError(r.templateFile, r.logicalId, `environment variable ${name} did not resolve to a string`);
       environment[name] = String(value);
     }
+    const durable = durableConfigOf(r);
     functions.push({
       logicalId: r.logicalId,
       name: r.identity.name,
@@ -104,6 +107,7 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
       memorySize: Number(p.MemorySize ?? 128),
       environment,
       roleArn: String(p.Role),
+      ...(durable ? { durable } : {}),
     });
   }
   const functionByArn = (arn: string) => {
@@ -188,7 +192,14 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
         ...(dlq ? { deadLetterQueueArn: dlq } : {}),
       };
     });
-    return { logicalId: r.logicalId, name: r.identity.name, arn: arnOf(r), eventPattern: pattern, targets };
+    return {
+      logicalId: r.logicalId,
+      name: r.identity.name,
+      arn: arnOf(r),
+      eventPattern: pattern,
+      durableStatusChanges: selectsDurableStatusChanges(pattern),
+      targets,
+    };
   });
 
   const queues = ofType('AWS::SQS::Queue').map((r) => {
@@ -276,6 +287,17 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     if (!target) throw new AssemblyError(r.templateFile, r.logicalId, 'the version names a function that is not in the assembly');
     return { arn: r.identity.ref, functionLogicalId: target.logicalId };
   });
+  const aliases = ofType('AWS::Lambda::Alias').map((r) => {
+    const target = functionByArn(r.identity.attributes.FunctionArn ?? '');
+    if (!target) throw new AssemblyError(r.templateFile, r.logicalId, 'the alias names a function that is not in the assembly');
+    return {
+      logicalId: r.logicalId,
+      name: String(r.properties.Name),
+      arn: r.identity.ref,
+      functionLogicalId: target.logicalId,
+      functionVersion: String(r.properties.FunctionVersion),
+    };
+  });
 
   return {
     stackName: assembly.stackName,
@@ -293,6 +315,24 @@ export function buildDeployedStack(assembly: ReadAssembly): DeployedStack {
     eventSourceMappings,
     roles,
     versions,
+    aliases,
     outputs: assembly.outputs,
   };
+}
+
+/** DurableConfig as CloudFormation takes it: ExecutionTimeout (required, seconds) and RetentionPeriodInDays. */
+function durableConfigOf(r: AssemblyResource): DeployedFunction['durable'] {
+  const config = r.properties.DurableConfig as { ExecutionTimeout?: unknown; RetentionPeriodInDays?: unknown } | undefined;
+  if (config === undefined) return undefined;
+  const timeout = Number(config.ExecutionTimeout);
+  if (!Number.isInteger(timeout) || timeout < 1)
+    throw new AssemblyError(r.templateFile, r.logicalId, 'DurableConfig.ExecutionTimeout must be a whole number of seconds');
+  const retention = config.RetentionPeriodInDays === undefined ? undefined : Number(config.RetentionPeriodInDays);
+  return { executionTimeoutSeconds: timeout, ...(retention === undefined ? {} : { retentionDays: retention }) };
+}
+
+/** A pattern that names Lambda's durable status-change events by source and detail-type. */
+function selectsDurableStatusChanges(pattern: Record<string, unknown>): boolean {
+  const has = (field: unknown, value: string) => Array.isArray(field) && field.includes(value);
+  return has(pattern.source, DURABLE_STATUS_CHANGE_SOURCE) && has(pattern['detail-type'], DURABLE_STATUS_CHANGE_DETAIL_TYPE);
 }

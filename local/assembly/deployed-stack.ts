@@ -55,6 +55,8 @@ export interface DeployedStack {
     name: string;
     arn: string;
     eventPattern: Record<string, unknown>;
+    /** The pattern selects Lambda's durable execution status changes (lambdas/aws/durable-status-events.ts). */
+    durableStatusChanges: boolean;
     targets: Array<{
       functionArn: string;
       retryPolicy?: { maximumRetryAttempts?: number; maximumEventAgeInSeconds?: number };
@@ -85,6 +87,8 @@ export interface DeployedStack {
   roles: DeployedRole[];
   /** Published versions / aliases (AWS::Lambda::Version, AWS::Lambda::Alias) -> the function they name. */
   versions: Array<{ /** Function ARN with :N or :alias. */ arn: string; functionLogicalId: string }>;
+  /** The aliases (AWS::Lambda::Alias) among them, with the version each names (a durable tool is invoked through its `live`). */
+  aliases: Array<{ logicalId: string; name: string; arn: string; functionLogicalId: string; functionVersion: string }>;
   outputs: Record<string, string>;
 }
 
@@ -103,6 +107,8 @@ export interface DeployedFunction {
   /** Exactly Environment.Variables, resolved. */
   environment: Record<string, string>;
   roleArn: string;
+  /** The template's DurableConfig: the function is a durable function, whose executions Lambda runs. */
+  durable?: { executionTimeoutSeconds: number; retentionDays?: number };
 }
 
 /** One AWS::IAM::Role with every policy that applies to it. */
