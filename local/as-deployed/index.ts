@@ -10,7 +10,8 @@
  * - `iam/` issues each role's credentials, verifies SigV4, and puts an IAM-enforcing gateway
  *   in front of every local AWS endpoint; Step Functions Tasks are authorized as the machine's role;
  * - `as-deployed/` starts them all together (start-deployed-stack.ts), with the event rule's
- *   retries and dead-letter queue and the functions' logs.
+ *   retries and dead-letter queue, the functions' logs, and the durable functions' executions in
+ *   the local durable service (`../durable/`), each invocation in the function's sandbox.
  * Import from here; the modules behind it are free to move.
  */
 export type { DeployedFunction, DeployedRole, DeployedStack } from '../assembly/deployed-stack.ts';

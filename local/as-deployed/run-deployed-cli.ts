@@ -39,6 +39,7 @@ export function differencesFromAws(dataDir?: string): string[] {
     `no CloudWatch: logs go to ${logs}; metrics, alarms and the dashboard are not run`,
     'no concurrency limits or throttling; Task states that call other AWS services need a mock, and the assembly carries none',
     'EventBridge takes PutEvents on the default bus only (the operation events); rules of your own on those events are not run',
+    'durable tools run in the local durable service (local/durable/README.md): execution ARNs say $LATEST where AWS names the version the alias pointed to; an invocation that fails in its sandbox (a timeout, a crash) fails the execution (what Lambda does then was not checked)',
   ];
 }
 

@@ -4,9 +4,11 @@
  * function's bundled asset in a sandbox of its own with its role's credentials, each state
  * machine's resolved definition in the Step Functions facade under its role, the event rule with
  * its retry policy and dead-letter queue, the SQS queues with their event source mappings
- * (pollers that invoke the function under its role), and the Function URL. Every AWS call a function makes
- * goes through an IAM gateway that enforces the caller's role; every Task a machine runs is
- * authorized as the machine's role.
+ * (pollers that invoke the function under its role), the durable functions' executions in the
+ * local durable service (each invocation in the function's sandbox, its status changes through
+ * the event rule), and the Function URL. Every AWS call a function makes goes through an IAM
+ * gateway that enforces the caller's role; every Task a machine runs is authorized as the
+ * machine's role.
  */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -15,6 +17,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadDeployedStack } from '../assembly/build-deployed-stack.ts';
 import type { DeployedFunction, DeployedStack } from '../assembly/deployed-stack.ts';
 import { ENV } from '../../lambdas/handlers/environment.ts';
+import { startLocalDurableService } from '../durable/index.ts';
 import { startLocalDynamo } from '../dynamodb/dynamo-local.ts';
 import { startTtlSweeper, type TtlSweeperOptions } from '../dynamodb/dynamo-ttl-sweeper.ts';
 import { IamAuthority } from '../iam/iam-authority.ts';
@@ -30,6 +33,7 @@ import { startSqsEventSource } from '../sqs/sqs-event-source.ts';
 import { TaskError } from '../stepfunctions/sfn-facade-errors.ts';
 import { startSfnFacade, type TaskAuthorization } from '../stepfunctions/sfn-facade.ts';
 import { createDeadLetterQueue, type DeadLetterQueue } from './dead-letter-queue.ts';
+import { callbackOwners, durableFunctionsOf, sandboxedDurableHandlers } from './durable-functions.ts';
 import { createRuleDelivery, type RuleDelivery } from './event-rule-delivery.ts';
 import { createFunctionLogs } from './function-logs.ts';
 
@@ -70,8 +74,10 @@ export interface DeployedLocalStack {
   results: { endpoint: string; bucketName: string };
   /** The facade's own endpoint (no IAM), for inspecting executions. */
   sfnEndpoint: string;
+  /** The local durable service's own endpoint (no IAM), for inspecting durable executions. */
+  durableEndpoint: string;
   /** The IAM-enforcing endpoints the functions are given. */
-  gateways: { dynamodb: string; states: string; s3: string; secretsmanager: string; events: string; sqs: string };
+  gateways: { dynamodb: string; states: string; s3: string; secretsmanager: string; events: string; sqs: string; lambda: string };
   /** The template's SQS queues (no IAM in front of this one), for inspecting them. */
   sqs: LocalSqs;
   /** The running functions, by logical id. */
@@ -209,7 +215,23 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
     });
     closers.push(() => facade.close());
 
-    const gateway = async (service: 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events' | 'sqs', upstream: string) => {
+    // Durable functions: Lambda keeps their executions and invokes them; their status changes
+    // go to the event rules as Step Functions' do.
+    const durableFunctions = durableFunctionsOf(model);
+    if (durableFunctions.length > 0 && !model.rules.some((rule) => rule.durableStatusChanges))
+      console.warn(`${options.cdkOut}: no event rule selects durable execution status changes; durable tools end only when polled`);
+    const durable = await startLocalDurableService({
+      functions: sandboxedDurableHandlers(durableFunctions, functions),
+      onStatusChange: (event) => {
+        for (const rule of rules) rule.publish(event);
+      },
+      ...scope,
+      ...under('durable'),
+    });
+    const closeDurable = once(() => durable.close());
+    closers.push(closeDurable);
+
+    const gateway = async (service: 'dynamodb' | 'states' | 's3' | 'secretsmanager' | 'events' | 'sqs' | 'lambda', upstream: string) => {
       const started = await startIamGateway({
         service,
         upstream,
@@ -219,6 +241,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
           secretArn: (id) => secrets.secretArn(id),
           stateMachineOfTaskToken: (token) => facade.stateMachineOfTaskToken(token),
           partitionKeyOf: (tableName) => (tableName === table.name ? table.keySchema.find((key) => key.KeyType === 'HASH')?.AttributeName : undefined),
+          durableExecutionOfCallback: callbackOwners(durable.service, durableFunctions),
         },
       });
       closers.push(() => started.close());
@@ -231,6 +254,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       secretsmanager: await gateway('secretsmanager', secrets.endpoint),
       events: await gateway('events', events.endpoint),
       sqs: await gateway('sqs', sqs.endpoint),
+      lambda: await gateway('lambda', durable.endpoint),
     };
 
     for (const fn of model.functions) {
@@ -250,6 +274,8 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
           AWS_ENDPOINT_URL_SECRETS_MANAGER: gateways.secretsmanager,
           AWS_ENDPOINT_URL_EVENTBRIDGE: gateways.events,
           AWS_ENDPOINT_URL_SQS: gateways.sqs,
+          // Lambda's durable calls (Invoke, the executions, callbacks, the SDK's checkpoints) go to the local durable service.
+          AWS_ENDPOINT_URL_LAMBDA: gateways.lambda,
           // Webhook callbacks go to loopback receivers here, as with `npm start`; the template never sets it, so AWS stays https-only.
           [ENV.eventsLoopbackCallbacks]: '1',
         },
@@ -291,9 +317,11 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
     }
 
     // Stopping: executions stop without an outcome first (as a stopped process would, see the
-    // facade), then pending deliveries settle, and only then do the functions go.
+    // facade; a durable execution keeps its state and no invocation starts), then pending
+    // deliveries settle, and only then do the functions go.
     closers.push(async () => void (await Promise.all(rules.map((rule) => rule.close()))));
     closers.push(() => facade.close());
+    closers.push(closeDurable);
 
     if (!model.functionUrl) throw new Error(`${options.cdkOut}: the stack has no AWS::Lambda::Url to serve MCP on`);
     const urlConfig = model.functionUrl;
@@ -322,6 +350,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       dynamo: { endpoint: dynamo.endpoint, tableName: table.name, client: dynamo.client },
       results: { endpoint: results.endpoint, bucketName: results.bucketName },
       sfnEndpoint: facade.endpoint,
+      durableEndpoint: durable.endpoint,
       gateways,
       sqs,
       functions,
@@ -356,6 +385,12 @@ async function replayDeadLetters(queues: DeadLetterQueue[], rules: RuleDelivery[
     }
   }
   return { replayed, failed };
+}
+
+/** `close` run once, however many closers name it. */
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= close());
 }
 
 async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
