@@ -2,6 +2,7 @@
  * Least privilege, measured: every (action, resource) a role's own policy statements grant that no
  * recorded call used. A grant nothing exercises either goes, or is listed with the reason it stays.
  */
+import { DURABLE_FUNCTION_ALIAS, DURABLE_FUNCTION_ARN_PREFIX_ENV, toolDurableFunctionArns } from '../../lambdas/tools/durable-function-names.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV, toolStateMachineArns } from '../../lambdas/tools/state-machine-names.ts';
 import type { DeployedRole, DeployedStack } from '../assembly/deployed-stack.ts';
 import type { Decision } from './iam-authority.ts';
@@ -70,7 +71,8 @@ export function unusedGrants(roles: DeployedRole[], decisions: ReadonlyArray<Dec
 
 /**
  * The roles flows that run exactly `tools` can measure: every role of the stack but those of
- * the other tools' state machines and of the workers only those machines call. A tool folder
+ * the other tools' state machines, of the workers only those machines call, and of the other
+ * durable tools' functions. A tool folder
  * the flows do not know (one a user added) has no flow to use its grants, so they would all
  * read as unused; its grants follow from its own folder by the same rules as the measured
  * tools', which the template test checks for every folder. A tool in `tools` that the stack
@@ -82,15 +84,26 @@ export function rolesForTools(model: Pick<DeployedStack, 'roles' | 'stateMachine
   if (prefix === undefined || prefixes.length !== 1) throw new Error(`expected one function with ${STATE_MACHINE_ARN_PREFIX_ENV}, found ${prefixes.length}`);
   const arnOf = toolStateMachineArns(prefix);
   const measuredArns = new Set(tools.map(arnOf));
+  // A durable tool is its function (invoked through its alias), which runs under a role of its own.
+  const durablePrefixes = [...new Set(model.functions.flatMap((fn) => fn.environment[DURABLE_FUNCTION_ARN_PREFIX_ENV] ?? []))];
+  if (durablePrefixes.length > 1) throw new Error(`expected at most one ${DURABLE_FUNCTION_ARN_PREFIX_ENV}, found ${durablePrefixes.length}`);
+  const durableArnOf = durablePrefixes[0] === undefined ? undefined : toolDurableFunctionArns(durablePrefixes[0]);
+  const durableTools = model.functions.filter((fn) => fn.durable && durablePrefixes[0] !== undefined && fn.arn.startsWith(durablePrefixes[0]));
+  const durableOf = (tool: string) => durableTools.find((fn) => `${fn.arn}:${DURABLE_FUNCTION_ALIAS}` === durableArnOf?.(tool));
   for (const tool of tools) {
-    if (!model.stateMachines.some((machine) => machine.arn === arnOf(tool))) throw new Error(`the stack deploys no state machine for tool ${tool}`);
+    if (!model.stateMachines.some((machine) => machine.arn === arnOf(tool)) && !durableOf(tool))
+      throw new Error(`the stack deploys no state machine for tool ${tool}, nor a durable function`);
   }
+  const measuredDurable = new Set(tools.map((tool) => durableOf(tool)?.logicalId));
   const toolMachines = model.stateMachines.filter((machine) => machine.arn.startsWith(prefix));
   const measured = toolMachines.filter((machine) => measuredArns.has(machine.arn));
   const others = toolMachines.filter((machine) => !measuredArns.has(machine.arn));
   // A definition names a worker by its ARN, qualified with a version or alias.
   const calls = (machine: { definition: string }, functionArn: string) => new RegExp(`${escapeRegExp(functionArn)}(?![\\w-])`).test(machine.definition);
-  const unmeasured = new Set(others.map((machine) => machine.roleArn));
+  const unmeasured = new Set([
+    ...others.map((machine) => machine.roleArn),
+    ...durableTools.filter((fn) => !measuredDurable.has(fn.logicalId)).map((fn) => fn.roleArn),
+  ]);
   for (const fn of model.functions) {
     if (others.some((machine) => calls(machine, fn.arn)) && !measured.some((machine) => calls(machine, fn.arn))) unmeasured.add(fn.roleArn);
   }
