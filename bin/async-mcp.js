@@ -1,13 +1,69 @@
 #!/usr/bin/env node
-// The `async-mcp` bin. From the installed package it runs the compiled CLI (dist/cli.js); in a
-// clone, which has the TypeScript sources and no build, it runs them through tsx's loader.
+// The `async-mcp` bin: a project's commands (start, validate-tools, new-tool), else the MCP
+// client CLI. From the installed package it runs the compiled modules in dist/; in a clone, which
+// has the TypeScript sources and no build, it runs the sources through tsx's loader.
 import { existsSync } from 'node:fs';
+import { register } from 'node:module';
 
-const source = new URL('../client/cli.ts', import.meta.url);
-if (existsSync(source)) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(source.href);
+const CLONE = existsSync(new URL('../client/cli.ts', import.meta.url));
+
+/** The project's commands, each a module run for its effect, and what it needs to load a user's TypeScript. */
+const PROJECT_COMMANDS = {
+  start: { module: 'local/main', usersTypeScript: true },
+  'validate-tools': { module: 'scripts/validate-tools', usersTypeScript: true },
+  'new-tool': { module: 'scripts/new-tool', usersTypeScript: false },
+};
+
+const PROJECT_USAGE = `Project commands (run in the project's folder):
+  async-mcp start [--port N] [--data DIR] [--as-deployed] [--oauth-dev] [--events-webhook URL]
+                                          serve ./state-machines on the local stack (--help for all)
+  async-mcp validate-tools [DIR]          check the tool folders offline (DIR: ./state-machines)
+  async-mcp new-tool <name> [--durable]   a new tool folder (--help for all)
+`;
+
+const [name, ...rest] = process.argv.slice(2);
+const command = PROJECT_COMMANDS[name];
+if (command) {
+  // The command's module reads its own arguments: it sees the ones after the command's name.
+  process.argv.splice(2, 1);
+  if (!CLONE) process.argv.push(...projectFolders(name, rest));
+  if (CLONE || command.usersTypeScript) await useTsx();
+  // Ours is compiled; where it names a module by its source file, the compiled one answers.
+  if (!CLONE) register('./compiled-modules-hooks.mjs', import.meta.url);
+  await import(CLONE ? `../${command.module}.ts` : `../dist/${command.module}.js`);
 } else {
-  await import('../dist/cli.js');
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') process.stdout.write(`${PROJECT_USAGE}\n`);
+  if (CLONE) await useTsx();
+  await import(CLONE ? '../client/cli.ts' : '../dist/client/cli.js');
+}
+
+/**
+ * tsx's loader, for the TypeScript a project's tools are written in (durable.ts, workers) and,
+ * in a clone, for ours. The installed package's own modules are JavaScript and pass through it.
+ */
+async function useTsx() {
+  const tsx = await import('tsx/esm/api');
+  tsx.register();
+}
+
+/**
+ * The scripts default to this repository's folders; a project's are ./state-machines and
+ * ./workers in the folder the command runs in. Flags given, and the environment, win.
+ */
+function projectFolders(command, args) {
+  const has = (flag) => args.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
+  switch (command) {
+    case 'start':
+      process.env.ASYNC_MCP_WORKERS_DIR ??= 'workers';
+      return [];
+    case 'new-tool':
+      return [...(has('--tools-dir') ? [] : ['--tools-dir', 'state-machines']), ...(has('--workers-dir') ? [] : ['--workers-dir', 'workers'])];
+    case 'validate-tools': {
+      // validate-tools [DIR] [--workers DIR]
+      const dirs = args.filter((arg, index) => !arg.startsWith('-') && args[index - 1] !== '--workers');
+      return [...(dirs.length > 0 ? [] : ['state-machines']), ...(has('--workers') ? [] : ['--workers', 'workers'])];
+    }
+    default:
+      return [];
+  }
 }
