@@ -124,3 +124,25 @@ export const timeoutThenApprovalHandler = withDurableExecution(async (event: { k
   });
   return { first, approved: JSON.parse(answer) as unknown };
 });
+
+const flakyAttempts = new Map<string, number[]>();
+
+/** When each attempt of the flaky handler keyed `key` ran (epoch milliseconds). */
+export function flakyAttemptsOf(key: string): number[] {
+  return flakyAttempts.get(key) ?? [];
+}
+
+/** A step that fails its first attempt and succeeds on the retry, {@link SPANNING_WAIT_SECONDS} later. */
+export const flakyStepHandler = withDurableExecution(async (event: { key: string }, context: DurableContext) => {
+  const attempts = flakyAttempts.get(event.key) ?? [];
+  flakyAttempts.set(event.key, attempts);
+  return context.step(
+    'flaky',
+    async () => {
+      attempts.push(Date.now());
+      if (attempts.length === 1) throw new Error('the first attempt fails');
+      return attempts.length;
+    },
+    { retryStrategy: (_error, attempt) => ({ shouldRetry: attempt < 3, delay: { seconds: SPANNING_WAIT_SECONDS } }) },
+  );
+});

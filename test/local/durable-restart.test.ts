@@ -21,6 +21,8 @@ import {
   approvalHandler,
   approvalRunsOf,
   callbackIdFor,
+  flakyAttemptsOf,
+  flakyStepHandler,
   stepsHandler,
   timeoutThenApprovalHandler,
   spanningWaitHandler,
@@ -31,6 +33,7 @@ const functions = {
   steps: stepsHandler,
   'spanning-wait': spanningWaitHandler,
   'timeout-then-approval': timeoutThenApprovalHandler,
+  'flaky-step': flakyStepHandler,
 };
 
 /** One life of the service on a data directory, with a Lambda client on it. */
@@ -161,6 +164,28 @@ describe('the local durable service restarted on the same dataDir', () => {
     expect(after - restartedAt).toBeLessThan(waited - 500);
     const [waitAfter] = (await operationsOnceReady(second, arn, () => true)).filter((operation) => operation.Type === 'WAIT');
     expect(waitAfter?.WaitDetails?.ScheduledEndTimestamp?.getTime()).toBe(due);
+  });
+
+  it('a step retry due after the restart runs at its original time, and the failed attempt is not run again', async () => {
+    const first = await begin();
+    const arn = await start(first, 'flaky-step', { key: 'retry-across-restart' }, 'retry-across-restart');
+    const pending = (operations: Operation[]) => operations.find((operation) => operation.Type === 'STEP' && operation.Status === 'PENDING');
+    const due =
+      pending(await operationsOnceReady(first, arn, (operations) => pending(operations) !== undefined))?.StepDetails?.NextAttemptTimestamp?.getTime() ?? 0;
+    await end(first);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+
+    const restartedAt = Date.now();
+    const second = await begin();
+    const execution = await settled(second, arn);
+    expect(execution.Status).toBe('SUCCEEDED');
+    expect(execution.Result).toBe('2');
+    const [failed, retried] = flakyAttemptsOf('retry-across-restart');
+    expect(flakyAttemptsOf('retry-across-restart')).toHaveLength(2);
+    expect(retried).toBeGreaterThanOrEqual(due);
+    expect((retried ?? 0) - (failed ?? 0)).toBeGreaterThanOrEqual(SPANNING_WAIT_SECONDS * 1000 - 1000);
+    // A retry scheduled again at the restart would run a whole delay after it.
+    expect((retried ?? 0) - restartedAt).toBeLessThan(SPANNING_WAIT_SECONDS * 1000 - 500);
   });
 
   it('a callback that timed out before the restart is still timed out after it, and the execution goes on from there', async () => {
