@@ -11,7 +11,7 @@ import { GetDurableExecutionCommand, LambdaClient, ListDurableExecutionsByFuncti
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployedFunction, DeployedLocalStack } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
-import { legacyNotification, legacyRequest } from '../../support/raw-mcp.ts';
+import { legacyNotification, legacyRequest, modernRequest } from '../../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../../support/rpc-assertions.ts';
 import { copyAssembly, editResource } from '../../support/tampered-assembly.ts';
 
@@ -98,6 +98,40 @@ describe('a durable tool as deployed', () => {
     const described = await lambda.send(new GetDurableExecutionCommand({ DurableExecutionArn: stopped[0]?.DurableExecutionArn }));
     expect(described.Status).toBe('STOPPED');
     expect(decided(true, roleOf(stack.model, 'ServerMcpFunction'), 'lambda:StopDurableExecution').length).toBeGreaterThan(0);
+  });
+});
+
+describe('a durable tool that asks a question, as deployed', () => {
+  const CAN_ASK = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
+  it('approve_deployment_durable asks mid-run; tasks/update answers the callback under the MCP role; it completes with the comment', async () => {
+    const changes = ['api: v2.3.1', 'web: v1.9.0'];
+    const created = ok(
+      await modernRequest(
+        stack.url,
+        'tools/call',
+        { name: 'approve_deployment_durable', arguments: { environment: 'staging', changes } },
+        { capabilities: CAN_ASK },
+      ),
+    );
+    const taskId = created.taskId as string;
+    const get = () => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: CAN_ASK });
+    const waiting = await pollUntilStatus(get, ['input_required'], { timeout: 60_000 });
+    expect(waiting.inputRequests.approval.method).toBe('elicitation/create');
+    ok(
+      await modernRequest(
+        stack.url,
+        'tasks/update',
+        { taskId, inputResponses: { approval: { action: 'accept', content: { comment: 'ship it' } } } },
+        { capabilities: CAN_ASK },
+      ),
+    );
+    const done = await pollUntilStatus(get, ['completed', 'failed', 'cancelled'], { timeout: 60_000 });
+    expect(done.status).toBe('completed');
+    expect(done.result.structuredContent).toMatchObject({ environment: 'staging', planned: 2, deployed: true, comment: 'ship it' });
+    // The callback id names no execution: the gateway found the one that issued it and authorized the answer on it.
+    const answered = decided(true, roleOf(stack.model, 'ServerMcpFunction'), 'lambda:SendDurableExecutionCallbackSuccess');
+    expect(answered.map((d) => d.resource)).toEqual([expect.stringMatching(/-approve_deployment_durable:\$LATEST\/durable-execution\/[^/]+\/[^/]+$/)]);
   });
 });
 
