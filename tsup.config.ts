@@ -19,6 +19,8 @@ const SOURCES = [
   'lambdas/**/*.ts',
   'local/**/*.ts',
   'cdk/**/*.ts',
+  'scripts/init-project.ts',
+  'scripts/project-template.ts',
   'scripts/new-tool.ts',
   'scripts/validate-tools.ts',
   // The repository's own CDK app (it runs cdk-nag); a user's project has its own.
@@ -29,7 +31,7 @@ const SOURCES = [
 
 /**
  * Files read beside the modules at run time, copied to the same place in dist: the local
- * stack's child processes and the sources the card's browser script is
+ * stack's child processes, init's templates, and the sources the card's browser script is
  * bundled from when a synth builds the card (operation-card/ and the module it imports values from).
  */
 const ASSETS = [
@@ -38,6 +40,7 @@ const ASSETS = [
   'local/lambda/runtime-modules-hook.mjs',
   'lambdas/mcp/apps/operation-card',
   'lambdas/mcp/apps/card-tool-schemas.ts',
+  'templates',
 ];
 
 /**

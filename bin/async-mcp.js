@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `async-mcp` bin: a project's commands (start, validate-tools, new-tool), else the MCP
+// The `async-mcp` bin: a project's commands (init, start, validate-tools, new-tool), else the MCP
 // client CLI. From the installed package it runs the compiled modules in dist/; in a clone, which
 // has the TypeScript sources and no build, it runs the sources through tsx's loader.
 import { existsSync } from 'node:fs';
@@ -9,12 +9,14 @@ const CLONE = existsSync(new URL('../client/cli.ts', import.meta.url));
 
 /** The project's commands, each a module run for its effect, and what it needs to load a user's TypeScript. */
 const PROJECT_COMMANDS = {
+  init: { module: 'scripts/init-project', usersTypeScript: false },
   start: { module: 'local/main', usersTypeScript: true },
   'validate-tools': { module: 'scripts/validate-tools', usersTypeScript: true },
   'new-tool': { module: 'scripts/new-tool', usersTypeScript: false },
 };
 
 const PROJECT_USAGE = `Project commands (run in the project's folder):
+  async-mcp init <folder>                 a new project: tools, CDK app, tests
   async-mcp start [--port N] [--data DIR] [--as-deployed] [--oauth-dev] [--events-webhook URL]
                                           serve ./state-machines on the local stack (--help for all)
   async-mcp validate-tools [DIR]          check the tool folders offline (DIR: ./state-machines)
