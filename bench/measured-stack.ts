@@ -51,8 +51,11 @@ export interface MeasuredStack {
 /** The measured server's blocking bound: a handle tool's call hands off a run that lasts longer. */
 export const HANDLE_TOOLS_BOUND_SECONDS = 1;
 
-/** Starts the stack on the repository's tools with the instruments installed. */
-export async function startMeasuredStack(): Promise<MeasuredStack> {
+/**
+ * Starts the stack on the repository's tools with the instruments installed. `estimateIndexReads`
+ * meters each owner-index Query as DynamoDB bills it (dynalite reports none: consumed-capacity.ts).
+ */
+export async function startMeasuredStack(options: { estimateIndexReads?: boolean } = {}): Promise<MeasuredStack> {
   const stack = await startLocalStack({
     toolsDir: 'state-machines',
     port: 0,
@@ -72,8 +75,10 @@ export async function startMeasuredStack(): Promise<MeasuredStack> {
     statusSync: [counter('status-sync'), sfnCounter('status-sync')],
     background: [counter(undefined), sfnCounter(undefined)],
   };
-  const meter: CapacityMeter = meterConsumedCapacity(stack.awsClients.dynamodb, { when: () => scope.getStore() !== 'waiting' });
-  const scopedMeter = (wanted: Scope | undefined) => meterConsumedCapacity(stack.awsClients.dynamodb, { when: () => scope.getStore() === wanted });
+  const estimateIndexReads = options.estimateIndexReads ?? false;
+  const meter: CapacityMeter = meterConsumedCapacity(stack.awsClients.dynamodb, { when: () => scope.getStore() !== 'waiting', estimateIndexReads });
+  const scopedMeter = (wanted: Scope | undefined) =>
+    meterConsumedCapacity(stack.awsClients.dynamodb, { when: () => scope.getStore() === wanted, estimateIndexReads });
   const meters = { request: scopedMeter('request'), statusSync: scopedMeter('status-sync'), background: scopedMeter(undefined) };
   let requestMs: number[] = [];
   let statusSyncMs: number[] = [];

@@ -7,12 +7,12 @@
  *
  *   npm run bench                       everything, the soak included (minutes)
  *   npm run bench -- --no-soak          everything but the soak (also BENCH_SOAK=0)
- *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, cost, cadence, listen, events, bundle, init, startup, soak, events-soak
+ *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, history, cost, cadence, listen, events, bundle, init, startup, soak, events-soak
  *
  * BENCH_SECONDS (3) and BENCH_AB_ROUNDS (2) size the side-by-side segments; BENCH_ROUNDS (200)
  * the hot-path samples; BENCH_IMPORT_RUNS (9) the cold imports, which BENCH_NODE (a node
  * binary, e.g. Node 24, the functions' runtime) runs instead of this Node; BENCH_INIT_RUNS (5)
- * the as-deployed starts of `init`.
+ * the as-deployed starts of `init`; BENCH_HISTORY_SIZES (10,1000,10000) the stored operations of `history`.
  */
 import { existsSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
@@ -27,7 +27,7 @@ import { printReconcileCadence } from './reconcile-cadence.ts';
 import { printStartupTime } from './startup-time.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
-const SECTIONS = ['polls', 'hot-paths', 'calls', 'cost', 'cadence', 'listen', 'events', 'bundle', 'init', 'startup', 'soak', 'events-soak'] as const;
+const SECTIONS = ['polls', 'hot-paths', 'calls', 'history', 'cost', 'cadence', 'listen', 'events', 'bundle', 'init', 'startup', 'soak', 'events-soak'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function summarize(name: string, samples: number[]): void {
@@ -175,6 +175,10 @@ if (sections.has('hot-paths')) {
 }
 if (sections.has('calls') || sections.has('cost')) {
   await callsAndCost(sections);
+  console.log();
+}
+if (sections.has('history')) {
+  await (await import('./history-cost.ts')).printHistoryCost();
   console.log();
 }
 if (sections.has('cadence')) {
