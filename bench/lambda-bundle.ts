@@ -54,6 +54,8 @@ const BUNDLES: BundleSpec[] = [
       [ENV.resultsBucket]: 'bench-results',
       [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
       [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
+      // Durable-function tools are found by their prefix too.
+      TOOL_DURABLE_FUNCTION_ARN_PREFIX: 'arn:aws:lambda:us-east-1:000000000000:function:AsyncMcp-',
       [ENV.toolsDir]: resolve(REPO_ROOT, 'state-machines'),
     },
   },

@@ -29,6 +29,8 @@ const ENVIRONMENT: Record<string, string> = {
   [ENV.resultsBucket]: 'bench-results',
   [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
   [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
+  // Durable-function tools are found by their prefix too.
+  TOOL_DURABLE_FUNCTION_ARN_PREFIX: 'arn:aws:lambda:us-east-1:000000000000:function:AsyncMcp-',
   [ENV.toolsDir]: resolve(REPO_ROOT, 'state-machines'),
 };
 const RUNTIME_GLOBAL = 'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };';
