@@ -43,7 +43,9 @@ export class ExecutionStore {
   load(): StoredExecution[] {
     if (!existsSync(this.dir)) return [];
     const executions: StoredExecution[] = [];
-    for (const functionName of readdirSync(this.dir)) {
+    for (const folder of readdirSync(this.dir, { withFileTypes: true })) {
+      if (!folder.isDirectory()) continue;
+      const functionName = folder.name;
       for (const file of readdirSync(join(this.dir, functionName))) {
         if (!file.endsWith('.json')) continue; // a temporary file a crash left behind
         const path = join(this.dir, functionName, file);
