@@ -95,6 +95,8 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     return transport.handleRequest(request, fetchOptions);
   };
   const metrics = options.metrics ?? noMetrics;
+  // A container serves few principals, each many requests: its owner id (a SHA-256) is kept, not hashed again per poll.
+  const ownerIds = rememberedOwnerIds();
   const listen = options.listen ? createListenHandler(options.deps, options.listen.leases, options.listen) : undefined;
   const eventsStream = options.events ? createEventsStreamHandler(options.deps, options.events) : undefined;
   const answeredAtOnce = new Set([...CORE_ANSWERED_AT_ONCE, ...options.dialects.flatMap((d) => d.answeredAtOnce)]);
@@ -111,7 +113,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     const guarded = await guardRequestBody(request);
     if (!guarded.ok) return guarded.response;
     const { deps } = options;
-    const ownerId = ownerIdFor(principal);
+    const ownerId = ownerIds(principal);
     describeRequest(guarded.parsedBody, ownerId);
     let session: SessionCheck;
     try {
@@ -168,4 +170,21 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   };
   // Each request's log lines carry its own context, however many are served at once.
   return (request, principal) => withRequestContext({}, () => serve(request, principal));
+}
+
+/** How many principals' owner ids an edge keeps; past it, it starts over. */
+const REMEMBERED_OWNERS = 256;
+
+/** `ownerIdFor`, remembered for the last principals seen. */
+function rememberedOwnerIds(): (principal: string) => string {
+  const known = new Map<string, string>();
+  return (principal) => {
+    let ownerId = known.get(principal);
+    if (ownerId === undefined) {
+      if (known.size >= REMEMBERED_OWNERS) known.clear();
+      ownerId = ownerIdFor(principal);
+      known.set(principal, ownerId);
+    }
+    return ownerId;
+  };
 }
