@@ -112,12 +112,12 @@ function merge(results: readonly MeteredResult[]): { rps: number; percentiles: s
 }
 
 /** A 2025-era request: the protocol version header, no session (both servers are stateless). */
-function legacyTarget(url: URL, method: string, params: Record<string, unknown>): LoadTarget {
+export function legacyTarget(url: URL, method: string, params: Record<string, unknown>): LoadTarget {
   return { url, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), headers: { 'mcp-protocol-version': LEGACY_VERSION } };
 }
 
 /** A 2026-07-28 `tasks/get`: the per-request `_meta` envelope and the standard headers. */
-function modernTasksGet(url: URL, taskId: string): LoadTarget {
+export function modernTasksGet(url: URL, taskId: string): LoadTarget {
   const _meta = {
     'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
     'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
@@ -130,15 +130,17 @@ function modernTasksGet(url: URL, taskId: string): LoadTarget {
   };
 }
 
-interface Child<T> {
+export interface Child<T> {
   ready: T;
   /** The child's CPU time so far, user and system, ms. */
   cpuMs(): Promise<number>;
+  /** Milliseconds since the child started (its `performance.now()`), the clock its CPU profile keeps. */
+  uptimeMs(): Promise<number>;
   close(): Promise<void>;
 }
 
 /** Forks a bench server module (with this process's loader flags) and waits for its ready message. */
-async function startChild<T>(relative: string, args: readonly string[] = []): Promise<Child<T>> {
+export async function startChild<T>(relative: string, args: readonly string[] = []): Promise<Child<T>> {
   // BENCH_CPU_PROF=DIR: each server writes a CPU profile there when it closes (npx tsx bench/cpu-profile-summary.ts FILE).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child: ChildProcess = fork(fileURLToPath(new URL(relative, import.meta.url)), [...args], {
@@ -152,19 +154,21 @@ async function startChild<T>(relative: string, args: readonly string[] = []): Pr
     child.once('exit', (code, signal) => reject(new Error(`${relative} exited before it was ready (${signal ?? `code ${code}`})`)));
     child.once('error', reject);
   });
+  const clocks = () =>
+    new Promise<{ cpuMs: number; uptimeMs: number }>((resolve) => {
+      const onMessage = (message: unknown) => {
+        const { cpuMs, uptimeMs } = (message as { cpuMs?: number; uptimeMs?: number } | null) ?? {};
+        if (typeof cpuMs !== 'number') return;
+        child.off('message', onMessage);
+        resolve({ cpuMs, uptimeMs: uptimeMs ?? Number.NaN });
+      };
+      child.on('message', onMessage);
+      child.send({ cpu: true });
+    });
   return {
     ready,
-    cpuMs: () =>
-      new Promise<number>((resolve) => {
-        const onMessage = (message: unknown) => {
-          const cpu = (message as { cpuMs?: number } | null)?.cpuMs;
-          if (typeof cpu !== 'number') return;
-          child.off('message', onMessage);
-          resolve(cpu);
-        };
-        child.on('message', onMessage);
-        child.send({ cpu: true });
-      }),
+    cpuMs: async () => (await clocks()).cpuMs,
+    uptimeMs: async () => (await clocks()).uptimeMs,
     close: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.send({ close: true });

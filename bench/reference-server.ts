@@ -110,8 +110,8 @@ if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').hre
   const stop = () => void server.close().then(() => process.exit(0));
   process.on('message', (message) => {
     if ((message as { close?: boolean } | null)?.close) stop();
-    // The poll bench reads this process's CPU time around each segment.
-    if ((message as { cpu?: boolean } | null)?.cpu) process.send?.({ cpuMs: cpuMs() });
+    // The poll bench reads this process's CPU time around each segment (and its clock, where a CPU profile starts).
+    if ((message as { cpu?: boolean } | null)?.cpu) process.send?.({ cpuMs: cpuMs(), uptimeMs: performance.now() });
   });
   process.on('disconnect', stop);
   process.send({ url: server.url.href, taskId: server.taskId } satisfies ReferenceServerReady);
