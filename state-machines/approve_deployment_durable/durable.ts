@@ -1,7 +1,7 @@
 /**
  * approve_deployment_durable, the durable twin of approve_deployment: plans the changes, asks
  * the user to approve them (elicitation, key approval), deploys them (simulated) only if they
- * accept, and otherwise ends as a tool error saying why nothing was deployed.
+ * accept, and otherwise reports that nothing was deployed and why, as its twin does.
  */
 import { CallbackTimeoutError, type DurableContext, withDurableExecution } from '@aws/durable-execution-sdk-js';
 import { askClient, DurableToolError, INPUT_ERRORS, reportProgress, type ToolEvent, type ToolResult } from 'async-mcp/durable';
@@ -25,8 +25,9 @@ export const handler = withDurableExecution(async (event: ToolEvent<DeploymentRe
   await reportProgress(context, event, { progress: 1, total: 3, message: `Planned ${plan.count} changes; waiting for approval` });
   const decided = await approval(context, event, plan.message);
   if (decided.decision !== 'accept') {
+    // As approve_deployment: nothing deployed is an outcome to report, not a failure of the tool.
     const report = reportDeployment(plan, decided.decision);
-    return { content: [{ type: 'text', text: report.summary }], isError: true };
+    return { structuredContent: { ...report }, content: [{ type: 'text', text: report.summary }] };
   }
   await reportProgress(context, event, { progress: 2, total: 3, message: `Approved: deploying ${plan.count} changes` });
   const report = await context.step('deploy', async () => reportDeployment(plan, 'accept', decided.comment));

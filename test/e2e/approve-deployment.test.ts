@@ -2,7 +2,8 @@
  * The example tool approve_deployment end to end on the local stack, over the Tasks
  * extension wire (raw 2026-07-28 JSON-RPC): the call returns a task, the task waits in
  * `input_required` with the approval question in tasks/get's `inputRequests`, the client
- * answers with tasks/update, and the finished task reports what was deployed.
+ * answers with tasks/update, and the finished task reports what was deployed. Its durable twin,
+ * approve_deployment_durable (a Lambda durable function), must behave the same in every step.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
@@ -24,10 +25,8 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function startDeployment(capabilities: Record<string, unknown> = CAN_ASK, changes = CHANGES): Promise<string> {
-  const created = ok(
-    await modernRequest(stack.url, 'tools/call', { name: 'approve_deployment', arguments: { environment: 'staging', changes } }, { capabilities }),
-  );
+async function startDeployment(tool: string, capabilities: Record<string, unknown> = CAN_ASK, changes = CHANGES): Promise<string> {
+  const created = ok(await modernRequest(stack.url, 'tools/call', { name: tool, arguments: { environment: 'staging', changes } }, { capabilities }));
   expect(created.resultType).toBe('task');
   return created.taskId as string;
 }
@@ -47,9 +46,9 @@ function waitForEnd(taskId: string, capabilities: Record<string, unknown> = CAN_
   return pollUntilStatus(() => getTask(taskId, capabilities), ['completed', 'failed', 'cancelled']);
 }
 
-describe('approve_deployment over the Tasks extension', () => {
+describe.each(['approve_deployment', 'approve_deployment_durable'])('%s over the Tasks extension', (tool) => {
   it('the task waits in input_required asking "Deploy 3 changes to staging?"; accepting with a comment deploys every change', async () => {
-    const taskId = await startDeployment();
+    const taskId = await startDeployment(tool);
     const waiting = await waitForQuestion(taskId);
     expect(waiting.inputRequests).toEqual({
       approval: {
@@ -82,7 +81,7 @@ describe('approve_deployment over the Tasks extension', () => {
   });
 
   it('declining deploys nothing, and the report says the approver declined', async () => {
-    const taskId = await startDeployment(CAN_ASK, ['api: v2.3.1']);
+    const taskId = await startDeployment(tool, CAN_ASK, ['api: v2.3.1']);
     expect((await waitForQuestion(taskId)).inputRequests.approval.params.message).toBe('Deploy 1 change to staging?\n1. api: v2.3.1');
     ok(await answer(taskId, { action: 'decline' }));
     const done = await waitForEnd(taskId);
@@ -96,7 +95,7 @@ describe('approve_deployment over the Tasks extension', () => {
   });
 
   it('a client that cannot show a form is never asked: the task ends as a tool error naming Mcp.CapabilityMissing', async () => {
-    const taskId = await startDeployment({ extensions: TASKS });
+    const taskId = await startDeployment(tool, { extensions: TASKS });
     const done = await waitForEnd(taskId, { extensions: TASKS });
     // Tasks extension: a tool failure is `completed` with an isError result.
     expect(done.status).toBe('completed');

@@ -4,7 +4,8 @@
  * default settings (handle tools on). The question goes back the way that request's era
  * carries answers: 2026-07-28 multi round-trip requests on the call, or the SSE stream of
  * an initialize-era call, and again on `operation_result` once the call has handed the
- * operation off; the run is never failed for a capability the call declared.
+ * operation off; the run is never failed for a capability the call declared. The durable twin,
+ * approve_deployment_durable, is held to every step of it.
  */
 import { randomUUID } from 'node:crypto';
 import { parseInputRequestId } from '../../lambdas/mcp/input/server-requests.ts';
@@ -20,6 +21,8 @@ import { openStream, postAnswer } from '../support/sse-reader.ts';
 
 /** What Claude Code declares in print mode: elicitation in both modes, no async dialect. */
 const ELICITATION = { elicitation: { form: {}, url: {} } };
+/** The state machine tool and its durable twin: each must ask and end the same way. */
+const TOOLS = ['approve_deployment', 'approve_deployment_durable'];
 const DEPLOY = { environment: 'staging', changes: ['api: v2.3.1', 'web: v1.9.0'] };
 
 let stack: LocalStack;
@@ -34,21 +37,19 @@ afterAll(async () => {
 const modernCall = (name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}, options: CallOptions = {}) =>
   modernRequest(stack.url, 'tools/call', { name, arguments: args, ...extra }, { capabilities: ELICITATION, ...options });
 
-describe('a 2026-07-28 request that declares elicitation and no async dialect', () => {
+describe.each(TOOLS)('a 2026-07-28 request that declares elicitation and no async dialect (%s)', (tool) => {
   it('sees approve_deployment and the handle tools', async () => {
     const names = (ok(await modernRequest(stack.url, 'tools/list', {}, { capabilities: ELICITATION })).tools as Array<{ name: string }>).map((t) => t.name);
-    expect(names).toEqual(
-      expect.arrayContaining(['approve_deployment', 'analyze_dataset', 'operation_status', 'operation_result', 'operation_cancel', 'operation_list']),
-    );
+    expect(names).toEqual(expect.arrayContaining([tool, 'analyze_dataset', 'operation_status', 'operation_result', 'operation_cancel', 'operation_list']));
   });
 
   it('calling approve_deployment answers input_required with the approval question; the retry with the answer deploys', async () => {
-    const round = ok(await modernCall('approve_deployment', DEPLOY));
+    const round = ok(await modernCall(tool, DEPLOY));
     expect(round.resultType).toBe('input_required');
     const [key, question] = Object.entries(round.inputRequests as Record<string, { method: string; params: { message: string } }>)[0]!;
     expect(question).toMatchObject({ method: 'elicitation/create', params: { message: expect.stringContaining('Deploy 2 changes to staging?') } });
     const retry = ok(
-      await modernCall('approve_deployment', DEPLOY, {
+      await modernCall(tool, DEPLOY, {
         inputResponses: { [key]: { action: 'accept', content: { comment: 'go' } } },
         requestState: round.requestState,
       }),
@@ -58,9 +59,9 @@ describe('a 2026-07-28 request that declares elicitation and no async dialect', 
   });
 });
 
-describe('a question still open after its call', () => {
+describe.each(TOOLS)('a question still open after its call (%s)', (tool) => {
   it('a 2026-07-28 client that left the round finds the operation with operation_list; operation_result asks the question, and its retry deploys', async () => {
-    const round = ok(await modernCall('approve_deployment', { environment: 'later', changes: ['db: v7'] }));
+    const round = ok(await modernCall(tool, { environment: 'later', changes: ['db: v7'] }));
     expect(round.resultType).toBe('input_required');
     const listed = ok(await modernCall('operation_list', {})).structuredContent.operations as Array<{
       operationId: string;
@@ -68,7 +69,7 @@ describe('a question still open after its call', () => {
       status: string;
       createdAt: string;
     }>;
-    const open = listed.find((o) => o.tool === 'approve_deployment' && o.status === 'input_required');
+    const open = listed.find((o) => o.tool === tool && o.status === 'input_required');
     expect(open).toBeDefined();
     const status = ok(await modernCall('operation_status', { operationId: open!.operationId }));
     expect(status.content[0].text).toContain('waiting for an answer');
@@ -93,7 +94,7 @@ describe('a question still open after its call', () => {
     const args = { environment: 'unanswered', changes: ['cache: v3'] };
     const first = await openStream(
       stack.url,
-      { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: 'approve_deployment', arguments: args } },
+      { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: tool, arguments: args } },
       headers,
     );
     expect((await first.next()).method).toBe('elicitation/create');
@@ -110,14 +111,14 @@ describe('a question still open after its call', () => {
   });
 });
 
-describe('an initialize-era client that declared elicitation and no async dialect', () => {
+describe.each(TOOLS)('an initialize-era client that declared elicitation and no async dialect (%s)', (tool) => {
   it('gets the approval question on the stream of its approve_deployment call; its answer deploys and the call returns the result', async () => {
     const version = '2025-06-18';
     const session = await initialize(stack.url, ELICITATION, {}, version);
     const headers: Record<string, string> = { 'mcp-protocol-version': version, ...(session ? { 'mcp-session-id': session } : {}) };
     const stream = await openStream(
       stack.url,
-      { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: 'approve_deployment', arguments: DEPLOY } },
+      { jsonrpc: '2.0', id: `call-${randomUUID()}`, method: 'tools/call', params: { name: tool, arguments: DEPLOY } },
       headers,
     );
     const question = await stream.next();
@@ -134,7 +135,7 @@ describe('an initialize-era client that declared elicitation and no async dialec
     const id = `call-${randomUUID()}`;
     const stream = await openStream(
       stack.url,
-      { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'approve_deployment', arguments: { environment: 'dropped', changes: ['x'] } } },
+      { jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: { environment: 'dropped', changes: ['x'] } } },
       headers,
     );
     const question = await stream.next();

@@ -87,23 +87,30 @@ describe('approve_deployment_durable', () => {
     expect(reports.map((report) => (report.kind === 'progress' ? report.progress : undefined))).toEqual([1, 2, 3]);
   });
 
-  it('a declined approval deploys nothing and ends as a tool error saying so', async () => {
+  it("a declined approval deploys nothing and reports it, as approve_deployment's result does", async () => {
     const run = await askedForApproval();
     await run.service.inputs.answer(run.key, { approval: { result: { action: 'decline' } } });
     const execution = await run.run;
     expect(execution.getStatus()).toBe('SUCCEEDED');
     expect(run.callbacks.taskCalls.map((call) => call.failure?.error)).toEqual([INPUT_ERRORS.declined]);
-    expect(execution.getResult()).toEqual({ content: [{ type: 'text', text: 'Deployed nothing to staging: the approver declined.' }], isError: true });
-    expect(shapeFinishedResult({ kind: 'result', output: execution.getResult() }, tool)).toMatchObject({ kind: 'call-tool-result', result: { isError: true } });
+    const summary = 'Deployed nothing to staging: the approver declined.';
+    expect(execution.getResult()).toMatchObject({
+      structuredContent: { deployed: false, decision: 'decline', summary },
+      content: [{ type: 'text', text: summary }],
+    });
+    expect(shapeFinishedResult({ kind: 'result', output: execution.getResult() }, tool)).toMatchObject({
+      kind: 'call-tool-result',
+      result: { structuredContent: { deployed: false } },
+    });
     expect(execution.getOperations().map((operation) => operation.getName())).not.toContain('deploy');
   });
 
   it('a dismissed question (cancel) deploys nothing either', async () => {
     const run = await askedForApproval();
     await run.service.inputs.answer(run.key, { approval: { result: { action: 'cancel' } } });
-    expect((await run.run).getResult()).toEqual({
+    expect((await run.run).getResult()).toMatchObject({
+      structuredContent: { deployed: false, decision: 'cancel' },
       content: [{ type: 'text', text: 'Deployed nothing to staging: the approver dismissed the question.' }],
-      isError: true,
     });
   });
 
