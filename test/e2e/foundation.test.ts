@@ -129,7 +129,7 @@ describe('raw HTTP error cases', () => {
     expect(modern.message?.result?.tools.map((t: { name: string }) => t.name)).not.toContain('analyze_dataset');
     const old = await legacyRequest(stack.url, 'tools/list', {}, { version: '2025-06-18' });
     const oldTools = old.message?.result?.tools as Array<Record<string, unknown>>;
-    expect(oldTools.map((t) => t.name)).toEqual(['quick_calculation', 'run_test_suite']);
+    expect(oldTools.map((t) => t.name)).toEqual(['count_primes_durable', 'quick_calculation', 'run_test_suite']);
     expect(oldTools.every((t) => !('invocationMode' in t) && !('execution' in t))).toBe(true);
   });
 

@@ -59,6 +59,8 @@ describe('a plain client over raw HTTP', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       'analyze_dataset',
       'approve_deployment',
+      'approve_deployment_durable',
+      'count_primes_durable',
       'export_dataset',
       ...BUILT_INS,
       'quick_calculation',

@@ -56,6 +56,8 @@ describe('discovery and compatibility', () => {
     expect(Object.fromEntries(tools.map((t) => [t.name, t.invocationMode]))).toEqual({
       analyze_dataset: 'async',
       approve_deployment: 'async',
+      approve_deployment_durable: 'async',
+      count_primes_durable: 'async',
       export_dataset: 'async',
       quick_calculation: 'sync',
       run_test_suite: 'async',
@@ -277,7 +279,7 @@ describe('errors', () => {
 
   it('accepts _operation.token on any request and ignores unknown fields', async () => {
     const response = await legacyRequest(stack.url, 'tools/list', { _operation: { token: 'abc' }, somethingNew: true }, { capabilities: LRO });
-    expect(ok(response).tools.length).toBe(6);
+    expect(ok(response).tools.length).toBe(8);
     const t = token();
     ok(await call('analyze_dataset', { rows: 10, delaySeconds: 30 }, { token: t, futureField: 1 }));
     expect(ok(await legacyRequest(stack.url, 'tools/async/status', { token: t, _operation: { token: t } })).status).toBe('working');

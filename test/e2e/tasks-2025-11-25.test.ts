@@ -72,6 +72,8 @@ describe('capabilities and tools/list', () => {
     expect(Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]))).toEqual({
       analyze_dataset: 'required',
       approve_deployment: 'required',
+      approve_deployment_durable: 'required',
+      count_primes_durable: 'optional',
       export_dataset: 'required',
       quick_calculation: 'forbidden',
       run_test_suite: 'optional',
@@ -81,7 +83,7 @@ describe('capabilities and tools/list', () => {
 
   it('older revisions see neither async-only tools nor execution', async () => {
     const tools = ok(await request('tools/list', {}, { version: '2025-06-18' })).tools as Array<Record<string, unknown>>;
-    expect(tools.map((t) => t.name)).toEqual(['quick_calculation', 'run_test_suite']);
+    expect(tools.map((t) => t.name)).toEqual(['count_primes_durable', 'quick_calculation', 'run_test_suite']);
     expect(tools.some((t) => 'execution' in t)).toBe(false);
   });
 

@@ -60,6 +60,8 @@ describe('capability negotiation', () => {
     expect(tools.map((t) => t.name)).toEqual([
       'analyze_dataset',
       'approve_deployment',
+      'approve_deployment_durable',
+      'count_primes_durable',
       'export_dataset',
       'quick_calculation',
       'run_test_suite',
