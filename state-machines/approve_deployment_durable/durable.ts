@@ -5,7 +5,7 @@
  */
 import { CallbackTimeoutError, type DurableContext, withDurableExecution } from '@aws/durable-execution-sdk-js';
 import { askClient, DurableToolError, INPUT_ERRORS, reportProgress, type ToolEvent, type ToolResult } from 'async-mcp/durable';
-import { type DeploymentDecision, type DeploymentRequest, planDeployment, reportDeployment } from '../../lambdas/examples/deployment-plan.ts';
+import { type DeploymentDecision, type DeploymentRequest, planDeployment, reportDeployment } from './deployment-plan.ts';
 
 /** What an accepted elicitation carries: the form's fields. */
 interface Approval {
