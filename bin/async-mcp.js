@@ -24,7 +24,8 @@ const PROJECT_USAGE = `Project commands (run in the project's folder):
   async-mcp start [--port N] [--data DIR] [--as-deployed] [--oauth-dev] [--events-webhook URL]
                                           serve ./state-machines on the local stack (--help for all)
   async-mcp validate-tools [DIR]          check the tool folders offline (DIR: ./state-machines)
-  async-mcp new-tool <name> [--durable]   a new tool folder (--help for all)
+  async-mcp new-tool <name> [--sync|--async|--both] [--worker] [--input] [--durable]
+                                          a new tool folder that runs as it is
 `;
 
 const [name, ...rest] = process.argv.slice(2);
