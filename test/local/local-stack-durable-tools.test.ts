@@ -58,6 +58,13 @@ describe('a durable tool on the local stack', () => {
     expect(JSON.stringify(result.content)).toContain('SumFailed');
   });
 
+  it('an error named Mcp.ProtocolError with a JSON message answers with that JSON-RPC error, as a Fail state does', async () => {
+    const taskId = await startTask(stack.url, { numbers: [1], protocolError: true });
+    expect((await settled(stack.url, taskId)).status).toBe('failed');
+    const response = await legacyRequest(stack.url, 'tasks/result', { taskId });
+    expect(response.message?.error).toEqual({ code: -32602, message: 'Invalid arguments: numbers must add up' });
+  });
+
   it('cancelling a task stops its durable execution', async () => {
     const taskId = await startTask(stack.url, { numbers: [1], waitSeconds: 600 });
     ok(await legacyRequest(stack.url, 'tasks/cancel', { taskId }));
