@@ -151,6 +151,17 @@ describe('operation events reach a loopback webhook, signed', () => {
     expect(final.detail.ownerId).toBe(localOwner);
   });
 
+  it('a durable function tool: working then completed from its durable status events, schema-valid, without its result', async () => {
+    const { taskId, last } = await runTask('count_primes_durable', { below: 500, chunks: 2, pauseSeconds: 0 });
+    expect(JSON.stringify(last.result)).toContain('"primes":95');
+    await stack.drainEvents();
+    const events = eventsOf(taskId);
+    expect(events.map(({ event }) => event.detail.status)).toEqual(['working', 'completed']);
+    for (const { event } of events) expect(validateEvent(event), ajv.errorsText(validateEvent.errors)).toBe(true);
+    expect(events[1]!.event.detail).toMatchObject({ tool: 'count_primes_durable', isError: false, ownerId: localOwner });
+    expect(events.every(({ delivery }) => !delivery.body.includes('"primes"'))).toBe(true);
+  });
+
   it('a delivery the receiver refused is retried with the same webhook-id', () => {
     // The first attempt of all was answered 503; every event still arrived exactly once.
     expect(attempts).toBe(received.length + 1);
