@@ -203,10 +203,12 @@ async function main(): Promise<void> {
   }
   if (webhook) printWebhook(webhook);
   console.log('Tools:');
+  // Names up to 128 characters: the column is as wide as the longest, at least 24.
+  const nameWidth = Math.max(24, ...stack.catalog.tools.map((tool) => tool.name.length + 1));
   for (const tool of stack.catalog.tools) {
     // A durable tool is a Lambda function, not a state machine of either type.
     const kind = isDurableArn(tool.stateMachineArn) ? 'DURABLE' : tool.workflowType;
-    console.log(`  ${tool.name.padEnd(24)} ${tool.invocation.padEnd(5)} ${kind.padEnd(8)} ${toolLabel(tool)}`);
+    console.log(`  ${tool.name.padEnd(nameWidth)} ${tool.invocation.padEnd(5)} ${kind.padEnd(8)} ${toolLabel(tool)}`);
   }
   stopOnSignals(() => stack.close());
 }
