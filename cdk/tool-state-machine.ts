@@ -5,17 +5,17 @@
  * deterministic name (so the MCP Lambda can derive its ARN), and the folder's own
  * `permissions` on its role alone, each wildcard acknowledged with the folder's reason.
  */
-import { Aws, type CfnResource, Fn, Names, NestedStack, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Effect, Grant, PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Aws, type CfnResource, Names, NestedStack, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
-import { asList, wildcardsOf, type PermissionStatement } from '../lambdas/tools/tool-permissions.ts';
 import { workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
 import { grantOnExecutions } from './execution-grants.ts';
+import { addToolPermissions } from './tool-permission-statements.ts';
 
 /** A tool's state machine as the MCP Lambda and status sync use it: deployed here or existing. */
 export interface ToolMachine {
@@ -106,7 +106,7 @@ export class ToolStateMachine extends Construct implements ToolMachine {
       }
     }
 
-    for (const statement of tool.config.permissions ?? []) this.addPermission(statement);
+    addToolPermissions(this.stateMachine, this.stateMachine.role, this.toolName, tool.config.permissions ?? []);
 
     Validations.of(this.stateMachine.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -142,31 +142,6 @@ export class ToolStateMachine extends Construct implements ToolMachine {
       actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'],
       resourceArns: [this.stateMachine.stateMachineArn],
     });
-  }
-
-  /** One `permissions` statement on this role; its wildcards acknowledged with its reason, as cdk-nag names them. */
-  private addPermission(statement: PermissionStatement): void {
-    this.stateMachine.addToRolePolicy(
-      new PolicyStatement({
-        ...(statement.Sid ? { sid: statement.Sid } : {}),
-        effect: statement.Effect === 'Deny' ? Effect.DENY : Effect.ALLOW,
-        actions: asList(statement.Action),
-        // `${AWS::Region}` and the like need Fn::Sub; plain ARNs stay literal.
-        resources: asList(statement.Resource).map((resource) => (resource.includes('${') ? Fn.sub(resource) : resource)),
-        ...(statement.Condition ? { conditions: statement.Condition } : {}),
-      }),
-    );
-    const actions = new Set(asList(statement.Action));
-    // The loader refuses a wildcard without its reason (lambdas/tools/tool-permissions.ts).
-    const reason = statement.reason ?? 'no reason given';
-    for (const wildcard of wildcardsOf(statement)) {
-      // cdk-nag flattens Fn::Sub's `${X}` to `<X>`.
-      const finding = actions.has(wildcard) ? `Action::${wildcard}` : `Resource::${wildcard.replaceAll('${', '<').replaceAll('}', '>')}`;
-      Validations.of(this.stateMachine.role).acknowledge({
-        id: `AwsSolutions-IAM5[${finding}]`,
-        reason: `tool.json of "${this.toolName}": ${reason}`,
-      });
-    }
   }
 
   private grantOnExecutions(grantee: IGrantable, ...actions: string[]): Grant {
