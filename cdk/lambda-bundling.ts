@@ -12,7 +12,13 @@ import { MCP_HTTP_ENTRY, REPO_ROOT } from './repo-paths.ts';
 const REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /** The AWS SDK packages the handlers import statically, each loaded through a require shim. */
-export const REQUIRED_SDK_PACKAGES: readonly string[] = ['@aws-sdk/client-dynamodb', '@aws-sdk/client-sfn', '@aws-sdk/client-sqs', '@aws-sdk/util-dynamodb'];
+export const REQUIRED_SDK_PACKAGES: readonly string[] = [
+  '@aws-sdk/client-dynamodb',
+  '@aws-sdk/client-lambda',
+  '@aws-sdk/client-sfn',
+  '@aws-sdk/client-sqs',
+  '@aws-sdk/util-dynamodb',
+];
 
 /**
  * Module substitutions, as `--alias` takes them: paths resolve from the repository root.

@@ -1,6 +1,7 @@
 /**
- * The operations core a deployed built-in worker uses: the operations table and Step
- * Functions, built once per container on first use (the local runtime supplies its own).
+ * The operations core a deployed built-in worker or durable tool function uses: the operations
+ * table, Step Functions and Lambda's durable executions (that client loaded on its first call),
+ * built once per container on first use (the local runtime supplies its own).
  * Its store counts what the worker changes (a question asked is `InputRequired`); the
  * worker's handler flushes `deployedMetrics` after each call.
  */
@@ -10,6 +11,8 @@ import { DEPLOYED_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../aws/dynamodb-record-store.ts';
 import { ENV } from '../handlers/environment.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
+import { lazyDurableFunctionEngine } from '../aws/lazy-durable-function-engine.ts';
+import { RoutingWorkflowEngine } from '../aws/routing-workflow-engine.ts';
 import { requiredEnv } from '../handlers/environment.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
@@ -24,11 +27,12 @@ export const deployedMetrics = createEmfMetrics();
 let operations: OperationsService | undefined;
 
 export function deployedOperations(): OperationsService {
+  if (operations) return operations;
   const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
-  operations ??= createOperations({
+  operations = createOperations({
     // A question asked is an `operation.input_required` occurrence, appended and fanned out here.
     store: deployedEventRecordingStore(new ObservedRecordStore(new DynamoDbRecordStore(table), deployedMetrics), table, consoleLogger),
-    engine: new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG)),
+    engine: new RoutingWorkflowEngine(new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG)), lazyDurableFunctionEngine(DEPLOYED_CLIENT_CONFIG)),
     input: mcpInputProtocol,
   });
   return operations;

@@ -1,7 +1,7 @@
 /**
  * Lambda entry point for the MCP endpoint behind a Function URL (payload v2.0, invoke mode
  * RESPONSE_STREAM). Wiring only: clients and the tool catalog are built once per container
- * (the DynamoDB, Step Functions, S3 and SQS clients on first use),
+ * (the DynamoDB, Step Functions, Lambda, S3 and SQS clients on first use),
  * the caller is authenticated at the edge (function-url-principal.ts), and the shared fetch
  * handler's responses are streamed as they are produced.
  */
@@ -18,11 +18,14 @@ import { DEPLOYED_CLIENT_CONFIG, runWaitingClientConfig } from '../aws/aws-clien
 import { ENV } from './environment.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { lazyStepFunctionsEngine } from '../aws/lazy-step-functions-engine.ts';
+import { lazyDurableFunctionEngine } from '../aws/lazy-durable-function-engine.ts';
+import { RoutingWorkflowEngine } from '../aws/routing-workflow-engine.ts';
 import { createAsyncMcpApp } from '../app/async-mcp-app.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { observeInvocation } from '../observability/request-observer.ts';
-import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../tools/state-machine-names.ts';
+import { STATE_MACHINE_ARN_PREFIX_ENV } from '../tools/state-machine-names.ts';
+import { DURABLE_FUNCTION_ARN_PREFIX_ENV, deployedToolArns } from '../tools/durable-function-names.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { loadDeployedToolFolders } from '../tools/deployed-tool-folders.ts';
 import { withInvocationDeadline } from '../mcp/listen/listen-deadline.ts';
@@ -30,8 +33,8 @@ import { deployedEventsOptions } from '../mcp/events/deployed-events-options.ts'
 import { eventsDeliveryQueueUrlFromEnv, handleToolsFromEnv, limitsFromEnv, listenFromEnv, requiredEnv } from './environment.ts';
 
 const folders = await loadDeployedToolFolders(process.env[ENV.toolsDir] ?? 'state-machines');
-// Deployed machines have fixed names: one ARN prefix locates them all, however many tools there are.
-const catalog = buildToolCatalog(folders, deployedStateMachineArns(requiredEnv(STATE_MACHINE_ARN_PREFIX_ENV)));
+// Deployed machines and durable functions have fixed names: one ARN prefix each locates them all, however many tools there are.
+const catalog = buildToolCatalog(folders, deployedToolArns(requiredEnv(STATE_MACHINE_ARN_PREFIX_ENV), requiredEnv(DURABLE_FUNCTION_ARN_PREFIX_ENV)));
 const metrics = createEmfMetrics();
 const limits = limitsFromEnv();
 // Each attempt of each call is bounded, so none outlasts the function (or a listen stream's graceful end).
@@ -45,8 +48,12 @@ const operationReads = new HotGetItem(table.client, lambdaEnvironmentWire(proces
 const deliveryQueueUrl = eventsDeliveryQueueUrlFromEnv();
 const app = createAsyncMcpApp({
   store: lazyDynamoDbRecordStore({ ...table, operationReads }),
-  // Built on a start's first call: a poll never calls Step Functions, so a cold start does not load its client.
-  engine: lazyStepFunctionsEngine(runWaitingClientConfig(limits.maxBlockingSeconds)),
+  // Each client built on its engine's first call: a poll never calls Step Functions or Lambda, so a cold start loads neither.
+  // A durable tool's synchronous run waits on its Invoke as an EXPRESS run waits on StartSyncExecution.
+  engine: new RoutingWorkflowEngine(
+    lazyStepFunctionsEngine(runWaitingClientConfig(limits.maxBlockingSeconds)),
+    lazyDurableFunctionEngine(runWaitingClientConfig(limits.maxBlockingSeconds)),
+  ),
   catalog,
   limits,
   handleTools: handleToolsFromEnv(),

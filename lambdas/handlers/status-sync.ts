@@ -1,6 +1,6 @@
 /**
- * Lambda entry point for EventBridge "Step Functions Execution Status Change" events.
- * Wiring only. A thrown error makes EventBridge retry (then the DLQ).
+ * Lambda entry point for EventBridge "Step Functions Execution Status Change" and "Durable
+ * Execution Status Change" events. Wiring only. A thrown error makes EventBridge retry (then the DLQ).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
@@ -12,7 +12,9 @@ import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { createOperationEventsPublisher } from '../aws/operation-events-publisher.ts';
 import { StepFunctionsEngine } from '../aws/step-functions-engine.ts';
-import { createStatusSyncHandler, type ExecutionStatusChangeEvent } from '../aws/status-sync.ts';
+import { lazyDurableFunctionEngine } from '../aws/lazy-durable-function-engine.ts';
+import { RoutingWorkflowEngine } from '../aws/routing-workflow-engine.ts';
+import { createStatusSyncHandler, type StatusChangeEvent } from '../aws/status-sync.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
@@ -23,7 +25,8 @@ import { deployedEventRecordingStore } from './deployed-event-stores.ts';
 import { settleEventsOf } from '../events/event-recorder.ts';
 import { limitsFromEnv, requiredEnv } from './environment.ts';
 
-const engine = new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG));
+// The Lambda client loads on the first durable event: a stack of state machines alone never loads it.
+const engine = new RoutingWorkflowEngine(new StepFunctionsEngine(new SFNClient(DEPLOYED_CLIENT_CONFIG)), lazyDurableFunctionEngine(DEPLOYED_CLIENT_CONFIG));
 const metrics = createEmfMetrics();
 const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
 // Ends (completed, failed, cancelled) are counted where status-sync writes them, and appended to the event log (MCP Events).
@@ -57,7 +60,7 @@ const events =
 if (eventBusName && !secretArn) consoleLogger.warn('operation events are off: the function has no server key secret', { missing: ENV.secretArn });
 
 /** Lambda entry point: one event per invocation, its metrics flushed when it is handled. */
-export const handler: (event: ExecutionStatusChangeEvent, context?: InvocationContext) => Promise<void> = createStatusSyncHandler(
+export const handler: (event: StatusChangeEvent, context?: InvocationContext) => Promise<void> = createStatusSyncHandler(
   operations,
   engine,
   consoleLogger,
