@@ -3,12 +3,12 @@
  * the way Solutions Constructs compose theirs:
  * - resolveServerSettings (server-settings.ts): the props checked, defaults filled in;
  * - the operations table, the results bucket and the server key, which every part reads;
- * - ToolMachines (tool-machines.ts): one state machine per tool folder (none for a tool naming
- *   an existing machine) in nested stacks, one Lambda per worker the definitions name, and the
- *   grants to start and control them;
+ * - ToolMachines (tool-machines.ts): one state machine or durable function per tool folder (none
+ *   for a tool naming an existing machine) in nested stacks, one Lambda per worker the
+ *   definitions name, and the grants to start and control them;
  * - McpEndpoint (mcp-endpoint.ts): the MCP Lambda, its grants and its Function URL; who may
  *   call is the `auth` prop (mcp-auth.ts), and IAM callers are granted with `grantInvoke`;
- * - status sync (status-sync.ts), when any tool runs STANDARD;
+ * - status sync (status-sync.ts), when any tool runs STANDARD or as a durable function;
  * - EventsDelivery (events-delivery.ts): the Events extension's settings and webhook delivery;
  * - OperationsMonitoring (operations-monitoring.ts): Powertools names, alarms and the dashboard.
  * The parts make their resources in this construct's scope under the ids they always had, so
@@ -24,6 +24,7 @@ import { Construct } from 'constructs';
 import { ENV } from '../lambdas/handlers/environment.ts';
 import type { AsyncMcpServerProps } from './async-mcp-server-props.ts';
 import { EventsDelivery, serverEventsParticipants } from './events-delivery.ts';
+import type { DurableToolFunction } from './durable-tool-function.ts';
 import type { ExistingToolStateMachine } from './existing-tool-state-machine.ts';
 import type { McpAuth } from './mcp-auth.ts';
 import { McpEndpoint } from './mcp-endpoint.ts';
@@ -56,11 +57,15 @@ export class AsyncMcpServer extends Construct {
   public readonly existingStateMachines: ReadonlyMap<string, ExistingToolStateMachine>;
   /** The prefix of every deployed state machine's name: `<prefix><tool>` (see state-machine-names.ts). */
   public readonly stateMachineNamePrefix: string;
+  /** Tool name -> the durable function this construct deploys for its `durable.ts` (in a nested stack of the tools). */
+  public readonly durableToolFunctions: ReadonlyMap<string, DurableToolFunction>;
+  /** The prefix of every durable tool function's name: `<prefix><tool>` (see durable-function-names.ts). */
+  public readonly durableFunctionNamePrefix: string;
   /** Worker name -> its Lambda (in a nested stack of the workers); grant a worker more here if its code needs it. */
   public readonly workerFunctions: ReadonlyMap<string, NodejsFunction>;
-  /** The nested stacks holding the tools' state machines and the workers. */
+  /** The nested stacks holding the tools' state machines and durable functions, and the workers. */
   public readonly catalogStacks: { readonly tools: readonly NestedStack[]; readonly workers: readonly NestedStack[] };
-  /** Absent when every tool is EXPRESS (Step Functions emits no status events for those). */
+  /** Absent when every tool is EXPRESS (Step Functions emits no status events for those) and none is durable. */
   public readonly statusSync?: StatusSync;
   /** Who may call the MCP endpoint (an IAM server's `principalScope` filled in). */
   public readonly auth: McpAuth;
@@ -85,6 +90,8 @@ export class AsyncMcpServer extends Construct {
     this.workerFunctions = machines.workerFunctions;
     this.stateMachineNamePrefix = machines.stateMachineNamePrefix;
     this.toolStateMachines = machines.deployed;
+    this.durableToolFunctions = machines.durable;
+    this.durableFunctionNamePrefix = machines.durableFunctionNamePrefix;
     this.existingStateMachines = machines.existing;
     this.catalogStacks = machines.stacks;
 
@@ -109,7 +116,12 @@ export class AsyncMcpServer extends Construct {
       options: props.events,
       operations: this.operations,
       serverKey: this.serverKey,
-      participants: serverEventsParticipants(this.mcpFunction, this.statusSync?.function.function, this.workerFunctions),
+      participants: serverEventsParticipants(
+        this.mcpFunction,
+        this.statusSync?.function.function,
+        this.workerFunctions,
+        [...machines.durable.values()].map((tool) => tool.function),
+      ),
       logRetention: settings.logRetention,
       tracing: settings.tracing,
       alarmTopic: props.alarmTopic,
@@ -121,6 +133,7 @@ export class AsyncMcpServer extends Construct {
       workerFunctions: this.workerFunctions,
       table: this.operations.table,
       machines: machines.deployed,
+      durableFunctions: machines.durable,
       alarmTopic: props.alarmTopic,
       executionFailureRatePercent: props.executionFailureRatePercent,
       // The webhook delivery dead-letter alarm is the Events construct's own; the dashboard shows it beside the rest.
@@ -150,6 +163,8 @@ export class AsyncMcpServer extends Construct {
       limitsEnvironment: { ...settings.limitsEnvironment },
       deployedArnPrefix: machines.stateMachineArnPrefix,
       existingStateMachines: machines.existingStandard,
+      durableArnPrefix: machines.durableFunctionArnPrefix,
+      durableTools: machines.durable.size > 0,
       grantDeployedExecutionControl: (grantee) => machines.grantDeployedExecutionControl(grantee),
       logRetention: settings.logRetention,
       tracing: settings.tracing,

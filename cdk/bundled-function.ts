@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing, type IDestination } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type DurableConfig, Runtime, Tracing, type IDestination } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -59,6 +59,21 @@ export interface BundledFunctionProps {
    * @default - lazyModulesOf(entry): jose for the MCP handler, none for the others
    */
   readonly lazyModules?: readonly string[];
+  /**
+   * The folder esbuild resolves the entry's imports from; it must hold the entry and this package.
+   * @default - this repository (or the installed package)
+   */
+  readonly projectRoot?: string;
+  /**
+   * A fixed name, for a function others find by name (a durable tool's).
+   * @default - a name CloudFormation generates
+   */
+  readonly functionName?: string;
+  /**
+   * Makes the function durable (checkpointed executions of up to a year).
+   * @default - not durable
+   */
+  readonly durableConfig?: DurableConfig;
 }
 
 export class BundledFunction extends Construct {
@@ -85,6 +100,8 @@ export class BundledFunction extends Construct {
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: 'handler',
+      ...(props.functionName ? { functionName: props.functionName } : {}),
+      ...(props.durableConfig ? { durableConfig: props.durableConfig } : {}),
       description: capped(props.description, MAX_FUNCTION_DESCRIPTION),
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
@@ -100,7 +117,7 @@ export class BundledFunction extends Construct {
       // deploy that changes the function publishes a version and keeps the older ones: an
       // execution that started before the deploy still calls the version it started with.
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
-      projectRoot: REPO_ROOT,
+      projectRoot: props.projectRoot ?? REPO_ROOT,
       depsLockFilePath: LOCK_FILE,
       bundling: {
         ...LAMBDA_BUNDLING,

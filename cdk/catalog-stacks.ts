@@ -1,8 +1,9 @@
 /**
- * The nested stacks that hold what grows with the catalog: the tools' state machines (with
- * their roles, log groups and failure-rate alarms) and the worker Lambdas. One stack may hold
- * 500 resources and a 1 MB template; a tool takes about 4.3 resources and 7 KB, so a hundred
- * tools filled the one stack there was. Each name goes to the stack its hash picks, never
+ * The nested stacks that hold what grows with the catalog: the tools' state machines and
+ * durable functions (with their roles, log groups and failure-rate alarms) and the worker
+ * Lambdas. One stack may hold 500 resources and a 1 MB template; a state machine tool takes
+ * about 4.3 resources and 7 KB, a durable one about 6.3 (its version and alias too), so a
+ * hundred tools filled the one stack there was. Each name goes to the stack its hash picks, never
  * to "the next one with room": a stack's contents then stay put when tools come and go. A
  * state machine that moved from one stack to another would be created in its new stack
  * before CloudFormation deletes it from its old one, and Step Functions refuses a second

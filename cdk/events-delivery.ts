@@ -75,13 +75,15 @@ export interface EventsParticipant {
  * The server's functions and what each does with events: status writes append occurrences and
  * enqueue their deliveries (status sync, report_progress); a question asked is an
  * `operation.input_required` occurrence (request_input); the MCP Lambda enqueues on subscribe.
+ * A durable tool function asks and reports from inside itself, and so writes as both workers do.
  */
 export function serverEventsParticipants(
   mcpFunction: LambdaFunction,
   statusSyncFunction: LambdaFunction | undefined,
   workerFunctions: ReadonlyMap<string, LambdaFunction>,
+  durableToolFunctions: readonly LambdaFunction[] = [],
 ): EventsParticipant[] {
-  const writers = [statusSyncFunction, workerFunctions.get(REPORT_PROGRESS_WORKER), workerFunctions.get(REQUEST_INPUT_WORKER)];
+  const writers = [statusSyncFunction, workerFunctions.get(REPORT_PROGRESS_WORKER), workerFunctions.get(REQUEST_INPUT_WORKER), ...durableToolFunctions];
   return [
     { function: mcpFunction, enqueues: true },
     ...writers.flatMap((fn) => (fn ? [{ function: fn, appendsEvents: true, listsSubscriptions: true, enqueues: true }] : [])),

@@ -13,6 +13,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import { ENV } from '../lambdas/handlers/environment.ts';
 import { requestTimeoutSeconds } from '../lambdas/operations/operations-limits.ts';
+import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../lambdas/tools/durable-function-names.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../lambdas/tools/state-machine-names.ts';
 import { BundledFunction } from './bundled-function.ts';
 import { type McpAuth, mcpCorsOptions, resolveMcpAuth } from './mcp-auth.ts';
@@ -63,6 +64,7 @@ export class McpEndpoint {
         ...operationCardEnvironment(MCP_HTTP_ENTRY, operationCard),
         [ENV.tableName]: operations.tableName,
         [STATE_MACHINE_ARN_PREFIX_ENV]: machines.stateMachineArnPrefix,
+        [DURABLE_FUNCTION_ARN_PREFIX_ENV]: machines.durableFunctionArnPrefix,
         [ENV.toolsDir]: `${LAMBDA_TASK_ROOT}/${BUNDLED_TOOLS_DIR}`,
         [ENV.resultsBucket]: results.bucket.bucketName,
         [ENV.secretArn]: serverKey.secret.secretArn,

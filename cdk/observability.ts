@@ -10,6 +10,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { IConstruct } from 'constructs';
 import { METRICS_NAMESPACE } from '../lambdas/observability/emf-metrics.ts';
 import type { MetricName } from '../lambdas/observability/metrics-recorder.ts';
 import { SERVICE_NAME } from '../lambdas/observability/structured-logger.ts';
@@ -35,6 +36,18 @@ export interface MonitoredResources {
   readonly table: ITable;
   /** Tool name -> the state machine deployed for it (existing machines are watched by their owners). */
   readonly stateMachines: ReadonlyMap<string, IStateMachine>;
+  /** Tool name -> the durable function deployed for it. @default - none */
+  readonly durableFunctions?: ReadonlyMap<string, DurableFunctionMetrics>;
+}
+
+/**
+ * A durable tool function as its metrics name it: by its name, fixed at synth, so a graph or
+ * an alarm in any stack names it without a reference across stacks.
+ */
+export interface DurableFunctionMetrics {
+  readonly functionName: string;
+  /** The function: what watches it lives in its stack. */
+  readonly function: IConstruct;
 }
 
 /** The table operations the server's roles may call (operations-table.ts), each a `ThrottledRequests` series. */
@@ -69,23 +82,58 @@ export function tableThrottledRequests(table: ITable, period: Duration = METRIC_
 }
 
 /**
- * Executions that FAILED or TIMED_OUT, in percent of those started, per period. ABORTED is
+ * A state machine's executions that FAILED or TIMED_OUT, in percent of those started, per period. ABORTED is
  * a cancel, not a failure. A period with failures but no start (a long run that began
  * earlier) counts as 100%, so a slow tool's failures are not hidden; one with neither
  * has the value 0.
  */
 export function executionFailureRate(stateMachine: IStateMachine, period: Duration, idSuffix = ''): IMetric {
   const options = { statistic: Stats.SUM, period };
-  // Ids are unique within an alarm, which may watch several machines.
+  return failureRate(
+    { started: stateMachine.metricStarted(options), failed: stateMachine.metricFailed(options), timedOut: stateMachine.metricTimedOut(options) },
+    period,
+    idSuffix,
+  );
+}
+
+/** The AWS/Lambda metrics of a durable function's executions, by function name, as the console shows them. */
+export const DURABLE_EXECUTION_METRICS = {
+  started: 'DurableExecutionStarted',
+  succeeded: 'DurableExecutionSucceeded',
+  failed: 'DurableExecutionFailed',
+  timedOut: 'DurableExecutionTimedOut',
+  stopped: 'DurableExecutionStopped',
+} as const;
+
+/** One of a durable function's execution metrics (a sum per period, unless `options` say otherwise). */
+export function durableExecutionMetric(
+  functionName: string,
+  metric: keyof typeof DURABLE_EXECUTION_METRICS,
+  options: { period?: Duration; label?: string } = {},
+): Metric {
+  return new Metric({
+    namespace: 'AWS/Lambda',
+    metricName: DURABLE_EXECUTION_METRICS[metric],
+    dimensionsMap: { FunctionName: functionName },
+    statistic: Stats.SUM,
+    period: options.period ?? METRIC_PERIOD,
+    ...(options.label ? { label: options.label } : {}),
+  });
+}
+
+/** The same rate for a durable function's executions; a stop (DurableExecutionStopped) is a cancel. */
+export function durableExecutionFailureRate(functionName: string, period: Duration, idSuffix = ''): IMetric {
+  const metric = (name: keyof typeof DURABLE_EXECUTION_METRICS) => durableExecutionMetric(functionName, name, { period });
+  return failureRate({ started: metric('started'), failed: metric('failed'), timedOut: metric('timedOut') }, period, idSuffix);
+}
+
+function failureRate(metrics: { started: IMetric; failed: IMetric; timedOut: IMetric }, period: Duration, idSuffix: string): IMetric {
+  // Ids are unique within an alarm, which may watch several tools.
   const [started, failed, timedOut] = [`started${idSuffix}`, `failed${idSuffix}`, `timedOut${idSuffix}`] as const;
   const bad = `FILL(${failed}, 0) + FILL(${timedOut}, 0)`;
   return new MathExpression({
     expression: `IF(FILL(${started}, 0) > 0, 100 * (${bad}) / FILL(${started}, 0), IF(${bad} > 0, 100, 0))`,
-    usingMetrics: {
-      [started]: stateMachine.metricStarted(options),
-      [failed]: stateMachine.metricFailed(options),
-      [timedOut]: stateMachine.metricTimedOut(options),
-    },
+    usingMetrics: { [started]: metrics.started, [failed]: metrics.failed, [timedOut]: metrics.timedOut },
     label: 'Failed or timed out, % of started',
     period,
   });

@@ -1,7 +1,7 @@
 /**
  * The alarms an operator of the server needs, each saying what it means and what to do:
  * status changes in the dead-letter queue, status-sync errors, the execution failure rate
- * of each tool's state machine, Lambda throttles and DynamoDB throttles. With a topic,
+ * of each tool's state machine or durable function, Lambda throttles and DynamoDB throttles. With a topic,
  * each notifies it on ALARM and on OK; without one, they only show in CloudWatch.
  */
 import { Duration, Stack } from 'aws-cdk-lib';
@@ -10,7 +10,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { executionFailureRate, METRIC_PERIOD, tableThrottledRequests, type MonitoredResources } from './observability.ts';
+import { durableExecutionFailureRate, executionFailureRate, METRIC_PERIOD, tableThrottledRequests, type MonitoredResources } from './observability.ts';
 
 /** The default of {@link OperationsAlarmsProps.executionFailureRatePercent}. */
 export const DEFAULT_EXECUTION_FAILURE_RATE_PERCENT = 10;
@@ -61,7 +61,7 @@ export class OperationsAlarms extends Construct {
   public readonly deadLetterQueueDepth?: Alarm;
   /** Status-sync invocations that threw; absent without status sync. */
   public readonly statusSyncErrors?: Alarm;
-  /** Tool name -> the failure-rate alarm watching its state machine (shared by a group beyond {@link MAX_ALARMS_PER_MACHINE}). */
+  /** Tool name -> the failure-rate alarm watching its state machine or durable function (shared by a group beyond {@link MAX_ALARMS_PER_MACHINE}). */
   public readonly executionFailureRate: ReadonlyMap<string, Alarm>;
   /** Function label (`Mcp`, `StatusSync`, `Worker <name>`) -> its throttle alarm. */
   public readonly throttles: ReadonlyMap<string, Alarm>;
@@ -111,24 +111,40 @@ export class OperationsAlarms extends Construct {
     // it grows that stack, not this one.
     const ratesScope = new Construct(this, 'ExecutionFailureRate');
     const rates = new Map<string, Alarm>();
-    const machines = [...props.stateMachines].sort(([a], [b]) => a.localeCompare(b));
-    const groupSize = machines.length > MAX_ALARMS_PER_MACHINE ? MACHINES_PER_GROUPED_ALARM : 1;
-    const byStack = new Map<Stack, typeof machines>();
-    for (const entry of machines) byStack.set(Stack.of(entry[1]), [...(byStack.get(Stack.of(entry[1])) ?? []), entry]);
-    for (const [stack, stackMachines] of byStack) {
+    // State machines and durable functions alike: each alarm lives in the stack of the tools it watches.
+    const watched: WatchedTool[] = [
+      ...[...props.stateMachines].map(
+        ([tool, machine]): WatchedTool => ({
+          tool,
+          durable: false,
+          stack: Stack.of(machine),
+          rate: (suffix) => executionFailureRate(machine, EXECUTION_FAILURE_RATE_PERIOD, suffix),
+        }),
+      ),
+      ...[...(props.durableFunctions ?? [])].map(
+        ([tool, fn]): WatchedTool => ({
+          tool,
+          durable: true,
+          stack: Stack.of(fn.function),
+          rate: (suffix) => durableExecutionFailureRate(fn.functionName, EXECUTION_FAILURE_RATE_PERIOD, suffix),
+        }),
+      ),
+    ].sort((a, b) => a.tool.localeCompare(b.tool));
+    const groupSize = watched.length > MAX_ALARMS_PER_MACHINE ? MACHINES_PER_GROUPED_ALARM : 1;
+    const byStack = new Map<Stack, WatchedTool[]>();
+    for (const entry of watched) byStack.set(entry.stack, [...(byStack.get(entry.stack) ?? []), entry]);
+    for (const [stack, stackTools] of byStack) {
       const scope = this.scopeIn(stack, 'ExecutionFailureRate', ratesScope);
-      for (let start = 0; start < stackMachines.length; start += groupSize) {
-        const group = stackMachines.slice(start, start + groupSize);
-        const tools = group.map(([tool]) => tool);
+      for (let start = 0; start < stackTools.length; start += groupSize) {
+        const group = stackTools.slice(start, start + groupSize);
+        const tools = group.map(({ tool }) => tool);
         const [only] = group;
         const metric =
           group.length === 1 && only
-            ? executionFailureRate(only[1], EXECUTION_FAILURE_RATE_PERIOD)
+            ? only.rate('')
             : new MathExpression({
                 expression: `MAX([${group.map((_, i) => `rate${i}`).join(', ')}])`,
-                usingMetrics: Object.fromEntries(
-                  group.map(([, machine], i) => [`rate${i}`, executionFailureRate(machine, EXECUTION_FAILURE_RATE_PERIOD, `${i}`)]),
-                ),
+                usingMetrics: Object.fromEntries(group.map((entry, i) => [`rate${i}`, entry.rate(`${i}`)])),
                 label: 'Highest failure rate, %',
                 period: EXECUTION_FAILURE_RATE_PERIOD,
               });
@@ -139,8 +155,8 @@ export class OperationsAlarms extends Construct {
           metric,
           ratePercent,
           `async-mcp: more than ${ratePercent}% of the executions of ${which} failed or timed out in 15 minutes ` +
-            '(cancels, ABORTED, do not count). Clients see these as tool errors (isError). To do: open the failed executions ' +
-            "in the Step Functions console, or the state machine's log group, and fix the worker, the definition or the service it calls.",
+            `(cancels, ${group.some((entry) => entry.durable) ? 'ABORTED or STOPPED' : 'ABORTED'}, do not count). Clients see these as tool errors (isError). ` +
+            whereToLook(group),
         );
         for (const tool of tools) rates.set(tool, created);
       }
@@ -205,4 +221,23 @@ export class OperationsAlarms extends Construct {
     }
     return scope;
   }
+}
+
+/** A tool whose executions' failure rate is watched: a state machine's or a durable function's. */
+interface WatchedTool {
+  readonly tool: string;
+  readonly durable: boolean;
+  readonly stack: Stack;
+  /** The rate, its metric ids ending in `suffix` (unique within one alarm). */
+  readonly rate: (suffix: string) => IMetric;
+}
+
+/** The alarm's advice: where the failed executions of `group` can be read. */
+function whereToLook(group: readonly WatchedTool[]): string {
+  const machines =
+    "open the failed executions in the Step Functions console, or the state machine's log group, and fix the worker, the definition or the service it calls";
+  const durable =
+    "open the failed durable executions in the Lambda console (the function's durable executions), or its log group, and fix durable.ts or the service it calls";
+  const kinds = [...(group.some((entry) => !entry.durable) ? [machines] : []), ...(group.some((entry) => entry.durable) ? [durable] : [])];
+  return `To do: ${kinds.join('; for a durable function, ')}.`;
 }

@@ -1,7 +1,7 @@
 /**
  * The stack's CloudWatch dashboard: alarm states first, then the MCP Lambda, the operations
  * the server ran (custom EMF metrics, by tool and dialect), status sync and its dead-letter
- * queue, the operations table, the workers, and each tool's state machine.
+ * queue, the operations table, the workers, and each tool's state machine or durable function.
  */
 import {
   AlarmStatusWidget,
@@ -16,7 +16,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { METRIC } from '../lambdas/observability/metrics-recorder.ts';
-import { customMetric, customMetricSearch, METRIC_PERIOD, tableThrottledRequests, type MonitoredResources } from './observability.ts';
+import { customMetric, customMetricSearch, durableExecutionMetric, METRIC_PERIOD, tableThrottledRequests, type MonitoredResources } from './observability.ts';
 
 export interface OperationsDashboardProps extends MonitoredResources {
   /** Shown in the alarm status widget. */
@@ -36,9 +36,10 @@ export const MAX_METRICS = 2500;
 export const ALARMS_PER_WIDGET = 100;
 const METRICS_PER_TOOL_GRAPH = 5;
 /**
- * Tools graphed one by one. Each graph takes about 1.7 KB of the top-level template (five
- * state machine ARNs), which must stay well below 1 MB whatever the catalog; the executions of
- * the others are in the Step Functions console, and their failure-rate alarms are above.
+ * Tools graphed one by one, state machines first, then durable functions. Each graph takes
+ * about 1.7 KB of the top-level template (five state machine ARNs), which must stay well below
+ * 1 MB whatever the catalog; the executions of the others are in the Step Functions or Lambda
+ * console, and their failure-rate alarms are above.
  */
 export const MAX_TOOL_GRAPHS = 60;
 
@@ -164,6 +165,41 @@ export class OperationsDashboard extends Construct {
               machine.metricFailed({ ...sum, label: 'Failed' }),
               machine.metricTimedOut({ ...sum, label: 'Timed out' }),
               machine.metricAborted({ ...sum, label: 'Aborted (cancelled)' }),
+            ]),
+          ),
+      );
+    }
+
+    const allDurable = [...(props.durableFunctions ?? [])].sort(([a], [b]) => a.localeCompare(b));
+    if (allDurable.length > 0) rows.push([heading('### Durable tool functions (executions)')]);
+    const durableRoom = Math.min(
+      MAX_TOOL_GRAPHS - machines.length,
+      MAX_WIDGETS - used.widgets - 1,
+      Math.floor((MAX_METRICS - used.metrics) / METRICS_PER_TOOL_GRAPH),
+    );
+    const durable = allDurable.slice(0, Math.max(durableRoom, 0));
+    if (durable.length < allDurable.length) {
+      rows.push([
+        new TextWidget({
+          markdown:
+            `${allDurable.length - durable.length} more durable tools (${allDurable[durable.length]?.[0]} onwards, by name) have no graph here: the dashboard graphs at most ` +
+            `${MAX_TOOL_GRAPHS} tools, to stay small. Their executions are in the Lambda console and the AWS/Lambda DurableExecution* metrics; their failure-rate alarms are above.`,
+          width: WIDTH,
+          height: 2,
+        }),
+      ]);
+    }
+    for (let start = 0; start < durable.length; start += 4) {
+      rows.push(
+        durable
+          .slice(start, start + 4)
+          .map(([tool, { functionName }]) =>
+            graph(tool, [
+              durableExecutionMetric(functionName, 'started', { label: 'Started' }),
+              durableExecutionMetric(functionName, 'succeeded', { label: 'Succeeded' }),
+              durableExecutionMetric(functionName, 'failed', { label: 'Failed' }),
+              durableExecutionMetric(functionName, 'timedOut', { label: 'Timed out' }),
+              durableExecutionMetric(functionName, 'stopped', { label: 'Stopped (cancelled)' }),
             ]),
           ),
       );

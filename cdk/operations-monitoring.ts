@@ -16,6 +16,7 @@ import { Construct } from 'constructs';
 import { type MonitoredResources, POWERTOOLS_ENVIRONMENT } from './observability.ts';
 import { OperationsAlarms } from './operations-alarms.ts';
 import { OperationsDashboard } from './operations-dashboard.ts';
+import type { DurableToolFunction } from './durable-tool-function.ts';
 import type { ToolStateMachine } from './tool-state-machine.ts';
 
 export interface OperationsMonitoringProps {
@@ -28,6 +29,8 @@ export interface OperationsMonitoringProps {
   readonly table: ITable;
   /** Tool name -> the state machine deployed for it (existing machines are watched by their owners). */
   readonly machines: ReadonlyMap<string, ToolStateMachine>;
+  /** Tool name -> the durable function deployed for it. @default - none */
+  readonly durableFunctions?: ReadonlyMap<string, DurableToolFunction>;
   /** Told of every alarm. @default - no actions */
   readonly alarmTopic?: ITopic;
   /** @default 10 */
@@ -42,12 +45,18 @@ export class OperationsMonitoring {
   public readonly dashboard: Dashboard;
 
   constructor(scope: Construct, props: OperationsMonitoringProps) {
-    const { machines, alarmTopic, executionFailureRatePercent, otherAlarms = [], ...functions } = props;
+    const { machines, durableFunctions = new Map(), alarmTopic, executionFailureRatePercent, otherAlarms = [], ...functions } = props;
+    const durable = [...durableFunctions.values()].map((tool) => tool.function);
     // The names the logs and metrics carry, which the dashboard searches for.
-    for (const fn of [functions.mcpFunction, functions.statusSync?.function, ...functions.workerFunctions.values()]) {
+    for (const fn of [functions.mcpFunction, functions.statusSync?.function, ...functions.workerFunctions.values(), ...durable]) {
       for (const [name, value] of Object.entries(POWERTOOLS_ENVIRONMENT)) fn?.addEnvironment(name, value);
     }
-    const monitored: MonitoredResources = { ...functions, stateMachines: new Map([...machines].map(([tool, machine]) => [tool, machine.stateMachine])) };
+    const monitored: MonitoredResources = {
+      ...functions,
+      stateMachines: new Map([...machines].map(([tool, machine]) => [tool, machine.stateMachine])),
+      // Each by its name, fixed at synth: the dashboard in this stack names it without a reference into a nested one.
+      durableFunctions,
+    };
     this.alarms = new OperationsAlarms(scope, 'Alarms', { ...monitored, alarmTopic, executionFailureRatePercent });
     // The dashboard names each machine by its ARN, built from its name here: no output per machine from the nested stacks.
     const dashboardScope = new Construct(scope, 'DashboardMachines');

@@ -5,7 +5,9 @@
  * a DescribeExecution (about 15/s per account) on a later poll. The rule matches the
  * deployed machines by their ARN prefix (`statusChangePrefixPattern`), so one rule covers any
  * number of tools and the tools removed since, whose runs still end; existing machines a tool
- * names are matched exactly (`statusChangePattern`, the one the local event bus applies). Failed deliveries and failed invocations land in one dead-letter queue; a
+ * names are matched exactly (`statusChangePattern`, the one the local event bus applies). The
+ * durable tool functions' "Durable Execution Status Change" events come by a rule of their own,
+ * by the functions' ARN prefix (`durableStatusChangePattern`). Failed deliveries and failed invocations land in one dead-letter queue; a
  * status read reconciles whatever is still missing. Its messages hold whole events (tool
  * inputs and outputs), so they are kept only as long as asked.
  */
@@ -18,7 +20,9 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { ENV } from '../lambdas/handlers/environment.ts';
+import { durableStatusChangePattern, type DurableStatusChangePattern } from '../lambdas/aws/durable-status-events.ts';
 import { statusChangePattern, statusChangePrefixPattern, type StatusChangePattern } from '../lambdas/aws/status-events.ts';
+import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../lambdas/tools/durable-function-names.ts';
 import { BundledFunction } from './bundled-function.ts';
 import type { OperationsTable } from './operations-table.ts';
 import type { ToolMachine } from './tool-state-machine.ts';
@@ -46,7 +50,14 @@ export interface StatusSyncProps {
   readonly deployedArnPrefix: string;
   /** Existing STANDARD state machines tools name (`stateMachineArn`), matched and granted one by one. */
   readonly existingStateMachines: readonly ToolMachine[];
-  /** Grants describe and stop on the executions of the deployed machines. */
+  /**
+   * `arn:…:function:<prefix>`: every durable tool function is named `<prefix><tool>`. Set in the
+   * environment always; with `durableTools`, one more rule matches their executions' status changes.
+   */
+  readonly durableArnPrefix: string;
+  /** Whether the server deploys durable tool functions. */
+  readonly durableTools: boolean;
+  /** Grants describe and stop on the executions of the deployed machines (and durable functions). */
   readonly grantDeployedExecutionControl: (grantee: IGrantable) => void;
   readonly logRetention: RetentionDays;
   readonly tracing: boolean;
@@ -65,6 +76,8 @@ export class StatusSync extends Construct {
   public readonly function: BundledFunction;
   /** The deployed machines' prefix and the first existing machines, then one rule per {@link STATE_MACHINES_PER_RULE} more. */
   public readonly rules: readonly Rule[];
+  /** The durable tool functions' executions, by their ARN prefix; absent without durable tools. */
+  public readonly durableRule?: Rule;
   public readonly deadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: StatusSyncProps) {
@@ -89,7 +102,12 @@ export class StatusSync extends Construct {
       description: 'async-mcp status sync: writes RUNNING and terminal execution states to the operations table',
       memorySize: 256,
       timeout: Duration.seconds(30),
-      environment: { [ENV.tableName]: props.operations.tableName, [ENV.eventBusName]: props.eventBus.eventBusArn, ...props.limitsEnvironment },
+      environment: {
+        [ENV.tableName]: props.operations.tableName,
+        [ENV.eventBusName]: props.eventBus.eventBusArn,
+        [DURABLE_FUNCTION_ARN_PREFIX_ENV]: props.durableArnPrefix,
+        ...props.limitsEnvironment,
+      },
       logRetention: props.logRetention,
       tracing: props.tracing,
       onFailure: new SqsDestination(this.deadLetterQueue),
@@ -110,24 +128,34 @@ export class StatusSync extends Construct {
     }
     const rules: Rule[] = [];
     for (const pattern of patterns) {
-      const rule = new Rule(this, rules.length === 0 ? 'Rule' : `Rule${rules.length + 1}`, {
-        description: 'async-mcp: RUNNING and terminal status changes of the tool state machines',
-        eventPattern: cdkEventPattern(pattern),
-      });
-      rule.addTarget(
-        new LambdaFunction(this.function.function, {
-          deadLetterQueue: this.deadLetterQueue,
-          retryAttempts: 10,
-          maxEventAge: Duration.hours(6),
-        }),
-      );
-      rules.push(rule);
+      const id = rules.length === 0 ? 'Rule' : `Rule${rules.length + 1}`;
+      rules.push(this.ruleToFunction(id, 'async-mcp: RUNNING and terminal status changes of the tool state machines', pattern));
     }
     this.rules = rules;
+    if (props.durableTools) {
+      this.durableRule = this.ruleToFunction(
+        'DurableRule',
+        'async-mcp: RUNNING and terminal status changes of the durable tool functions',
+        durableStatusChangePattern(props.durableArnPrefix),
+      );
+    }
+  }
+
+  /** A rule delivering `pattern` to the function, retried and dead-lettered as every status change is. */
+  private ruleToFunction(id: string, description: string, pattern: StatusChangePattern | DurableStatusChangePattern): Rule {
+    const rule = new Rule(this, id, { description, eventPattern: cdkEventPattern(pattern) });
+    rule.addTarget(
+      new LambdaFunction(this.function.function, {
+        deadLetterQueue: this.deadLetterQueue,
+        retryAttempts: 10,
+        maxEventAge: Duration.hours(6),
+      }),
+    );
+    return rule;
   }
 }
 
 /** The EventBridge JSON pattern in CDK's spelling (`detailType` renders as `detail-type`). */
-function cdkEventPattern(pattern: StatusChangePattern): EventPattern {
+function cdkEventPattern(pattern: StatusChangePattern | DurableStatusChangePattern): EventPattern {
   return { source: pattern.source, detailType: pattern['detail-type'], detail: pattern.detail as EventPattern['detail'] };
 }

@@ -1,11 +1,12 @@
 /**
- * Copies each tool's `tool.json` (and `definition.asl.json`, when it has one) into the
- * MCP Lambda's asset, so the deployed catalog is read from the very files the state
- * machines were built from. The copy is a Node script, not `mkdir -p`/`cp`: CDK runs
+ * Copies each tool's `tool.json` (and `definition.asl.json`, or `durable.ts`, when it has
+ * one) into the MCP Lambda's asset, so the deployed catalog is read from the very files the
+ * state machines and durable functions were built from (a folder with `durable.ts` is a
+ * durable tool, as it is in the repository). The copy is a Node script, not `mkdir -p`/`cp`: CDK runs
  * after-bundling commands under `cmd /c` on Windows.
  */
 import { join, posix } from 'node:path';
-import { DEFINITION_FILE, TOOL_FILE, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
+import { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { REPO_ROOT } from './repo-paths.ts';
 import { commandScratch } from './synth-scratch.ts';
 
@@ -21,7 +22,9 @@ export const COPY_SCRIPT = join(REPO_ROOT, 'cdk', 'copy-tool-files.mjs');
 export function toolFileManifest(tools: readonly ToolFolder[]): { target: string; files: string[] }[] {
   return tools.map((tool) => ({
     target: posix.join(BUNDLED_TOOLS_DIR, tool.config.name),
-    files: [TOOL_FILE, ...(tool.definitionText === undefined ? [] : [DEFINITION_FILE])].map((file) => join(tool.dir, file)),
+    files: [TOOL_FILE, ...(tool.definitionText === undefined ? [] : [DEFINITION_FILE]), ...(tool.durable ? [DURABLE_FILE] : [])].map((file) =>
+      join(tool.dir, file),
+    ),
   }));
 }
 

@@ -83,7 +83,7 @@ function workersScope(stack: Construct): Construct {
  * In a nested stack the bucket's ARN arrives as a parameter, which cdk-nag names
  * `<referenceto<bucket's unique id>Arn>`, not by the bucket's logical id the grant acknowledges.
  */
-function acknowledgeNestedResultsGrant(fn: NodejsFunction, results: ResultsBucket): void {
+export function acknowledgeNestedResultsGrant(fn: NodejsFunction, results: ResultsBucket): void {
   const bucket = results.bucket.node.defaultChild as CfnResource;
   if (Stack.of(fn) === Stack.of(bucket)) return;
   if (!fn.role) return;

@@ -40,8 +40,14 @@ function mcpEnvironmentOf(of: Template): Record<string, unknown> {
   return resourcesOf(of, 'AWS::Lambda::Function')[logicalIdOf(stack.server.mcpFunction)]!.Properties.Environment.Variables;
 }
 
-const standardTools = () => tools.filter((tool) => tool.config.workflowType === 'STANDARD');
+/** The tools that run as state machines (the others are durable functions: test/cdk/durable-tool-functions.test.ts). */
+const machineTools = () => tools.filter((tool) => !tool.durable);
+const standardTools = () => machineTools().filter((tool) => tool.config.workflowType === 'STANDARD');
 const distinctWorkers = () => [...new Set(tools.flatMap((tool) => tool.workers))];
+const durableToolCount = () => tools.length - machineTools().length;
+/** The status-change rules of the state machines (status sync has one more for the durable functions). */
+const machineRules = (of: Template) =>
+  Object.values(resourcesOf(of, 'AWS::Events::Rule')).filter((rule) => rule.Properties.EventPattern.source[0] === 'aws.states');
 
 describe('operations table', () => {
   it('is on-demand with point-in-time recovery and TTL on the attribute the code uses', () => {
@@ -78,8 +84,8 @@ describe('operations table', () => {
 });
 
 describe('Lambda functions', () => {
-  it('are one MCP Lambda, one status-sync Lambda, one webhook delivery Lambda and one per distinct worker', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 3 + distinctWorkers().length);
+  it('are one MCP Lambda, one status-sync Lambda, one webhook delivery Lambda, one per distinct worker and one per durable tool', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 3 + distinctWorkers().length + durableToolCount());
     expect([...stack.server.workerFunctions.keys()].sort()).toEqual(distinctWorkers().sort());
   });
 
@@ -115,7 +121,7 @@ describe('Lambda functions', () => {
     const prefix = resolvePseudo(variables[STATE_MACHINE_ARN_PREFIX_ENV]);
     const arnOf = deployedStateMachineArns(prefix);
     const names = resourcesOf(template, 'AWS::StepFunctions::StateMachine');
-    for (const tool of tools) {
+    for (const tool of machineTools()) {
       const machine = stack.server.toolStateMachines.get(tool.config.name)!;
       const name = names[logicalIdOf(machine.stateMachine)]!.Properties.StateMachineName as string;
       expect(arnOf(tool.config.name, tool)).toBe(`arn:aws:states:us-east-1:123456789012:stateMachine:${name}`);
@@ -223,15 +229,15 @@ describe('Function URL', () => {
 
 describe('state machines', () => {
   it('are one per tool folder, of the workflow type tool.json names', () => {
-    template.resourceCountIs('AWS::StepFunctions::StateMachine', tools.length);
-    for (const tool of tools) {
+    template.resourceCountIs('AWS::StepFunctions::StateMachine', machineTools().length);
+    for (const tool of machineTools()) {
       const id = logicalIdOf(stack.server.toolStateMachines.get(tool.config.name)!.stateMachine);
       expect(resourcesOf(template, 'AWS::StepFunctions::StateMachine')[id]!.Properties.StateMachineType).toBe(tool.config.workflowType);
     }
   });
 
   it('are built inline from definition.asl.json, every worker placeholder substituted by the ARN of its current version', () => {
-    for (const tool of tools) {
+    for (const tool of machineTools()) {
       const machine = stack.server.toolStateMachines.get(tool.config.name)!.stateMachine;
       const props = resourcesOf(template, 'AWS::StepFunctions::StateMachine')[logicalIdOf(machine)]!.Properties;
       const definitionText = tool.definitionText!;
@@ -258,7 +264,7 @@ describe('state machines', () => {
       LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false, Destinations: [Match.anyValue()] },
     });
     const names = Object.values(resourcesOf(template, 'AWS::Logs::LogGroup')).map((group) => group.Properties.LogGroupName as unknown);
-    expect(names.filter((name) => typeof name === 'string' && name.startsWith('/aws/vendedlogs/states/'))).toHaveLength(tools.length);
+    expect(names.filter((name) => typeof name === 'string' && name.startsWith('/aws/vendedlogs/states/'))).toHaveLength(machineTools().length);
   });
 
   it('trace only when asked', () => {
@@ -276,7 +282,7 @@ describe('state machines', () => {
     try {
       const more = await loadToolFolders(dir);
       const { template: bigger } = synthTemplate(more);
-      bigger.resourceCountIs('AWS::StepFunctions::StateMachine', tools.length + 1);
+      bigger.resourceCountIs('AWS::StepFunctions::StateMachine', machineTools().length + 1);
       // The copy reuses its original's worker: still one Lambda per distinct worker.
       bigger.resourceCountIs('AWS::Lambda::Function', 3 + distinctWorkers().length);
     } finally {
@@ -300,7 +306,7 @@ describe('status sync', () => {
   it('forwards RUNNING as well as terminal status changes of every state machine named with the deployed prefix, in one rule', () => {
     // The prefix the MCP Lambda derives each tool's ARN from: the same token in the pattern.
     const arnPrefix = mcpEnvironmentOf(template)[STATE_MACHINE_ARN_PREFIX_ENV];
-    template.resourceCountIs('AWS::Events::Rule', 1);
+    expect(machineRules(template)).toHaveLength(1);
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
         source: ['aws.states'],
@@ -316,13 +322,13 @@ describe('status sync', () => {
     const removed = standardTools()[0]!;
     const before = `arn:aws:states:us-east-1:123456789012:stateMachine:${stack.server.toolStateMachines.get(removed.config.name)!.stateMachineName}`;
     const { template: after } = synthTemplate(tools.filter((tool) => tool !== removed));
-    const [rule] = Object.values(resourcesOf(after, 'AWS::Events::Rule'));
+    const [rule] = machineRules(after);
     const [matcher] = rule!.Properties.EventPattern.detail.stateMachineArn as [{ prefix: unknown }];
     expect(before.startsWith(resolvePseudo(matcher.prefix))).toBe(true);
   });
 
   it("uses the pattern statusChangePrefixPattern builds, and statusChangePattern (the local bus's) for existing machines", () => {
-    const [rule] = Object.values(resourcesOf(template, 'AWS::Events::Rule'));
+    const [rule] = machineRules(template);
     const [matcher] = rule!.Properties.EventPattern.detail.stateMachineArn as [{ prefix: string }];
     expect(rule!.Properties.EventPattern).toEqual(statusChangePrefixPattern(matcher.prefix));
   });

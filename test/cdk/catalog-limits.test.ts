@@ -1,10 +1,10 @@
 /**
  * A catalog past one stack's limits: CloudFormation takes at most 500 resources and a 1 MB
- * template per stack, so the tools' state machines and the workers go to nested stacks, and
- * every template stays well within both (under 400 resources and 800 KB) at 200 and 300
- * tools. Grants and the status rule name the machines by their name prefix, so the MCP role's
- * policy (IAM: 10,240 characters of inline policy per role) and the rule's pattern (2,048
- * characters) do not grow with the catalog.
+ * template per stack, so the tools' state machines and durable functions and the workers go
+ * to nested stacks, and every template stays well within both (under 400 resources and 800 KB)
+ * at 200 and 300 tools. Grants and the status rules name the machines and the durable functions
+ * by their name prefixes, so the MCP role's policy (IAM: 10,240 characters of inline policy per
+ * role) and the rules' patterns (2,048 characters) do not grow with the catalog.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { NestedStack } from 'aws-cdk-lib';
 import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { EVENT_PATTERN_MAX_CHARS } from '../../cdk/status-sync.ts';
-import { DEFAULT_TOOLS_DIR } from '../../cdk/repo-paths.ts';
+import { DEFAULT_TOOLS_DIR, REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { buildStack, logicalIdOf, testApp } from './cdk-test-app.ts';
 
 /** CloudFormation's limits on one stack, and the margin this server keeps below them. */
@@ -35,23 +35,30 @@ let toolsDir: string;
 let originals: ToolFolder[];
 
 beforeAll(async () => {
-  // Two kinds of tool: EXPRESS (quick_calculation) and STANDARD (summarize_numbers), each
-  // loaded (so validated) from a folder of its own; the copies differ only by name.
+  // Three kinds of tool: EXPRESS (quick_calculation), STANDARD (summarize_numbers) and a durable
+  // function (plain_durable), each loaded (so validated) from a folder of its own; the copies differ only by name.
   toolsDir = mkdtempSync(join(tmpdir(), 'async-mcp-catalog-'));
   for (const tool of ['quick_calculation', 'summarize_numbers']) cpSync(join(DEFAULT_TOOLS_DIR, tool), join(toolsDir, tool), { recursive: true });
-  originals = await loadToolFolders(toolsDir);
+  // A durable function is bundled from the folder holding its durable.ts and this package: loaded where it is, not copied.
+  const durable = await loadToolFolders(join(REPO_ROOT, 'test', 'fixtures', 'cdk-durable-tools'));
+  originals = [...(await loadToolFolders(toolsDir)), ...durable];
 });
 
 afterAll(() => rmSync(toolsDir, { recursive: true, force: true }));
 
-/** `count` tools, every fourth a STANDARD one. Loading 300 folders validates the same two definitions 300 times. */
+/** `count` tools, every fourth a STANDARD one and every fourth a durable one. Loading 300 folders validates the same three 300 times. */
 function catalog(count: number): ToolFolder[] {
-  const [express, standard] = ['quick_calculation', 'summarize_numbers'].map((name) => originals.find((tool) => tool.config.name === name)!);
+  const [express, standard, durable] = ['quick_calculation', 'summarize_numbers', 'plain_durable'].map(
+    (name) => originals.find((tool) => tool.config.name === name)!,
+  );
   return Array.from({ length: count }, (_, i) => {
-    const tool = i % 4 === 3 ? standard! : express!;
+    const tool = i % 4 === 3 ? standard! : i % 4 === 1 ? durable! : express!;
     return { ...tool, config: { ...tool.config, name: `${tool.config.name}_${i}` } };
   });
 }
+
+/** How many of `count` tools `catalog` makes durable. */
+const durableOf = (count: number) => Math.floor((count + 2) / 4);
 
 /** The part of a synthesized template these checks read. */
 type TemplateJson = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
@@ -82,7 +89,8 @@ describe.each([200, 300])('%i tools', (count) => {
 
   it("synthesize with every template under 400 resources and 800 KB, well within CloudFormation's 500 and 1 MB", () => {
     const { stack, templates } = result;
-    expect(stack.server.toolStateMachines.size).toBe(count);
+    expect(stack.server.toolStateMachines.size).toBe(count - durableOf(count));
+    expect(stack.server.durableToolFunctions.size).toBe(durableOf(count));
     expect(templates.length).toBeGreaterThan(1);
     for (const { path, resources, bytes } of templates) {
       expect(resources, path).toBeLessThan(MAX_RESOURCES);
@@ -90,14 +98,13 @@ describe.each([200, 300])('%i tools', (count) => {
       expect(resources).toBeLessThan(CFN_MAX_RESOURCES);
       expect(bytes).toBeLessThan(CFN_MAX_TEMPLATE_BYTES);
     }
-    // Every tool's machine is in a nested stack, none in the top-level one.
-    const top = result.templateOf(stack.node.path);
-    expect(Object.values(top.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine')).toEqual([]);
-    const machines = templates.reduce(
-      (sum, { path }) => sum + Object.values(result.templateOf(path).Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine').length,
-      0,
-    );
-    expect(machines).toBe(count);
+    // Every tool's machine or durable function is in a nested stack, none in the top-level one.
+    const resourcesIn = (type: string, path: string) => Object.values(result.templateOf(path).Resources).filter((r) => r.Type === type).length;
+    expect(resourcesIn('AWS::StepFunctions::StateMachine', stack.node.path)).toBe(0);
+    expect(resourcesIn('AWS::Lambda::Alias', stack.node.path)).toBe(0);
+    const total = (type: string) => templates.reduce((sum, { path }) => sum + resourcesIn(type, path), 0);
+    expect(total('AWS::StepFunctions::StateMachine')).toBe(count - durableOf(count));
+    expect(total('AWS::Lambda::Alias')).toBe(durableOf(count));
   });
 
   it("keep the MCP role's policy within IAM's 10,240 characters, naming the machines by their prefix", () => {
@@ -114,16 +121,20 @@ describe.each([200, 300])('%i tools', (count) => {
     expect(document.length).toBeLessThan(IAM_INLINE_POLICY_MAX_CHARS / 2);
     expect(document).toContain(`:stateMachine:${stack.server.stateMachineNamePrefix}*`);
     expect(document).toContain(`:execution:${stack.server.stateMachineNamePrefix}*:*`);
+    expect(document).toContain(`:function:${stack.server.durableFunctionNamePrefix}*:live`);
+    expect(document).toContain(`:function:${stack.server.durableFunctionNamePrefix}*:*/durable-execution/*`);
     expect(document).not.toContain('quick_calculation');
+    expect(document).not.toContain('plain_durable');
   });
 
-  it('cover every STANDARD machine with one status rule whose pattern stays within 2,048 characters', () => {
+  it('cover every STANDARD machine with one status rule, and every durable function with one more, each pattern within 2,048 characters', () => {
     const { stack } = result;
     expect(stack.server.statusSync!.rules).toHaveLength(1);
+    expect(stack.server.statusSync!.durableRule).toBeDefined();
     const top = result.templateOf(stack.node.path);
     const rules = Object.values(top.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
-    expect(rules).toHaveLength(1);
-    expect(JSON.stringify(rules[0]!.Properties.EventPattern).length).toBeLessThan(EVENT_PATTERN_MAX_CHARS);
+    expect(rules).toHaveLength(2);
+    for (const rule of rules) expect(JSON.stringify(rule.Properties.EventPattern).length).toBeLessThan(EVENT_PATTERN_MAX_CHARS);
     // A status-sync grant as small: describe and stop by the prefix.
     const statusSyncRole = logicalIdOf(stack.server.statusSync!.function.role);
     const policy = Object.values(top.Resources).find(
@@ -142,5 +153,6 @@ describe.each([200, 300])('%i tools', (count) => {
     expect(widgets.length).toBeGreaterThan(10);
     expect(widgets.length).toBeLessThanOrEqual(500);
     expect(body).toMatch(/more tools .* have no graph here/);
+    expect(body).toMatch(/more durable tools .* have no graph here/);
   });
 });

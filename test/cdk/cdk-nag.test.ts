@@ -8,7 +8,9 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AccountPrincipal, ArnPrincipal, Role } from 'aws-cdk-lib/aws-iam';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import { join } from 'node:path';
+import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { buildStack, repoTools, testApp, toolsWithInputFixtures, type StackOverrides } from './cdk-test-app.ts';
 
@@ -39,6 +41,13 @@ describe('AwsSolutionsChecks', () => {
 
   it('passes with tools that ask the client questions (the request_input worker, task grants, the server key)', async () => {
     const app = await checkedApp({}, await toolsWithInputFixtures());
+    expect(() => app.synth()).not.toThrow();
+    expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });
+  });
+
+  it("passes with durable tools of every setting, one with permissions of its own (their wildcards acknowledged with the folder's reason)", async () => {
+    const fixtures = await loadToolFolders(join(REPO_ROOT, 'test', 'fixtures', 'cdk-durable-tools'));
+    const app = await checkedApp({ tracing: true }, [...(await repoTools()), ...fixtures]);
     expect(() => app.synth()).not.toThrow();
     expect(new AwsSolutionsChecks().validateScope(app)).toEqual({ success: true, violations: [] });
   });
@@ -85,11 +94,15 @@ describe('AwsSolutionsChecks', () => {
       expect(typeof reason === 'string' && reason.length >= 40, `${path} ${id}`).toBe(true);
     }
     // Wildcards acknowledged: `*` only where AWS requires it, else one state machine's executions, a worker's published versions, the deployed
-    // machines by their name prefix (and their executions), or the result objects (the bucket's ARN, or the parameter passing it to a nested stack).
-    const prefix = stack.server.stateMachineNamePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // machines by their name prefix (and their executions), the durable tool functions by theirs (their aliases, executions, and one
+    // function's own executions), or the result objects (the bucket's ARN, or the parameter passing it to a nested stack).
+    const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const prefix = literally(stack.server.stateMachineNamePrefix);
+    const durablePrefix = literally(stack.server.durableFunctionNamePrefix);
     const states = 'arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>';
+    const lambda = 'arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>';
     const allowed = new RegExp(
-      `\\[Resource::(\\*|${states}:execution:[A-Za-z0-9_.-]+:\\*|${states}:stateMachine:${prefix}\\*|${states}:execution:${prefix}\\*:\\*|<[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+\\.Arn>/results/\\*|<referenceto[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+Arn>/results/\\*|<(referenceto)?[A-Za-z0-9]*Workers[A-Za-z0-9]+(\\.)?Arn>:\\*)\\]$`,
+      `\\[Resource::(\\*|${states}:execution:[A-Za-z0-9_.-]+:\\*|${states}:stateMachine:${prefix}\\*|${states}:execution:${prefix}\\*:\\*|${lambda}:function:${durablePrefix}\\*(:live|:\\*/durable-execution/\\*)?|${lambda}:function:${durablePrefix}[A-Za-z0-9_-]+:\\*|<[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+\\.Arn>/results/\\*|<referenceto[A-Za-z0-9]*ResultsBucket[A-Za-z0-9]+Arn>/results/\\*|<(referenceto)?[A-Za-z0-9]*Workers[A-Za-z0-9]+(\\.)?Arn>:\\*)\\]$`,
     );
     for (const { id } of found.filter((ack) => ack.id.includes('IAM5'))) expect(id).toMatch(allowed);
   });

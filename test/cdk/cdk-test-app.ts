@@ -2,14 +2,14 @@
  * Test helpers for the CDK app: an App with cdk.json's feature flags, one synth per
  * call, bundling skipped unless asked (esbuild for seven functions costs seconds).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, type AppProps, CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { afterAll, onTestFinished } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
-import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import { DURABLE_FILE, loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { AsyncMcpStack, type AsyncMcpStackProps } from '../../cdk/async-mcp-stack.ts';
 import { DEFAULT_TOOLS_DIR, REPO_ROOT } from '../../cdk/repo-paths.ts';
 
@@ -93,12 +93,21 @@ export function synthTemplate(tools: readonly ToolFolder[], overrides: StackOver
 }
 
 /**
- * A temporary copy of the repository's tools plus one more folder, a copy of an
+ * Copies the repository's state machine tool folders into `dir`. The durable tools stay out: a
+ * durable function is bundled from the folder that holds both its durable.ts and this package,
+ * which for a copy in the temp dir would be the file system's root.
+ */
+export function copyMachineToolFolders(dir: string): void {
+  cpSync(DEFAULT_TOOLS_DIR, dir, { recursive: true, filter: (source) => !existsSync(join(source, DURABLE_FILE)) });
+}
+
+/**
+ * A temporary copy of the repository's state machine tools plus one more folder, a copy of an
  * existing tool under a new name (so it reuses that tool's workers).
  */
 export function toolsDirWithExtraTool(extraName: string, copyOf: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'async-mcp-tools-'));
-  cpSync(DEFAULT_TOOLS_DIR, dir, { recursive: true });
+  copyMachineToolFolders(dir);
   cpSync(join(DEFAULT_TOOLS_DIR, copyOf), join(dir, extraName), { recursive: true });
   const toolFile = join(dir, extraName, 'tool.json');
   const config = JSON.parse(readFileSync(toolFile, 'utf8')) as Record<string, unknown>;

@@ -73,6 +73,31 @@ function workerVersions(fn: IConstruct) {
   return { 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOf(fn), 'Arn'] }, ':*']] };
 }
 
+/**
+ * The durable tool functions by their name prefix (`arn:…:function:<prefix>*` and its alias and
+ * executions), or one durable function's own executions (`arn:…:function:<name>:*`).
+ */
+function isDurablePattern(resource: unknown): boolean {
+  const last = lastPart(resource);
+  if (typeof last !== 'string') return false;
+  const prefix = stack.server.durableFunctionNamePrefix;
+  const byPrefix = [`:function:${prefix}*`, `:function:${prefix}*:live`, `:function:${prefix}*:*/durable-execution/*`];
+  const own = [...stack.server.durableToolFunctions.values()].map((tool) => `:function:${tool.functionName}:*`);
+  return [...byPrefix, ...own].includes(last);
+}
+
+/** What the durable grants and a durable function's checkpoints allow. */
+const DURABLE_ACTIONS = new Set([
+  'lambda:InvokeFunction',
+  'lambda:GetDurableExecution',
+  'lambda:StopDurableExecution',
+  'lambda:ListDurableExecutionsByFunction',
+  'lambda:SendDurableExecutionCallbackSuccess',
+  'lambda:SendDurableExecutionCallbackFailure',
+  'lambda:CheckpointDurableExecution',
+  'lambda:GetDurableExecutionState',
+]);
+
 function lastPart(resource: unknown): unknown {
   return (resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join']?.[1].at(-1);
 }
@@ -135,7 +160,7 @@ beforeAll(async () => {
   ({ stack, template } = synthTemplate(tools, { workersDir }));
   traced = synthTemplate(tools, { tracing: true, workersDir }).template;
   stateMachineNames = [...stack.server.toolStateMachines.values()].map((machine) => machine.stateMachineName);
-});
+}, 120_000);
 afterAll(() => {
   rmSync(examples, { recursive: true, force: true });
 });
@@ -177,6 +202,12 @@ describe('every policy statement', () => {
         } else if (isWorkerVersions(resource)) {
           // A worker's published versions: a running execution calls the one it started with.
           expect(actions, JSON.stringify(statement)).toEqual(['lambda:InvokeFunction']);
+        } else if (isDurablePattern(resource)) {
+          // The durable tool functions by their name prefix, or one function's own executions (named per call, under a version).
+          expect(
+            actions.filter((action) => !DURABLE_ACTIONS.has(action)),
+            JSON.stringify(statement),
+          ).toEqual([]);
         } else if (JSON.stringify(resource).includes('*')) {
           // Executions are named per call: scoped to one state machine's executions, or to the deployed machines' by their name prefix.
           expect(isExecutionPattern(resource, stateMachineNames) || isPrefixPattern(resource), JSON.stringify(resource)).toBe(true);
@@ -202,7 +233,7 @@ describe('the MCP Lambda', () => {
     const allowed = (action: string) => states.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map((r) => lastPart(r)));
     const prefix = stack.server.stateMachineNamePrefix;
     // Every deployed machine is named `<prefix><tool>`: one statement covers them all, and the tools removed since.
-    for (const tool of tools) expect(stack.server.toolStateMachines.get(tool.config.name)!.stateMachineName.startsWith(prefix)).toBe(true);
+    for (const machine of stack.server.toolStateMachines.values()) expect(machine.stateMachineName.startsWith(prefix)).toBe(true);
     const machines = [`:stateMachine:${prefix}*`];
     const executions = [`:execution:${prefix}*:*`];
     expect(allowed('states:StartExecution')).toEqual(machines);
@@ -243,7 +274,9 @@ describe('the MCP Lambda', () => {
   it('has nothing else but its own log group', () => {
     const statements = statementsOf(template, stack.server.mcpFunction.role!);
     const known = ['dynamodb:', 'states:', 's3:', 'secretsmanager:', 'sqs:'];
-    const other = statements.filter((s) => !asArray(s.Action).some((a) => known.some((prefix) => a.startsWith(prefix))));
+    // The durable tools' grants are test/cdk/durable-tool-functions.test.ts's.
+    const durable = (s: Statement) => asArray(s.Resource).every((resource) => isDurablePattern(resource));
+    const other = statements.filter((s) => !asArray(s.Action).some((a) => known.some((prefix) => a.startsWith(prefix))) && !durable(s));
     expect(actionsOf(other)).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
     expect(other.flatMap((s) => asArray(s.Resource))).toEqual([{ 'Fn::GetAtt': [logicalIdOf(stack.server.mcpFunction.logGroup), 'Arn'] }]);
   });
@@ -253,23 +286,29 @@ describe('the status-sync Lambda', () => {
   it('may update records, release their active slots, describe executions and stop those canceled while starting, spill large results, put operation events, append Events occurrences and enqueue their deliveries, read the server key, write its logs and dead-letter failures, nothing more', () => {
     const statusSync = stack.server.statusSync!;
     const statements = statementsOf(template, statusSync.function.role);
-    expect(actionsOf(statements)).toEqual([
-      'dynamodb:DeleteItem',
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:Query',
-      'dynamodb:UpdateItem',
-      'events:PutEvents',
-      'logs:CreateLogStream',
-      'logs:PutLogEvents',
-      's3:PutObject',
-      'secretsmanager:GetSecretValue',
-      'sqs:GetQueueAttributes',
-      'sqs:GetQueueUrl',
-      'sqs:SendMessage',
-      'states:DescribeExecution',
-      'states:StopExecution',
-    ]);
+    expect(actionsOf(statements)).toEqual(
+      [
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'events:PutEvents',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        's3:PutObject',
+        'secretsmanager:GetSecretValue',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:SendMessage',
+        'states:DescribeExecution',
+        'states:StopExecution',
+        // The durable tools' executions alike, with the listing that finds one by name.
+        ...(stack.server.durableToolFunctions.size > 0
+          ? ['lambda:GetDurableExecution', 'lambda:ListDurableExecutionsByFunction', 'lambda:StopDurableExecution']
+          : []),
+      ].sort(),
+    );
     const dynamo = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
     expect(dynamo.filter((s) => !asArray(s.Action).includes('dynamodb:Query')).flatMap((s) => asArray(s.Resource))).toEqual([tableArn(), tableArn()]);
     expectEventsWriterGrants(statements, 'status sync');
@@ -386,12 +425,43 @@ describe('the server key', () => {
 
 describe('tool state machines', () => {
   it('may invoke exactly the workers their definition names, each on its published versions only, never unqualified', () => {
-    for (const tool of tools) {
+    for (const tool of tools.filter((each) => !each.durable)) {
       const machine = stack.server.toolStateMachines.get(tool.config.name)!.stateMachine;
       const invoke = statementsOf(template, machine.role).filter((s) => asArray(s.Action).includes('lambda:InvokeFunction'));
       const expected = tool.workers.map((worker) => workerVersions(stack.server.workerFunctions.get(worker)!));
       const actual = invoke.flatMap((s) => asArray(s.Resource));
       expect(actual.map((r) => JSON.stringify(r)).sort(), tool.config.name).toEqual(expected.map((r) => JSON.stringify(r)).sort());
+    }
+  });
+});
+
+describe('durable tool functions', () => {
+  it('may checkpoint their own executions, get and update records, append Events occurrences and enqueue their deliveries, put large results, write their log group, and what their tool.json permits, nothing more', () => {
+    expect(stack.server.durableToolFunctions.size).toBeGreaterThan(0);
+    for (const tool of stack.server.durableToolFunctions.values()) {
+      const statements = statementsOf(template, tool.function.role!);
+      const permitted = (tools.find((each) => each.config.name === tool.toolName)?.config.permissions ?? []).flatMap((p) => asArray(p.Action));
+      expect(actionsOf(statements), tool.toolName).toEqual(
+        [
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:Query',
+          'dynamodb:UpdateItem',
+          'lambda:CheckpointDurableExecution',
+          'lambda:GetDurableExecutionState',
+          'logs:CreateLogStream',
+          'logs:PutLogEvents',
+          's3:PutObject',
+          'sqs:SendMessage',
+          ...permitted,
+        ].sort(),
+      );
+      const checkpoints = statements.filter((s) => asArray(s.Action).includes('lambda:CheckpointDurableExecution'));
+      expect(
+        checkpoints.flatMap((s) => asArray(s.Resource).map(lastPart)),
+        tool.toolName,
+      ).toEqual([`:function:${tool.functionName}:*`]);
+      expectEventsWriterGrants(statements, tool.toolName);
     }
   });
 });

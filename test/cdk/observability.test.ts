@@ -101,7 +101,7 @@ describe('dashboard', () => {
   });
 
   it('graphs each deployed state machine: executions started, succeeded, failed, timed out and aborted', () => {
-    expect(stack.server.toolStateMachines.size).toBe(tools.length);
+    expect(stack.server.toolStateMachines.size).toBe(tools.filter((tool) => !tool.durable).length);
     const rows = graphedMetrics(template);
     for (const [tool, machine] of stack.server.toolStateMachines) {
       // Named by an ARN built from the machine's name: no output per machine from its nested stack.
@@ -251,7 +251,8 @@ describe('alarms', () => {
   });
 
   it('are exactly these, each with a description of what it means and what to do, and without a topic no actions', () => {
-    const expected = 2 + stack.server.toolStateMachines.size + 2 + stack.server.workerFunctions.size + 1;
+    // Status sync's 2, a failure rate per state machine and durable function, the throttles of MCP, status sync and each worker, the table's.
+    const expected = 2 + stack.server.toolStateMachines.size + stack.server.durableToolFunctions.size + 2 + stack.server.workerFunctions.size + 1;
     expect(stack.server.alarms.all).toHaveLength(expected);
     // Beside those, the Events construct's own: the webhook delivery dead-letter queue, and the
     // delivery function's errors, throttles and backlog.
@@ -380,8 +381,8 @@ describe('alarm notifications', () => {
 describe('functions', () => {
   it('all carry the Powertools service name and metrics namespace the dashboard searches for', () => {
     const functions = Object.entries(resourcesOf(template, 'AWS::Lambda::Function'));
-    // MCP, status sync, webhook delivery and the workers.
-    expect(functions.length).toBe(3 + stack.server.workerFunctions.size);
+    // MCP, status sync, webhook delivery, the workers and the durable tools.
+    expect(functions.length).toBe(3 + stack.server.workerFunctions.size + stack.server.durableToolFunctions.size);
     for (const [id, fn] of functions) {
       expect(fn.Properties.Environment?.Variables, id).toMatchObject({ POWERTOOLS_SERVICE_NAME: 'async-mcp', POWERTOOLS_METRICS_NAMESPACE: 'AsyncMcp' });
     }

@@ -29,7 +29,8 @@ describe('the tool folders under state-machines/', () => {
   });
 
   it('are valid Amazon States Language once the workers are substituted', () => {
-    for (const tool of tools) {
+    // A durable tool has durable.ts instead of a definition (its check is the loader's: it compiles and exports handler).
+    for (const tool of tools.filter((each) => each.definitionText !== undefined)) {
       const resolved = substituteWorkers(tool.definitionText!, (worker) => `arn:aws:lambda:us-east-1:123456789012:function:${worker}`);
       const result = validateAsl(JSON.parse(resolved), { checkPaths: true, checkArn: true });
       expect(result.isValid, `${tool.config.name}: ${result.errorsText('; ')}`).toBe(true);

@@ -16,7 +16,7 @@ import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { MAX_ROLE_DESCRIPTION } from '../../cdk/bundled-function.ts';
 import { copyToolFolderCommands } from '../../cdk/tool-asset-commands.ts';
 import { DEFAULT_TOOLS_DIR } from '../../cdk/repo-paths.ts';
-import { buildStack, logicalIdOf, resourcesOf, synthTemplate, testApp } from './cdk-test-app.ts';
+import { buildStack, copyMachineToolFolders, logicalIdOf, resourcesOf, synthTemplate, testApp } from './cdk-test-app.ts';
 
 const EXISTING_ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:orders-pipeline';
 const EXISTING_EXECUTIONS = 'arn:aws:states:us-east-1:123456789012:execution:orders-pipeline:*';
@@ -44,7 +44,7 @@ function writeTool(root: string, name: string, files: Record<string, unknown>): 
 function integrationToolsDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'async-mcp-tools-'));
   dirs.push(dir);
-  cpSync(DEFAULT_TOOLS_DIR, dir, { recursive: true });
+  copyMachineToolFolders(dir);
   writeTool(dir, 'reader', {
     'tool.json': {
       name: 'reader',
