@@ -14,26 +14,9 @@ import { DurableRun, type RunStatus } from './durable-run.ts';
 import type { ExecutionStore, StoredExecution } from './execution-store.ts';
 import { LambdaApiError } from './lambda-api-error.ts';
 import { statusChangeEventOf } from './status-change-event.ts';
+import type { DurableServiceSettings, ExecutionView } from './execution-view.ts';
 
-/** Where the service says its resources live. */
-export interface DurableServiceSettings {
-  region: string;
-  accountId: string;
-}
-
-/** One execution as GetDurableExecution and ListDurableExecutionsByFunction describe it. */
-export interface ExecutionView {
-  DurableExecutionArn: string;
-  DurableExecutionName: string;
-  FunctionArn: string;
-  Status: RunStatus;
-  StartTimestamp: Date;
-  EndTimestamp?: Date;
-  InputPayload?: string;
-  Result?: string;
-  Error?: ErrorObject;
-  Version: string;
-}
+export type { DurableServiceSettings, ExecutionView } from './execution-view.ts';
 
 /** The filters of ListDurableExecutionsByFunction. */
 export interface ListFilter {

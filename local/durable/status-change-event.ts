@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DURABLE_STATUS_CHANGE_DETAIL_TYPE, DURABLE_STATUS_CHANGE_SOURCE, type DurableStatusChangeEvent } from '../../lambdas/aws/durable-status-events.ts';
-import type { DurableServiceSettings, ExecutionView } from './durable-execution-service.ts';
+import type { DurableServiceSettings, ExecutionView } from './execution-view.ts';
 
 /** The status-change event for `execution` in its current status. */
 export function statusChangeEventOf(execution: ExecutionView, settings: DurableServiceSettings): DurableStatusChangeEvent {
