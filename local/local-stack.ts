@@ -11,9 +11,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { LambdaClient } from '@aws-sdk/client-lambda';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import type { DurableLambdaHandler } from '@aws/durable-execution-sdk-js';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { AWS_CLIENT_CONFIG } from '../lambdas/aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
@@ -22,7 +21,6 @@ import { createOperationEventsPublisher } from '../lambdas/aws/operation-events-
 import { statusChangePattern } from '../lambdas/aws/status-events.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
 import { DurableFunctionEngine } from '../lambdas/aws/durable-function-engine.ts';
-import { type DurableStatusChangeEvent, durableStatusChangePattern } from '../lambdas/aws/durable-status-events.ts';
 import { RoutingWorkflowEngine } from '../lambdas/aws/routing-workflow-engine.ts';
 import type { WorkflowEngine } from '../lambdas/operations/ports.ts';
 import { createAsyncMcpApp, type AsyncMcpApp, type EventsAppOptions } from '../lambdas/app/async-mcp-app.ts';
@@ -31,7 +29,7 @@ import { DynamoDbEventLog } from '../lambdas/aws/dynamodb-event-log.ts';
 import { DynamoDbWebhookSubscriptions } from '../lambdas/aws/dynamodb-webhook-subscriptions.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { DEFINITION_FILE, loadToolFolders, ToolFolderError, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
-import { startLocalDurableService } from './durable/index.ts';
+import { importDurableHandlers, startDurableTools } from './local-durable-tools.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import type { OperationsLimits } from '../lambdas/operations/operations-service.ts';
 import type { ToolCatalog } from '../lambdas/operations/tool-spec.ts';
@@ -42,7 +40,7 @@ import { startTtlSweeper, type TtlSweeperOptions } from './dynamodb/dynamo-ttl-s
 import { createLocalEventBus } from './events/event-bus.ts';
 import { endedBadly, failedRunLine, operationIdOf } from './failed-run-log.ts';
 import { serveFetch } from './node-http-server.ts';
-import { type ExecutionStatusChangeEvent as MachineStatusEvent, startSfnFacade, type WorkerHandler } from './stepfunctions/sfn-facade.ts';
+import { startSfnFacade, type WorkerHandler } from './stepfunctions/sfn-facade.ts';
 import { localSecretKey } from './secretsmanager/local-secret.ts';
 import { withOperations } from '../lambdas/workers/built-in-scope.ts';
 import { withOAuth } from '../lambdas/auth/authenticated-fetch.ts';
@@ -57,8 +55,6 @@ import { createTaskMocks } from './stepfunctions/sfn-facade-mocks.ts';
 import { stateMachineArn } from './stepfunctions/sfn-facade-arns.ts';
 import { startPutEventsEndpoint } from './events/put-events-endpoint.ts';
 import { createWebhookDelivery, type WebhookDeliveryOptions } from './events/webhook-delivery.ts';
-
-type MachineStatusDetail = MachineStatusEvent['detail'];
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -336,113 +332,4 @@ async function importWorkers(folders: readonly ToolFolder[], workersDir: string)
     }
   }
   return workers;
-}
-
-/** Imports each durable tool's `handler`, so a module that fails to load or lacks one stops startup, naming its file. */
-async function importDurableHandlers(folders: readonly ToolFolder[]): Promise<Map<string, DurableLambdaHandler>> {
-  const handlers = new Map<string, DurableLambdaHandler>();
-  for (const folder of folders) {
-    if (!folder.durable) continue;
-    const { file } = folder.durable;
-    let handler: unknown;
-    try {
-      ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });
-    } catch (error) {
-      throw new ToolFolderError(file, `cannot be loaded (${(error as Error).message})`);
-    }
-    if (typeof handler !== 'function') throw new ToolFolderError(file, 'does not export a handler function (export const handler = withDurableExecution(...))');
-    handlers.set(folder.config.name, handler as DurableLambdaHandler);
-  }
-  return handlers;
-}
-
-interface DurableTools {
-  endpoint: string;
-  lambda: LambdaClient;
-  functionArn(tool: string): string;
-  /** Status changes reach status sync once the engine that reads them exists. */
-  deliverTo(engine: WorkflowEngine): void;
-  drain(): Promise<void>;
-}
-
-/**
- * The local durable service with every durable tool registered, and the rule AWS would have:
- * its status-change events, matched by the stack's pattern, delivered to status sync.
- */
-async function startDurableTools(
-  handlers: ReadonlyMap<string, DurableLambdaHandler>,
-  appOf: () => AsyncMcpApp | undefined,
-  resultStore: Parameters<typeof withResultStore>[0],
-  options: LocalStackOptions,
-  closers: Array<() => Promise<void>>,
-): Promise<DurableTools> {
-  const functionArnPrefix = `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:`;
-  let engine: WorkflowEngine | undefined;
-  const bus = createLocalEventBus<DurableStatusChangeEvent>(
-    async (event) => {
-      const app = appOf();
-      if (!app || !engine) throw new Error('status-sync is not ready yet');
-      await app.statusSync(event);
-      const { onFailedRun } = options;
-      if (onFailedRun && (event.detail.status === 'FAILED' || event.detail.status === 'TIMED_OUT')) {
-        onFailedRun(await durableFailedRunLine(event, engine, app));
-      }
-    },
-    { pattern: durableStatusChangePattern(functionArnPrefix) },
-  );
-  const functions: Record<string, DurableLambdaHandler> = {};
-  for (const [name, handler] of handlers) {
-    functions[name] = (event, context) => {
-      const app = appOf();
-      if (!app) throw new Error('The local stack is not ready yet');
-      const { operations } = app;
-      return withResultStore(resultStore, () => withOperations(operations, () => handler(event, context)));
-    };
-  }
-  const service = await startLocalDurableService({
-    functions,
-    region: REGION,
-    accountId: ACCOUNT_ID,
-    onStatusChange: (event) => bus.publish(event),
-    ...(options.dataDir ? { dataDir: resolve(options.dataDir, 'durable') } : {}),
-  });
-  closers.push(() => service.close());
-  const lambda = new LambdaClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: service.endpoint, credentials: LOCAL_CREDENTIALS });
-  closers.push(async () => lambda.destroy());
-  // Closed before the service: the runs stop first, then their last events are synced.
-  closers.push(() => bus.close());
-  return {
-    endpoint: service.endpoint,
-    lambda,
-    functionArn: (tool) => `${functionArnPrefix}${tool}:$LATEST`,
-    deliverTo: (next) => {
-      engine = next;
-    },
-    drain: () => bus.drain(),
-  };
-}
-
-/** The console's line for a durable run that failed or timed out (failed-run-log.ts), from the execution itself. */
-async function durableFailedRunLine(event: DurableStatusChangeEvent, engine: WorkflowEngine, app: AsyncMcpApp): Promise<string> {
-  const { detail } = event;
-  const snapshot = await engine.describe(detail.durableExecutionArn).catch(() => undefined);
-  const name = detail.durableExecutionArn.split('/durable-execution/')[1]?.split('/')[0] ?? detail.durableExecutionArn;
-  const tool = (detail.functionArn ?? '').split(':function:')[1]?.split(':')[0] ?? 'unknown';
-  // In the shape of a state machine's detail, which the console's line is written from.
-  const asMachine: MachineStatusDetail = {
-    executionArn: detail.durableExecutionArn,
-    stateMachineArn: tool,
-    name,
-    status: detail.status === 'TIMED_OUT' ? 'TIMED_OUT' : 'FAILED',
-    startDate: snapshot?.startDate?.getTime() ?? 0,
-    stopDate: snapshot?.stopDate?.getTime() ?? null,
-    input: snapshot?.input === undefined ? null : JSON.stringify(snapshot.input),
-    inputDetails: { included: true },
-    output: null,
-    outputDetails: null,
-    error: snapshot?.error ?? null,
-    cause: snapshot?.cause ?? null,
-  };
-  const operation = operationIdOf(asMachine) ?? (await app.operations.findByExecutionName(name).catch(() => undefined))?.token;
-  return failedRunLine(asMachine, operation);
 }

@@ -1,0 +1,136 @@
+/**
+ * The local stack's durable tools: each folder's `durable.ts` handler on the local durable
+ * service, run inside the stack's core and results bucket as the built-in workers are, and the
+ * rule AWS would have for their status-change events, delivered to status sync.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import type { DurableLambdaHandler } from '@aws/durable-execution-sdk-js';
+import { AWS_CLIENT_CONFIG } from '../lambdas/aws/aws-client-config.ts';
+import { type DurableStatusChangeEvent, durableStatusChangePattern } from '../lambdas/aws/durable-status-events.ts';
+import type { AsyncMcpApp } from '../lambdas/app/async-mcp-app.ts';
+import type { WorkflowEngine } from '../lambdas/operations/ports.ts';
+import { withResultStore } from '../lambdas/results/write-result.ts';
+import { ToolFolderError, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
+import { withOperations } from '../lambdas/workers/built-in-scope.ts';
+import { startLocalDurableService } from './durable/index.ts';
+import { createLocalEventBus } from './events/event-bus.ts';
+import { failedRunLine, operationIdOf } from './failed-run-log.ts';
+import type { ExecutionStatusChangeEvent as MachineStatusEvent } from './stepfunctions/sfn-facade.ts';
+
+type MachineStatusDetail = MachineStatusEvent['detail'];
+/** The Lambda API's region and account here, as the rest of the local stack has them. */
+const REGION = 'us-east-1';
+const ACCOUNT_ID = '000000000000';
+/** The durable service accepts any credentials; the SDK just needs some to sign with. */
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** Imports each durable tool's `handler`, so a module that fails to load or lacks one stops startup, naming its file. */
+export async function importDurableHandlers(folders: readonly ToolFolder[]): Promise<Map<string, DurableLambdaHandler>> {
+  const handlers = new Map<string, DurableLambdaHandler>();
+  for (const folder of folders) {
+    if (!folder.durable) continue;
+    const { file } = folder.durable;
+    let handler: unknown;
+    try {
+      ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });
+    } catch (error) {
+      throw new ToolFolderError(file, `cannot be loaded (${(error as Error).message})`);
+    }
+    if (typeof handler !== 'function') throw new ToolFolderError(file, 'does not export a handler function (export const handler = withDurableExecution(...))');
+    handlers.set(folder.config.name, handler as DurableLambdaHandler);
+  }
+  return handlers;
+}
+
+export interface DurableTools {
+  endpoint: string;
+  lambda: LambdaClient;
+  functionArn(tool: string): string;
+  /** Status changes reach status sync once the engine that reads them exists. */
+  deliverTo(engine: WorkflowEngine): void;
+  drain(): Promise<void>;
+}
+
+/**
+ * The local durable service with every durable tool registered, and the rule AWS would have:
+ * its status-change events, matched by the stack's pattern, delivered to status sync.
+ */
+export async function startDurableTools(
+  handlers: ReadonlyMap<string, DurableLambdaHandler>,
+  appOf: () => AsyncMcpApp | undefined,
+  resultStore: Parameters<typeof withResultStore>[0],
+  options: { dataDir?: string; onFailedRun?: (line: string) => void },
+  closers: Array<() => Promise<void>>,
+): Promise<DurableTools> {
+  const functionArnPrefix = `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:`;
+  let engine: WorkflowEngine | undefined;
+  const bus = createLocalEventBus<DurableStatusChangeEvent>(
+    async (event) => {
+      const app = appOf();
+      if (!app || !engine) throw new Error('status-sync is not ready yet');
+      await app.statusSync(event);
+      const { onFailedRun } = options;
+      if (onFailedRun && (event.detail.status === 'FAILED' || event.detail.status === 'TIMED_OUT')) {
+        onFailedRun(await durableFailedRunLine(event, engine, app));
+      }
+    },
+    { pattern: durableStatusChangePattern(functionArnPrefix) },
+  );
+  const functions: Record<string, DurableLambdaHandler> = {};
+  for (const [name, handler] of handlers) {
+    functions[name] = (event, context) => {
+      const app = appOf();
+      if (!app) throw new Error('The local stack is not ready yet');
+      const { operations } = app;
+      return withResultStore(resultStore, () => withOperations(operations, () => handler(event, context)));
+    };
+  }
+  const service = await startLocalDurableService({
+    functions,
+    region: REGION,
+    accountId: ACCOUNT_ID,
+    onStatusChange: (event) => bus.publish(event),
+    ...(options.dataDir ? { dataDir: resolve(options.dataDir, 'durable') } : {}),
+  });
+  closers.push(() => service.close());
+  const lambda = new LambdaClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: service.endpoint, credentials: LOCAL_CREDENTIALS });
+  closers.push(async () => lambda.destroy());
+  // Closed before the service: the runs stop first, then their last events are synced.
+  closers.push(() => bus.close());
+  return {
+    endpoint: service.endpoint,
+    lambda,
+    functionArn: (tool) => `${functionArnPrefix}${tool}:$LATEST`,
+    deliverTo: (next) => {
+      engine = next;
+    },
+    drain: () => bus.drain(),
+  };
+}
+
+/** The console's line for a durable run that failed or timed out (failed-run-log.ts), from the execution itself. */
+async function durableFailedRunLine(event: DurableStatusChangeEvent, engine: WorkflowEngine, app: AsyncMcpApp): Promise<string> {
+  const { detail } = event;
+  const snapshot = await engine.describe(detail.durableExecutionArn).catch(() => undefined);
+  const name = detail.durableExecutionArn.split('/durable-execution/')[1]?.split('/')[0] ?? detail.durableExecutionArn;
+  const tool = (detail.functionArn ?? '').split(':function:')[1]?.split(':')[0] ?? 'unknown';
+  // In the shape of a state machine's detail, which the console's line is written from.
+  const asMachine: MachineStatusDetail = {
+    executionArn: detail.durableExecutionArn,
+    stateMachineArn: tool,
+    name,
+    status: detail.status === 'TIMED_OUT' ? 'TIMED_OUT' : 'FAILED',
+    startDate: snapshot?.startDate?.getTime() ?? 0,
+    stopDate: snapshot?.stopDate?.getTime() ?? null,
+    input: snapshot?.input === undefined ? null : JSON.stringify(snapshot.input),
+    inputDetails: { included: true },
+    output: null,
+    outputDetails: null,
+    error: snapshot?.error ?? null,
+    cause: snapshot?.cause ?? null,
+  };
+  const operation = operationIdOf(asMachine) ?? (await app.operations.findByExecutionName(name).catch(() => undefined))?.token;
+  return failedRunLine(asMachine, operation);
+}
