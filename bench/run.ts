@@ -7,7 +7,7 @@
  *
  *   npm run bench                       everything, the soak included (minutes)
  *   npm run bench -- --no-soak          everything but the soak (also BENCH_SOAK=0)
- *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, history, cost, cadence, listen, events, bundle, init, startup, soak, events-soak
+ *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, history, cost, durable, cadence, listen, events, bundle, init, startup, soak, events-soak
  *
  * BENCH_SECONDS (3) and BENCH_AB_ROUNDS (2) size the side-by-side segments; BENCH_ROUNDS (200)
  * the hot-path samples; BENCH_IMPORT_RUNS (9) the cold imports, which BENCH_NODE (a node
@@ -27,7 +27,22 @@ import { printReconcileCadence } from './reconcile-cadence.ts';
 import { printStartupTime } from './startup-time.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
-const SECTIONS = ['polls', 'hot-paths', 'calls', 'history', 'cost', 'cadence', 'listen', 'events', 'bundle', 'init', 'startup', 'soak', 'events-soak'] as const;
+const SECTIONS = [
+  'polls',
+  'hot-paths',
+  'calls',
+  'history',
+  'cost',
+  'durable',
+  'cadence',
+  'listen',
+  'events',
+  'bundle',
+  'init',
+  'startup',
+  'soak',
+  'events-soak',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 function summarize(name: string, samples: number[]): void {
@@ -200,6 +215,11 @@ if (sections.has('init')) {
 }
 if (sections.has('startup')) {
   await printStartupTime();
+  console.log();
+}
+if (sections.has('durable')) {
+  // A durable function tool beside a state machine tool doing the same work: calls, cost, latency.
+  await (await import('./durable-tools.ts')).printDurableToolComparison();
   console.log();
 }
 if (sections.has('soak')) await soak();
