@@ -49,6 +49,14 @@ export interface AsyncDialect {
    * progress, no question), so an initialize-era request can be answered as one JSON object.
    */
   readonly answeredAtOnce: readonly string[];
+  /**
+   * Methods whose handlers send the client something before their response only in some
+   * states (a status with open questions): for each, whether this initialize-era request's
+   * answer is its response alone, so it can go as one JSON object. The check may start the
+   * record read the handler needs; the handler then reuses it (`readOncePerRequest`), so a
+   * request still reads its record once.
+   */
+  readonly answeredAtOnceWhen?: Readonly<Record<string, (params: Record<string, unknown>, ownerId: string, deps: McpDeps) => Promise<boolean>>>;
   /** Whether this request declared this dialect (per-request capabilities): it then shapes `tools/list`. */
   claimsListing(view: RequestView): boolean;
   /**

@@ -17,7 +17,7 @@ import type { ToolSpec } from '../../operations/tool-spec.ts';
 import { isObject } from '../../shared/json-values.ts';
 import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import { MAX_REQUEST_ID_LENGTH, requestKeyOf, type RequestView } from '../edge/request-view.ts';
-import { finishBeforeResponse } from '../edge/request-scope.ts';
+import { finishBeforeResponse, readOncePerRequest } from '../edge/request-scope.ts';
 import { ServerRequests } from '../input/server-requests.ts';
 import { progressOf } from '../calls/run-notifications.ts';
 import { finishedResult, publicCause } from '../results/tool-result.ts';
@@ -43,6 +43,11 @@ const OperationParams = z.looseObject({
 /** A token to look up: one past the creation bound is not refused as such, it is simply unknown. */
 const TokenParams = z.looseObject({ token: z.string({ message: 'token must be a string' }).min(1, 'token must not be empty') });
 const TOKEN_SCHEMAS = { params: TokenParams, result: ANY_RESULT };
+
+/** A status's record, read once per request: the edge's look at it (`answeredAtOnceWhen`) and the handler share the read. */
+function statusRecord(deps: McpDeps, ownerId: string, token: string): Promise<OperationRecord> {
+  return readOncePerRequest(`sep-1391 status ${ownerId} ${token}`, () => readOwnRecord(deps, { ownerId, token }, 'sep-1391', 'Operation'));
+}
 
 function declares(view: RequestView): boolean {
   const experimental = view.clientCapabilities.experimental;
@@ -128,6 +133,19 @@ export const sep1391Dialect: AsyncDialect = {
   statusMethods: ['tools/async/status'],
   // Not tools/async/status: it streams open questions before its result.
   answeredAtOnce: ['tools/async/result'],
+  answeredAtOnceWhen: {
+    // A status with no open question sends nothing before its result: one JSON object, as
+    // Streamable HTTP allows any client that accepts both (the SDK refuses a POST that does not).
+    // With questions, they go out first on an SSE stream. A read that fails is answered as an error, at once.
+    'tools/async/status': async (params, ownerId, deps) => {
+      if (typeof params.token !== 'string' || params.token.length === 0) return true;
+      try {
+        return Object.keys(deps.operations.inputs.pending(await statusRecord(deps, ownerId, params.token))).length === 0;
+      } catch {
+        return true;
+      }
+    },
+  },
 
   /** "SDKs MUST NOT show LRO-only tools or the invocationMode field to clients on old protocol versions." */
   claimsListing: declares,
@@ -186,7 +204,7 @@ export const sep1391Dialect: AsyncDialect = {
     server.setRequestHandler('tools/async/status', TOKEN_SCHEMAS, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {
         const { token } = params;
-        const record = await readOwnRecord(deps, { ownerId: view.ownerId, token }, 'sep-1391', 'Operation');
+        const record = await statusRecord(deps, view.ownerId, token);
         const questions = deps.operations.inputs.pending(record);
         // "If a server sends the client a request ... associated with a long-running operation, the request
         // MUST contain an _operation.token associated with the originating operation and move it into the

@@ -10,6 +10,7 @@ import {
   hostHeaderValidationResponse,
   isLegacyRequest,
   originValidationResponse,
+  PROTOCOL_VERSION_META_KEY,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
@@ -100,6 +101,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   const listen = options.listen ? createListenHandler(options.deps, options.listen.leases, options.listen) : undefined;
   const eventsStream = options.events ? createEventsStreamHandler(options.deps, options.events) : undefined;
   const answeredAtOnce = new Set([...CORE_ANSWERED_AT_ONCE, ...options.dialects.flatMap((d) => d.answeredAtOnce)]);
+  const answeredAtOnceWhen = new Map(options.dialects.flatMap((d) => Object.entries(d.answeredAtOnceWhen ?? {})));
   const polls = {
     statusMethods: new Set(options.dialects.flatMap((d) => d.statusMethods)),
     ...(handleToolsOn(options) ? { statusTool: OPERATION_STATUS } : {}),
@@ -145,11 +147,19 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     }
     const authInfo: AuthInfo = { token: '', clientId: principal, scopes: [], extra: { ownerId, authenticated: isAuthenticatedPrincipal(principal) } };
     const fetchOptions = { authInfo, ...(guarded.parsedBody === undefined ? {} : { parsedBody: guarded.parsedBody }) };
-    const atOnce = isObject(guarded.parsedBody) && typeof guarded.parsedBody.method === 'string' && answeredAtOnce.has(guarded.parsedBody.method);
-    const serveRequest = async () =>
-      atOnce && (await isLegacyRequest(session.request, guarded.parsedBody))
+    const message = isObject(guarded.parsedBody) && typeof guarded.parsedBody.method === 'string' ? guarded.parsedBody : undefined;
+    const method = message?.method as string | undefined;
+    const atOnce = method !== undefined && answeredAtOnce.has(method);
+    const atOnceWhen = method === undefined ? undefined : answeredAtOnceWhen.get(method);
+    const serveRequest = async () => {
+      // A request that claims a 2026-07-28 envelope is never the SDK's legacy era: not classified twice.
+      const legacy = (atOnce || atOnceWhen !== undefined) && !claimsModernEnvelope(message) && (await isLegacyRequest(session.request, guarded.parsedBody));
+      const params = message !== undefined && isObject(message.params) ? message.params : {};
+      // Inside the request scope: a dialect's check may start the record read its handler reuses.
+      return legacy && (atOnce || (await atOnceWhen?.(params, ownerId, deps)) === true)
         ? serveLegacyAtOnce(session.request, fetchOptions, ownerId)
         : handler.fetch(session.request, fetchOptions);
+    };
     const response = await withRequestScope(serveRequest, {
       batch: guarded.batch,
       mayOverrideStatus: isObject(guarded.parsedBody) && guarded.parsedBody.method === 'tools/call',
@@ -170,6 +180,17 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   };
   // Each request's log lines carry its own context, however many are served at once.
   return (request, principal) => withRequestContext({}, () => serve(request, principal));
+}
+
+/**
+ * Whether a request names a protocol revision in its `_meta` envelope, which the SDK's
+ * classifier always takes as the modern era (or refuses), never as a legacy request; an
+ * `initialize` is left to the classifier.
+ */
+function claimsModernEnvelope(message: Record<string, unknown> | undefined): boolean {
+  if (message === undefined || message.method === 'initialize' || !isObject(message.params)) return false;
+  const meta = message.params._meta;
+  return isObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /** How many principals' owner ids an edge keeps; past it, it starts over. */

@@ -4,7 +4,9 @@
  *   notification (202) without waiting for its handler, but a Lambda is frozen once it
  *   has answered, so a cancel started by `notifications/cancelled` would never run;
  * - an HTTP status (and headers, such as `Retry-After`) the spec asks for where the SDK answers 200;
- * - the client capabilities an initialize-era session id carries (see legacy-session.ts).
+ * - the client capabilities an initialize-era session id carries (see legacy-session.ts);
+ * - reads made once per request: a record the edge read to choose how to answer is the one
+ *   the handler serves.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isObject, parseJsonOrText } from '../../shared/json-values.ts';
@@ -14,6 +16,7 @@ interface RequestScope {
   status?: number;
   headers: Record<string, string>;
   sessionCapabilities?: Record<string, unknown>;
+  once?: Map<string, Promise<unknown>>;
 }
 
 const scope = new AsyncLocalStorage<RequestScope>();
@@ -83,6 +86,22 @@ export function setHttpHeader(name: string, value: string): void {
 /** The capabilities the request's verified session id carries; `undefined` without one. */
 export function sessionCapabilities(): Record<string, unknown> | undefined {
   return scope.getStore()?.sessionCapabilities;
+}
+
+/**
+ * What `read` gives for `key`, read once per request: a second call in the same request gets
+ * the first call's promise (settled or not, rejected too). Outside a request it reads each time.
+ */
+export function readOncePerRequest<T>(key: string, read: () => Promise<T>): Promise<T> {
+  const state = scope.getStore();
+  if (!state) return read();
+  state.once ??= new Map();
+  let reading = state.once.get(key) as Promise<T> | undefined;
+  if (reading === undefined) {
+    reading = read();
+    state.once.set(key, reading);
+  }
+  return reading;
 }
 
 /** Asks for another HTTP status than the SDK's 200 for the current response. */
