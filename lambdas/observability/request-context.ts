@@ -46,7 +46,28 @@ export function requestLogFields(): Readonly<RequestLogFields> | undefined {
   return storage.getStore();
 }
 
-/** A short, stable hash of an id for log lines (first 16 hex digits of its sha256): ids never go to logs in clear. */
+/** How many ids' log hashes are kept; past it, the memory starts over. */
+const REMEMBERED_HASHES = 256;
+/** Longer ids (a client may send any) are hashed each time, never kept. */
+const REMEMBERED_ID_LENGTH = 256;
+const hashes = new Map<string, string>();
+
+/**
+ * A short, stable hash of an id for log lines (first 16 hex digits of its sha256): ids never go
+ * to logs in clear. A container polls few operations, each many times, and a poll hashes its id
+ * twice (the request's, the record's): the last ids' hashes are kept, not computed again.
+ */
 export function hashForLog(value: string): string {
+  if (value.length > REMEMBERED_ID_LENGTH) return sha256Prefix(value);
+  let hash = hashes.get(value);
+  if (hash === undefined) {
+    if (hashes.size >= REMEMBERED_HASHES) hashes.clear();
+    hash = sha256Prefix(value);
+    hashes.set(value, hash);
+  }
+  return hash;
+}
+
+function sha256Prefix(value: string): string {
   return createHash('sha256').update(value).digest('hex').slice(0, 16);
 }
