@@ -32,6 +32,11 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
     return structuredClone(this.#slots.get(ownerId) ?? { held: {}, version: 0 });
   }
 
+  /** One copy in memory: an eventual read is the consistent one. */
+  getSlotsEventually(ownerId: string): Promise<SubscriptionSlots> {
+    return this.getSlots(ownerId);
+  }
+
   async saveSlots(ownerId: string, slots: SubscriptionSlots, expectedVersion: number): Promise<boolean> {
     if ((this.#slots.get(ownerId)?.version ?? 0) !== expectedVersion) return false;
     this.#slots.set(ownerId, structuredClone(slots));

@@ -42,17 +42,9 @@ export class WebhookFanOut {
   }
 }
 
-/**
- * A store that can read the slots eventually consistent (the DynamoDB one: half the units of
- * the consistent read a claim needs). The fan-out may: the owner-index listing it guards is
- * eventually consistent too, and a slot is written before its subscription.
- */
-interface EventualSlotsRead {
-  getSlotsEventually(ownerId: string): Promise<SubscriptionSlots>;
-}
-
-function slotsForFanOut(store: WebhookSubscriptionStore & Partial<EventualSlotsRead>, ownerId: string): Promise<SubscriptionSlots> {
-  return typeof store.getSlotsEventually === 'function' ? store.getSlotsEventually(ownerId) : store.getSlots(ownerId);
+/** The owner's slots, read eventually consistent where the store can (`getSlotsEventually`). */
+function slotsForFanOut(store: WebhookSubscriptionStore, ownerId: string): Promise<SubscriptionSlots> {
+  return store.getSlotsEventually ? store.getSlotsEventually(ownerId) : store.getSlots(ownerId);
 }
 
 function hasLiveSlot(slots: SubscriptionSlots, nowMs: number): boolean {
