@@ -72,10 +72,12 @@ export function createServerFactory(options: ServerFactoryOptions) {
   // "This extension is defined for protocol revision 2026-07-28 and later" (SEP-3415).
   const events = options.events?.settings.enabled ? options.events : undefined;
   if (events) offerEventSources(deps);
-  /** `authenticated`: a real identity stands behind `ownerId` (webhook subscriptions need one). */
-  return (era: Era, ownerId: string, authenticated = false): Server => {
-    const server = new Server(SERVER_INFO, {
-      capabilities: mergeCapabilities([
+  // The capabilities depend on the era alone: merged once per era, not per request (the server copies them).
+  const capabilitiesByEra = new Map<Era, Record<string, unknown>>();
+  const capabilitiesOf = (era: Era): Record<string, unknown> => {
+    let merged = capabilitiesByEra.get(era);
+    if (merged === undefined) {
+      merged = mergeCapabilities([
         { tools: {} },
         // "Servers that emit log message notifications MUST declare the logging capability" (both revisions).
         { logging: {} },
@@ -83,7 +85,15 @@ export function createServerFactory(options: ServerFactoryOptions) {
         options.capabilities?.(era),
         ...dialects.map((d) => d.capabilities?.(era)),
         events && era === 'modern' ? eventsCapabilities() : undefined,
-      ]),
+      ]);
+      capabilitiesByEra.set(era, merged);
+    }
+    return merged;
+  };
+  /** `authenticated`: a real identity stands behind `ownerId` (webhook subscriptions need one). */
+  return (era: Era, ownerId: string, authenticated = false): Server => {
+    const server = new PerRequestServer(SERVER_INFO, {
+      capabilities: capabilitiesOf(era),
       instructions: 'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
     });
 
@@ -171,6 +181,26 @@ export function createServerFactory(options: ServerFactoryOptions) {
     const declared = dialects.filter((d) => d.claimsListing(view));
     const implied = dialects.filter((d) => !declared.includes(d) && d.impliedBy?.(view));
     return [...declared, ...implied, ...dialects.filter((d) => !declared.includes(d) && !implied.includes(d))];
+  }
+}
+
+/**
+ * A server that serves one request. Once its exchange is over the transport closes it, and the
+ * SDK then builds a "Connection closed" error for anything still waiting on it, which for a
+ * request already answered is nothing; the error is built without a stack trace, which no log
+ * line or client ever sees (logs carry an error's name and message) and which cost about 2% of a
+ * 2026-07-28 poll's CPU to capture. Errors made by abort listeners while it closes (a client that
+ * went away mid-call) have none either; the handler's own code runs later, with stacks.
+ */
+class PerRequestServer extends Server {
+  protected override _onclose(): void {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super._onclose();
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
   }
 }
 

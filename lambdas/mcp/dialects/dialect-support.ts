@@ -2,12 +2,13 @@
  * Helpers every dialect file uses, kept out of the dialects themselves so that no
  * dialect imports another. Nothing here knows a wire name.
  */
-import { ProtocolError, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, type ServerContext, type StandardSchemaV1 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { OperationKey, OperationRecord } from '../../operations/operation.ts';
 import { OperationError } from '../../operations/operation-error.ts';
 import { JSONRPC, toProtocolError } from '../edge/json-rpc-errors.ts';
 import { requestViewOf, type Era, type RequestView } from '../edge/request-view.ts';
+import { isObject } from '../../shared/json-values.ts';
 import { finishedResult, type CallToolResultShape } from '../results/tool-result.ts';
 import type { McpDeps } from './dialect.ts';
 
@@ -31,6 +32,26 @@ export interface JsonRpcErrorObject {
  * schemas are costly to construct.
  */
 export const ANY_RESULT = z.looseObject({});
+
+/**
+ * `schema` (params naming one operation by `field`: a `taskId`, a `token`) with a fast path
+ * for a poll: params whose `field` is a non-empty string pass as they are, since the schema
+ * checks nothing else of them; anything else is `schema`'s to answer, with its own messages.
+ * A poll's params skip zod's parse, which the SDK runs for every request of the method.
+ */
+export function withIdFastPath<S extends z.ZodType<Record<string, unknown>>>(schema: S, field: string): StandardSchemaV1<z.input<S>, z.output<S>> {
+  const full = schema['~standard'];
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'async-mcp',
+      validate: (value) => {
+        if (isObject(value) && typeof value[field] === 'string' && value[field].length > 0) return { value: value as z.output<S> };
+        return full.validate(value);
+      },
+    },
+  };
+}
 
 /** Who a dialect's own methods serve on one per-request server, and how their errors are worded. */
 export interface DialectMethodScope {

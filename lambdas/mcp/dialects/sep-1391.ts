@@ -21,7 +21,7 @@ import { finishBeforeResponse, readOncePerRequest } from '../edge/request-scope.
 import { ServerRequests } from '../input/server-requests.ts';
 import { progressOf } from '../calls/run-notifications.ts';
 import { finishedResult, publicCause } from '../results/tool-result.ts';
-import { ANY_RESULT, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord, serveDialectMethod } from './dialect-support.ts';
+import { ANY_RESULT, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The experimental client capability that opts a request in. */
@@ -42,7 +42,7 @@ const OperationParams = z.looseObject({
 
 /** A token to look up: one past the creation bound is not refused as such, it is simply unknown. */
 const TokenParams = z.looseObject({ token: z.string({ message: 'token must be a string' }).min(1, 'token must not be empty') });
-const TOKEN_SCHEMAS = { params: TokenParams, result: ANY_RESULT };
+const TOKEN_SCHEMAS = { params: withIdFastPath(TokenParams, 'token'), result: ANY_RESULT };
 
 /** A status's record, read once per request: the edge's look at it (`answeredAtOnceWhen`) and the handler share the read. */
 function statusRecord(deps: McpDeps, ownerId: string, token: string): Promise<OperationRecord> {

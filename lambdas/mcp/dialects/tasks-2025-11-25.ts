@@ -23,7 +23,7 @@ import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import type { RequestView } from '../edge/request-view.ts';
 import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
 import { ServerRequests } from '../input/server-requests.ts';
-import { ANY_RESULT, boundedCursor, finalResponse, parseParams, readOwnRecord, serveDialectMethod } from './dialect-support.ts';
+import { ANY_RESULT, boundedCursor, finalResponse, parseParams, readOwnRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The protocol revision whose clients speak this dialect. */
@@ -42,7 +42,7 @@ type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 const TaskId = z.string({ message: 'taskId must be a string' }).min(1, 'taskId must not be empty');
 const TaskIdParams = z.looseObject({ taskId: TaskId });
-const TASK_ID_SCHEMAS = { params: TaskIdParams, result: ANY_RESULT };
+const TASK_ID_SCHEMAS = { params: withIdFastPath(TaskIdParams, 'taskId'), result: ANY_RESULT };
 const ListParams = z.looseObject({ cursor: z.string({ message: 'cursor must be a string' }).optional() });
 /** "ttl (number, optional): Requested duration in milliseconds to retain task from creation" */
 const TaskParams = z.looseObject({

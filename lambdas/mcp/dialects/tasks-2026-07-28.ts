@@ -18,7 +18,7 @@ import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, ty
 import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
 import type { RequestView } from '../edge/request-view.ts';
-import { ANY_RESULT, finalResponse, readOwnRecord, serveDialectMethod } from './dialect-support.ts';
+import { ANY_RESULT, finalResponse, readOwnRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 import { eventSourceFor } from '../events/event-source.ts';
 
@@ -31,7 +31,7 @@ type WireStatus = 'working' | 'input_required' | 'completed' | 'cancelled' | 'fa
 
 const TaskId = z.string({ message: 'taskId must be a string' }).min(1, 'taskId must not be empty');
 const TaskIdParams = z.looseObject({ taskId: TaskId });
-const TASK_ID_SCHEMAS = { params: TaskIdParams, result: ANY_RESULT };
+const TASK_ID_SCHEMAS = { params: withIdFastPath(TaskIdParams, 'taskId'), result: ANY_RESULT };
 
 function declares(view: RequestView): boolean {
   return declaresTasksExtension(view.clientCapabilities);
