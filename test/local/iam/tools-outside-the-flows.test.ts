@@ -6,6 +6,7 @@
  * workers only such tools call. Read from the as-deployed tests' own assembly (no synth of its own).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../../../lambdas/tools/durable-function-names.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../../../lambdas/tools/state-machine-names.ts';
 import { loadDeployedStack } from '../../../local/assembly/build-deployed-stack.ts';
 import type { DeployedStack } from '../../../local/assembly/deployed-stack.ts';
@@ -17,8 +18,14 @@ let tools: string[];
 
 beforeAll(async () => {
   model = loadDeployedStack(await deployedAssembly(NO_AUTH));
-  const prefix = model.functions.find((fn) => fn.environment[STATE_MACHINE_ARN_PREFIX_ENV])?.environment[STATE_MACHINE_ARN_PREFIX_ENV] ?? '';
-  tools = model.stateMachines.filter((machine) => machine.arn.startsWith(prefix)).map((machine) => machine.arn.slice(prefix.length));
+  const prefixOf = (env: string) => model.functions.find((fn) => fn.environment[env])?.environment[env] ?? '';
+  const machinePrefix = prefixOf(STATE_MACHINE_ARN_PREFIX_ENV);
+  const durablePrefix = prefixOf(DURABLE_FUNCTION_ARN_PREFIX_ENV);
+  // Durable tools are the catalog's too: left out of `tools`, their roles would count as held out.
+  tools = [
+    ...model.stateMachines.filter((machine) => machine.arn.startsWith(machinePrefix)).map((machine) => machine.arn.slice(machinePrefix.length)),
+    ...model.functions.filter((fn) => fn.durable && fn.arn.startsWith(durablePrefix)).map((fn) => fn.arn.slice(durablePrefix.length)),
+  ];
 }, 600_000);
 
 /** The logical ids of the roles left out when the flows run every tool but `heldOut`. */
