@@ -23,7 +23,16 @@ import { ok, pollUntilStatus } from '../../support/rpc-assertions.ts';
 import { STATE_MACHINE_LOG_DELIVERY_ACTIONS } from '../../support/log-delivery-actions.ts';
 
 /** The tools the flows below run; another tool folder (a user's own) has no flow here, so its roles are not measured. */
-const REPOSITORY_TOOLS = ['analyze_dataset', 'approve_deployment', 'export_dataset', 'quick_calculation', 'run_test_suite', 'summarize_numbers'];
+const REPOSITORY_TOOLS = [
+  'analyze_dataset',
+  'approve_deployment',
+  'approve_deployment_durable',
+  'count_primes_durable',
+  'export_dataset',
+  'quick_calculation',
+  'run_test_suite',
+  'summarize_numbers',
+];
 
 const TASKS = { 'io.modelcontextprotocol/tasks': {} };
 const CAN_ASK = { elicitation: {}, extensions: TASKS };
@@ -55,8 +64,12 @@ const EXPECTED: ExpectedUnusedGrant[] = [
     reason:
       "the server queries only the byOwner index (a principal's operations); the table's ARN is in the statement for the item actions (a candidate to trim)",
   },
-  { role: 'ServerMcpRole*', action: 's3:PutObject', resource: '*/results/*', reason: SPILL },
-  { role: 'ServerStatusSyncHandlerRole*', action: 's3:PutObject', resource: '*/results/*', reason: SPILL },
+  ...['ServerMcpRole*', 'ServerStatusSyncHandlerRole*', '*durableHandlerRole*'].map((role) => ({
+    role,
+    action: 's3:PutObject',
+    resource: '*/results/*',
+    reason: SPILL,
+  })),
   {
     role: 'ServerStatusSyncHandlerRole*',
     action: 'states:DescribeExecution',
@@ -68,6 +81,24 @@ const EXPECTED: ExpectedUnusedGrant[] = [
     action: 'states:StopExecution',
     reason:
       'status sync stops an execution whose operation already ended (expired, or cancelled while its start was in flight); these flows end every operation before its execution',
+  },
+  {
+    role: '*durableHandlerRole*',
+    action: 'lambda:GetDurableExecutionState',
+    reason:
+      "the durable execution SDK reads further pages of its execution's state only when the invocation's InitialExecutionState has a NextMarker (a state too large for the invoke payload); the local durable service, as Lambda for a small state, sends every operation in the invocation, and no repository tool's run comes near",
+  },
+  {
+    role: 'ServerStatusSyncHandlerRole*',
+    action: 'lambda:StopDurableExecution',
+    reason:
+      "status sync stops a durable execution whose operation already ended (expired, or cancelled while its start was in flight), as it does a state machine's; these flows end every operation before its execution",
+  },
+  {
+    role: 'ServerStatusSyncHandlerRole*',
+    action: 'lambda:ListDurableExecutionsByFunction',
+    reason:
+      "status sync reads an execution by the ARN its status-change event carries; it finds one by name (the ARN a record holds until its start answers) only to stop an execution whose operation already ended, as above (the MCP function's describe and stop do find them so)",
   },
   {
     role: 'ServerStatusSyncHandlerRole*',
@@ -90,7 +121,14 @@ const EXPECTED: ExpectedUnusedGrant[] = [
     reason: "granted with SendMessage by the queue's grantSendMessages; Lambda's OnFailure destination needs only sqs:SendMessage (a candidate to trim)",
   })),
   // The Events extension: these flows subscribe no webhook, so no occurrence becomes a delivery job.
-  ...['ServerMcpRole*', 'ServerStatusSyncHandlerRole*', 'WorkersreportprogressRole*', 'WorkersrequestinputRole*'].map((role) => ({
+  ...['ServerStatusSyncHandlerRole*', 'WorkersreportprogressRole*', 'WorkersrequestinputRole*', '*durableHandlerRole*'].map((role) => ({
+    role,
+    action: 'dynamodb:Query',
+    resource: '*/index/byOwner',
+    reason:
+      "the webhook fan-out lists an owner's subscriptions (a byOwner Query) only when the owner's subscription slots item holds a live one (lambdas/events/webhook-fan-out.ts); no flow here subscribes one (the Events webhook tests do)",
+  })),
+  ...['ServerMcpRole*', 'ServerStatusSyncHandlerRole*', 'WorkersreportprogressRole*', 'WorkersrequestinputRole*', '*durableHandlerRole*'].map((role) => ({
     role,
     action: 'sqs:SendMessage',
     resource: '*EventsQueue*',
@@ -234,6 +272,74 @@ describe('every repository tool, through the dialects', () => {
     const done = await pollUntilStatus(get, ['completed', 'failed', 'cancelled'], { timeout: 30_000 });
     // The state's Catch heard Mcp.InputDeclined, which the server sent with SendTaskFailure.
     expect(done.result.structuredContent).toMatchObject({ environment: 'production', deployed: false, decision: 'decline' });
+  });
+
+  it('count_primes_durable over SEP-1391: start, status, result; and a second one cancelled', async () => {
+    const token = `tok-${randomUUID()}`;
+    ok(
+      await legacyRequest(stack.url, 'tools/call', {
+        name: 'count_primes_durable',
+        arguments: { below: 1000, chunks: 4, pauseSeconds: 1 },
+        operation: { token },
+      }),
+    );
+    const status = (t: string) => legacyRequest(stack.url, 'tools/async/status', { token: t });
+    await pollUntilStatus(() => status(token), ['completed'], { interval: 200, timeout: 60_000 });
+    const { result } = ok(await legacyRequest(stack.url, 'tools/async/result', { token }));
+    expect(result.structuredContent).toMatchObject({ below: 1000, primes: 168, largest: 997 });
+
+    // Stopped with StopDurableExecution while its pause runs.
+    const cancelled = `tok-${randomUUID()}`;
+    ok(
+      await legacyRequest(stack.url, 'tools/call', {
+        name: 'count_primes_durable',
+        arguments: { below: 1000, pauseSeconds: 60 },
+        operation: { token: cancelled },
+      }),
+    );
+    await pollUntilStatus(() => status(cancelled), ['working'], { timeout: 30_000 });
+    expect((await legacyNotification(stack.url, 'notifications/cancelled', { requestId: 1, _operation: { token: cancelled } })).status).toBe(202);
+    await pollUntilStatus(() => status(cancelled), ['canceled'], { timeout: 30_000 });
+  });
+
+  it('approve_deployment_durable as a 2026-07-28 task: its question answered (a callback success), then one declined (a callback failure)', async () => {
+    const ask = async (environment: string) => {
+      const created = ok(
+        await modernRequest(
+          stack.url,
+          'tools/call',
+          { name: 'approve_deployment_durable', arguments: { environment, changes: ['api: v2.3.1'] } },
+          { capabilities: CAN_ASK },
+        ),
+      );
+      const taskId = created.taskId as string;
+      const get = () => modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: CAN_ASK });
+      await pollUntilStatus(get, ['input_required'], { timeout: 60_000 });
+      return { taskId, get };
+    };
+    const accepted = await ask('staging');
+    ok(
+      await modernRequest(
+        stack.url,
+        'tasks/update',
+        { taskId: accepted.taskId, inputResponses: { approval: { action: 'accept', content: { comment: 'ship it' } } } },
+        { capabilities: CAN_ASK },
+      ),
+    );
+    const deployed = await pollUntilStatus(accepted.get, ['completed', 'failed', 'cancelled'], { timeout: 60_000 });
+    expect(deployed.result.structuredContent).toMatchObject({ environment: 'staging', deployed: true, comment: 'ship it' });
+
+    const declined = await ask('production');
+    ok(
+      await modernRequest(
+        stack.url,
+        'tasks/update',
+        { taskId: declined.taskId, inputResponses: { approval: { action: 'decline' } } },
+        { capabilities: CAN_ASK },
+      ),
+    );
+    const kept = await pollUntilStatus(declined.get, ['completed', 'failed', 'cancelled'], { timeout: 60_000 });
+    expect(kept.result.structuredContent).toMatchObject({ environment: 'production', deployed: false, decision: 'decline' });
   });
 
   it("export_dataset's large result, read back with resources/read", async () => {
