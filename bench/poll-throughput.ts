@@ -43,7 +43,7 @@ export async function pollThroughput(options: PollThroughputOptions = {}): Promi
     const lines: Line[] = [
       { label: 'tasks/get (2025-11-25 era)', target: legacyTarget(url, 'tasks/get', { taskId: ours.ready.legacyTaskId }) },
       { label: 'tasks/get (2026-07-28 era, Tasks extension)', target: modernTasksGet(url, ours.ready.modernTaskId) },
-      { label: 'tools/async/status (SEP-1391, SSE)', target: legacyTarget(url, 'tools/async/status', { token: ours.ready.token }) },
+      { label: 'tools/async/status (SEP-1391)', target: legacyTarget(url, 'tools/async/status', { token: ours.ready.token }) },
     ];
     const referenceTargets = references.map((r) => legacyTarget(new URL(r.ready.url), 'tasks/get', { taskId: r.ready.taskId }));
 
