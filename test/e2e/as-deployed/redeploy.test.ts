@@ -4,7 +4,7 @@
  * starts on the same data directory. The operations made under A are still answered: the
  * finished one with its stored result, the one cut off by the stop as not succeeded.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/dep
 import { modernRequest, type CallOptions } from '../../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../../support/rpc-assertions.ts';
 
+const SCRATCH = resolve(import.meta.dirname, '../../../.scratch');
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const temporary: string[] = [];
 let running: DeployedLocalStack | undefined;
@@ -31,9 +32,15 @@ async function startTask(stack: DeployedLocalStack, name: string, args: Record<s
   return created.taskId as string;
 }
 
-/** The repository's tools with summarize_numbers' description changed and analyze_dataset removed. */
+/**
+ * The repository's tools with summarize_numbers' description changed and analyze_dataset removed,
+ * in the repository's scratch directory: a durable tool is bundled from the folder holding both its
+ * durable.ts and the package (cdk/durable-tool-function.ts projectRootOf), where esbuild runs and
+ * tsconfig.json resolves `async-mcp/durable`; from the OS temp dir that folder would be `/`.
+ */
 function changedTools(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'redeploy-tools-'));
+  mkdirSync(SCRATCH, { recursive: true });
+  const dir = mkdtempSync(join(SCRATCH, 'redeploy-tools-'));
   temporary.push(dir);
   cpSync(resolve(import.meta.dirname, '../../../state-machines'), dir, { recursive: true });
   rmSync(join(dir, 'analyze_dataset'), { recursive: true });
