@@ -34,7 +34,11 @@ import { eventsDeliveryQueueUrlFromEnv, handleToolsFromEnv, limitsFromEnv, liste
 
 const folders = await loadDeployedToolFolders(process.env[ENV.toolsDir] ?? 'state-machines');
 // Deployed machines and durable functions have fixed names: one ARN prefix each locates them all, however many tools there are.
-const catalog = buildToolCatalog(folders, deployedToolArns(requiredEnv(STATE_MACHINE_ARN_PREFIX_ENV), requiredEnv(DURABLE_FUNCTION_ARN_PREFIX_ENV)));
+// The durable prefix is set only for a catalog with durable tools; one that needs it and lacks it fails the cold start, naming it.
+const catalog = buildToolCatalog(
+  folders,
+  deployedToolArns(requiredEnv(STATE_MACHINE_ARN_PREFIX_ENV), process.env[DURABLE_FUNCTION_ARN_PREFIX_ENV] || undefined),
+);
 const metrics = createEmfMetrics();
 const limits = limitsFromEnv();
 // Each attempt of each call is bounded, so none outlasts the function (or a listen stream's graceful end).

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { esbuildOptions, lazyModulesOf } from '../../cdk/lambda-bundling.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT, STATUS_SYNC_ENTRY } from '../../cdk/repo-paths.ts';
 import { ENV } from '../../lambdas/handlers/environment.ts';
+import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../../lambdas/tools/durable-function-names.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
 
 const SHAPING_ENTRY = join(REPO_ROOT, 'lambdas/mcp/results/result-shaping.ts');
@@ -114,6 +115,7 @@ describe("the MCP function's module init leaves the DynamoDB client to the first
       [ENV.resultsBucket]: 'bundle-init-results',
       [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bundle-init',
       [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
+      [DURABLE_FUNCTION_ARN_PREFIX_ENV]: 'arn:aws:lambda:us-east-1:000000000000:function:AsyncMcp-',
       [ENV.toolsDir]: resolve(REPO_ROOT, 'state-machines'),
     });
     // The spy saw the module init's requires: the item codec's, which a poll decodes with.
