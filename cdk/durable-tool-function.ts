@@ -121,5 +121,12 @@ export function projectRootOf(entry: string, packageRoot: string = REPO_ROOT): s
   };
   let dir = packageRoot;
   while (!holds(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  // Bundling runs the project's esbuild and resolves the tool's imports from its node_modules:
+  // a tool under no folder that also holds the package has neither.
+  if (dirname(dir) === dir) {
+    throw new Error(
+      `${entry}: a durable tool must be inside the project that installs async-mcp (or this repository), so that bundling finds esbuild and resolves its imports; move its tools directory into the project`,
+    );
+  }
   return dir;
 }

@@ -113,7 +113,10 @@ describe('a durable tool function', () => {
   it("is bundled from the folder holding both its durable.ts and the package: the repository, or a user's project with the package installed", () => {
     expect(projectRootOf(join(FIXTURES_DIR, 'sized_durable', 'durable.ts'))).toBe(REPO_ROOT);
     expect(projectRootOf('/home/me/project/state-machines/my_tool/durable.ts', '/home/me/project/node_modules/async-mcp')).toBe('/home/me/project');
-    expect(projectRootOf('/srv/tools/my_tool/durable.ts', '/home/me/project/node_modules/async-mcp')).toBe('/');
+    // Outside any folder that holds the package, nothing could bundle it: synth stops, naming the file.
+    expect(() => projectRootOf('/srv/tools/my_tool/durable.ts', '/home/me/project/node_modules/async-mcp')).toThrow(
+      /\/srv\/tools\/my_tool\/durable\.ts: a durable tool must be inside the project that installs async-mcp/,
+    );
   });
 
   it('lives in a nested tool stack, as the state machines do', () => {
