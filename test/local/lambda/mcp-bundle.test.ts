@@ -42,6 +42,7 @@ beforeAll(async () => {
         NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
         OPERATIONS_TABLE_NAME: 'AsyncMcp-ServerOperationsTable-ABCDEF123456',
         TOOL_STATE_MACHINE_ARN_PREFIX: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-Server-02456313-',
+        TOOL_DURABLE_FUNCTION_ARN_PREFIX: 'arn:aws:lambda:us-east-1:000000000000:function:AsyncMcp-Server-02456313-',
         TOOLS_DIR: '/var/task/state-machines',
         RESULTS_BUCKET_NAME: 'asyncmcp-results-abcdef123456',
         ASYNC_MCP_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:ServerKey-AbCdEf',
@@ -53,11 +54,11 @@ beforeAll(async () => {
   await mkdir(deployed.assetDir, { recursive: true });
   await build(esbuildOptions(MCP_HTTP_ENTRY, join(deployed.assetDir, 'index.mjs'), REPO_ROOT, MCP_LAZY_MODULES));
   for (const name of MCP_LAZY_MODULES) await build(lazyModuleOptions(name, deployed.assetDir, REPO_ROOT));
-  // What copy-tool-files.mjs puts in the asset: each tool's tool.json and definition.
+  // What copy-tool-files.mjs puts in the asset: each tool's tool.json, and its definition or durable.ts.
   for (const name of await readdir(DEFAULT_TOOLS_DIR)) {
     const from = join(DEFAULT_TOOLS_DIR, name);
     if (!(await stat(from)).isDirectory()) continue;
-    for (const file of ['tool.json', 'definition.asl.json']) {
+    for (const file of ['tool.json', 'definition.asl.json', 'durable.ts']) {
       await cp(join(from, file), join(deployed.assetDir, 'state-machines', name, file)).catch(() => undefined);
     }
   }
