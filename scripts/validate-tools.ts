@@ -10,6 +10,8 @@ import { join, relative, resolve, sep } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { inspectToolFolders, ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
+// Where the built-in workers' sources are, in a clone and in the installed package alike (whose scripts run from dist/).
+import { DEFAULT_WORKERS_DIR as BUILT_IN_WORKERS_DIR } from '../cdk/repo-paths.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 
@@ -21,7 +23,7 @@ async function validateTools(toolsDir: string, workersDir: string): Promise<{ to
   for (const { definitionFile, workers } of definitionWorkers) {
     for (const worker of workers) {
       // Built-in workers ship with the server, whatever directory the tools' own workers are in.
-      const module = join(BUILT_IN_WORKERS.includes(worker) ? join(REPO_ROOT, 'lambdas', 'handlers', 'workers') : workersDir, workerModuleFile(worker));
+      const module = join(BUILT_IN_WORKERS.includes(worker) ? BUILT_IN_WORKERS_DIR : workersDir, workerModuleFile(worker));
       if (!existsSync(module))
         problems.push(new ToolFolderError(definitionFile, `worker \${Worker_${worker}} has no module: expected ${module} exporting handler`));
     }
