@@ -4,7 +4,7 @@
  * nodejs24.x runtime on arm64, the AWS SDK left to the runtime, its own role and log
  * group (no AWS managed policy).
  */
-import { join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type DurableConfig, Runtime, Tracing, type IDestination } from 'aws-cdk-lib/aws-lambda';
@@ -117,7 +117,8 @@ export class BundledFunction extends Construct {
       // deploy that changes the function publishes a version and keeps the older ones: an
       // execution that started before the deploy still calls the version it started with.
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
-      projectRoot: props.projectRoot ?? REPO_ROOT,
+      // The repository for its own functions; for a user's worker, the project that installs the package.
+      projectRoot: props.projectRoot ?? projectRootOf(props.entry),
       depsLockFilePath: LOCK_FILE,
       bundling: {
         ...LAMBDA_BUNDLING,
@@ -164,4 +165,26 @@ function lazyModuleCommands(modules: readonly string[], outputDir: string): stri
 /** `text` within `max` characters, `...` marking a cut (IAM descriptions allow Latin-1 only). */
 export function capped(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
+}
+
+/**
+ * The nearest folder holding both `entry` and the package (`packageRoot`): the repository for
+ * its own functions, the project for a user's worker or durable tool, whose node_modules holds the
+ * package and the SDKs the bundle takes in.
+ */
+export function projectRootOf(entry: string, packageRoot: string = REPO_ROOT): string {
+  const holds = (dir: string) => {
+    const path = relative(dir, entry);
+    return !path.startsWith('..') && !isAbsolute(path);
+  };
+  let dir = packageRoot;
+  while (!holds(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  // Bundling runs the project's esbuild and resolves the tool's imports from its node_modules:
+  // a tool under no folder that also holds the package has neither.
+  if (dirname(dir) === dir) {
+    throw new Error(
+      `${entry}: a durable tool must be inside the project that installs async-mcp (or this repository), so that bundling finds esbuild and resolves its imports; move its tools directory into the project`,
+    );
+  }
+  return dir;
 }

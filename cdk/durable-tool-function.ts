@@ -7,7 +7,6 @@
  * do what the built-in workers do on the operations table (the helpers ask and report from
  * inside it), put large results, and whatever the folder's `permissions` allow.
  */
-import { dirname, isAbsolute, relative } from 'node:path';
 import { Aws, Duration, Validations } from 'aws-cdk-lib';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Alias } from 'aws-cdk-lib/aws-lambda';
@@ -18,10 +17,11 @@ import { ENV } from '../lambdas/handlers/environment.ts';
 import { DURABLE_FUNCTION_ALIAS } from '../lambdas/tools/durable-function-names.ts';
 import { MAX_RUN_SECONDS } from '../lambdas/tools/tool-catalog.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
-import { BundledFunction } from './bundled-function.ts';
+import { BundledFunction, projectRootOf } from './bundled-function.ts';
+
+export { projectRootOf } from './bundled-function.ts';
 import type { OperationsTable } from './operations-table.ts';
 import type { ResultsBucket } from './results-bucket.ts';
-import { REPO_ROOT } from './repo-paths.ts';
 import { addToolPermissions } from './tool-permission-statements.ts';
 import { acknowledgeNestedResultsGrant } from './worker-functions.ts';
 
@@ -108,25 +108,4 @@ export class DurableToolFunction extends Construct {
 
     this.alias = new Alias(this, 'Live', { aliasName: DURABLE_FUNCTION_ALIAS, version: this.function.currentVersion });
   }
-}
-
-/**
- * The nearest folder holding both `entry` and the package (`packageRoot`): the repository for
- * its own tools, the project for a user's, whose node_modules holds the package and the durable SDK.
- */
-export function projectRootOf(entry: string, packageRoot: string = REPO_ROOT): string {
-  const holds = (dir: string) => {
-    const path = relative(dir, entry);
-    return !path.startsWith('..') && !isAbsolute(path);
-  };
-  let dir = packageRoot;
-  while (!holds(dir) && dirname(dir) !== dir) dir = dirname(dir);
-  // Bundling runs the project's esbuild and resolves the tool's imports from its node_modules:
-  // a tool under no folder that also holds the package has neither.
-  if (dirname(dir) === dir) {
-    throw new Error(
-      `${entry}: a durable tool must be inside the project that installs async-mcp (or this repository), so that bundling finds esbuild and resolves its imports; move its tools directory into the project`,
-    );
-  }
-  return dir;
 }

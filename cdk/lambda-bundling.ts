@@ -21,15 +21,16 @@ export const REQUIRED_SDK_PACKAGES: readonly string[] = [
 ];
 
 /**
- * Module substitutions, as `--alias` takes them: paths resolve from the repository root.
+ * Module substitutions, as `--alias` takes them, by absolute path: a function bundled from a
+ * user's project (its workers, its durable.ts) resolves them in the package all the same.
  * - The MCP SDK's Node shims carry an Ajv-backed default validator that this server never
  *   calls; ours replaces it, keeping one JSON Schema engine in the bundle.
  * - The AWS SDK stays external, but is loaded with `require` (cdk/aws-sdk-require/), which
  *   costs a cold start about half of what an ESM import of the same CommonJS costs.
  */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
-  '@modelcontextprotocol/server/_shims': './lambdas/tools/default-json-schema-validator.ts',
-  ...Object.fromEntries(REQUIRED_SDK_PACKAGES.map((name) => [name, `./cdk/aws-sdk-require/${name.replace('@aws-sdk/', '')}.cjs`])),
+  '@modelcontextprotocol/server/_shims': join(REPO_ROOT, 'lambdas/tools/default-json-schema-validator.ts'),
+  ...Object.fromEntries(REQUIRED_SDK_PACKAGES.map((name) => [name, join(REPO_ROOT, `cdk/aws-sdk-require/${name.replace('@aws-sdk/', '')}.cjs`)])),
 };
 
 /**

@@ -3,16 +3,13 @@
  * run it before `cdk deploy`: the cloud assembly that `--as-deployed` and the tests run.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface SynthesizeOptions {
   /** Where the assembly goes. */
   outDir: string;
   /** CDK context (`-c key=value`), e.g. `{ auth: 'none' }`. */
   context?: Record<string, string>;
-  /** @default the repository */
+  /** Where cdk.json is. @default the working directory (the repository, or the user's project) */
   cwd?: string;
   /** Lines of cdk's output, for a progress display. @default kept until a failure reports them */
   onOutput?: (text: string) => void;
@@ -29,7 +26,8 @@ export function synthesizeAssembly(options: SynthesizeOptions): Promise<void> {
     if (signal?.aborted) return reject(signal.reason);
     // npx, cdk, the app and esbuild are a tree of processes: a group of their own lets an abort
     // end them all, so none writes into the output folder after it is removed.
-    const child = spawn('npx', args, { cwd: options.cwd ?? REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: signal !== undefined });
+    // The project's own cdk.json: the repository's in a clone, the user's project with the package installed.
+    const child = spawn('npx', args, { cwd: options.cwd ?? process.cwd(), stdio: ['ignore', 'pipe', 'pipe'], detached: signal !== undefined });
     const killGroup = (kill: NodeJS.Signals) => {
       try {
         if (signal && child.pid !== undefined) process.kill(-child.pid, kill);
