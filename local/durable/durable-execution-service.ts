@@ -10,7 +10,7 @@ import type { DurableExecutionApiClient, DurableLambdaHandler, ErrorObject, Oper
 import type { DurableStatusChangeEvent } from '../../lambdas/aws/durable-status-events.ts';
 import { callbackIdParts } from './checkpoint-journal.ts';
 import type { CheckpointWorkerClient } from './checkpoint-worker-client.ts';
-import { DurableRun, type RunStatus } from './durable-run.ts';
+import { DurableRun } from './durable-run.ts';
 import type { ExecutionStore, StoredExecution } from './execution-store.ts';
 import { LambdaApiError } from './lambda-api-error.ts';
 import { statusChangeEventOf } from './status-change-event.ts';
