@@ -24,15 +24,7 @@ import {
   type WorkflowEngine,
 } from '../operations/ports.ts';
 import { parseJsonOrText } from '../shared/json-values.ts';
-
-/**
- * A durable execution's ARN ends in an id Lambda assigns at start
- * (`…:function:f:$LATEST/durable-execution/<name>/<id>`), so no name derives it. The core
- * records an ARN before the start answers; it gets one with this id, which no assigned id
- * (a UUID) equals, and which this engine resolves by name when it describes or stops.
- */
-export const BY_NAME_ID = 'by-name';
-const BY_NAME_SUFFIX = `/${BY_NAME_ID}`;
+import { BY_NAME_SUFFIX, durableExecutionArnFor } from './durable-execution-arn.ts';
 
 const STATUS_FOR: Record<string, ExecutionStatus> = {
   RUNNING: 'RUNNING',
@@ -47,7 +39,7 @@ export class DurableFunctionEngine implements WorkflowEngine {
   constructor(private readonly client: LambdaClient) {}
 
   executionArnFor(functionArn: string, name: string): string {
-    return `${functionArn}/durable-execution/${name}${BY_NAME_SUFFIX}`;
+    return durableExecutionArnFor(functionArn, name);
   }
 
   /** `stateMachineArn` is the qualified function ARN. Same name, same payload: the same execution. */
