@@ -15,16 +15,12 @@ import { withResultStore } from '../lambdas/results/write-result.ts';
 import { ToolFolderError, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { withOperations } from '../lambdas/workers/built-in-scope.ts';
 import { startLocalDurableService } from './durable/index.ts';
+import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-scope.ts';
 import { createLocalEventBus } from './events/event-bus.ts';
 import { failedRunLine, operationIdOf } from './failed-run-log.ts';
 import type { ExecutionStatusChangeEvent as MachineStatusEvent } from './stepfunctions/sfn-facade.ts';
 
 type MachineStatusDetail = MachineStatusEvent['detail'];
-/** The Lambda API's region and account here, as the rest of the local stack has them. */
-const REGION = 'us-east-1';
-const ACCOUNT_ID = '000000000000';
-/** The durable service accepts any credentials; the SDK just needs some to sign with. */
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** Imports each durable tool's `handler`, so a module that fails to load or lacks one stops startup, naming its file. */
 export async function importDurableHandlers(folders: readonly ToolFolder[]): Promise<Map<string, DurableLambdaHandler>> {
@@ -64,7 +60,7 @@ export async function startDurableTools(
   options: { dataDir?: string; onFailedRun?: (line: string) => void },
   closers: Array<() => Promise<void>>,
 ): Promise<DurableTools> {
-  const functionArnPrefix = `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:`;
+  const functionArnPrefix = `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:`;
   let engine: WorkflowEngine | undefined;
   const bus = createLocalEventBus<DurableStatusChangeEvent>(
     async (event) => {
@@ -89,13 +85,13 @@ export async function startDurableTools(
   }
   const service = await startLocalDurableService({
     functions,
-    region: REGION,
-    accountId: ACCOUNT_ID,
+    region: LOCAL_REGION,
+    accountId: LOCAL_ACCOUNT_ID,
     onStatusChange: (event) => bus.publish(event),
     ...(options.dataDir ? { dataDir: resolve(options.dataDir, 'durable') } : {}),
   });
   closers.push(() => service.close());
-  const lambda = new LambdaClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: service.endpoint, credentials: LOCAL_CREDENTIALS });
+  const lambda = new LambdaClient({ ...AWS_CLIENT_CONFIG, region: LOCAL_REGION, endpoint: service.endpoint, credentials: LOCAL_CREDENTIALS });
   closers.push(async () => lambda.destroy());
   // Closed before the service: the runs stop first, then their last events are synced.
   closers.push(() => bus.close());

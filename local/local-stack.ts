@@ -30,6 +30,7 @@ import { DynamoDbWebhookSubscriptions } from '../lambdas/aws/dynamodb-webhook-su
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { DEFINITION_FILE, loadToolFolders, ToolFolderError, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { importDurableHandlers, startDurableTools } from './local-durable-tools.ts';
+import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-scope.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import type { OperationsLimits } from '../lambdas/operations/operations-service.ts';
 import type { ToolCatalog } from '../lambdas/operations/tool-spec.ts';
@@ -60,10 +61,6 @@ export const DEFAULT_PORT = 3000;
 export const DEFAULT_HOST = '127.0.0.1';
 /** Where `${Worker_<name>}` modules live unless `workersDir` says otherwise. */
 export const DEFAULT_WORKERS_DIR = resolve(import.meta.dirname, '../lambdas/handlers/workers');
-const REGION = 'us-east-1';
-const ACCOUNT_ID = '000000000000';
-/** The Step Functions facade accepts any credentials; the SDK just needs some to sign with. */
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface LocalStackOptions {
   toolsDir: string;
@@ -145,7 +142,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // (EXPRESS executions emit no events). Only EXPRESS tools: nothing is ever published.
     const standardArns = machineFolders
       .filter((folder) => folder.config.workflowType === 'STANDARD')
-      .map((folder) => stateMachineArn({ region: REGION, accountId: ACCOUNT_ID }, folder.config.name));
+      .map((folder) => stateMachineArn({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID }, folder.config.name));
     // The app is built after the facade (it needs the ARNs), but events may only flow once it exists.
     let app: AsyncMcpApp | undefined;
     const bus = createLocalEventBus(
@@ -170,13 +167,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (webhook) closers.push(() => webhook.close());
     const eventsCredentials = { accessKeyId: `LOCAL${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(30).toString('base64') };
     const events = await startPutEventsEndpoint({
-      region: REGION,
-      accountId: ACCOUNT_ID,
+      region: LOCAL_REGION,
+      accountId: LOCAL_ACCOUNT_ID,
       credentials: eventsCredentials,
       onEvent: (event) => webhook?.deliver(event.id, event),
     });
     closers.push(() => events.close());
-    const eventBridge = new EventBridgeClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: events.endpoint, credentials: eventsCredentials });
+    const eventBridge = new EventBridgeClient({ ...AWS_CLIENT_CONFIG, region: LOCAL_REGION, endpoint: events.endpoint, credentials: eventsCredentials });
     closers.push(async () => eventBridge.destroy());
     // Closers run last-pushed first: the runs stop, then the events they raised are synced and
     // published, and only then do the EventBridge endpoint and its client close.
@@ -203,8 +200,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         };
       },
       onStatusChange: (event) => bus.publish(event),
-      region: REGION,
-      accountId: ACCOUNT_ID,
+      region: LOCAL_REGION,
+      accountId: LOCAL_ACCOUNT_ID,
       ...(options.dataDir ? { dataDir: resolve(options.dataDir, 'stepfunctions') } : {}),
       ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
     });
@@ -216,7 +213,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const catalog = buildToolCatalog(folders, (name, folder) => (folder.durable && durable ? durable.functionArn(name) : facade.stateMachineArn(name)));
     // StartSyncExecution normally goes to a `sync-` host prefix; the facade serves every action on one host.
-    const sfn = new SFNClient({ ...AWS_CLIENT_CONFIG, region: REGION, endpoint: facade.endpoint, credentials: LOCAL_CREDENTIALS, disableHostPrefix: true });
+    const sfn = new SFNClient({
+      ...AWS_CLIENT_CONFIG,
+      region: LOCAL_REGION,
+      endpoint: facade.endpoint,
+      credentials: LOCAL_CREDENTIALS,
+      disableHostPrefix: true,
+    });
     closers.push(async () => sfn.destroy());
     const stepFunctions = new StepFunctionsEngine(sfn);
     const engine: WorkflowEngine = durable ? new RoutingWorkflowEngine(stepFunctions, new DurableFunctionEngine(durable.lambda)) : stepFunctions;
