@@ -12,7 +12,7 @@
  * (event-handover.ts) is handed on again. A client's request records leniently
  * (`withLenientEventRecording`): its answer stands, and status sync settles the end.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../shared/context-slot.ts';
 import { createHash } from 'node:crypto';
 import type { OperationChanges, OperationRecord } from '../operations/operation.ts';
 import type { Logger, RecordStore } from '../operations/ports.ts';
@@ -55,7 +55,7 @@ export interface EventRecorderOptions {
 }
 
 /** Set while a client's request runs: see `withLenientEventRecording`. */
-const lenient = new AsyncLocalStorage<true>();
+const lenient = contextSlot<true>('lenient event recording');
 
 /**
  * Runs `work` (a client's request) with recording failures logged, not thrown: the client gets

@@ -4,7 +4,7 @@
  * in AsyncLocalStorage because the local server serves requests concurrently (a Lambda
  * serves one at a time). Only ids and hashes go in here, never arguments or secrets.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../shared/context-slot.ts';
 import { createHash } from 'node:crypto';
 
 /** The fields a request adds to its log lines (each absent until known). */
@@ -28,7 +28,7 @@ export interface RequestLogFields {
   era?: string;
 }
 
-const storage = new AsyncLocalStorage<RequestLogFields>();
+const storage = contextSlot<RequestLogFields>('request log fields');
 
 /** Runs `fn` with a request context of its own; an enclosing context's fields carry over. */
 export function withRequestContext<T>(fields: RequestLogFields, fn: () => T): T {

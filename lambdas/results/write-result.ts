@@ -4,7 +4,7 @@
  * which the client reads with `resources/read`. The object is keyed by the operation's
  * owner, so only that principal can read it, and only while the operation lives.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../shared/context-slot.ts';
 import { lazyS3ResultStore } from '../aws/lazy-s3-result-store.ts';
 import { ENV } from '../handlers/environment.ts';
 import { mintId } from '../operations/fingerprint.ts';
@@ -29,7 +29,7 @@ export interface ResourceLinkResult {
   content: Array<{ type: 'resource_link'; uri: string; name: string; mimeType: string; size: number; description?: string }>;
 }
 
-const scopedStore = new AsyncLocalStorage<ResultStore>();
+const scopedStore = contextSlot<ResultStore>('result store');
 let bucketStore: ResultStore | undefined;
 
 /** Runs `fn` with `store` as the results store (the local runtime runs workers in-process this way). */

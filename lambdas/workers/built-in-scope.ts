@@ -3,10 +3,10 @@
  * in-process, the local runtime's own (set with `withOperations`); deployed, one built from
  * the environment on first use.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../shared/context-slot.ts';
 import type { OperationsService } from '../operations/operations-service.ts';
 
-const scoped = new AsyncLocalStorage<OperationsService>();
+const scoped = contextSlot<OperationsService>('built-in operations');
 
 /** Runs `fn` with `operations` as the built-in workers' core (the local runtime runs workers in-process). */
 export function withOperations<T>(operations: OperationsService, fn: () => T): T {

@@ -8,7 +8,7 @@
  * - reads made once per request: a record the edge read to choose how to answer is the one
  *   the handler serves.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../../shared/context-slot.ts';
 import { isObject, parseJsonOrText } from '../../shared/json-values.ts';
 
 interface RequestScope {
@@ -19,7 +19,7 @@ interface RequestScope {
   once?: Map<string, Promise<unknown>>;
 }
 
-const scope = new AsyncLocalStorage<RequestScope>();
+const scope = contextSlot<RequestScope>('request scope');
 
 export interface RequestScopeOptions {
   /**

@@ -6,14 +6,14 @@
  * - the work it must finish before it returns (a stream's lease going back): Lambda
  *   freezes whatever is still pending once the handler has returned.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../../shared/context-slot.ts';
 
 interface Invocation {
   deadlineMs?: number;
   pending: Set<Promise<unknown>>;
 }
 
-const invocation = new AsyncLocalStorage<Invocation>();
+const invocation = contextSlot<Invocation>('invocation');
 
 /**
  * Runs `work` (and everything it starts) with `deadlineMs` as the invocation's deadline,
