@@ -35,11 +35,11 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
 
 /**
  * Packages the MCP Lambda needs for some requests only: jose verifies OAuth tokens, and a
- * server without OAuth never loads it; `@smithy/signature-v4` signs a poll's GetItem
- * (lambdas/aws/lambda-environment-wire.ts), loaded on the first read. Left out of the bundle
- * (parsed at every cold start) and shipped beside it, where Node finds the bundle's `import()`.
+ * server without OAuth never loads it. Left out of the bundle (parsed at every cold start)
+ * and shipped beside it, where Node finds the bundle's `import()`. (A poll's GetItem is
+ * signed with node:crypto alone, lambdas/aws/hot-read-signer.ts.)
  */
-export const MCP_LAZY_MODULES: readonly string[] = ['jose', '@smithy/signature-v4'];
+export const MCP_LAZY_MODULES: readonly string[] = ['jose'];
 
 /** The packages the bundle of `entry` (absolute, or relative to the repository root) leaves out, to ship beside it. */
 export function lazyModulesOf(entry: string): readonly string[] {

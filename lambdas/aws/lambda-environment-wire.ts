@@ -2,17 +2,17 @@
  * The hot GetItem's wire (hot-get-item.ts) built from what Lambda's runtime gives every
  * function, without the DynamoDB client: the region, the role's credentials and, where set,
  * the endpoint (`AWS_ENDPOINT_URL_DYNAMODB`, then `AWS_ENDPOINT_URL`, as the SDK reads them).
- * It signs with `@smithy/signature-v4` and node:crypto's SHA-256 and sends with the global
- * `fetch`, each attempt bounded like a deployed client's (DEPLOYED_CLIENT_CONFIG).
+ * It signs with the hot read's signer (hot-read-signer.ts, node:crypto only) and sends with
+ * the global `fetch`, each attempt bounded like a deployed client's (DEPLOYED_CLIENT_CONFIG).
  *
  * Only what is certain is built: any variable missing, a region outside the standard `aws`
  * partition, FIPS or dual-stack endpoints, required account endpoints or ignored configured
  * endpoints give `undefined`, and the caller keeps the full client. Whatever the wire
  * answers other than a plain success, HotGetItem sends again through the SDK.
  */
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { DEPLOYED_CLIENT_CONFIG } from './aws-client-config.ts';
-import type { HotRequest, HotWire, HotWireSource } from './hot-get-item.ts';
+import type { HotWire, HotWireSource } from './hot-get-item.ts';
+import { isPlainPath, signHotRequest } from './hot-read-signer.ts';
 
 /** Regions of the standard partition (`aws`), whose DynamoDB endpoint is `dynamodb.<region>.amazonaws.com`. */
 const STANDARD_REGION = /^(?:af|ap|ca|eu|il|me|mx|sa|us)-(?:central|north|south|east|west|northeast|northwest|southeast|southwest)-\d{1,2}$/;
@@ -35,12 +35,9 @@ export function lambdaEnvironmentWire(env: NodeJS.ProcessEnv = process.env): Hot
   if (!url) return undefined;
   const credentials = { accessKeyId, secretAccessKey, sessionToken };
   return async () => {
-    // Loaded on the first read, not at init: the signer is over a hundred KB of bundled code.
-    const { SignatureV4 } = await import('@smithy/signature-v4');
-    const signer = new SignatureV4({ service: 'dynamodb', region, credentials, sha256: Sha256 });
     const wire: HotWire = {
       url,
-      sign: async (request, signingDate) => (await signer.sign(request, { signingDate })) as unknown as HotRequest,
+      sign: async (request, signingDate) => signHotRequest(request, credentials, region, signingDate),
       send: async (request) => {
         const response = await fetch(url, {
           method: request.method,
@@ -60,7 +57,7 @@ function isSet(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value.toLowerCase() !== 'false';
 }
 
-/** An http(s) endpoint without query, fragment or credentials; anything else is unusual. */
+/** An http(s) endpoint without query, fragment or credentials, on a plain path; anything else is unusual. */
 function endpointOf(value: string): URL | undefined {
   let url: URL;
   try {
@@ -69,31 +66,6 @@ function endpointOf(value: string): URL | undefined {
     return undefined;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
-  if (url.search || url.hash || url.username || url.password) return undefined;
+  if (url.search || url.hash || url.username || url.password || !isPlainPath(url.pathname)) return undefined;
   return url;
-}
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-/** The SHA-256 (or, keyed, HMAC-SHA-256) the signer takes, over node:crypto. */
-class Sha256 {
-  readonly #hash: Hash | Hmac;
-
-  constructor(secret?: SourceData) {
-    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-  }
-
-  update(data: SourceData): void {
-    this.#hash.update(bytesOf(data));
-  }
-
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-}
-
-function bytesOf(data: SourceData): Uint8Array | string {
-  if (typeof data === 'string') return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }

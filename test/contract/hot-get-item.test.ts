@@ -333,6 +333,77 @@ describe('the hot GetItem', () => {
   });
 });
 
+/** A recorded request as the SigV4 verifier takes it. */
+function asReceived(sent: Recorded) {
+  return {
+    method: sent.method ?? '',
+    host: sent.headers.host ?? '',
+    path: sent.url ?? '/',
+    query: new URLSearchParams(),
+    headers: Object.fromEntries(Object.entries(sent.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value])),
+    body: new Uint8Array(sent.body),
+  };
+}
+
+/** The SHA-256 constructor a DynamoDB client's config signs with. */
+function sha256Of() {
+  const client = new DynamoDBClient({ region: 'us-east-1', credentials: CREDENTIALS });
+  client.destroy();
+  return (client.config as unknown as { sha256: ConstructorParameters<typeof import('@smithy/signature-v4').SignatureV4>[0]['sha256'] }).sha256;
+}
+
+describe("the hot GetItem's signer", () => {
+  it("signs every read as the client's own signer does, the first by that signer and the rest by the lean one", async () => {
+    const { endpoint, requests, server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
+    const { SignatureV4 } = await import('@smithy/signature-v4');
+    const sdkSigner = new SignatureV4({ service: 'dynamodb', region: 'us-east-1', credentials: CREDENTIALS, sha256: sha256Of() });
+    let sdkSigns = 0;
+    const sdkSign = sdkSigner.sign.bind(sdkSigner) as (...args: unknown[]) => Promise<unknown>;
+    const signer = {
+      sign: (...args: unknown[]) => {
+        sdkSigns++;
+        return sdkSign(...args);
+      },
+    } as unknown as InstanceType<typeof SignatureV4>;
+    const client = new DynamoDBClient({ ...AWS_CLIENT_CONFIG, endpoint, region: 'us-east-1', credentials: CREDENTIALS, signer });
+    try {
+      const reader = new HotGetItem(client);
+      for (let i = 0; i < 4; i++)
+        expect((await reader.send({ TableName: 'operations', Key: { [PK]: { S: `OP#owner-1#token-${i}` } }, ConsistentRead: true })).Item).toEqual(ITEM);
+      expect(sdkSigns).toBe(1);
+      expect(requests).toHaveLength(4);
+      for (const sent of requests) {
+        expect(sent.headers['amz-sdk-invocation-id']).toBeUndefined();
+        const verified = await verifySigV4(asReceived(sent), {
+          service: 'dynamodb',
+          region: 'us-east-1',
+          lookup: (id) => (id === CREDENTIALS.accessKeyId ? CREDENTIALS : undefined),
+        });
+        expect(verified.ok).toBe(true);
+      }
+    } finally {
+      client.destroy();
+      await closeServer(server);
+    }
+  });
+
+  it('keeps a client signer that signs otherwise (another signing region) for every read', async () => {
+    const { endpoint, requests, server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
+    const { SignatureV4 } = await import('@smithy/signature-v4');
+    const signer = new SignatureV4({ service: 'dynamodb', region: 'eu-west-1', credentials: CREDENTIALS, sha256: sha256Of() });
+    const client = new DynamoDBClient({ ...AWS_CLIENT_CONFIG, endpoint, region: 'us-east-1', credentials: CREDENTIALS, signer });
+    try {
+      const reader = new HotGetItem(client);
+      for (let i = 0; i < 3; i++) expect((await reader.send({ TableName: 'operations', Key: { [PK]: { S: 'k' } }, ConsistentRead: true })).Item).toEqual(ITEM);
+      expect(requests).toHaveLength(3);
+      for (const sent of requests) expect(sent.headers.authorization).toContain('/eu-west-1/dynamodb/aws4_request');
+    } finally {
+      client.destroy();
+      await closeServer(server);
+    }
+  });
+});
+
 /** What Lambda's runtime gives every function, with the endpoint the local as-deployed stack adds. */
 const LAMBDA_ENV = {
   AWS_REGION: 'us-east-1',
@@ -422,6 +493,7 @@ describe("the hot GetItem over the Lambda environment's wire, without the Dynamo
     ['configured endpoints ignored', { AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' }],
     ['an endpoint that is not a URL', { AWS_ENDPOINT_URL_DYNAMODB: 'dynamodb.local' }],
     ['an endpoint with a query', { AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000/?x=1' }],
+    ['an endpoint on a path the signer would have to escape', { AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000/a%20b/' }],
   ])('with %s, the environment gives no wire: the full client serves the read', (_case, change) => {
     expect(lambdaEnvironmentWire({ ...LAMBDA_ENV, ...change })).toBeUndefined();
   });
