@@ -32,7 +32,29 @@ const storage = contextSlot<RequestLogFields>('request log fields');
 
 /** Runs `fn` with a request context of its own; an enclosing context's fields carry over. */
 export function withRequestContext<T>(fields: RequestLogFields, fn: () => T): T {
-  return storage.run({ ...storage.getStore(), ...fields }, fn);
+  const context = emptyContext();
+  const parent = storage.getStore();
+  if (parent) Object.assign(context, parent);
+  return storage.run(Object.assign(context, fields), fn);
+}
+
+/**
+ * A context with every field present, unset: annotating it then keeps its shape. Built up one
+ * field at a time, as a poll names its method, era, dialect and operation, the object changed
+ * shape each time, which made the annotations of a poll cost about 5 µs instead of 0.3.
+ * Unset fields are `undefined`, which no log line prints.
+ */
+function emptyContext(): RequestLogFields {
+  const context: Record<keyof Required<RequestLogFields>, string | undefined> = {
+    function_request_id: undefined,
+    method: undefined,
+    tool: undefined,
+    principalHash: undefined,
+    operationHash: undefined,
+    dialect: undefined,
+    era: undefined,
+  };
+  return context as RequestLogFields;
 }
 
 /** Adds fields to the current request's context; outside a request this does nothing. */

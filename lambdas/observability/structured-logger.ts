@@ -24,11 +24,18 @@ export function createStructuredLogger(options: StructuredLoggerOptions = {}): L
     serviceName: options.serviceName ?? (process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME),
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
   });
-  const withContext = (fields: Record<string, unknown> | undefined) => ({ ...requestLogFields(), ...fields });
+  const withContext = (fields: Record<string, unknown> | undefined) => ({ ...knownFields(requestLogFields()), ...fields });
   return {
     error: (message, fields) => powertools.error(message, withContext(fields)),
     warn: (message, fields) => powertools.warn(message, withContext(fields)),
     info: (message, fields) => powertools.info(message, withContext(fields)),
     debug: (message, fields) => powertools.debug(message, withContext(fields)),
   };
+}
+
+/** The context's fields that are set: a context holds every field, unset ones `undefined`. */
+function knownFields(context: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+  const known: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(context ?? {})) if (value !== undefined) known[name] = value;
+  return known;
 }

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { noMetrics } from '../../lambdas/observability/metrics-recorder.ts';
-import { hashForLog, withRequestContext } from '../../lambdas/observability/request-context.ts';
+import { annotateRequest, hashForLog, withRequestContext } from '../../lambdas/observability/request-context.ts';
 import { observeInvocation } from '../../lambdas/observability/request-observer.ts';
 import { createStructuredLogger } from '../../lambdas/observability/structured-logger.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
@@ -169,5 +169,22 @@ describe('structured JSON log lines carry the request context', () => {
     expect(inside).toMatchObject({ level: 'WARN', message: 'inside', function_request_id: 'outer', method: 'explicit' });
     expect(outside).toMatchObject({ level: 'WARN', message: 'outside', eventId: 'e1' });
     expect(outside).not.toHaveProperty('function_request_id');
+  });
+
+  it('a line carries the fields the request has named so far, and only those', () => {
+    const logger = createStructuredLogger();
+    withRequestContext({ function_request_id: 'r1' }, () => {
+      logger.warn('early');
+      withRequestContext({}, () => {
+        annotateRequest({ method: 'tasks/get', era: 'modern' });
+        logger.warn('later', { tool: 'explicit' });
+      });
+    });
+    const [early, later] = logLines();
+    expect(Object.keys(early ?? {})).not.toEqual(expect.arrayContaining(['method']));
+    expect(early).not.toHaveProperty('era');
+    expect(later).toMatchObject({ function_request_id: 'r1', method: 'tasks/get', era: 'modern', tool: 'explicit' });
+    expect(later).not.toHaveProperty('dialect');
+    expect(later).not.toHaveProperty('operationHash');
   });
 });
