@@ -14,7 +14,15 @@
  * the hot read then falls back to the SDK path.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { HotRequest } from './hot-get-item.ts';
+
+/** What the signer reads of a request (hot-get-item.ts's HotRequest has these and more). */
+export interface SignableRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
 
 /** The identity a request is signed with, as the SDK's credential providers answer it. */
 export interface SigningCredentials {
@@ -49,7 +57,7 @@ const UNSIGNABLE = new Set([
 let lastKey: { day: string; region: string; secret: string; key: Buffer } | undefined;
 
 /** `request` with its SigV4 headers (dynamodb, `region`) added, signed at `signingDate`. */
-export function signHotRequest(request: HotRequest, credentials: SigningCredentials, region: string, signingDate: Date): HotRequest {
+export function signHotRequest<R extends SignableRequest>(request: R, credentials: SigningCredentials, region: string, signingDate: Date): R {
   if (!isPlainPath(request.path)) throw new Error('the hot read signs plain paths only');
   if (Object.keys(request.query).length > 0) throw new Error('the hot read signs requests without a query');
   const amzDate = amzDateOf(signingDate);
