@@ -57,6 +57,12 @@ export interface AsyncMcpAppOptions {
    * @default on, unless `ASYNC_MCP_OPERATION_CARD` is "0"
    */
   operationCard?: boolean;
+  /**
+   * Whether the dialects' plain reads (a 2026-07-28 `tasks/get`) are answered without an SDK
+   * server (mcp/edge/direct-answer.ts); `false` serves every request through the SDK.
+   * @default true
+   */
+  answerDirectly?: boolean;
   /** Where outputs too large for a record go; without it they stay in the record (up to its size limit). */
   results?: ResultSpill;
   /**
@@ -118,6 +124,7 @@ export function createAsyncMcpApp(options: AsyncMcpAppOptions): AsyncMcpApp {
     dialects: DIALECTS,
     ...(options.allowedHostnames ? { allowedHostnames: options.allowedHostnames } : {}),
     handleTools: options.handleTools !== false,
+    ...(options.answerDirectly === undefined ? {} : { answerDirectly: options.answerDirectly }),
     ...(options.operationCard === undefined ? {} : { operationCard: options.operationCard }),
     metrics,
     listen: { ...options.listen, leases: new ListenLeases(store, options.listen?.maxStreamsPerPrincipal ?? LISTEN_DEFAULTS.maxStreamsPerPrincipal, logger) },

@@ -40,6 +40,9 @@ export interface CallRequest {
   ctx: ServerContext;
 }
 
+/** A method the edge answers directly: the params as sent (envelope included) and the request's view. */
+export type DirectMethod = (params: Record<string, unknown>, view: RequestView, deps: McpDeps) => Promise<Record<string, unknown>>;
+
 export interface AsyncDialect {
   readonly name: string;
   /** This dialect's methods that read an operation's status: each request of one is a poll. */
@@ -57,6 +60,13 @@ export interface AsyncDialect {
    * request still reads its record once.
    */
   readonly answeredAtOnceWhen?: Readonly<Record<string, (params: Record<string, unknown>, ownerId: string, deps: McpDeps) => Promise<boolean>>>;
+  /**
+   * 2026-07-28 methods whose plain success the edge may answer without an SDK server
+   * (edge/direct-answer.ts): reads with no side effect on the wire, whose result goes out as
+   * the handler registered for the method returns it. Each throws where that handler would
+   * answer an error; the edge then serves the request through the SDK, which words it.
+   */
+  readonly answeredDirectly?: Readonly<Record<string, DirectMethod>>;
   /** Whether this request declared this dialect (per-request capabilities): it then shapes `tools/list`. */
   claimsListing(view: RequestView): boolean;
   /**

@@ -91,6 +91,12 @@ function getTaskResult(record: OperationRecord, deps: McpDeps): Record<string, u
   return { resultType: 'complete', ...detailedTask(record, deps), ...(progress === undefined ? {} : { _meta: { [PROGRESS_META_KEY]: progress } }) };
 }
 
+/** `tasks/get`: "Servers MUST return this error for non-declaring clients issuing tasks/get". */
+async function getTask(taskId: string, view: RequestView, deps: McpDeps): Promise<Record<string, unknown>> {
+  if (!declares(view)) throw missingCapability('tasks/get');
+  return getTaskResult(await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task'), deps);
+}
+
 /** Whether per-request client capabilities declare the extension. */
 export function declaresTasksExtension(clientCapabilities: unknown): boolean {
   if (typeof clientCapabilities !== 'object' || clientCapabilities === null) return false;
@@ -163,6 +169,14 @@ export const tasks20260728Dialect: AsyncDialect = {
   name: DIALECT,
   statusMethods: ['tasks/get'],
   answeredAtOnce: ['tasks/get', 'tasks/cancel'],
+  answeredDirectly: {
+    // The registered handler's params check (TASK_ID_SCHEMAS) first: anything else is its to answer.
+    'tasks/get': async (params, view, deps) => {
+      const { taskId } = params;
+      if (typeof taskId !== 'string' || taskId === '') throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: taskId');
+      return getTask(taskId, view, deps);
+    },
+  },
 
   claimsListing(view: RequestView): boolean {
     return view.era === 'modern' && declares(view);
@@ -248,13 +262,7 @@ export const tasks20260728Dialect: AsyncDialect = {
     };
     const schemas = TASK_ID_SCHEMAS;
 
-    server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
-      serveDialectMethod(scope, ctx, params, async (view) => {
-        declared('tasks/get', view);
-        const { taskId } = params;
-        return getTaskResult(await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task'), deps);
-      }),
-    );
+    server.setRequestHandler('tasks/get', schemas, (params, ctx) => serveDialectMethod(scope, ctx, params, (view) => getTask(params.taskId, view, deps)));
 
     server.setRequestHandler('tasks/update', schemas, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {

@@ -20,12 +20,13 @@ import { acceptClientResponses, parseClientResponses, refuse } from '../input/cl
 import { customHeaderRefusal } from './custom-headers.ts';
 import { JSONRPC } from './json-rpc-errors.ts';
 import { checkSession, initializeCapabilities, withSessionId, type SessionCheck } from '../input/legacy-session.ts';
-import { createServerFactory, handleToolsOn, type ServerFactoryOptions } from '../mcp-server-factory.ts';
+import { createServerFactory, handleToolsOn, SERVER_INFO, type ServerFactoryOptions } from '../mcp-server-factory.ts';
 import { createListenHandler, isListenRequest, type ListenOptions } from '../listen/listen-handler.ts';
 import type { ListenLeases } from '../../operations/listen-leases.ts';
 import { OPERATION_STATUS } from '../calls/handle-tool-schemas.ts';
 import { isAuthenticatedPrincipal } from '../events/events-runtime.ts';
 import { createEventsStreamHandler, isEventsStreamRequest } from '../events/events-stream.ts';
+import { answerDirectly } from './direct-answer.ts';
 import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
 import { noMetrics, type MetricsRecorder } from '../../observability/metrics-recorder.ts';
@@ -49,6 +50,12 @@ export interface HttpHandlerOptions extends ServerFactoryOptions {
   allowedHostnames?: string[];
   /** Where polls are counted. @default noMetrics */
   metrics?: MetricsRecorder;
+  /**
+   * Whether the dialects' `answeredDirectly` methods are answered without an SDK server
+   * (direct-answer.ts); `false` serves every request through the SDK, as the parity test
+   * compares them. @default true
+   */
+  answerDirectly?: boolean;
   /** `subscriptions/listen` with task notifications; without it, the SDK's own empty acknowledgement. */
   listen?: ListenOptions & { leases: ListenLeases };
 }
@@ -102,6 +109,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   const eventsStream = options.events ? createEventsStreamHandler(options.deps, options.events) : undefined;
   const answeredAtOnce = new Set([...CORE_ANSWERED_AT_ONCE, ...options.dialects.flatMap((d) => d.answeredAtOnce)]);
   const answeredAtOnceWhen = new Map(options.dialects.flatMap((d) => Object.entries(d.answeredAtOnceWhen ?? {})));
+  const answeredDirectly = new Map(options.answerDirectly === false ? [] : options.dialects.flatMap((d) => Object.entries(d.answeredDirectly ?? {})));
   const polls = {
     statusMethods: new Set(options.dialects.flatMap((d) => d.statusMethods)),
     ...(handleToolsOn(options) ? { statusTool: OPERATION_STATUS } : {}),
@@ -151,7 +159,12 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     const method = message?.method as string | undefined;
     const atOnce = method !== undefined && answeredAtOnce.has(method);
     const atOnceWhen = method === undefined ? undefined : answeredAtOnceWhen.get(method);
+    const direct = method === undefined ? undefined : answeredDirectly.get(method);
     const serveRequest = async () => {
+      if (direct && message && claimsModernEnvelope(message)) {
+        const answered = await answerDirectly(session.request, message, direct, ownerId, deps, SERVER_INFO);
+        if (answered) return answered;
+      }
       // A request that claims a 2026-07-28 envelope is never the SDK's legacy era: not classified twice.
       const legacy = (atOnce || atOnceWhen !== undefined) && !claimsModernEnvelope(message) && (await isLegacyRequest(session.request, guarded.parsedBody));
       const params = message !== undefined && isObject(message.params) ? message.params : {};

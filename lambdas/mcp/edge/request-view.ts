@@ -39,9 +39,19 @@ export interface RequestView {
 }
 
 export function requestViewOf(era: Era, ownerId: string, params: { _meta?: Record<string, unknown> } | undefined, ctx: ServerContext): RequestView {
-  const headers = ctx.http?.req?.headers ?? new Headers();
   const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
-  const meta = params?._meta ?? {};
+  return viewOf(era, ownerId, envelope, params?._meta ?? {}, ctx.mcpReq.id, ctx.http?.req?.headers ?? new Headers());
+}
+
+/**
+ * A 2026-07-28 request's view read from its message as the client sent it, the envelope still
+ * in `_meta` where the SDK would have lifted it out: what a handler's view would be.
+ */
+export function modernRequestViewOf(ownerId: string, id: string | number, meta: Record<string, unknown>, headers: Headers): RequestView {
+  return viewOf('modern', ownerId, meta, meta, id, headers);
+}
+
+function viewOf(era: Era, ownerId: string, envelope: Record<string, unknown>, meta: Record<string, unknown>, id: unknown, headers: Headers): RequestView {
   const capabilities = envelope[CLIENT_CAPABILITIES_KEY] ?? meta[CLIENT_CAPABILITIES_KEY];
   const session = era === 'legacy' ? sessionCapabilities() : undefined;
   const version = era === 'modern' ? envelope[PROTOCOL_VERSION_KEY] : headers.get('mcp-protocol-version');
@@ -50,8 +60,8 @@ export function requestViewOf(era: Era, ownerId: string, params: { _meta?: Recor
     ...(typeof version === 'string' ? { protocolVersion: version } : {}),
     clientCapabilities: { ...session, ...(isObject(capabilities) ? capabilities : {}) },
     ...(session ? { initializeCapabilities: session } : {}),
-    requestId: String(ctx.mcpReq.id),
-    requestKey: requestKeyOf(ctx.mcpReq.id) ?? `s:${String(ctx.mcpReq.id)}`,
+    requestId: String(id),
+    requestKey: requestKeyOf(id) ?? `s:${String(id)}`,
     ownerId,
     headers,
   };

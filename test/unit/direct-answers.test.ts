@@ -1,0 +1,186 @@
+/**
+ * A 2026-07-28 `tasks/get` the edge answers without an SDK server (edge/direct-answer.ts) is
+ * the answer the SDK's modern path gives, byte for byte: status, content type and body, for a
+ * task at work, with progress, asking for input, completed, failed and cancelled, for string
+ * and number ids. What the edge does not vouch for, or what ends in an error (another
+ * principal's task, an unknown one, a client that does not declare the extension, a header
+ * that disagrees with the body, an envelope with more members), goes through the SDK, so
+ * those answers are the SDK's own.
+ */
+import { Server } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createAsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
+import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
+import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';
+import { withOperations } from '../../lambdas/workers/built-in-scope.ts';
+import { createReportProgressHandler } from '../../lambdas/workers/report-progress-worker.ts';
+import { TEST_SECRET_KEY } from '../support/core-harness.ts';
+import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
+import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
+import { testTool } from '../support/tool-spec-fixture.ts';
+
+const REVISION = '2026-07-28';
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': REVISION,
+  'io.modelcontextprotocol/clientInfo': { name: 'parity', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': TASKS,
+};
+
+function stack() {
+  const store = new InMemoryRecordStore();
+  const engine = new FakeWorkflowEngine();
+  const options = {
+    store,
+    engine,
+    catalog: createToolCatalog([testTool({ name: 'analyze' })]),
+    secretKey: TEST_SECRET_KEY,
+    logger: { error: () => undefined, warn: () => undefined },
+  };
+  const direct = createAsyncMcpApp(options);
+  const viaSdk = createAsyncMcpApp({ ...options, answerDirectly: false });
+  return { store, engine, direct, viaSdk };
+}
+
+type App = ReturnType<typeof stack>['direct'];
+
+function request(body: unknown, headers: Record<string, string> = {}): Request {
+  const message = body as { method?: string; params?: { taskId?: string; name?: string } };
+  return new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': REVISION,
+      ...(message.method ? { 'mcp-method': message.method } : {}),
+      ...(message.params?.taskId || message.params?.name ? { 'mcp-name': message.params.taskId || message.params.name } : {}),
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+async function answer(app: App, body: unknown, headers?: Record<string, string>, principal = 'alice') {
+  const response = await app.fetch(request(body, headers), principal);
+  return { status: response.status, contentType: response.headers.get('content-type'), body: await response.text() };
+}
+
+/** A task started by a client declaring `capabilities` (elicitation, for a run that asks). */
+async function startTask(app: App, capabilities: Record<string, unknown> = TASKS): Promise<string> {
+  const _meta = { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': capabilities };
+  const started = await answer(app, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'analyze', arguments: {}, _meta } });
+  const taskId = (JSON.parse(started.body) as { result?: { taskId: string } }).result?.taskId;
+  expect(typeof taskId, started.body).toBe('string');
+  return taskId as string;
+}
+
+const tasksGet = (taskId: string, id: string | number = 7, meta: Record<string, unknown> = ENVELOPE) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tasks/get',
+  params: { taskId, _meta: meta },
+});
+
+/** How many SDK servers a request connected: none when the edge answered it itself. */
+function sdkServers() {
+  const connect = vi.spyOn(Server.prototype, 'connect');
+  return { count: () => connect.mock.calls.length, reset: () => connect.mockClear() };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('a 2026-07-28 tasks/get answered by the edge', () => {
+  it('answers what the SDK answers, without an SDK server, in every state of a task', async () => {
+    const { store, engine, direct, viaSdk } = stack();
+    const servers = sdkServers();
+    const same = async (label: string, body: unknown) => {
+      servers.reset();
+      const ours = await answer(direct, body);
+      expect(servers.count(), `${label}: the edge answered it`).toBe(0);
+      const sdk = await answer(viaSdk, body);
+      expect(servers.count(), `${label}: the SDK answered it`).toBeGreaterThan(0);
+      expect(ours, label).toEqual(sdk);
+      expect(ours.status, label).toBe(200);
+      return JSON.parse(ours.body) as { result: Record<string, unknown> };
+    };
+
+    const working = await startTask(direct);
+    expect((await same('working', tasksGet(working))).result.status).toBe('working');
+    expect((await same('a string id', tasksGet(working, 'req-1'))).result.status).toBe('working');
+    await same('a client without clientInfo', tasksGet(working, 8, { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': undefined }));
+
+    const ownerId = ownerIdFor('alice');
+    const progressed = await store.get({ ownerId, token: working });
+    const report = createReportProgressHandler(() => direct.operations, { error: () => undefined, warn: () => undefined });
+    await withOperations(direct.operations, () =>
+      report({ executionName: progressed!.executionName, operation: { ownerId, token: working }, progress: 3, total: 8, message: 'rows' }),
+    );
+    const withProgress = await same('with progress', tasksGet(working));
+    expect(withProgress.result._meta).toEqual(expect.objectContaining({ 'io.modelcontextprotocol/serverInfo': expect.anything() }));
+    expect(Object.keys(withProgress.result._meta as object)).toHaveLength(2);
+
+    const asking = await startTask(direct, { ...TASKS, elicitation: {} });
+    const askingRecord = (await store.get({ ownerId, token: asking }))!;
+    await direct.operations.inputs.ask({
+      operation: askingRecord,
+      executionName: askingRecord.executionName,
+      key: 'confirm',
+      request: { method: 'elicitation/create', params: { message: 'Go?', requestedSchema: { type: 'object', properties: {} } } },
+      taskToken: 'tok-confirm',
+      concurrent: false,
+    });
+    expect((await same('asking for input', tasksGet(asking))).result.status).toBe('input_required');
+
+    const completed = await startTask(direct);
+    const completedRecord = (await store.get({ ownerId, token: completed }))!;
+    await direct.operations.applyExecution(completedRecord, engine.finish(completedRecord.executionArn!, { status: 'SUCCEEDED', output: { mean: 4 } }));
+    expect((await same('completed', tasksGet(completed))).result.status).toBe('completed');
+
+    const failed = await startTask(direct);
+    const failedRecord = (await store.get({ ownerId, token: failed }))!;
+    await direct.operations.applyExecution(
+      failedRecord,
+      engine.finish(failedRecord.executionArn!, { status: 'FAILED', error: 'RangeError', cause: 'too big' }),
+    );
+    // A run that fails is a tool call's error result: the task completed (the extension's words).
+    expect((await same('failed', tasksGet(failed))).result).toMatchObject({ status: 'completed', result: { isError: true } });
+
+    const cancelled = await startTask(direct);
+    await direct.operations.cancel({ ownerId, token: cancelled }, 'Cancelled by tasks/cancel');
+    expect((await same('cancelled', tasksGet(cancelled))).result.status).toBe('cancelled');
+  });
+
+  it.each([
+    ["another principal's task", { principal: 'mallory' }],
+    ['an unknown task', { taskId: 'no-such-task' }],
+    ['a client that does not declare the extension', { meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': {} } }],
+    ['an envelope with a log level', { meta: { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'debug' } }],
+    ['capabilities beyond extensions', { meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { ...TASKS, elicitation: {} } } }],
+    ['an Mcp-Name header naming another task', { headers: { 'mcp-name': 'other-task' } }],
+    ['an Mcp-Method header naming another method', { headers: { 'mcp-method': 'tasks/cancel' } }],
+    ['another protocol version header', { headers: { 'mcp-protocol-version': '2025-11-25' } }],
+    ['an empty task id', { taskId: '' }],
+    ['a retry with inputResponses', { extra: { inputResponses: {} } }],
+  ])(
+    '%s: the SDK answers, as it would anyway',
+    async (_, change: {
+      principal?: string;
+      taskId?: string;
+      meta?: Record<string, unknown>;
+      headers?: Record<string, string>;
+      extra?: Record<string, unknown>;
+    }) => {
+      const { direct, viaSdk } = stack();
+      const taskId = await startTask(direct);
+      const body = tasksGet(change.taskId ?? taskId, 7, change.meta);
+      Object.assign(body.params, change.extra);
+      const servers = sdkServers();
+      const ours = await answer(direct, body, change.headers, change.principal);
+      const builtForOurs = servers.count();
+      servers.reset();
+      expect(ours).toEqual(await answer(viaSdk, body, change.headers, change.principal));
+      // The SDK served it as it serves it without the edge's answers: as many servers (none for a refusal it makes first).
+      expect(builtForOurs).toBe(servers.count());
+    },
+  );
+});
