@@ -17,6 +17,7 @@ import { createReportProgressHandler } from '../../lambdas/workers/report-progre
 import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
+import { jsonRpcMessagesOf } from '../support/raw-mcp.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
 const REVISION = '2026-07-28';
@@ -180,6 +181,130 @@ describe('a 2026-07-28 tasks/get answered by the edge', () => {
       servers.reset();
       expect(ours).toEqual(await answer(viaSdk, body, change.headers, change.principal));
       // The SDK served it as it serves it without the edge's answers: as many servers (none for a refusal it makes first).
+      expect(builtForOurs).toBe(servers.count());
+    },
+  );
+});
+
+const LEGACY = '2025-11-25';
+
+function legacyRequest(body: unknown, headers: Record<string, string> = {}): Request {
+  return new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY, ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+async function legacyAnswer(app: App, body: unknown, headers?: Record<string, string>, principal = 'alice') {
+  const response = await app.fetch(legacyRequest(body, headers), principal);
+  return { status: response.status, contentType: response.headers.get('content-type'), body: await response.text() };
+}
+
+const SEP_CAPABILITIES = { experimental: { longRunningOperations: {} }, elicitation: {} };
+
+/** A 2025-11-25 task (`params.task`) and a SEP-1391 operation (`params.operation`), started by the app. */
+async function startLegacy(app: App): Promise<{ task: string; operation: string }> {
+  const task = await legacyAnswer(app, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'analyze', arguments: {}, task: {} } });
+  const operation = `op-${Math.random().toString(36).slice(2)}`;
+  const started = await legacyAnswer(app, {
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'analyze', arguments: {}, operation: { token: operation }, _meta: { 'io.modelcontextprotocol/clientCapabilities': SEP_CAPABILITIES } },
+  });
+  expect(started.status, started.body).toBe(200);
+  const [message] = jsonRpcMessagesOf(task.body) as Array<{ result?: { task?: { taskId?: string } } }>;
+  const taskId = message?.result?.task?.taskId;
+  expect(typeof taskId, task.body).toBe('string');
+  return { task: taskId as string, operation };
+}
+
+const legacyGet = (taskId: string, id: string | number = 7) => ({ jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId } });
+const sepStatus = (token: string, id: string | number = 7) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/async/status',
+  params: { token, _meta: { 'io.modelcontextprotocol/clientCapabilities': SEP_CAPABILITIES } },
+});
+
+describe('an initialize-era poll answered by the edge (2025-11-25 tasks/get, SEP-1391 tools/async/status)', () => {
+  it('answers what the SDK answers, without an SDK server, as a task runs, reports progress, completes or fails', async () => {
+    const { store, engine, direct, viaSdk } = stack();
+    const servers = sdkServers();
+    const same = async (label: string, body: unknown) => {
+      servers.reset();
+      const ours = await legacyAnswer(direct, body);
+      expect(servers.count(), `${label}: the edge answered it`).toBe(0);
+      const sdk = await legacyAnswer(viaSdk, body);
+      expect(servers.count(), `${label}: the SDK answered it`).toBeGreaterThan(0);
+      expect(ours, label).toEqual(sdk);
+      expect(ours.status, label).toBe(200);
+      return JSON.parse(ours.body) as { result: Record<string, unknown> };
+    };
+    const ownerId = ownerIdFor('alice');
+    const running = await startLegacy(direct);
+    expect((await same('tasks/get, working', legacyGet(running.task))).result.status).toBe('working');
+    expect((await same('tasks/get, a string id', legacyGet(running.task, 'r-1'))).result.status).toBe('working');
+    expect((await same('status, working', sepStatus(running.operation))).result.status).toBe('working');
+
+    const report = createReportProgressHandler(() => direct.operations, { error: () => undefined, warn: () => undefined });
+    for (const token of [running.task, running.operation]) {
+      const record = (await store.get({ ownerId, token }))!;
+      await withOperations(direct.operations, () => report({ executionName: record.executionName, operation: { ownerId, token }, progress: 2, total: 5 }));
+    }
+    await same('tasks/get, with progress', legacyGet(running.task));
+    expect((await same('status, with progress', sepStatus(running.operation))).result.progress).toBeDefined();
+
+    const finished = await startLegacy(direct);
+    for (const [token, status] of [
+      [finished.task, 'SUCCEEDED'],
+      [finished.operation, 'FAILED'],
+    ] as const) {
+      const record = (await store.get({ ownerId, token }))!;
+      await direct.operations.applyExecution(
+        record,
+        engine.finish(record.executionArn!, status === 'SUCCEEDED' ? { status, output: { mean: 4 } } : { status, error: 'RangeError', cause: 'too big' }),
+      );
+    }
+    expect((await same('tasks/get, completed', legacyGet(finished.task))).result.status).toBe('completed');
+    expect((await same('status, failed', sepStatus(finished.operation))).result.status).toBe('failed');
+
+    const cancelled = await startLegacy(direct);
+    await direct.operations.cancel({ ownerId, token: cancelled.task }, 'Cancelled by tasks/cancel');
+    expect((await same('tasks/get, cancelled', legacyGet(cancelled.task))).result.status).toBe('cancelled');
+  });
+
+  it.each([
+    ["another principal's task", (ids: { task: string }) => ({ body: legacyGet(ids.task), principal: 'mallory' })],
+    ['an unknown operation', () => ({ body: sepStatus('no-such-operation') })],
+    ['a status with an open question (it goes out first, on an SSE stream)', (ids: { operation: string }) => ({ body: sepStatus(ids.operation), ask: true })],
+    ['a client that accepts JSON only', (ids: { task: string }) => ({ body: legacyGet(ids.task), headers: { accept: 'application/json' } })],
+    ['a protocol version the SDK does not know', (ids: { task: string }) => ({ body: legacyGet(ids.task), headers: { 'mcp-protocol-version': '2099-01-01' } })],
+    ['a progress token in _meta', (ids: { task: string }) => ({ body: { ...legacyGet(ids.task), params: { taskId: ids.task, _meta: { progressToken: 3 } } } })],
+    ['a fractional id', (ids: { task: string }) => ({ body: legacyGet(ids.task, 1.5) })],
+  ])(
+    '%s: the SDK answers, as it would anyway',
+    async (_, make: (ids: { task: string; operation: string }) => { body: unknown; principal?: string; headers?: Record<string, string>; ask?: boolean }) => {
+      const { store, direct, viaSdk } = stack();
+      const ids = await startLegacy(direct);
+      const change = make(ids);
+      if (change.ask) {
+        const record = (await store.get({ ownerId: ownerIdFor('alice'), token: ids.operation }))!;
+        await direct.operations.inputs.ask({
+          operation: record,
+          executionName: record.executionName,
+          key: 'confirm',
+          request: { method: 'elicitation/create', params: { message: 'Go?', requestedSchema: { type: 'object', properties: {} } } },
+          taskToken: 'tok-confirm',
+          concurrent: false,
+        });
+      }
+      const servers = sdkServers();
+      const ours = await legacyAnswer(direct, change.body, change.headers, change.principal);
+      const builtForOurs = servers.count();
+      servers.reset();
+      expect(ours).toEqual(await legacyAnswer(viaSdk, change.body, change.headers, change.principal));
       expect(builtForOurs).toBe(servers.count());
     },
   );

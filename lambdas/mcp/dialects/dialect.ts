@@ -61,12 +61,13 @@ export interface AsyncDialect {
    */
   readonly answeredAtOnceWhen?: Readonly<Record<string, (params: Record<string, unknown>, ownerId: string, deps: McpDeps) => Promise<boolean>>>;
   /**
-   * 2026-07-28 methods whose plain success the edge may answer without an SDK server
-   * (edge/direct-answer.ts): reads with no side effect on the wire, whose result goes out as
-   * the handler registered for the method returns it. Each throws where that handler would
-   * answer an error; the edge then serves the request through the SDK, which words it.
+   * Methods, per era, whose plain success the edge may answer without an SDK server
+   * (edge/direct-answer.ts): reads that send the client nothing before their result, which
+   * goes out as the handler registered for the method returns it. Each throws where that
+   * handler would answer an error or send something first; the edge then serves the request
+   * through the SDK, which does as it always does.
    */
-  readonly answeredDirectly?: Readonly<Record<string, DirectMethod>>;
+  readonly answeredDirectly?: Readonly<Partial<Record<Era, Readonly<Record<string, DirectMethod>>>>>;
   /** Whether this request declared this dialect (per-request capabilities): it then shapes `tools/list`. */
   claimsListing(view: RequestView): boolean;
   /**

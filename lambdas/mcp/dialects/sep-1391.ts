@@ -49,6 +49,26 @@ function statusRecord(deps: McpDeps, ownerId: string, token: string): Promise<Op
   return readOncePerRequest(`sep-1391 status ${ownerId} ${token}`, () => readOwnRecord(deps, { ownerId, token }, 'sep-1391', 'Operation'));
 }
 
+/** The `tools/async/status` result for a record, once its open `questions` have gone out. */
+function statusResult(record: OperationRecord, token: string, questions: Record<string, unknown>): Record<string, unknown> {
+  const error = failureReason(record);
+  // Every question already being answered: the operation is back at work.
+  const answering = record.status === 'input_required' && Object.keys(questions).length === 0;
+  const statusMessage = answering ? statusMessageFor('working') : record.statusMessage;
+  // Progress "could be mitigated by allowing the ToolsAsyncStatusResult to contain progress
+  // information" (the SEP's review): the latest progress the run reported.
+  const progress = progressOf(record);
+  return {
+    status: answering ? 'working' : wireStatus(record.status),
+    ...(error === undefined ? {} : { error }),
+    ...(statusMessage === undefined ? {} : { statusMessage }),
+    ...(progress === undefined ? {} : { progress }),
+    keepAlive: record.keepAliveSeconds,
+    pollFrequency: record.pollIntervalSeconds,
+    _operation: { token },
+  };
+}
+
 function declares(view: RequestView): boolean {
   const experimental = view.clientCapabilities.experimental;
   return typeof experimental === 'object' && experimental !== null && CAPABILITY in experimental;
@@ -133,6 +153,19 @@ export const sep1391Dialect: AsyncDialect = {
   statusMethods: ['tools/async/status'],
   // Not tools/async/status: it streams open questions before its result.
   answeredAtOnce: ['tools/async/result'],
+  answeredDirectly: {
+    legacy: {
+      // A status with an open question sends it first: the SDK serves that one, on an SSE stream.
+      'tools/async/status': async (params, view, deps) => {
+        const { token } = params;
+        if (typeof token !== 'string' || token === '') throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: token');
+        const record = await statusRecord(deps, view.ownerId, token);
+        const questions = deps.operations.inputs.pending(record);
+        if (Object.keys(questions).length > 0) throw new Error('open questions go out before the status');
+        return statusResult(record, token, questions);
+      },
+    },
+  },
   answeredAtOnceWhen: {
     // A status with no open question sends nothing before its result: one JSON object, as
     // Streamable HTTP allows any client that accepts both (the SDK refuses a POST that does not).
@@ -210,22 +243,7 @@ export const sep1391Dialect: AsyncDialect = {
         // MUST contain an _operation.token associated with the originating operation and move it into the
         // "input_required" status." Every open question goes out, on this call's stream, before its result.
         await new ServerRequests(server, ctx.mcpReq.id, (p) => ({ ...p, _operation: { token } })).send(token, questions);
-        const error = failureReason(record);
-        // Every question already being answered: the operation is back at work.
-        const answering = record.status === 'input_required' && Object.keys(questions).length === 0;
-        const statusMessage = answering ? statusMessageFor('working') : record.statusMessage;
-        // Progress "could be mitigated by allowing the ToolsAsyncStatusResult to contain progress
-        // information" (the SEP's review): the latest progress the run reported.
-        const progress = progressOf(record);
-        return {
-          status: answering ? 'working' : wireStatus(record.status),
-          ...(error === undefined ? {} : { error }),
-          ...(statusMessage === undefined ? {} : { statusMessage }),
-          ...(progress === undefined ? {} : { progress }),
-          keepAlive: record.keepAliveSeconds,
-          pollFrequency: record.pollIntervalSeconds,
-          _operation: { token },
-        };
+        return statusResult(record, token, questions);
       }),
     );
 

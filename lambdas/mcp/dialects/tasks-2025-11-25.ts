@@ -124,12 +124,29 @@ async function waitAsking(deps: McpDeps, key: OperationKey, boundMs: number, str
   }
 }
 
+/** `tasks/get`: the task, and the latest progress the run reported in the result's `_meta` (a Task has no progress field). */
+async function getTask(taskId: string, view: RequestView, deps: McpDeps): Promise<Record<string, unknown>> {
+  const record = await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task');
+  const progress = progressOf(record);
+  return { ...toTask(record, deps), ...(progress === undefined ? {} : { _meta: { [PROGRESS_META_KEY]: progress } }) };
+}
+
 /** The 2025-11-25 tasks dialect: initialize-based (legacy era) clients only. */
 export const tasks20251125Dialect: AsyncDialect = {
   name: DIALECT,
   statusMethods: ['tasks/get'],
   // Not tasks/result: it streams open questions before its result.
   answeredAtOnce: ['tasks/get', 'tasks/list', 'tasks/cancel'],
+  answeredDirectly: {
+    legacy: {
+      // The registered handler's params check (TASK_ID_SCHEMAS) first: anything else is its to answer.
+      'tasks/get': async (params, view, deps) => {
+        const { taskId } = params;
+        if (typeof taskId !== 'string' || taskId === '') throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: taskId');
+        return getTask(taskId, view, deps);
+      },
+    },
+  },
 
   /** Clients of this revision declare tasks at initialize, which a stateless server never sees. */
   claimsListing(): boolean {
@@ -206,15 +223,7 @@ export const tasks20251125Dialect: AsyncDialect = {
     const scope = { deps, era, ownerId, errorPrefix: RETRIEVE_PREFIX, missingNoun: 'Task' };
     const schemas = TASK_ID_SCHEMAS;
 
-    server.setRequestHandler('tasks/get', schemas, (params, ctx) =>
-      serveDialectMethod(scope, ctx, params, async (view) => {
-        const { taskId } = params;
-        const record = await readOwnRecord(deps, { ownerId: view.ownerId, token: taskId }, DIALECT, 'Task');
-        // A Task has no progress field: the latest progress the run reported goes in the result's `_meta`.
-        const progress = progressOf(record);
-        return { ...toTask(record, deps), ...(progress === undefined ? {} : { _meta: { [PROGRESS_META_KEY]: progress } }) };
-      }),
-    );
+    server.setRequestHandler('tasks/get', schemas, (params, ctx) => serveDialectMethod(scope, ctx, params, (view) => getTask(params.taskId, view, deps)));
 
     server.setRequestHandler('tasks/result', schemas, (params, ctx) =>
       serveDialectMethod(scope, ctx, params, async (view) => {

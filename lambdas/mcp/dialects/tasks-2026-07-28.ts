@@ -170,11 +170,13 @@ export const tasks20260728Dialect: AsyncDialect = {
   statusMethods: ['tasks/get'],
   answeredAtOnce: ['tasks/get', 'tasks/cancel'],
   answeredDirectly: {
-    // The registered handler's params check (TASK_ID_SCHEMAS) first: anything else is its to answer.
-    'tasks/get': async (params, view, deps) => {
-      const { taskId } = params;
-      if (typeof taskId !== 'string' || taskId === '') throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: taskId');
-      return getTask(taskId, view, deps);
+    modern: {
+      // The registered handler's params check (TASK_ID_SCHEMAS) first: anything else is its to answer.
+      'tasks/get': async (params, view, deps) => {
+        const { taskId } = params;
+        if (typeof taskId !== 'string' || taskId === '') throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: taskId');
+        return getTask(taskId, view, deps);
+      },
     },
   },
 

@@ -1,10 +1,10 @@
 /**
- * A 2026-07-28 poll answered without an SDK server. The SDK's modern path builds a server, a
- * transport and a request context for every request, validates the answer with zod on its
- * way out and tears it all down after, which made a 2026-07-28 `tasks/get` cost a quarter
- * more CPU than the same poll of 2025-11-25. A dialect's `answeredDirectly` methods are plain
- * reads: for a request shaped the way a well-behaved client sends it, the edge runs the
- * method and puts its result on the wire exactly as the SDK would (the parity test,
+ * A poll answered without an SDK server. For every request the SDK builds a server, a
+ * transport and a request context, validates the message and the answer with zod and tears
+ * it all down after: a fifth to a quarter of a poll's CPU, and on the 2026-07-28 path more
+ * than the poll's GetItem. A dialect's `answeredDirectly` methods are plain reads: for a
+ * request shaped the way a well-behaved client sends it, the edge runs the method and puts
+ * its result on the wire exactly as the SDK would (the parity test,
  * test/unit/direct-answers.test.ts, holds the two to the same bytes).
  *
  * Only the plain success is answered here. A request this module does not vouch for (an
@@ -19,11 +19,12 @@ import {
   isJsonContentType,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { isObject } from '../../shared/json-values.ts';
 import type { DirectMethod, McpDeps } from '../dialects/dialect.ts';
 import { noteEra } from '../../observability/request-observer.ts';
-import { modernRequestViewOf } from './request-view.ts';
+import { legacyRequestViewOf, modernRequestViewOf } from './request-view.ts';
 
 /** The revision whose requests are answered here; any other goes to the SDK. */
 const REVISION = '2026-07-28';
@@ -31,8 +32,8 @@ const REVISION = '2026-07-28';
 /** The members of a `clientInfo` this vouches for, each a string (`name` and `version` required). */
 const CLIENT_INFO_MEMBERS = new Set(['name', 'version', 'title', 'description', 'websiteUrl']);
 
-/** The request `message` (a single JSON-RPC request naming a direct method) answered, or `undefined` for the SDK to serve. */
-export async function answerDirectly(
+/** A 2026-07-28 request `message` (one JSON-RPC request naming a direct method) answered, or `undefined` for the SDK to serve. */
+export async function answerModernDirectly(
   request: Request,
   message: Record<string, unknown>,
   method: DirectMethod,
@@ -41,8 +42,7 @@ export async function answerDirectly(
   serverInfo: Readonly<Record<string, string>>,
 ): Promise<Response | undefined> {
   const { id, params } = message;
-  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
-  if (!isObject(params) || 'inputResponses' in params || 'requestState' in params) return undefined;
+  if (!isPlainRequest(message) || !isObject(params)) return undefined;
   const meta = params._meta;
   if (!isUsualEnvelope(meta)) return undefined;
   if (!isJsonContentType(request.headers.get('content-type'))) return undefined;
@@ -60,13 +60,58 @@ export async function answerDirectly(
   });
   if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== REVISION) return undefined;
   noteEra('modern');
-  let result: Record<string, unknown>;
+  const result = await settled(method(params, modernRequestViewOf(ownerId, id as string | number, meta, headers), deps));
+  return result && answer(withServerInfo(result, serverInfo), id as string | number);
+}
+
+/**
+ * An initialize-era request `message` the edge has classified as one answered at once (one
+ * JSON object), answered, or `undefined` for the SDK's stateless transport to serve: what
+ * that transport checks (both media types accepted, a JSON body, a protocol version it
+ * supports) is checked here the same way first.
+ */
+export async function answerLegacyDirectly(
+  request: Request,
+  message: Record<string, unknown>,
+  method: DirectMethod,
+  ownerId: string,
+  deps: McpDeps,
+): Promise<Response | undefined> {
+  const { id, params } = message;
+  if (!isPlainRequest(message) || !isObject(params)) return undefined;
+  const meta = params._meta ?? {};
+  // Per-request capabilities are all an initialize-era request may carry in `_meta` here.
+  if (!isObject(meta) || Object.keys(meta).some((key) => key !== CLIENT_CAPABILITIES_META_KEY)) return undefined;
+  const headers = request.headers;
+  const accept = headers.get('accept');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!isJsonContentType(headers.get('content-type'))) return undefined;
+  const version = headers.get('mcp-protocol-version');
+  if (version === null || !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  const result = await settled(method(params, legacyRequestViewOf(ownerId, id as string | number, meta, headers), deps));
+  return result && answer(result, id as string | number);
+}
+
+/** One JSON-RPC request, as the SDK's message schema takes it, with none of a retry's members. */
+function isPlainRequest(message: Record<string, unknown>): boolean {
+  const { id, params } = message;
+  if (message.jsonrpc !== '2.0' || typeof message.method !== 'string') return false;
+  if (typeof id !== 'string' && (typeof id !== 'number' || !Number.isInteger(id))) return false;
+  return !isObject(params) || !('inputResponses' in params || 'requestState' in params);
+}
+
+/** The method's result, or `undefined` when it threw (the SDK then serves the request). */
+async function settled(work: Promise<Record<string, unknown>>): Promise<Record<string, unknown> | undefined> {
   try {
-    result = await method(params, modernRequestViewOf(ownerId, id, meta, headers), deps);
+    return await work;
   } catch {
     return undefined;
   }
-  return Response.json({ result: withServerInfo(result, serverInfo), jsonrpc: '2.0', id }, { status: 200, headers: { 'Content-Type': 'application/json' } });
+}
+
+/** The JSON-RPC response as the SDK's transports put it on the wire. */
+function answer(result: Record<string, unknown>, id: string | number): Response {
+  return Response.json({ result, jsonrpc: '2.0', id }, { status: 200, headers: { 'Content-Type': 'application/json' } });
 }
 
 /**

@@ -26,7 +26,7 @@ import type { ListenLeases } from '../../operations/listen-leases.ts';
 import { OPERATION_STATUS } from '../calls/handle-tool-schemas.ts';
 import { isAuthenticatedPrincipal } from '../events/events-runtime.ts';
 import { createEventsStreamHandler, isEventsStreamRequest } from '../events/events-stream.ts';
-import { answerDirectly } from './direct-answer.ts';
+import { answerLegacyDirectly, answerModernDirectly } from './direct-answer.ts';
 import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
 import { noMetrics, type MetricsRecorder } from '../../observability/metrics-recorder.ts';
@@ -109,7 +109,9 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   const eventsStream = options.events ? createEventsStreamHandler(options.deps, options.events) : undefined;
   const answeredAtOnce = new Set([...CORE_ANSWERED_AT_ONCE, ...options.dialects.flatMap((d) => d.answeredAtOnce)]);
   const answeredAtOnceWhen = new Map(options.dialects.flatMap((d) => Object.entries(d.answeredAtOnceWhen ?? {})));
-  const answeredDirectly = new Map(options.answerDirectly === false ? [] : options.dialects.flatMap((d) => Object.entries(d.answeredDirectly ?? {})));
+  const directly = (era: 'modern' | 'legacy') =>
+    new Map(options.answerDirectly === false ? [] : options.dialects.flatMap((d) => Object.entries(d.answeredDirectly?.[era] ?? {})));
+  const answeredDirectly = { modern: directly('modern'), legacy: directly('legacy') };
   const polls = {
     statusMethods: new Set(options.dialects.flatMap((d) => d.statusMethods)),
     ...(handleToolsOn(options) ? { statusTool: OPERATION_STATUS } : {}),
@@ -159,19 +161,20 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     const method = message?.method as string | undefined;
     const atOnce = method !== undefined && answeredAtOnce.has(method);
     const atOnceWhen = method === undefined ? undefined : answeredAtOnceWhen.get(method);
-    const direct = method === undefined ? undefined : answeredDirectly.get(method);
     const serveRequest = async () => {
-      if (direct && message && claimsModernEnvelope(message)) {
-        const answered = await answerDirectly(session.request, message, direct, ownerId, deps, SERVER_INFO);
+      const modernDirect = method === undefined ? undefined : answeredDirectly.modern.get(method);
+      if (modernDirect && message && claimsModernEnvelope(message)) {
+        const answered = await answerModernDirectly(session.request, message, modernDirect, ownerId, deps, SERVER_INFO);
         if (answered) return answered;
       }
       // A request that claims a 2026-07-28 envelope is never the SDK's legacy era: not classified twice.
       const legacy = (atOnce || atOnceWhen !== undefined) && !claimsModernEnvelope(message) && (await isLegacyRequest(session.request, guarded.parsedBody));
       const params = message !== undefined && isObject(message.params) ? message.params : {};
       // Inside the request scope: a dialect's check may start the record read its handler reuses.
-      return legacy && (atOnce || (await atOnceWhen?.(params, ownerId, deps)) === true)
-        ? serveLegacyAtOnce(session.request, fetchOptions, ownerId)
-        : handler.fetch(session.request, fetchOptions);
+      if (!legacy || !(atOnce || (await atOnceWhen?.(params, ownerId, deps)) === true)) return handler.fetch(session.request, fetchOptions);
+      const legacyDirect = method === undefined || !message ? undefined : answeredDirectly.legacy.get(method);
+      const answered = legacyDirect && (await answerLegacyDirectly(session.request, message as Record<string, unknown>, legacyDirect, ownerId, deps));
+      return answered || serveLegacyAtOnce(session.request, fetchOptions, ownerId);
     };
     const response = await withRequestScope(serveRequest, {
       batch: guarded.batch,

@@ -51,6 +51,14 @@ export function modernRequestViewOf(ownerId: string, id: string | number, meta: 
   return viewOf('modern', ownerId, meta, meta, id, headers);
 }
 
+/**
+ * An initialize-era request's view read from its message as the client sent it, with what its
+ * session id carries: what a handler's view would be.
+ */
+export function legacyRequestViewOf(ownerId: string, id: string | number, meta: Record<string, unknown>, headers: Headers): RequestView {
+  return viewOf('legacy', ownerId, meta, meta, id, headers);
+}
+
 function viewOf(era: Era, ownerId: string, envelope: Record<string, unknown>, meta: Record<string, unknown>, id: unknown, headers: Headers): RequestView {
   const capabilities = envelope[CLIENT_CAPABILITIES_KEY] ?? meta[CLIENT_CAPABILITIES_KEY];
   const session = era === 'legacy' ? sessionCapabilities() : undefined;
