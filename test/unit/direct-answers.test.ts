@@ -61,8 +61,16 @@ function request(body: unknown, headers: Record<string, string> = {}): Request {
   });
 }
 
-async function answer(app: App, body: unknown, headers?: Record<string, string>, principal = 'alice') {
-  const response = await app.fetch(request(body, headers), principal);
+/** `request` without the headers named in `omit`. */
+function requestWithout(body: unknown, headers: Record<string, string> | undefined, omit: readonly string[]): Request {
+  const sent = request(body, headers);
+  const kept = new Headers(sent.headers);
+  for (const name of omit) kept.delete(name);
+  return new Request(sent.url, { method: 'POST', headers: kept, body: JSON.stringify(body) });
+}
+
+async function answer(app: App, body: unknown, headers?: Record<string, string>, principal = 'alice', omit: readonly string[] = []) {
+  const response = await app.fetch(requestWithout(body, headers, omit), principal);
   return { status: response.status, contentType: response.headers.get('content-type'), body: await response.text() };
 }
 
@@ -158,6 +166,7 @@ describe('a 2026-07-28 tasks/get answered by the edge', () => {
     ['an envelope with a log level', { meta: { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'debug' } }],
     ['capabilities beyond extensions', { meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { ...TASKS, elicitation: {} } } }],
     ['an Mcp-Name header naming another task', { headers: { 'mcp-name': 'other-task' } }],
+    ['no Mcp-Name header (refused with -32020)', { omit: ['mcp-name'] }],
     ['an Mcp-Method header naming another method', { headers: { 'mcp-method': 'tasks/cancel' } }],
     ['another protocol version header', { headers: { 'mcp-protocol-version': '2025-11-25' } }],
     ['an empty task id', { taskId: '' }],
@@ -170,16 +179,17 @@ describe('a 2026-07-28 tasks/get answered by the edge', () => {
       meta?: Record<string, unknown>;
       headers?: Record<string, string>;
       extra?: Record<string, unknown>;
+      omit?: string[];
     }) => {
       const { direct, viaSdk } = stack();
       const taskId = await startTask(direct);
       const body = tasksGet(change.taskId ?? taskId, 7, change.meta);
       Object.assign(body.params, change.extra);
       const servers = sdkServers();
-      const ours = await answer(direct, body, change.headers, change.principal);
+      const ours = await answer(direct, body, change.headers, change.principal, change.omit);
       const builtForOurs = servers.count();
       servers.reset();
-      expect(ours).toEqual(await answer(viaSdk, body, change.headers, change.principal));
+      expect(ours).toEqual(await answer(viaSdk, body, change.headers, change.principal, change.omit));
       // The SDK served it as it serves it without the edge's answers: as many servers (none for a refusal it makes first).
       expect(builtForOurs).toBe(servers.count());
     },
