@@ -181,7 +181,13 @@ const sections = selectedSections(process.argv.slice(2));
 console.log(`async-mcp benchmarks (node ${process.version}; sections: ${[...sections].join(', ')})`);
 console.log();
 if (sections.has('polls')) {
-  await pollThroughput({ seconds: Number(process.env.BENCH_SECONDS ?? 3), rounds: Number(process.env.BENCH_AB_ROUNDS ?? 2) });
+  // BENCH_POLL_CONCURRENCY=32 (or 8,32): only those numbers of pollers, for a quicker side-by-side run.
+  const concurrencies = process.env.BENCH_POLL_CONCURRENCY?.split(',').map(Number);
+  await pollThroughput({
+    seconds: Number(process.env.BENCH_SECONDS ?? 3),
+    rounds: Number(process.env.BENCH_AB_ROUNDS ?? 2),
+    ...(concurrencies ? { concurrencies } : {}),
+  });
   console.log();
 }
 if (sections.has('hot-paths')) {
