@@ -58,7 +58,8 @@ export interface AsyncMcpAppOptions {
    */
   operationCard?: boolean;
   /**
-   * Whether the dialects' plain reads (a 2026-07-28 `tasks/get`) are answered without an SDK
+   * Whether the dialects' plain reads (`tasks/get` of both revisions, a SEP-1391 status with no
+   * open question) are answered without an SDK
    * server (mcp/edge/direct-answer.ts); `false` serves every request through the SDK.
    * @default true
    */

@@ -310,14 +310,7 @@ describe('the hot GetItem', () => {
       expect(sent.headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
       expect(sent.headers['content-type']).toBe('application/x-amz-json-1.0');
       expect(JSON.parse(sent.body.toString('utf8'))).toEqual(request);
-      const received = {
-        method: sent.method ?? '',
-        host: sent.headers.host ?? '',
-        path: sent.url ?? '/',
-        query: new URLSearchParams(),
-        headers: Object.fromEntries(Object.entries(sent.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value])),
-        body: new Uint8Array(sent.body),
-      };
+      const received = asReceived(sent);
       const verified = await verifySigV4(received, {
         service: 'dynamodb',
         region: 'us-east-1',
@@ -439,14 +432,7 @@ describe("the hot GetItem over the Lambda environment's wire, without the Dynamo
       expect(sent.headers['content-type']).toBe('application/x-amz-json-1.0');
       expect(sent.headers['x-amz-security-token']).toBe(LAMBDA_ENV.AWS_SESSION_TOKEN);
       expect(JSON.parse(sent.body.toString('utf8'))).toEqual(request);
-      const received = {
-        method: sent.method ?? '',
-        host: sent.headers.host ?? '',
-        path: sent.url ?? '/',
-        query: new URLSearchParams(),
-        headers: Object.fromEntries(Object.entries(sent.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value])),
-        body: new Uint8Array(sent.body),
-      };
+      const received = asReceived(sent);
       const session = { secretAccessKey: LAMBDA_ENV.AWS_SECRET_ACCESS_KEY, sessionToken: LAMBDA_ENV.AWS_SESSION_TOKEN };
       const verified = await verifySigV4(received, {
         service: 'dynamodb',

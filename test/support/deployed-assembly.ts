@@ -6,7 +6,7 @@
  * synthesizes again.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +18,8 @@ const SOURCES = ['cdk', 'lambdas', 'state-machines', 'cdk.json', 'package-lock.j
 const CACHE = join(process.env.ASYNC_MCP_SYSTEM_TMPDIR ?? tmpdir(), 'async-mcp-test-assemblies');
 /** A synth takes about 30 s on two busy cores; a lock older than this was left by a killed run. */
 const STALE_LOCK_MS = 10 * 60_000;
+/** An assembly no run has used for this long is of sources long gone: it is removed when another is synthesized. */
+const UNUSED_ASSEMBLY_MS = 24 * 60 * 60_000;
 
 /** The `auth=none` assembly. */
 export const NO_AUTH = { auth: 'none' } as const;
@@ -37,7 +39,12 @@ export async function deployedAssembly(context: Record<string, string> = {}, ext
   const lock = `${dir}.lock`;
   mkdirSync(CACHE, { recursive: true });
   for (;;) {
-    if (existsSync(join(dir, 'manifest.json'))) return dir;
+    if (existsSync(join(dir, 'manifest.json'))) {
+      // Its time says when a run last used it (see pruneUnused).
+      const now = new Date();
+      utimesSync(dir, now, now);
+      return dir;
+    }
     try {
       mkdirSync(lock);
     } catch {
@@ -53,6 +60,7 @@ export async function deployedAssembly(context: Record<string, string> = {}, ext
       rmSync(partial, { recursive: true, force: true });
       await synthesizeAssembly({ outDir: partial, context });
       renameSync(partial, dir);
+      pruneUnused(dir);
       return dir;
     } finally {
       rmSync(lock, { recursive: true, force: true });
@@ -65,6 +73,17 @@ export async function startAssemblyStack(cdkOut: string, options: Partial<Deploy
   const logs: string[] = [];
   const stack = await startDeployedStack({ cdkOut, port: 0, waitTimeScale: 0.01, log: (line) => logs.push(line), ...options });
   return { stack, logs };
+}
+
+/** Every cached assembly but `kept` that no run has used for a day: each change of the sources leaves one behind. */
+function pruneUnused(kept: string): void {
+  const now = Date.now();
+  for (const entry of readdirSync(CACHE)) {
+    const path = join(CACHE, entry);
+    if (path === kept || entry.endsWith('.lock') || entry.endsWith('.partial')) continue;
+    const usedAt = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? now;
+    if (now - usedAt > UNUSED_ASSEMBLY_MS) rmSync(path, { recursive: true, force: true });
+  }
 }
 
 function hashTree(hash: ReturnType<typeof createHash>, path: string): void {

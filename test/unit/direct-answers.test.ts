@@ -98,20 +98,42 @@ function sdkServers() {
 
 afterEach(() => vi.restoreAllMocks());
 
+type Answered = { status: number; contentType: string | null; body: string };
+
+/**
+ * `same(label, body)`: the answer of the app that answers directly, which built no SDK server,
+ * equals the SDK's (which built one), a success; its parsed body.
+ */
+function answeredAlike(send: (app: App, body: unknown) => Promise<Answered>, direct: App, viaSdk: App) {
+  const servers = sdkServers();
+  return async (label: string, body: unknown) => {
+    servers.reset();
+    const ours = await send(direct, body);
+    expect(servers.count(), `${label}: the edge answered it`).toBe(0);
+    const sdk = await send(viaSdk, body);
+    expect(servers.count(), `${label}: the SDK answered it`).toBeGreaterThan(0);
+    expect(ours, label).toEqual(sdk);
+    expect(ours.status, label).toBe(200);
+    return JSON.parse(ours.body) as { result: Record<string, unknown> };
+  };
+}
+
+/** The run of `record` asks its client to confirm (an open elicitation). */
+async function askConfirm(app: App, record: { ownerId: string; token: string; executionName: string }): Promise<void> {
+  await app.operations.inputs.ask({
+    operation: { ownerId: record.ownerId, token: record.token },
+    executionName: record.executionName,
+    key: 'confirm',
+    request: { method: 'elicitation/create', params: { message: 'Go?', requestedSchema: { type: 'object', properties: {} } } },
+    taskToken: 'tok-confirm',
+    concurrent: false,
+  });
+}
+
 describe('a 2026-07-28 tasks/get answered by the edge', () => {
   it('answers what the SDK answers, without an SDK server, in every state of a task', async () => {
     const { store, engine, direct, viaSdk } = stack();
-    const servers = sdkServers();
-    const same = async (label: string, body: unknown) => {
-      servers.reset();
-      const ours = await answer(direct, body);
-      expect(servers.count(), `${label}: the edge answered it`).toBe(0);
-      const sdk = await answer(viaSdk, body);
-      expect(servers.count(), `${label}: the SDK answered it`).toBeGreaterThan(0);
-      expect(ours, label).toEqual(sdk);
-      expect(ours.status, label).toBe(200);
-      return JSON.parse(ours.body) as { result: Record<string, unknown> };
-    };
+    const same = answeredAlike(answer, direct, viaSdk);
 
     const working = await startTask(direct);
     expect((await same('working', tasksGet(working))).result.status).toBe('working');
@@ -130,14 +152,7 @@ describe('a 2026-07-28 tasks/get answered by the edge', () => {
 
     const asking = await startTask(direct, { ...TASKS, elicitation: {} });
     const askingRecord = (await store.get({ ownerId, token: asking }))!;
-    await direct.operations.inputs.ask({
-      operation: askingRecord,
-      executionName: askingRecord.executionName,
-      key: 'confirm',
-      request: { method: 'elicitation/create', params: { message: 'Go?', requestedSchema: { type: 'object', properties: {} } } },
-      taskToken: 'tok-confirm',
-      concurrent: false,
-    });
+    await askConfirm(direct, askingRecord);
     expect((await same('asking for input', tasksGet(asking))).result.status).toBe('input_required');
 
     const completed = await startTask(direct);
@@ -241,17 +256,7 @@ const sepStatus = (token: string, id: string | number = 7) => ({
 describe('an initialize-era poll answered by the edge (2025-11-25 tasks/get, SEP-1391 tools/async/status)', () => {
   it('answers what the SDK answers, without an SDK server, as a task runs, reports progress, completes or fails', async () => {
     const { store, engine, direct, viaSdk } = stack();
-    const servers = sdkServers();
-    const same = async (label: string, body: unknown) => {
-      servers.reset();
-      const ours = await legacyAnswer(direct, body);
-      expect(servers.count(), `${label}: the edge answered it`).toBe(0);
-      const sdk = await legacyAnswer(viaSdk, body);
-      expect(servers.count(), `${label}: the SDK answered it`).toBeGreaterThan(0);
-      expect(ours, label).toEqual(sdk);
-      expect(ours.status, label).toBe(200);
-      return JSON.parse(ours.body) as { result: Record<string, unknown> };
-    };
+    const same = answeredAlike(legacyAnswer, direct, viaSdk);
     const ownerId = ownerIdFor('alice');
     const running = await startLegacy(direct);
     expect((await same('tasks/get, working', legacyGet(running.task))).result.status).toBe('working');
@@ -301,14 +306,7 @@ describe('an initialize-era poll answered by the edge (2025-11-25 tasks/get, SEP
       const change = make(ids);
       if (change.ask) {
         const record = (await store.get({ ownerId: ownerIdFor('alice'), token: ids.operation }))!;
-        await direct.operations.inputs.ask({
-          operation: record,
-          executionName: record.executionName,
-          key: 'confirm',
-          request: { method: 'elicitation/create', params: { message: 'Go?', requestedSchema: { type: 'object', properties: {} } } },
-          taskToken: 'tok-confirm',
-          concurrent: false,
-        });
+        await askConfirm(direct, record);
       }
       const servers = sdkServers();
       const ours = await legacyAnswer(direct, change.body, change.headers, change.principal);

@@ -10,7 +10,7 @@ import { JSONRPC, toProtocolError } from '../edge/json-rpc-errors.ts';
 import { requestViewOf, type Era, type RequestView } from '../edge/request-view.ts';
 import { isObject } from '../../shared/json-values.ts';
 import { finishedResult, type CallToolResultShape } from '../results/tool-result.ts';
-import type { McpDeps } from './dialect.ts';
+import type { DirectMethod, McpDeps } from './dialect.ts';
 
 /**
  * The longest operation token or taskId (characters) that is looked up. Minted ids are far
@@ -51,6 +51,20 @@ export function withIdFastPath<S extends z.ZodType<Record<string, unknown>>>(sch
       },
     },
   };
+}
+
+/**
+ * A direct method (edge/direct-answer.ts) over the id in `field`: params without a non-empty
+ * string there fail as `withIdFastPath` would send them to the registered handler's schema,
+ * so the SDK answers them.
+ */
+export function directOnId(field: string, answer: (id: string, view: RequestView, deps: McpDeps) => Promise<Record<string, unknown>>): DirectMethod {
+  const method = async (params: Record<string, unknown>, view: RequestView, deps: McpDeps) => {
+    const id = params[field];
+    if (typeof id !== 'string' || id === '') throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Invalid params: ${field}`);
+    return answer(id, view, deps);
+  };
+  return Object.assign(method, { idField: field });
 }
 
 /** Who a dialect's own methods serve on one per-request server, and how their errors are worded. */

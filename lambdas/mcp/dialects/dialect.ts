@@ -40,8 +40,14 @@ export interface CallRequest {
   ctx: ServerContext;
 }
 
-/** A method the edge answers directly: the params as sent (envelope included) and the request's view. */
-export type DirectMethod = (params: Record<string, unknown>, view: RequestView, deps: McpDeps) => Promise<Record<string, unknown>>;
+/**
+ * A method the edge answers directly: the params as sent (envelope included) and the request's
+ * view. `idField` names the params member the method reads by, which a 2026-07-28 request's
+ * `Mcp-Name` header mirrors.
+ */
+export type DirectMethod = ((params: Record<string, unknown>, view: RequestView, deps: McpDeps) => Promise<Record<string, unknown>>) & {
+  readonly idField: string;
+};
 
 export interface AsyncDialect {
   readonly name: string;

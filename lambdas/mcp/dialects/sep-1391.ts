@@ -21,7 +21,7 @@ import { finishBeforeResponse, readOncePerRequest } from '../edge/request-scope.
 import { ServerRequests } from '../input/server-requests.ts';
 import { progressOf } from '../calls/run-notifications.ts';
 import { finishedResult, publicCause } from '../results/tool-result.ts';
-import { ANY_RESULT, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
+import { ANY_RESULT, directOnId, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The experimental client capability that opts a request in. */
@@ -156,14 +156,12 @@ export const sep1391Dialect: AsyncDialect = {
   answeredDirectly: {
     legacy: {
       // A status with an open question sends it first: the SDK serves that one, on an SSE stream.
-      'tools/async/status': async (params, view, deps) => {
-        const { token } = params;
-        if (typeof token !== 'string' || token === '') throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: token');
+      'tools/async/status': directOnId('token', async (token, view, deps) => {
         const record = await statusRecord(deps, view.ownerId, token);
         const questions = deps.operations.inputs.pending(record);
         if (Object.keys(questions).length > 0) throw new Error('open questions go out before the status');
         return statusResult(record, token, questions);
-      },
+      }),
     },
   },
   answeredAtOnceWhen: {

@@ -23,7 +23,7 @@ import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import type { RequestView } from '../edge/request-view.ts';
 import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
 import { ServerRequests } from '../input/server-requests.ts';
-import { ANY_RESULT, boundedCursor, finalResponse, parseParams, readOwnRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
+import { ANY_RESULT, directOnId, boundedCursor, finalResponse, parseParams, readOwnRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 
 /** The protocol revision whose clients speak this dialect. */
@@ -137,16 +137,7 @@ export const tasks20251125Dialect: AsyncDialect = {
   statusMethods: ['tasks/get'],
   // Not tasks/result: it streams open questions before its result.
   answeredAtOnce: ['tasks/get', 'tasks/list', 'tasks/cancel'],
-  answeredDirectly: {
-    legacy: {
-      // The registered handler's params check (TASK_ID_SCHEMAS) first: anything else is its to answer.
-      'tasks/get': async (params, view, deps) => {
-        const { taskId } = params;
-        if (typeof taskId !== 'string' || taskId === '') throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: taskId');
-        return getTask(taskId, view, deps);
-      },
-    },
-  },
+  answeredDirectly: { legacy: { 'tasks/get': directOnId('taskId', getTask) } },
 
   /** Clients of this revision declare tasks at initialize, which a stateless server never sees. */
   claimsListing(): boolean {

@@ -18,7 +18,7 @@ import { answersOf, continueRetry, inputRequiredResult, retryEnded, runRound, ty
 import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
 import type { RequestView } from '../edge/request-view.ts';
-import { ANY_RESULT, finalResponse, readOwnRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
+import { ANY_RESULT, directOnId, finalResponse, readOwnRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
 import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
 import { eventSourceFor } from '../events/event-source.ts';
 
@@ -169,16 +169,7 @@ export const tasks20260728Dialect: AsyncDialect = {
   name: DIALECT,
   statusMethods: ['tasks/get'],
   answeredAtOnce: ['tasks/get', 'tasks/cancel'],
-  answeredDirectly: {
-    modern: {
-      // The registered handler's params check (TASK_ID_SCHEMAS) first: anything else is its to answer.
-      'tasks/get': async (params, view, deps) => {
-        const { taskId } = params;
-        if (typeof taskId !== 'string' || taskId === '') throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: taskId');
-        return getTask(taskId, view, deps);
-      },
-    },
-  },
+  answeredDirectly: { modern: { 'tasks/get': directOnId('taskId', getTask) } },
 
   claimsListing(view: RequestView): boolean {
     return view.era === 'modern' && declares(view);

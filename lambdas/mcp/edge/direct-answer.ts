@@ -49,8 +49,8 @@ export async function answerModernDirectly(
   const headers = request.headers;
   const name = headers.get('mcp-name');
   if (headers.get('mcp-protocol-version') !== REVISION || headers.get('mcp-method') !== message.method) return undefined;
-  // `Mcp-Name` mirrors the task id, and a request without it is refused (-32020): the SDK's to answer.
-  if (name === null || name !== params.taskId) return undefined;
+  // `Mcp-Name` mirrors the id the method reads by, and a request without it is refused (-32020): the SDK's to answer.
+  if (name === null || name !== params[method.idField]) return undefined;
   // The SDK's own classification, so what is answered here is what it would route to its modern path.
   const route = classifyInboundRequest({
     httpMethod: request.method,

@@ -172,8 +172,8 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       const params = message !== undefined && isObject(message.params) ? message.params : {};
       // Inside the request scope: a dialect's check may start the record read its handler reuses.
       if (!legacy || !(atOnce || (await atOnceWhen?.(params, ownerId, deps)) === true)) return handler.fetch(session.request, fetchOptions);
-      const legacyDirect = method === undefined || !message ? undefined : answeredDirectly.legacy.get(method);
-      const answered = legacyDirect && (await answerLegacyDirectly(session.request, message as Record<string, unknown>, legacyDirect, ownerId, deps));
+      const legacyDirect = method === undefined ? undefined : answeredDirectly.legacy.get(method);
+      const answered = legacyDirect && message && (await answerLegacyDirectly(session.request, message, legacyDirect, ownerId, deps));
       return answered || serveLegacyAtOnce(session.request, fetchOptions, ownerId);
     };
     const response = await withRequestScope(serveRequest, {
