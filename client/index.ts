@@ -1,6 +1,8 @@
 /** async-mcp/client: start MCP tool calls now, join them later from any process. */
 export { cancel, join, list, listTools, loadHandle, startToolCall, status } from './async-client.ts';
 export type { ClientOptions, JoinOptions, StartToolCallOptions } from './async-client.ts';
+export { checkAnswer, InvalidAnswerError } from './questions.ts';
+export type { Answer, Question, QuestionHandler, RequestedSchema } from './questions.ts';
 export { ASYNC_DIALECTS, CallCancelledError, CallFailedError, isTerminal } from './call-handle.ts';
 export type { CallHandle, CallProgress, CallState, CallStatus, CallToolResult, Dialect, StoredCall } from './call-handle.ts';
 export { authenticate, TOKEN_ENV } from './auth.ts';
