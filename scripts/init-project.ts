@@ -5,7 +5,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { InitError, writeProject } from './project-template.ts';
+import { InitError, ourPackage, tarballSpec, writeProject } from './project-template.ts';
 
 const USAGE = 'usage: npx async-mcp init <folder>   (a new or empty folder: the project is written there)';
 
@@ -28,7 +28,7 @@ function main(): number {
   const dir = resolve(positionals[0]);
   let files: string[];
   try {
-    files = writeProject(dir);
+    files = writeProject(dir, ourPackage(), tarballSpec(dir));
   } catch (error) {
     if (!(error instanceof InitError)) throw error;
     console.error(`async-mcp init: ${error.message}`);

@@ -5,7 +5,7 @@
  * repository builds and tests with.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 
 /** The nearest folder above `from` with a package.json: a clone's root, or the installed package's (below it, dist/). */
 function packageRoot(from: string): string {
@@ -56,8 +56,11 @@ export function stackName(name: string): string {
   return /^[A-Za-z]/.test(pascal) ? pascal : `Server${pascal}`;
 }
 
-/** The package.json of a project named `name`, depending on `ours` at its version. */
-export function projectPackageJson(name: string, ours: OurPackage): Record<string, unknown> {
+/**
+ * The package.json of a project named `name`, depending on `ours` at its version, or on
+ * `ourSpec` (a `file:` tarball, when init ran from one) instead.
+ */
+export function projectPackageJson(name: string, ours: OurPackage, ourSpec = `^${ours.version}`): Record<string, unknown> {
   const versionOf = (dependency: string) => ours.devDependencies[dependency] ?? ours.dependencies[dependency] ?? ours.peerDependencies?.[dependency];
   return {
     name,
@@ -74,7 +77,7 @@ export function projectPackageJson(name: string, ours: OurPackage): Record<strin
       synth: 'cdk synth',
       deploy: 'cdk deploy',
     },
-    dependencies: { [ours.name]: `^${ours.version}` },
+    dependencies: { [ours.name]: ourSpec },
     devDependencies: Object.fromEntries(PROJECT_DEV_DEPENDENCIES.map((dependency) => [dependency, versionOf(dependency) ?? 'latest'])),
   };
 }
@@ -100,10 +103,28 @@ function filesUnder(dir: string): string[] {
 }
 
 /**
+ * The dependency on a tarball that `npx --package ./async-mcp-<version>.tgz async-mcp init`
+ * ran from (npm exec passes `--package` on as npm_config_package, relative to where it ran),
+ * as a `file:` path from the project's folder; undefined when init ran from anything else.
+ */
+export function tarballSpec(projectDir: string, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
+  if (env.npm_command !== 'exec') return undefined;
+  const tarball = (env.npm_config_package ?? '')
+    .split(/[\n,]/)
+    .map((entry) => entry.trim())
+    .find((entry) => /(^|[\\/])async-mcp-[^\\/]*\.tgz$/.test(entry));
+  if (!tarball || /^[a-z][a-z0-9+.-]*:/i.test(tarball)) return undefined;
+  const path = resolve(cwd, tarball);
+  if (!existsSync(path)) return undefined;
+  const fromProject = relative(projectDir, path).split(sep).join('/');
+  return `file:${fromProject.startsWith('.') ? fromProject : `./${fromProject}`}`;
+}
+
+/**
  * Writes a new project into `dir` (created if need be), which must be empty; returns the
  * files written, relative to it. Throws InitError naming the folder when it is not empty.
  */
-export function writeProject(dir: string, ours: OurPackage = ourPackage()): string[] {
+export function writeProject(dir: string, ours: OurPackage = ourPackage(), ourSpec?: string): string[] {
   const present = entriesOf(dir);
   if (present.length > 0) {
     const shown = present.slice(0, 3).join(', ') + (present.length > 3 ? `, and ${present.length - 3} more` : '');
@@ -118,7 +139,7 @@ export function writeProject(dir: string, ours: OurPackage = ourPackage()): stri
     writeFileSync(join(dir, target), fill(readFileSync(join(TEMPLATE_DIR, file), 'utf8')));
     written.push(target);
   }
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(projectPackageJson(name, ours), null, 2)}\n`);
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(projectPackageJson(name, ours, ourSpec), null, 2)}\n`);
   written.push('package.json');
   return written.sort();
 }

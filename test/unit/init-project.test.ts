@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join as joinCall, MemoryRequestStateStore, startToolCall } from '../../client/index.ts';
 import { loadToolFolders } from '../../lambdas/tools/tool-folder.ts';
-import { InitError, ourPackage, stackName, TEMPLATE_DIR, writeProject } from '../../scripts/project-template.ts';
+import { InitError, ourPackage, stackName, TEMPLATE_DIR, tarballSpec, writeProject } from '../../scripts/project-template.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 
 const REPO = join(import.meta.dirname, '..', '..');
@@ -51,10 +51,11 @@ describe('init writes a project', () => {
     expect(readFileSync(join(dir, 'bin', 'app.ts'), 'utf8')).toContain("?? 'MyServer'");
   });
 
-  it('with a README whose first lines are the two commands', () => {
+  it('with a README whose heading comes first, then the two commands', () => {
     const dir = join(scratch, 'tools-server');
     writeProject(dir);
-    const [fence, start, deploy] = readFileSync(join(dir, 'README.md'), 'utf8').split('\n');
+    const [heading, blank, fence, start, deploy] = readFileSync(join(dir, 'README.md'), 'utf8').split('\n');
+    expect([heading, blank]).toEqual(['# tools-server', '']);
     expect(fence).toBe('```sh');
     expect(start).toMatch(/^npm install && npm start\s+#/);
     expect(deploy).toMatch(/^npx cdk deploy\s+#/);
@@ -65,6 +66,21 @@ describe('init writes a project', () => {
     const ours = JSON.parse(readFileSync(join(REPO, 'cdk.json'), 'utf8'));
     expect(template.context).toEqual(ours.context);
     expect(template.app).toBe('npx tsx bin/app.ts');
+  });
+
+  it('depending on the tarball it ran from, by path, when run as npx --package ./async-mcp-<version>.tgz', () => {
+    const tarball = join(scratch, `async-mcp-${ourPackage().version}.tgz`);
+    writeFileSync(tarball, '');
+    const env = { npm_command: 'exec', npm_config_package: `./async-mcp-${ourPackage().version}.tgz` };
+    const dir = join(scratch, 'from-tarball');
+    const spec = tarballSpec(dir, env, scratch);
+    expect(spec).toBe(`file:../async-mcp-${ourPackage().version}.tgz`);
+    writeProject(dir, ourPackage(), spec);
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies).toEqual({ 'async-mcp': spec });
+    // From the registry, or a tarball that is not there, the project depends on the version.
+    expect(tarballSpec(dir, { npm_command: 'exec', npm_config_package: 'async-mcp' }, scratch)).toBeUndefined();
+    expect(tarballSpec(dir, { npm_command: 'exec', npm_config_package: './async-mcp-9.9.9.tgz' }, scratch)).toBeUndefined();
+    expect(tarballSpec(dir, { npm_config_package: './async-mcp-0.1.0.tgz' }, scratch)).toBeUndefined();
   });
 
   it('into an empty folder that exists', () => {
