@@ -28,19 +28,24 @@ import { eventsWireError } from '../edge/events-wire-errors.ts';
 import { withEventRecording } from './event-recording.ts';
 import type { EventsRuntime } from './events-runtime.ts';
 
+/**
+ * The per-principal event log and which of its entries were handed to webhook delivery, so a
+ * redelivered write hands on one it appended but did not enqueue. A shared log (a deployment's
+ * `DynamoDbEventLog`) comes with its shared marks (`DynamoDbEventHandover`): without them the
+ * second fan-out would be skipped, so the type requires both. The log @default in memory for
+ * the local server, which is one process, with its marks in memory; elsewhere none, and
+ * without a log events are off.
+ */
+export type EventsLogOptions =
+  | { log?: undefined; handover?: undefined }
+  | { log: InMemoryEventLog; handover?: EventHandover }
+  | { log: EventLog; handover: EventHandover };
+
 /** The Events extension's parts and settings; every one has a default. */
-export interface EventsAppOptions extends EventsSettingsInput {
-  /**
-   * The per-principal event log. @default in memory for the local server, which is one
-   * process; elsewhere none, and without a log events are off (a deployment passes the
-   * DynamoDB log, `DynamoDbEventLog`).
-   */
-  log?: EventLog;
-  /**
-   * Which log entries were handed to webhook delivery, so a redelivered write hands on one it
-   * appended but did not enqueue. @default in memory beside a log in memory; a deployment passes `DynamoDbEventHandover`.
-   */
-  handover?: EventHandover;
+export type EventsAppOptions = EventsAppParts & EventsLogOptions;
+
+/** The parts beside the log. */
+export interface EventsAppParts extends EventsSettingsInput {
   /** Webhook subscriptions. @default in memory (one process); a deployment passes `DynamoDbWebhookSubscriptions`. */
   subscriptions?: WebhookSubscriptionStore;
   /**
@@ -78,7 +83,10 @@ export function createAppEvents(options: EventsAppOptions, context: { logger: Lo
   } = options;
   // A log in memory serves one process only: elsewhere, without a shared log, events stay off rather than half-work.
   const log = givenLog ?? (context.local ? new InMemoryEventLog() : undefined);
-  const handover = givenHandover ?? (givenLog ? undefined : new InMemoryEventHandover());
+  // Untyped config can still pair a shared log with no marks: refuse to start rather than skip the second fan-out.
+  if (log && !givenHandover && !(log instanceof InMemoryEventLog))
+    throw new Error('events: a shared event log needs its handover marks (`handover`) beside it');
+  const handover = givenHandover ?? new InMemoryEventHandover();
   const resolved = resolveEventsSettings(input);
   const settings: EventsSettings = log ? resolved : { ...resolved, enabled: false };
   if (!log) return disabledEvents(settings);

@@ -15,8 +15,8 @@ import type { EventsAppOptions } from './app-events.ts';
 export interface DeployedEventStores {
   readonly log: EventLog;
   readonly subscriptions: WebhookSubscriptionStore;
-  /** The handover marks on the log's entries. */
-  readonly handover?: EventHandover;
+  /** The handover marks on the log's entries: a shared log always has its shared marks. */
+  readonly handover: EventHandover;
   /** The stack's delivery queue; none where the stack names none, and webhooks are then not offered. */
   readonly queue?: WebhookDeliveryQueue;
 }
@@ -27,7 +27,7 @@ export function deployedEventsOptions(stores: DeployedEventStores): EventsAppOpt
     ...eventsFromEnv(),
     log: stores.log,
     subscriptions: stores.subscriptions,
-    ...(stores.handover ? { handover: stores.handover } : {}),
+    handover: stores.handover,
     ...(stores.queue ? { queue: stores.queue, callbackMode: eventsCallbackModeFromEnv() } : {}),
   };
 }
