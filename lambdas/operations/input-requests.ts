@@ -13,6 +13,11 @@
  * and is no longer shown once it passes; a question the execution went on past (it asks
  * again, and one of the two states runs alone) or whose token is gone is withdrawn.
  * Closed keys are remembered, so a late answer is told that it came too late.
+ *
+ * Asking is idempotent: a question whose task token is already pending (a durable step run
+ * again, a worker invoked twice), or one asked by a retried attempt of the state that stored
+ * it, keeps its key and stays one question. The ask writes it again all the same, so the
+ * `operation.input_required` event a failed first try did not record is recorded now.
  */
 import type { Logger } from './ports.ts';
 import { mintId } from './fingerprint.ts';
@@ -43,6 +48,11 @@ export const INPUT_ERRORS = {
   invalidRequest: 'Mcp.InvalidInputRequest',
   /** The operation is over (canceled, expired) or unknown: nobody will answer. */
   operationEnded: 'Mcp.OperationEnded',
+  /**
+   * The question, or its event, was not recorded (the store or the event log failed). Asking
+   * again is safe (asking is idempotent), so the asking state retries it with backoff.
+   */
+  askFailed: 'Mcp.AskFailed',
 } as const;
 
 /** The largest question (JSON, UTF-8 bytes); the record holds every pending one and is bounded at 400 KB. */
@@ -80,6 +90,13 @@ export interface AskInput {
   deadline?: number;
   /** Whether other states of the execution may run beside the asking one; absent counts as true. */
   concurrent?: boolean;
+  /** The asking state's name, stored with the question. */
+  state?: string;
+  /**
+   * This is a retry of an attempt of the same state that may have stored the question already
+   * (under another task token): a state that runs alone then takes that question over.
+   */
+  retried?: boolean;
 }
 
 /** A question that closed before its answer came, and why. */
@@ -137,18 +154,22 @@ export class InputRequests {
         );
       }
       const now = nextUpdatedAt(this.deps.clock, record);
-      const { open: pending, closed } = this.closeOnAsk(record, now, input.concurrent);
-      if (Object.keys(pending).length >= MAX_PENDING_INPUTS) {
+      const own = ownQuestion(record, input, now);
+      // Being answered already: the client has it, and the answer is on its way to the state.
+      if (own && own[1].answeringSince !== undefined) return { key: own[0], operation };
+      const { open: pending, closed } = this.closeOnAsk(record, now, input.concurrent, own?.[0]);
+      if (!own && Object.keys(pending).length >= MAX_PENDING_INPUTS) {
         throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, `At most ${MAX_PENDING_INPUTS} questions may be pending at once`);
       }
       const used = record.usedInputKeys ?? [];
-      const key = freeKey(input.key, used);
+      const key = own?.[0] ?? freeKey(input.key, used);
       const entry: PendingInput = {
         request,
         taskToken: input.taskToken,
-        askedAt: now,
+        askedAt: own?.[1].askedAt ?? now,
         ...(input.deadline === undefined ? {} : { deadline: input.deadline }),
         ...(input.concurrent === undefined ? {} : { concurrent: input.concurrent }),
+        ...(input.state === undefined ? {} : { state: input.state }),
       };
       try {
         const updated = await this.deps.store.transition(
@@ -158,7 +179,9 @@ export class InputRequests {
             status: 'input_required',
             statusMessage: 'Waiting for input from the client',
             pendingInputs: { ...pending, [key]: entry },
-            usedInputKeys: [...used, key],
+            // Written again on a repeated ask: a write of the used keys is what records the
+            // question's event (operation-occurrences.ts), the same event id for the same keys.
+            usedInputKeys: own ? used : [...used, key],
             ...(closed ? { closedInputs: closed } : {}),
             updatedAt: now,
           },
@@ -290,11 +313,11 @@ export class InputRequests {
    * new one or an older one was asked by a state that runs alone, the older one's state is
    * over (the execution went on to ask again), so it is closed too.
    */
-  private closeOnAsk(record: OperationRecord, now: number, concurrent: boolean | undefined) {
+  private closeOnAsk(record: OperationRecord, now: number, concurrent: boolean | undefined, own: string | undefined) {
     return closeWhere(
       record,
       now,
-      (entry) => timedOut(entry, now) || ((concurrent === false || entry.concurrent === false) && entry.answeringSince === undefined),
+      (entry, key) => key !== own && (timedOut(entry, now) || ((concurrent === false || entry.concurrent === false) && entry.answeringSince === undefined)),
     );
   }
 
@@ -341,11 +364,11 @@ function pendingChanges(record: OperationRecord, open: Record<string, PendingInp
 }
 
 /** Splits the pending questions: those `closes` picks are closed (`closed` is the new closedInputs, undefined when none is). */
-function closeWhere(record: OperationRecord, now: number, closes: (entry: PendingInput) => boolean) {
+function closeWhere(record: OperationRecord, now: number, closes: (entry: PendingInput, key: string) => boolean) {
   const open: Record<string, PendingInput> = {};
   let closed: Record<string, ClosedInput> | undefined;
   for (const [key, entry] of Object.entries(record.pendingInputs ?? {})) {
-    if (!closes(entry)) {
+    if (!closes(entry, key)) {
       open[key] = entry;
       continue;
     }
@@ -381,6 +404,29 @@ function closedReason(record: OperationRecord, key: string, now: number): LateRe
 export function inputDeadline(enteredAt: number, timeoutSeconds: number | undefined, heartbeatSeconds: number | undefined): number | undefined {
   const bounds = [timeoutSeconds, heartbeatSeconds].filter((seconds): seconds is number => seconds !== undefined && Number.isFinite(seconds) && seconds > 0);
   return bounds.length === 0 ? undefined : enteredAt + Math.min(...bounds) * 1000;
+}
+
+/**
+ * The question this ask already stored, by key: the pending one with its task token, else, for
+ * a retried attempt of a state that runs alone, the open question that state stored under the
+ * key it asks for (its failed attempt's token is void; nothing else of the execution runs, so
+ * no other question can be that state's).
+ */
+function ownQuestion(record: OperationRecord, input: AskInput, now: number): [string, PendingInput] | undefined {
+  const pending = Object.entries(record.pendingInputs ?? {});
+  const same = pending.find(([, entry]) => entry.taskToken === input.taskToken);
+  if (same || !input.retried || input.concurrent !== false || input.state === undefined) return same;
+  const asked = pending.filter(
+    ([key, entry]) =>
+      entry.state === input.state && entry.concurrent === false && entry.answeringSince === undefined && !timedOut(entry, now) && askedAs(key, input.key),
+  );
+  return asked.sort(([, a], [, b]) => b.askedAt - a.askedAt)[0];
+}
+
+/** Whether `key` is one `freeKey` gives for `wanted`. */
+function askedAs(key: string, wanted: string | undefined): boolean {
+  if (wanted === undefined) return key.startsWith('input-');
+  return key === wanted || (key.startsWith(`${wanted}-`) && /^\d+$/.test(key.slice(wanted.length + 1)));
 }
 
 /** The state's own key when it is free; a used one gets the first free `-N` suffix; none gets a minted key. */

@@ -140,6 +140,8 @@ export interface PendingInput {
   deadline?: number;
   /** Whether other states of the execution may run beside the asking one (a Parallel branch, a Map). */
   concurrent?: boolean;
+  /** The asking state's name, so a retried attempt of that state finds the question its failed attempt stored. */
+  state?: string;
 }
 
 /**

@@ -12,9 +12,13 @@
  * TimeoutSeconds and HeartbeatSeconds, and whether anything else of the execution can run
  * beside it, because Step Functions reports no event when such a state times out, so the
  * question's deadline must be known when it is asked. Both runtimes deploy or run the definition with these fields.
+ * Each such state also retries `Mcp.AskFailed` (the question or its event not recorded) with
+ * backoff, unless its own Retry names it: asking again is idempotent, so the run keeps
+ * waiting for its answer where it would otherwise fail.
  * A state that could never be answered is reported here, at load time, rather than
  * failing (or waiting forever) at run time.
  */
+import { INPUT_ERRORS } from '../operations/input-requests.ts';
 import { isObject } from '../shared/json-values.ts';
 import { taskWorker } from './local-tasks.ts';
 import { placeholderFor } from './worker-placeholders.ts';
@@ -26,6 +30,19 @@ const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
 const REQUEST_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
 /** Payload fields the loader writes. */
 const ADDED_FIELDS = ['executionName', 'operation', 'asking'];
+/**
+ * The retrier every asking state gets: a throttled event log or queue is usually through within
+ * seconds, and a state that gives up fails its run, so it backs off to half a minute, about
+ * four minutes in all.
+ */
+export const ASK_FAILED_RETRY = {
+  ErrorEquals: [INPUT_ERRORS.askFailed],
+  IntervalSeconds: 1,
+  BackoffRate: 2,
+  MaxDelaySeconds: 30,
+  MaxAttempts: 10,
+  JitterStrategy: 'FULL',
+} as const;
 /** A JSONata expression: the whole string is `{% ... %}`. */
 const JSONATA_EXPRESSION = /^\{%[\s\S]*%\}$/;
 
@@ -122,6 +139,10 @@ function injectInto({ name, state, distributedMap, concurrent }: AskingState, to
     if (envelope) payload['operation.$'] = '$$.Execution.Input.operation';
   }
   payload.asking = askingFields(state, jsonata, concurrent);
+  const retriers = Array.isArray(state.Retry) ? state.Retry : [];
+  const retried = retriers.some((retrier) => isObject(retrier) && Array.isArray(retrier.ErrorEquals) && retrier.ErrorEquals.includes(INPUT_ERRORS.askFailed));
+  // First, so a States.ALL retrier (which must come last) stays last.
+  if (!retried) state.Retry = [structuredClone(ASK_FAILED_RETRY), ...retriers];
   return undefined;
 }
 
@@ -133,8 +154,12 @@ function injectInto({ name, state, distributedMap, concurrent }: AskingState, to
 function askingFields(state: Record<string, unknown>, jsonata: boolean, concurrent: boolean): Record<string, unknown> {
   // A retry runs the state again under its first EnteredTime, so the worker dates a retried attempt by its own clock.
   const fields: Record<string, unknown> = jsonata
-    ? { enteredTime: '{% $states.context.State.EnteredTime %}', retryCount: '{% $states.context.State.RetryCount %}' }
-    : { 'enteredTime.$': '$$.State.EnteredTime', 'retryCount.$': '$$.State.RetryCount' };
+    ? {
+        enteredTime: '{% $states.context.State.EnteredTime %}',
+        retryCount: '{% $states.context.State.RetryCount %}',
+        stateName: '{% $states.context.State.Name %}',
+      }
+    : { 'enteredTime.$': '$$.State.EnteredTime', 'retryCount.$': '$$.State.RetryCount', 'stateName.$': '$$.State.Name' };
   for (const [field, name] of [
     ['TimeoutSeconds', 'timeoutSeconds'],
     ['HeartbeatSeconds', 'heartbeatSeconds'],

@@ -9,6 +9,11 @@
  * The loader also adds `asking`: when the state was entered and its TimeoutSeconds and
  * HeartbeatSeconds, from which the question's deadline is stored (a timed-out wait sends no
  * event), and whether other states of the execution run beside it.
+ *
+ * Any other failure (the store, or the question's event, not written) fails the state with
+ * `Mcp.AskFailed`, which the loader makes the state retry with backoff: the retried attempt
+ * takes over the question its failed attempt may have stored (same key, its new task token)
+ * and records the event again, so the run waits for its answer instead of failing.
  */
 import * as z from 'zod';
 import { inputDeadline, InputRequestRefused, INPUT_ERRORS } from '../operations/input-requests.ts';
@@ -31,6 +36,7 @@ const RequestInputEvent = z.looseObject({
       timeoutSeconds: z.unknown().optional(),
       heartbeatSeconds: z.unknown().optional(),
       concurrent: z.unknown().optional(),
+      stateName: z.unknown().optional(),
     })
     .optional(),
 });
@@ -44,6 +50,8 @@ function attemptStart(enteredTime: unknown, retryCount: unknown): number {
   const parsed = typeof enteredTime === 'string' && !retried ? Date.parse(enteredTime) : Number.NaN;
   return Number.isFinite(parsed) ? parsed : Date.now();
 }
+
+const errorName = (error: unknown): string => (error instanceof Error ? error.name : typeof error);
 
 const seconds = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
@@ -75,11 +83,14 @@ export function createRequestInputHandler(fallback: () => OperationsService) {
         ...(operation ? { operation } : {}),
         ...(deadline === undefined ? {} : { deadline }),
         ...(typeof asking?.concurrent === 'boolean' ? { concurrent: asking.concurrent } : {}),
+        ...(typeof asking?.stateName === 'string' ? { state: asking.stateName } : {}),
+        ...(typeof asking?.retryCount === 'number' && asking.retryCount > 0 ? { retried: true } : {}),
       });
       return { key: asked.key };
     } catch (error) {
       if (error instanceof InputRequestRefused) throw new WorkerError(error.errorName, error.message);
-      throw error;
+      // Already logged where it failed (the record store, the event recorder), with names only.
+      throw new WorkerError(INPUT_ERRORS.askFailed, `The question was not recorded: ${errorName(error)}; asking again is safe`);
     }
   };
 }

@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ActiveSlotStore, OperationRecordStore } from '../../lambdas/operations/ports.ts';
 import { describeLimitCases } from './record-store-limits-contract.ts';
 import { describeListingCases } from './record-store-listing-contract.ts';
+import { describeQuestionCases } from './record-store-questions-contract.ts';
 import { describeSideItemCases, describeSlotItemCases } from './record-store-side-items-contract.ts';
 import {
   OTHER_OWNER,
@@ -33,6 +34,7 @@ export function describeRecordStoreContract(name: string, makeStore: MakeStore, 
     describe('slot item', () => describeSlotItemCases(makeStore));
     describe('side items', () => describeSideItemCases(makeStore));
     describe('DynamoDB limits', () => describeLimitCases(makeStore));
+    describe('questions', () => describeQuestionCases(makeStore));
   });
 }
 

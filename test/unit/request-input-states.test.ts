@@ -7,7 +7,8 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { injectRequestInputContext } from '../../lambdas/tools/request-input-states.ts';
+import { INPUT_ERRORS } from '../../lambdas/operations/input-requests.ts';
+import { ASK_FAILED_RETRY, injectRequestInputContext } from '../../lambdas/tools/request-input-states.ts';
 import { loadToolFolders, ToolFolderError } from '../../lambdas/tools/tool-folder.ts';
 
 const WAIT = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
@@ -68,9 +69,24 @@ describe('injectRequestInputContext', () => {
       request: question,
       'executionName.$': '$$.Execution.Name',
       'operation.$': '$$.Execution.Input.operation',
-      asking: { 'enteredTime.$': '$$.State.EnteredTime', 'retryCount.$': '$$.State.RetryCount', concurrent: false },
+      asking: { 'enteredTime.$': '$$.State.EnteredTime', 'retryCount.$': '$$.State.RetryCount', 'stateName.$': '$$.State.Name', concurrent: false },
     });
     expect(definition).toEqual(before);
+  });
+
+  it('makes every asking state retry Mcp.AskFailed with backoff, first, unless its own Retry names it', () => {
+    const others = { ErrorEquals: ['States.ALL'], MaxAttempts: 1 };
+    const result = injectRequestInputContext(
+      machine({
+        Ask: jsonPathAsk({}, { Retry: [others], End: undefined, Next: 'Again' }),
+        Again: jsonPathAsk({}, { Retry: [{ ErrorEquals: ['Mcp.AskFailed'], MaxAttempts: 2 }] }),
+      }),
+      { envelope: true },
+    );
+    const states = (result.definition as { States: Record<string, { Retry: unknown[] }> }).States;
+    expect(states.Ask!.Retry).toEqual([ASK_FAILED_RETRY, others]);
+    expect(states.Again!.Retry).toEqual([{ ErrorEquals: ['Mcp.AskFailed'], MaxAttempts: 2 }]);
+    expect(ASK_FAILED_RETRY.ErrorEquals).toEqual([INPUT_ERRORS.askFailed]);
   });
 
   it('adds them to a JSONata payload as expressions over $states.context', () => {

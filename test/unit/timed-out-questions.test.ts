@@ -219,6 +219,7 @@ describe('the loader adds what dates a question', () => {
     expect(asking(literal.definition, ['States', 'Ask'])).toEqual({
       'enteredTime.$': '$$.State.EnteredTime',
       'retryCount.$': '$$.State.RetryCount',
+      'stateName.$': '$$.State.Name',
       timeoutSeconds: 2,
       heartbeatSeconds: 1,
       concurrent: false,
@@ -230,6 +231,7 @@ describe('the loader adds what dates a question', () => {
     expect(asking(paths.definition, ['States', 'Ask'])).toEqual({
       'enteredTime.$': '$$.State.EnteredTime',
       'retryCount.$': '$$.State.RetryCount',
+      'stateName.$': '$$.State.Name',
       'timeoutSeconds.$': '$.wait',
       'heartbeatSeconds.$': '$.beat',
       concurrent: false,
@@ -257,6 +259,7 @@ describe('the loader adds what dates a question', () => {
     const expected = {
       enteredTime: '{% $states.context.State.EnteredTime %}',
       retryCount: '{% $states.context.State.RetryCount %}',
+      stateName: '{% $states.context.State.Name %}',
       timeoutSeconds: '{% $states.input.wait %}',
       concurrent: true,
     };

@@ -1,0 +1,82 @@
+/**
+ * The RecordStore contract for questions: the core stores them with compare-and-set writes,
+ * and asking is idempotent per task token over every store (issue 47, scenario 2): a retried
+ * ask returns the key it has and leaves one open question.
+ */
+import { beforeEach, expect, it } from 'vitest';
+import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
+import type { OperationRecord } from '../../lambdas/operations/operation.ts';
+import { createOperations, type OperationsService } from '../../lambdas/operations/operations-service.ts';
+import type { RecordStore } from '../../lambdas/operations/ports.ts';
+import { ManualClock, memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';
+import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
+import { testTool } from '../support/tool-spec-fixture.ts';
+import { useStore, type MakeStore } from './record-store-fixtures.ts';
+
+const confirm = { method: 'elicitation/create', params: { message: 'Deploy?', requestedSchema: { type: 'object', properties: {} } } };
+
+/** The question cases, registered in the enclosing describe. */
+export function describeQuestionCases(makeStore: MakeStore): void {
+  const current = useStore(makeStore);
+  let service: OperationsService;
+  let store: RecordStore;
+  let record: OperationRecord;
+  beforeEach(async () => {
+    store = current();
+    service = createOperations({
+      store,
+      engine: new FakeWorkflowEngine(),
+      limits: TEST_LIMITS,
+      clock: new ManualClock(),
+      logger: memoryLogger(),
+      input: mcpInputProtocol,
+    });
+    const tool = testTool({ name: 'approve' });
+    record = await service.start({
+      ownerId: 'owner-q',
+      tool,
+      arguments: {},
+      token: 'q1',
+      dialect: 'tasks-2026-07-28',
+      clientCapabilities: { elicitation: {} },
+    });
+  });
+  const ask = (taskToken: string, extra: Record<string, unknown> = {}) =>
+    service.inputs.ask({ operation: record, executionName: record.executionName, key: 'confirm', request: confirm, taskToken, ...extra });
+  const stored = async () => {
+    const found = await store.get(record);
+    if (!found) throw new Error('the record is gone');
+    return found;
+  };
+
+  it('a question asked again with a task token already pending keeps its key and stays one open question', async () => {
+    expect((await ask('callback-1')).key).toBe('confirm');
+    expect((await ask('callback-1')).key).toBe('confirm');
+    const after = await stored();
+    expect(Object.keys(after.pendingInputs ?? {})).toEqual(['confirm']);
+    expect(after.usedInputKeys).toEqual(['confirm']);
+    expect(service.inputs.pending(after)).toEqual({ confirm });
+  });
+
+  it('asks with the same task token at once store one question under one key', async () => {
+    const keys = await Promise.all(Array.from({ length: 5 }, () => ask('callback-1')));
+    expect(new Set(keys.map(({ key }) => key))).toEqual(new Set(['confirm']));
+    expect(Object.keys((await stored()).pendingInputs ?? {})).toEqual(['confirm']);
+  });
+
+  it('a retried attempt of a state that runs alone takes over its question: the same key, the new task token', async () => {
+    const first = await ask('attempt-1', { concurrent: false, state: 'Approve' });
+    const retried = await ask('attempt-2', { concurrent: false, state: 'Approve', retried: true });
+    expect(retried.key).toBe(first.key);
+    const after = await stored();
+    expect(Object.keys(after.pendingInputs ?? {})).toEqual(['confirm']);
+    expect(after.pendingInputs?.confirm?.taskToken).toBe('attempt-2');
+    expect(after.closedInputs).toBeUndefined();
+  });
+
+  it('another question with the same key and a new token is still a second question', async () => {
+    await ask('branch-1');
+    expect((await ask('branch-2')).key).toBe('confirm-2');
+    expect(Object.keys((await stored()).pendingInputs ?? {}).sort()).toEqual(['confirm', 'confirm-2']);
+  });
+}
