@@ -16,7 +16,10 @@
  * over DynamoDB's limit) sends the same request again through the unmodified SDK path,
  * `client.send(new GetItemCommand(...))`: the error a caller sees, its retries and backoff,
  * clock-skew correction and any fault injected into the client's middleware stay exactly
- * the SDK's. The hot path only ever answers the plain success.
+ * the SDK's. The hot path only ever answers the plain success. A throttle or a 5xx is the
+ * table's answer, not the wire's fault: the SDK path then takes it as its own first attempt
+ * (its retry strategy classifies it, counts it and backs off), so a throttled read sends no
+ * more requests than the SDK alone would, and waits as long between them.
  *
  * A client given middleware after the reader was built (a fault injected by a test, a bench's
  * capacity meter) keeps the SDK path for good, decided at the first read: the hot path would
@@ -55,8 +58,15 @@ export interface HotRequest {
 export interface HotWire {
   readonly url: URL;
   sign(request: HotRequest, signingDate: Date): Promise<HotRequest>;
-  /** Answers the status and the whole body; throws on a network error or a timeout. */
-  send(request: HotRequest): Promise<{ statusCode: number; body: Uint8Array }>;
+  /** Answers the status, the whole body and the headers if known; throws on a network error or a timeout. */
+  send(request: HotRequest): Promise<HotResponse>;
+}
+
+/** What the wire answered. */
+export interface HotResponse {
+  readonly statusCode: number;
+  readonly body: Uint8Array;
+  readonly headers?: Record<string, string>;
 }
 
 /** Builds the wire on the first read; `undefined` (or a rejection) leaves every read on the SDK path. */
@@ -73,7 +83,10 @@ interface ResolvedConfig {
   readonly credentials: () => Promise<SigningCredentials>;
   readonly signer: (authScheme?: unknown) => Promise<{ sign(request: unknown, options: { signingDate: Date }): Promise<unknown> }>;
   readonly requestHandler: {
-    handle(request: unknown, options?: { abortSignal?: AbortSignal }): Promise<{ response: { statusCode: number; body: unknown } }>;
+    handle(
+      request: unknown,
+      options?: { abortSignal?: AbortSignal },
+    ): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: unknown } }>;
   };
   readonly streamCollector: (body: unknown) => Promise<Uint8Array>;
   readonly systemClockOffset?: number;
@@ -114,9 +127,11 @@ export class HotGetItem {
 
   async send(request: GetItemRequest): Promise<{ Item?: Item }> {
     const wire = keyFits(request.Key) ? await this.#resolveWire() : undefined;
+    let retryable: HotResponse | undefined;
     if (wire) {
       const item = await this.#hot(wire, JSON.stringify(request));
-      if (item !== FALL_BACK) {
+      if (item instanceof RetryableAnswer) retryable = item.response;
+      else if (item !== FALL_BACK) {
         this.#missesInARow = 0;
         this.#count('call');
         return item;
@@ -124,9 +139,18 @@ export class HotGetItem {
     }
     // Imported here, not at the top: the MCP function's cold start does not load the SDK for a poll.
     const [client, { GetItemCommand }] = await Promise.all([this.#client.get(), import('@aws-sdk/client-dynamodb')]);
-    const answer = await client.send(new GetItemCommand(request));
-    if (wire) this.#noteMiss();
-    return answer;
+    const command = new GetItemCommand(request);
+    if (!retryable) {
+      const answer = await client.send(command);
+      if (wire) this.#noteMiss();
+      return answer;
+    }
+    // The wire worked and the table answered: no miss of the wire's. Passing options makes the
+    // SDK resolve this command's own stack under `cacheMiddleware` (and drop the client's cached
+    // stacks, rebuilt at their next call: a throttle is rare, a poll's CPU is not at stake).
+    this.#missesInARow = 0;
+    command.middlewareStack.add(firstAttemptAnsweredBy(retryable) as never, { step: 'deserialize', priority: 'low', name: 'hotReadFirstAttempt' } as never);
+    return client.send(command, {});
   }
 
   /**
@@ -155,7 +179,7 @@ export class HotGetItem {
     if (client) countDirectCall(client, 'GetItem', kind);
   }
 
-  async #hot(wire: HotWire, body: string): Promise<{ Item?: Item } | typeof FALL_BACK> {
+  async #hot(wire: HotWire, body: string): Promise<{ Item?: Item } | RetryableAnswer | typeof FALL_BACK> {
     try {
       const request: HotRequest = {
         method: 'POST',
@@ -175,8 +199,16 @@ export class HotGetItem {
       // Signed with the clock offset the SDK path keeps corrected, once its client is loaded.
       const offset = (this.#client.built()?.config as unknown as ResolvedConfig | undefined)?.systemClockOffset ?? 0;
       const signed = await wire.sign(request, new Date(Date.now() + offset));
+      let response: HotResponse;
+      try {
+        response = await wire.send(signed);
+      } catch (error) {
+        this.#count('attempt');
+        throw error;
+      }
+      // Replayed as the SDK path's first attempt, where its own attempt counter sees it.
+      if (isRetryable(response)) return new RetryableAnswer(response);
       this.#count('attempt');
-      const response = await wire.send(signed);
       if (response.statusCode !== 200) return FALL_BACK;
       const bytes = response.body;
       const parsed: unknown = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
@@ -195,6 +227,39 @@ function isHandle(client: DynamoDBClient | DynamoDbClientHandle): client is Dyna
 }
 
 const FALL_BACK = Symbol('fall back to the SDK');
+
+/** A throttle or a 5xx, which the SDK path takes as its first attempt. */
+class RetryableAnswer {
+  constructor(readonly response: HotResponse) {}
+}
+
+/** DynamoDB's throttling errors, as the SDK's retry classification names them. */
+const THROTTLING_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+
+function isRetryable(response: HotResponse): boolean {
+  if (response.statusCode >= 500 || response.statusCode === 429) return true;
+  if (response.statusCode !== 400) return false;
+  try {
+    const type = (JSON.parse(Buffer.from(response.body).toString('utf8')) as { __type?: unknown }).__type;
+    return typeof type === 'string' && THROTTLING_ERRORS.has(type.slice(type.lastIndexOf('#') + 1));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Innermost in the command's stack, inside the SDK's retry loop: its first attempt gets the hot
+ * read's answer instead of sending, and the SDK deserializes, classifies and backs off from it
+ * as from its own; later attempts go on the wire.
+ */
+function firstAttemptAnsweredBy(answer: HotResponse) {
+  let answered = false;
+  return (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+    if (answered) return next(args);
+    answered = true;
+    return { response: { statusCode: answer.statusCode, headers: answer.headers ?? {}, body: answer.body } };
+  };
+}
 
 /** Reads in a row the hot path may fail while the SDK path answers before the wire is given up. */
 export const MAX_MISSES_IN_A_ROW = 3;
@@ -230,7 +295,7 @@ async function clientWire(client: DynamoDBClient): Promise<HotWire> {
     send: async (request) => {
       const { response } = await config.requestHandler.handle(request);
       const body = await config.streamCollector(response.body);
-      return { statusCode: response.statusCode, body };
+      return { statusCode: response.statusCode, body, headers: response.headers };
     },
   };
 }

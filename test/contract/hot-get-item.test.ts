@@ -1,7 +1,14 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DynamoDBClient, GetItemCommand, PutItemCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DynamoDBClient,
+  GetItemCommand,
+  InternalServerError,
+  ProvisionedThroughputExceededException,
+  PutItemCommand,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AWS_CLIENT_CONFIG } from '../../lambdas/aws/aws-client-config.ts';
 import { countAwsCalls } from '../../lambdas/aws/aws-call-counter.ts';
 import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
@@ -55,6 +62,8 @@ const ITEM = {
 };
 
 interface Recorded {
+  /** When it arrived (performance.now()). */
+  at: number;
   method?: string;
   url?: string;
   headers: IncomingMessage['headers'];
@@ -72,7 +81,7 @@ async function scriptedServer(
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const recorded = { method: request.method, url: request.url, headers: request.headers, body: Buffer.concat(chunks) };
+      const recorded = { at: performance.now(), method: request.method, url: request.url, headers: request.headers, body: Buffer.concat(chunks) };
       requests.push(recorded);
       const answer = typeof answers === 'function' ? answers(recorded) : (answers[Math.min(requests.length - 1, answers.length - 1)] as Answer);
       response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0' });
@@ -168,7 +177,7 @@ describe('the hot GetItem', () => {
       { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' } },
       { status: 200, body: { Item: ITEM } },
     ]);
-    const client = clientFor(endpoint, { maxAttempts: 1 });
+    const client = clientFor(endpoint, { maxAttempts: 2 });
     const stack = sdkPathCalls(client);
     const counter = countAwsCalls(client);
     try {
@@ -181,6 +190,71 @@ describe('the hot GetItem', () => {
       // One read is one call, whichever path answered it; the wire saw two attempts.
       expect(counter.snapshot()).toEqual({ GetItem: 1 });
       expect(counter.attempts()).toEqual({ GetItem: 2 });
+    } finally {
+      client.destroy();
+      await closeServer(server);
+    }
+  });
+
+  const THROTTLED: Answer = {
+    status: 400,
+    body: { __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'Rate of requests exceeds the allowed throughput' },
+  };
+  const FAILING: Answer = { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' } };
+
+  it("a throttled poll adds no attempt to the SDK's own and waits its backoff: the hot read is the SDK's first attempt", async () => {
+    // The SDK's backoff is a random share of its bound (full jitter); half of it here, so the wait has a floor.
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const { endpoint, requests, server } = await scriptedServer([THROTTLED, THROTTLED, { status: 200, body: { Item: ITEM } }]);
+    // The deployed clients' bound (MAX_ATTEMPTS).
+    const client = clientFor(endpoint, { maxAttempts: 3 });
+    const counter = countAwsCalls(client);
+    try {
+      const answer = await new HotGetItem(client).send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true });
+      expect(answer.Item).toEqual(ITEM);
+      // Three requests, as the SDK alone (maxAttempts 3) would send: the hot read, then the SDK's second and third attempts.
+      expect(requests).toHaveLength(3);
+      expect(requests.map((r) => r.headers['amz-sdk-request'])).toEqual([undefined, 'attempt=2; max=3', 'attempt=3; max=3']);
+      // The SDK's throttling backoff: a base of a second, doubling, here half of each bound (500 ms, then 1 s).
+      const gaps = requests.slice(1).map((r, i) => r.at - (requests[i] as Recorded).at);
+      expect(gaps[0]).toBeGreaterThanOrEqual(450);
+      expect(gaps[1]).toBeGreaterThanOrEqual(950);
+      expect(counter.snapshot()).toEqual({ GetItem: 1 });
+      expect(counter.attempts()).toEqual({ GetItem: 3 });
+    } finally {
+      random.mockRestore();
+      client.destroy();
+      await closeServer(server);
+    }
+  });
+
+  it("a poll that meets a 5xx on every attempt costs the SDK's attempts and no more, and yields the SDK's error", async () => {
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const { endpoint, requests, server } = await scriptedServer([FAILING]);
+    const client = clientFor(endpoint, { maxAttempts: 3 });
+    try {
+      const error = await new HotGetItem(client).send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InternalServerError);
+      const { attempts, totalRetryDelay = 0 } = (error as InternalServerError).$metadata;
+      expect(attempts).toBe(3);
+      expect(requests).toHaveLength(3);
+      // The SDK waited its backoff for a server error (DynamoDB's base, doubling, here half of each bound) between the requests.
+      expect(totalRetryDelay).toBeGreaterThan(0);
+      expect((requests[2] as Recorded).at - (requests[0] as Recorded).at).toBeGreaterThanOrEqual(totalRetryDelay - 2);
+    } finally {
+      random.mockRestore();
+      client.destroy();
+      await closeServer(server);
+    }
+  });
+
+  it('a throttled poll on a client of one attempt is answered by the throttle, as the SDK alone would be', async () => {
+    const { endpoint, requests, server } = await scriptedServer([THROTTLED, { status: 200, body: { Item: ITEM } }]);
+    const client = clientFor(endpoint, { maxAttempts: 1 });
+    try {
+      const error = await new HotGetItem(client).send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ProvisionedThroughputExceededException);
+      expect(requests).toHaveLength(1);
     } finally {
       client.destroy();
       await closeServer(server);
@@ -222,13 +296,15 @@ describe('the hot GetItem', () => {
   });
 
   it('keeps a wire whose misses are not in a row: a hot read that succeeds in between starts the count again', async () => {
+    // Refused as a bad signature would be: the wire's fault, which the SDK path sends afresh.
+    const REFUSED: Answer = { status: 400, body: { __type: 'com.amazon.coral.service#InvalidSignatureException', message: 'refused' } };
     const { endpoint, requests, server } = await scriptedServer([
-      { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' } },
+      REFUSED,
       { status: 200, body: { Item: ITEM } },
-      { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' } },
+      REFUSED,
       { status: 200, body: { Item: ITEM } },
       { status: 200, body: { Item: ITEM } },
-      { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' } },
+      REFUSED,
       { status: 200, body: { Item: ITEM } },
       { status: 200, body: { Item: ITEM } },
     ]);
@@ -510,7 +586,8 @@ describe("the hot GetItem over the Lambda environment's wire, without the Dynamo
     ['an item the hot path does not decode', { status: 200, body: { Item: { data: { B: 'AAEC' } } } }],
   ])('falls back to the SDK on %s, loading the client then, and yields its result', async (_case, first) => {
     const { endpoint, requests, server } = await scriptedServer([first, { status: 200, body: { Item: ITEM } }]);
-    const client = lazyClientFor(endpoint, { maxAttempts: 1 });
+    // Two attempts: a 500 is the SDK path's first, answered by the hot read.
+    const client = lazyClientFor(endpoint, { maxAttempts: 2 });
     try {
       const reader = new HotGetItem(client, lambdaEnvironmentWire({ ...LAMBDA_ENV, AWS_ENDPOINT_URL_DYNAMODB: endpoint }));
       const answer = await reader.send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true });
