@@ -1,21 +1,31 @@
 /**
  * Lambda entry point for the Events extension's webhook deliveries: an SQS event source mapping
- * with ReportBatchItemFailures invokes it with batches of delivery jobs. Wiring only: the clients
- * are built once per container (webhook-job-runner.ts builds the delivery from the environment,
- * with the wire form of an operation's end from the edge's error table), and each batch runs
- * through sqs-delivery-batch.ts.
+ * with ReportBatchItemFailures invokes it with batches of delivery jobs. Wiring only: the AWS
+ * adapters are built here once per container from the environment (environment.ts): the
+ * subscriptions and the event log on the operations table, the server key in Secrets Manager
+ * (the sealed signing secrets), the SSRF-guarded sender in the deployment's callback mode (public
+ * https only; the local as-deployed runner alone switches it to loopback callbacks), and the
+ * wire form of an operation's end from the edge's error table; webhook-job-runner.ts delivers
+ * over them, and each batch runs through sqs-delivery-batch.ts.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ENV } from './environment.ts';
+import { DEPLOYED_CLIENT_CONFIG } from '../aws/aws-client-config.ts';
+import { DynamoDbEventLog } from '../aws/dynamodb-event-log.ts';
+import { DynamoDbWebhookSubscriptions } from '../aws/dynamodb-webhook-subscriptions.ts';
+import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../aws/sqs-webhook-delivery-queue.ts';
+import { resolveEventsSettings } from '../events/events-settings.ts';
+import { operationEndedError } from '../events/operation-ended.ts';
 import type { DeliverWebhookJob } from '../events/webhook-delivery-job.ts';
 import { createWebhookJobRunner } from '../events/webhook-job-runner.ts';
-import { operationEndedError } from '../events/operation-ended.ts';
-import { eventsWireError } from '../mcp/edge/events-wire-errors.ts';
+import { createWebhookSender } from '../events/webhooks/webhook-sender.ts';
 import { createSqsDeliveryBatch, type RetryScheduler, type SqsBatchResponse, type SqsDeliveryEvent } from '../events/webhooks/sqs-delivery-batch.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import type { Logger } from '../operations/ports.ts';
-import { requiredEnv } from './environment.ts';
+import { cachedServerKey } from '../shared/server-key.ts';
+import { eventsWireError } from '../mcp/edge/events-wire-errors.ts';
+import { ENV, eventsCallbackModeFromEnv, eventsFromEnv, requiredEnv } from './environment.ts';
 
 /** The handler for one delivery function: `deliver` runs each job, `queue` postpones the retried ones. */
 export function createEventsDeliveryHandler(
@@ -26,7 +36,17 @@ export function createEventsDeliveryHandler(
   return createSqsDeliveryBatch({ deliver, retries: queue, logger });
 }
 
+const table = { client: new DynamoDBClient(DEPLOYED_CLIENT_CONFIG), tableName: requiredEnv(ENV.tableName) };
 const queue = new SqsWebhookDeliveryQueue({ client: new SQSClient(SQS_CLIENT_CONFIG), queueUrl: requiredEnv(ENV.eventsDeliveryQueueUrl) });
+const deliver = createWebhookJobRunner({
+  store: new DynamoDbWebhookSubscriptions(table),
+  log: new DynamoDbEventLog(table),
+  send: createWebhookSender({ mode: eventsCallbackModeFromEnv() }),
+  secretKey: cachedServerKey(secretsManagerKey(requiredEnv(ENV.secretArn))),
+  settings: resolveEventsSettings(eventsFromEnv()),
+  logger: consoleLogger,
+  operationEnded: eventsWireError(operationEndedError()),
+});
 
 /** Lambda entry point: one SQS batch per invocation, its failed items reported for redelivery. */
-export const handler = createEventsDeliveryHandler(createWebhookJobRunner({ operationEnded: eventsWireError(operationEndedError()) }), queue);
+export const handler = createEventsDeliveryHandler(deliver, queue);
