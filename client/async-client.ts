@@ -1,17 +1,20 @@
 /**
  * Call now, join later: start a tool call without blocking, then join, poll or cancel it from
- * this process or any other, through the handle kept in a RequestStateStore.
+ * this process or any other, through the handle kept in a RequestStateStore. A call whose
+ * caller can answer declares elicitation, and its questions are answered by a handler while
+ * joining, or one by one with `answer`, from any process that holds the handle.
  */
 import { randomUUID } from 'node:crypto';
 import { authenticate, type AuthOptions } from './auth.ts';
 import { CallFailedError, isTerminal, type CallHandle, type CallStatus, type CallToolResult, type Dialect, type StoredCall } from './call-handle.ts';
 import { chooseDialect, discoverTools, type ListedTool } from './dialect-detection.ts';
-import { progressOf, type DialectAdapter, type RemoteStatus } from './dialects/dialect-adapter.ts';
+import { askedIn, progressOf, type AskedQuestion, type DialectAdapter, type RemoteStatus } from './dialects/dialect-adapter.ts';
 import { callDirect } from './dialects/direct-call.ts';
 import { sep1391 } from './dialects/sep-1391.ts';
 import { tasks20251125 } from './dialects/tasks-2025-11-25.ts';
 import { tasksExtension } from './dialects/tasks-extension.ts';
-import { McpConnection, McpRpcError, type ClientInfo, type FetchLike } from './mcp-connection.ts';
+import { McpConnection, McpRpcError, type ClientInfo, type FetchLike, type ServerRequest } from './mcp-connection.ts';
+import { checkAnswer, type Answer, type Question, type QuestionHandler } from './questions.ts';
 import { FileRequestStateStore } from './stores/file-request-state-store.ts';
 import type { RequestStateStore } from './stores/request-state-store.ts';
 
@@ -43,6 +46,18 @@ export interface StartToolCallOptions extends ClientOptions {
   signal?: AbortSignal;
   /** Progress of a call that runs synchronously, as the server reports it. */
   onStatus?: (status: CallStatus) => void;
+  /**
+   * Answers the questions the call asks while it is being started (a call that runs
+   * synchronously); pass it to `join` too for the questions asked later. Giving it declares
+   * the elicitation capability (form mode).
+   */
+  onQuestion?: QuestionHandler;
+  /**
+   * Declare the elicitation capability (form mode) without a handler: the call will be
+   * answered later, by id, from this or another process (`answer`, or `join` with `onQuestion`).
+   * @default false, unless `onQuestion` is given; a call that declares nothing is never asked
+   */
+  canAnswer?: boolean;
 }
 
 export interface JoinOptions extends ClientOptions {
@@ -51,6 +66,11 @@ export interface JoinOptions extends ClientOptions {
   signal?: AbortSignal;
   /** Called with each new state, status message or progress. */
   onStatus?: (status: CallStatus) => void;
+  /**
+   * Answers each open question while the call is `input_required`; each answer is checked
+   * with `checkAnswer` before it is sent. Without it, join keeps polling while questions wait.
+   */
+  onQuestion?: QuestionHandler;
 }
 
 function storeOf(options: ClientOptions): RequestStateStore {
@@ -64,12 +84,21 @@ function connectionFor(handle: CallHandle, options: ClientOptions): McpConnectio
     ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}),
     ...(handle.sessionId ? { sessionId: handle.sessionId } : {}),
     ...(handle.protocolVersion ? { protocolVersion: handle.protocolVersion } : {}),
+    ...(handle.canAnswer ? { canAnswer: true } : {}),
   });
 }
 
 function toCallStatus(id: string, remote: RemoteStatus): CallStatus {
-  const { inline: _inline, ...rest } = remote;
-  return { id, ...rest };
+  const { inline: _inline, questions, ...rest } = remote;
+  return { id, ...rest, ...(questions ? { questions: questions.map((q) => q.question) } : {}) };
+}
+
+/**
+ * The status to keep with a final result. Every dialect's tool failure reads `failed` here,
+ * as `join` reports it, though the Tasks extension and SEP-1391 call it `completed`.
+ */
+function settled(status: CallStatus, result: CallToolResult): CallStatus {
+  return result.isError === true && status.state === 'completed' ? { ...status, state: 'failed' } : status;
 }
 
 /**
@@ -84,7 +113,12 @@ export async function startToolCall(
 ): Promise<CallHandle> {
   const store = storeOf(options);
   const { fetch, kind } = authenticate(options.auth, options.fetch, undefined, String(url));
-  const connection = new McpConnection(String(url), { fetch, ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}) });
+  const canAnswer = options.canAnswer === true || options.onQuestion !== undefined;
+  const connection = new McpConnection(String(url), {
+    fetch,
+    ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}),
+    ...(canAnswer ? { canAnswer: true } : {}),
+  });
   const signal = options.signal;
   const choice = await chooseDialect(connection, tool, options.dialect, signal);
   const id = randomUUID();
@@ -93,9 +127,24 @@ export async function startToolCall(
     const progress = method === 'notifications/progress' && params.progressToken === progressToken ? progressOf(params) : undefined;
     if (progress) options.onStatus?.({ id, state: 'working', progress, ...(progress.message ? { statusMessage: progress.message } : {}) });
   };
+  // A call that runs synchronously may ask on its own stream; the answer is a POST of its own.
+  const answering: Array<Promise<void>> = [];
+  let answerFailure: unknown;
+  const { onQuestion } = options;
+  const onRequest = (request: ServerRequest) => {
+    const [asked] = askedIn([request]);
+    if (!onQuestion || !asked) return;
+    const provisional: CallHandle = { id, url: String(url), dialect: 'sync', tool, createdAt: new Date().toISOString() };
+    answering.push(
+      answerWith(onQuestion, asked, provisional, signal, (answer) => connection.respond(request.id, { ...answer }, signal)).catch((error: unknown) => {
+        answerFailure ??= error;
+      }),
+    );
+  };
   const startOptions = {
     progressToken,
     onNotification,
+    onRequest,
     ...(options.keepAliveSeconds === undefined ? {} : { keepAliveSeconds: options.keepAliveSeconds }),
     ...(signal ? { signal } : {}),
   };
@@ -105,6 +154,7 @@ export async function startToolCall(
     tool,
     createdAt: new Date().toISOString(),
     ...(kind ? { auth: kind } : {}),
+    ...(canAnswer ? { canAnswer: true } : {}),
   };
   const legacyContext = () => ({
     ...(connection.sessionId ? { sessionId: connection.sessionId } : {}),
@@ -112,15 +162,17 @@ export async function startToolCall(
   });
   if (choice.dialect === 'sync') {
     const result = await callDirect(connection, choice.era, tool, args, startOptions);
+    await Promise.all(answering);
+    if (answerFailure !== undefined) throw answerFailure;
     const handle: CallHandle = { ...base, dialect: 'sync', ...legacyContext() };
-    await store.put({ handle, result, lastStatus: { id, state: 'completed' } });
+    await store.put({ handle, result, lastStatus: settled({ id, state: 'completed' }, result) });
     return handle;
   }
   const started = await ADAPTERS[choice.dialect].start(connection, tool, args, startOptions);
   if (started.kind === 'sync') {
     // The server chose to answer at once (the Tasks extension lets it).
     const handle: CallHandle = { ...base, dialect: 'sync', ...legacyContext() };
-    await store.put({ handle, result: started.result, lastStatus: { id, state: 'completed' } });
+    await store.put({ handle, result: started.result, lastStatus: settled({ id, state: 'completed' }, started.result) });
     return handle;
   }
   const handle: CallHandle = { ...base, dialect: choice.dialect, remoteId: started.remoteId, ...legacyContext() };
@@ -147,17 +199,20 @@ export async function join(handleOrId: CallHandle | string, options: JoinOptions
   const stored = await loadHandle(handleOrId, options);
   if (stored.result) return stored.result;
   const { handle } = stored;
-  if (handle.dialect === 'sync' || !handle.remoteId) throw new CallFailedError(`Call ${handle.id} has no result and nothing to poll`);
+  const { remoteId } = handle;
+  if (handle.dialect === 'sync' || !remoteId) throw new CallFailedError(`Call ${handle.id} has no result and nothing to poll`);
   const adapter = ADAPTERS[handle.dialect];
   const connection = connectionFor(handle, options);
   const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
   let reported: string | undefined;
   let failures = 0;
   let lastStatus = stored.lastStatus;
+  // The questions this join answered while the call stays input_required: none is answered twice.
+  const answered = new Set<string>();
   for (;;) {
     let remote: RemoteStatus | undefined;
     try {
-      remote = await adapter.status(connection, handle.remoteId, options.signal);
+      remote = await adapter.status(connection, remoteId, options.signal);
       failures = 0;
     } catch (error) {
       if (!isTransient(error) || ++failures > MAX_TRANSIENT_FAILURES) throw error;
@@ -171,12 +226,22 @@ export async function join(handleOrId: CallHandle | string, options: JoinOptions
       }
       lastStatus = status;
       if (isTerminal(remote.state)) {
-        const result = await adapter.result(connection, handle.remoteId, remote, options.signal).catch(async (error: unknown) => {
+        const result = await adapter.result(connection, remoteId, remote, options.signal).catch(async (error: unknown) => {
           await store.put({ handle, lastStatus: status });
           throw error;
         });
-        await store.put({ handle, lastStatus: status, result });
+        await store.put({ handle, lastStatus: settled(status, result), result });
         return result;
+      }
+      if (remote.state !== 'input_required') answered.clear();
+      else if (options.onQuestion) {
+        const open = (remote.questions ?? (await adapter.questions(connection, remoteId, options.signal))).filter((a) => !answered.has(a.question.key));
+        for (const asked of open) {
+          answered.add(asked.question.key);
+          await answerWith(options.onQuestion, asked, handle, options.signal, (answer) => adapter.answer(connection, remoteId, asked, answer, options.signal));
+        }
+        // Answered: look again at once rather than after a poll interval.
+        if (open.length > 0) continue;
       }
     }
     const remaining = deadline - Date.now();
@@ -194,10 +259,47 @@ export async function status(handleOrId: CallHandle | string, options: ClientOpt
   const { handle } = stored;
   if (stored.result || handle.dialect === 'sync' || !handle.remoteId)
     return stored.lastStatus ?? { id: handle.id, state: stored.result ? 'completed' : 'unknown' };
-  const remote = await ADAPTERS[handle.dialect].status(connectionFor(handle, options), handle.remoteId, options.signal);
+  const adapter = ADAPTERS[handle.dialect];
+  const connection = connectionFor(handle, options);
+  const remote = await adapter.status(connection, handle.remoteId, options.signal);
+  if (remote.state === 'input_required' && !remote.questions) remote.questions = await adapter.questions(connection, handle.remoteId, options.signal);
   const current = toCallStatus(handle.id, remote);
   await storeOf(options).put({ ...stored, lastStatus: current });
   return current;
+}
+
+/** The call's open questions now (empty when none is open). */
+export async function questions(handleOrId: CallHandle | string, options: ClientOptions & { signal?: AbortSignal } = {}): Promise<Question[]> {
+  const stored = await loadHandle(handleOrId, options);
+  const { handle } = stored;
+  if (stored.result || handle.dialect === 'sync' || !handle.remoteId) return [];
+  const asked = await ADAPTERS[handle.dialect].questions(connectionFor(handle, options), handle.remoteId, options.signal);
+  return asked.map((a) => a.question);
+}
+
+/**
+ * Answers the open question with `key` (without a key: the only open question, or the first),
+ * after checking the answer against its requested schema (`InvalidAnswerError`, nothing
+ * sent). Throws when no question is open or `key` is not an open question's. Returns the
+ * call's status afterwards.
+ */
+export async function answer(
+  handleOrId: CallHandle | string,
+  reply: Answer,
+  options: ClientOptions & { key?: string; signal?: AbortSignal } = {},
+): Promise<CallStatus> {
+  const stored = await loadHandle(handleOrId, options);
+  const { handle } = stored;
+  if (stored.result || handle.dialect === 'sync' || !handle.remoteId) throw new Error(`Call ${handle.id} has ended: it has no open question`);
+  const adapter = ADAPTERS[handle.dialect];
+  const connection = connectionFor(handle, options);
+  const open = await adapter.questions(connection, handle.remoteId, options.signal);
+  if (open.length === 0) throw new Error(`Call ${handle.id} has no open question`);
+  const asked = options.key === undefined ? open[0] : open.find((a) => a.question.key === options.key);
+  if (!asked) throw new Error(`Call ${handle.id} has no open question "${options.key}" (open: ${open.map((a) => JSON.stringify(a.question.key)).join(', ')})`);
+  checkAnswer(asked.question, reply);
+  await adapter.answer(connection, handle.remoteId, asked, reply, options.signal);
+  return status(handle, options);
 }
 
 /** Asks the server to cancel the call and returns its status afterwards. A call that already ended keeps its outcome. */
@@ -219,6 +321,19 @@ export async function listTools(url: string | URL, options: ClientOptions & { si
   const { fetch } = authenticate(options.auth, options.fetch);
   const connection = new McpConnection(String(url), { fetch, ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}) });
   return discoverTools(connection, options.signal);
+}
+
+/** Asks `handler`, checks its answer against the question's schema, then sends it. */
+async function answerWith(
+  handler: QuestionHandler,
+  asked: AskedQuestion,
+  handle: CallHandle,
+  signal: AbortSignal | undefined,
+  send: (answer: Answer) => Promise<void>,
+): Promise<void> {
+  const reply = await handler(asked.question, { handle, ...(signal ? { signal } : {}) });
+  checkAnswer(asked.question, reply);
+  await send(reply);
 }
 
 function isTransient(error: unknown): boolean {

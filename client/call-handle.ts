@@ -1,4 +1,5 @@
 /** The handle of a started tool call and the status shapes every dialect maps to. */
+import type { Question } from './questions.ts';
 
 /** How a call runs: one of the three async dialects, or a plain synchronous call. */
 export type Dialect = 'tasks' | 'tasks-2025-11-25' | 'sep-1391' | 'sync';
@@ -25,6 +26,8 @@ export interface CallHandle {
   /** The protocol revision the call was started with (initialize-based servers). */
   protocolVersion?: string;
   auth?: 'bearer' | 'sigv4';
+  /** The call declared it can answer questions (elicitation), so every later request declares it too. */
+  canAnswer?: boolean;
 }
 
 /** One status vocabulary for every dialect. */
@@ -47,6 +50,8 @@ export interface CallStatus {
   progress?: CallProgress;
   /** A protocol failure's message, or SEP-1391's `error`. */
   error?: string;
+  /** The open questions, filled by `status()` while the state is `input_required`. */
+  questions?: Question[];
 }
 
 /** A `CallToolResult` as it came off the wire. */

@@ -1,5 +1,5 @@
 /** async-mcp/client: start MCP tool calls now, join them later from any process. */
-export { cancel, join, list, listTools, loadHandle, startToolCall, status } from './async-client.ts';
+export { answer, cancel, join, list, listTools, loadHandle, questions, startToolCall, status } from './async-client.ts';
 export type { ClientOptions, JoinOptions, StartToolCallOptions } from './async-client.ts';
 export { checkAnswer, InvalidAnswerError } from './questions.ts';
 export type { Answer, Question, QuestionHandler, RequestedSchema } from './questions.ts';

@@ -55,12 +55,26 @@ async function isAwsAccessDenied(response: Response): Promise<boolean> {
 /** Server-to-client notifications that arrive on a request's SSE stream (progress, logging). */
 export type NotificationListener = (method: string, params: Record<string, unknown>) => void;
 
+/** A server-to-client request that arrived on a request's SSE stream (a question, for instance). */
+export interface ServerRequest {
+  id: string | number;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export type RequestListener = (request: ServerRequest) => void;
+
+/** The elicitation capability in form mode, the only mode this client answers. */
+const ELICITATION = { elicitation: { form: {} } };
+
 export interface RequestOptions {
   id?: string | number;
   /** Declare SEP-1391's `longRunningOperations` in this request's `_meta` (initialize era). */
   declareOperations?: boolean;
   signal?: AbortSignal;
   onNotification?: NotificationListener;
+  /** Server-to-client requests on the answer's stream; the caller answers them with `respond`. */
+  onRequest?: RequestListener;
 }
 
 export interface ConnectionOptions {
@@ -70,6 +84,8 @@ export interface ConnectionOptions {
   sessionId?: string;
   /** The negotiated initialize-era revision (from a handle). */
   protocolVersion?: string;
+  /** Declare elicitation (form mode): the caller answers the questions a call asks. */
+  canAnswer?: boolean;
 }
 
 let sequence = 0;
@@ -78,6 +94,7 @@ export class McpConnection {
   readonly url: string;
   sessionId: string | undefined;
   protocolVersion: string;
+  readonly canAnswer: boolean;
   private readonly fetchImpl: FetchLike;
   private readonly clientInfo: ClientInfo;
 
@@ -87,6 +104,12 @@ export class McpConnection {
     this.clientInfo = options.clientInfo ?? { name: 'async-mcp-client', version: '0.1.0' };
     this.sessionId = options.sessionId;
     this.protocolVersion = options.protocolVersion ?? LEGACY_VERSION;
+    this.canAnswer = options.canAnswer === true;
+  }
+
+  /** What this connection declares it can answer, beside whatever a dialect declares. */
+  private answering(): Record<string, unknown> {
+    return this.canAnswer ? ELICITATION : {};
   }
 
   /** `server/discover` (2026-07-28); `undefined` when the server does not speak that revision. */
@@ -105,7 +128,7 @@ export class McpConnection {
       ...(isObject(params._meta) ? params._meta : {}),
       'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
       'io.modelcontextprotocol/clientInfo': this.clientInfo,
-      [CLIENT_CAPABILITIES_KEY]: { extensions: { [TASKS_EXTENSION]: {} } },
+      [CLIENT_CAPABILITIES_KEY]: { extensions: { [TASKS_EXTENSION]: {} }, ...this.answering() },
     };
     const name = [params.name, params.uri, params.taskId].find((v): v is string => typeof v === 'string');
     const headers: Record<string, string> = {
@@ -122,7 +145,10 @@ export class McpConnection {
    */
   legacy(method: string, params: Record<string, unknown>, options: RequestOptions = {}): Promise<Record<string, unknown>> {
     if (!options.declareOperations) return this.post(method, params, this.legacyHeaders(), options);
-    const meta = { ...(isObject(params._meta) ? params._meta : {}), [CLIENT_CAPABILITIES_KEY]: { experimental: { longRunningOperations: {} } } };
+    const meta = {
+      ...(isObject(params._meta) ? params._meta : {}),
+      [CLIENT_CAPABILITIES_KEY]: { experimental: { longRunningOperations: {} }, ...this.answering() },
+    };
     return this.post(method, { ...params, _meta: meta }, this.legacyHeaders(), options);
   }
 
@@ -137,12 +163,38 @@ export class McpConnection {
     if (!response.ok) throw new McpRpcError(-32603, `${method}: HTTP ${response.status}`, undefined, response.status);
   }
 
+  /**
+   * Answers a server-to-client request (initialize-era framing): a JSON-RPC response POSTed on
+   * its own, which the server takes with HTTP 202 and no body.
+   */
+  async respond(id: string | number, result: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
+    const response = await this.fetchImpl(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...this.legacyHeaders() },
+      body: JSON.stringify({ jsonrpc: '2.0', id, result }),
+      ...(signal ? { signal } : {}),
+    });
+    if (response.ok) {
+      await response.body?.cancel();
+      return;
+    }
+    const message = await readResponse(response, null);
+    const error = isObject(message?.error) ? message.error : undefined;
+    throw new McpRpcError(
+      typeof error?.code === 'number' ? error.code : -32603,
+      `answer: ${typeof error?.message === 'string' ? error.message : `HTTP ${response.status}`}`,
+      error?.data,
+      response.status,
+    );
+  }
+
   /** The initialize handshake; keeps the session id and revision the server chose. Returns the server's capabilities. */
   async initialize(signal?: AbortSignal): Promise<Record<string, unknown>> {
     const result = await this.post(
       'initialize',
       // `tasks` is "Present if the client supports task-augmented requests" (2025-11-25): it does.
-      { protocolVersion: LEGACY_VERSION, capabilities: { tasks: {} }, clientInfo: this.clientInfo },
+      // Elicitation declared here travels in the session id the server signs, so later requests keep it.
+      { protocolVersion: LEGACY_VERSION, capabilities: { tasks: {}, ...this.answering() }, clientInfo: this.clientInfo },
       { 'mcp-protocol-version': LEGACY_VERSION },
       signal ? { signal } : {},
     );
@@ -171,7 +223,7 @@ export class McpConnection {
     const session = response.headers.get('mcp-session-id');
     if (session) this.sessionId = session;
     const awsAccessDenied = await isAwsAccessDenied(response);
-    const message = await readResponse(response, id, options.onNotification);
+    const message = await readResponse(response, id, options.onNotification, options.onRequest);
     if (!message) throw new McpRpcError(-32603, `${method}: HTTP ${response.status} without a JSON-RPC answer`, undefined, response.status, awsAccessDenied);
     if (isObject(message.error)) {
       const { code, message: text, data } = message.error;
@@ -181,8 +233,16 @@ export class McpConnection {
   }
 }
 
-/** The response to `id` from a JSON body or an SSE stream, passing notifications on as they arrive. */
-async function readResponse(response: Response, id: string | number, onNotification?: NotificationListener): Promise<Record<string, unknown> | undefined> {
+/**
+ * The response to `id` (any response, for `null`) from a JSON body or an SSE stream, passing
+ * notifications and server-to-client requests on as they arrive.
+ */
+async function readResponse(
+  response: Response,
+  id: string | number | null,
+  onNotification?: NotificationListener,
+  onRequest?: RequestListener,
+): Promise<Record<string, unknown> | undefined> {
   const type = response.headers.get('content-type') ?? '';
   if (!type.includes('text/event-stream')) {
     const text = await response.text();
@@ -213,9 +273,11 @@ async function readResponse(response: Response, id: string | number, onNotificat
           data = [];
           if (!event) continue;
           if ('result' in event || 'error' in event) {
-            if (event.id === id) return event;
-          } else if (typeof event.method === 'string' && onNotification) {
-            onNotification(event.method, isObject(event.params) ? event.params : {});
+            if (id === null || event.id === id) return event;
+          } else if (typeof event.method === 'string') {
+            const params = isObject(event.params) ? event.params : {};
+            if (typeof event.id === 'string' || typeof event.id === 'number') onRequest?.({ id: event.id, method: event.method, params });
+            else onNotification?.(event.method, params);
           }
         }
       }

@@ -1,7 +1,16 @@
-/** The shape every client-side dialect file has: start, status, result and cancel, over one connection. */
+/** The shape every client-side dialect file has: start, status, result, cancel, questions and answers, over one connection. */
 import * as z from 'zod';
+import { decodeBase64UrlJson, isObject } from '../../lambdas/shared/json-values.ts';
 import type { CallProgress, CallState, CallToolResult } from '../call-handle.ts';
-import type { McpConnection, NotificationListener } from '../mcp-connection.ts';
+import type { McpConnection, NotificationListener, RequestListener, ServerRequest } from '../mcp-connection.ts';
+import type { Answer, Question } from '../questions.ts';
+
+/** An open question as a dialect read it: the question, and the server request to answer when the dialect answers by request id. */
+export interface AskedQuestion {
+  question: Question;
+  /** The id of the server-to-client request that asked it (SEP-1391, 2025-11-25). */
+  requestId?: string | number;
+}
 
 /** A dialect's view of a running call, in the shared vocabulary. */
 export interface RemoteStatus {
@@ -10,6 +19,8 @@ export interface RemoteStatus {
   pollIntervalMs?: number;
   progress?: CallProgress;
   error?: string;
+  /** The open questions, when the status answer carried them (the Tasks extension, SEP-1391). */
+  questions?: AskedQuestion[];
   /** A result or error the status answer already carried (the Tasks extension inlines it). */
   inline?: { result: CallToolResult } | { error: { code: number; message: string; data?: unknown } };
 }
@@ -22,6 +33,8 @@ export interface StartOptions {
   progressToken?: string;
   signal?: AbortSignal;
   onNotification?: NotificationListener;
+  /** Server-to-client requests on the call's own stream (questions a synchronous call asks). */
+  onRequest?: RequestListener;
 }
 
 export interface DialectAdapter {
@@ -30,6 +43,59 @@ export interface DialectAdapter {
   /** The final result of a terminal call; throws `CallFailedError` or `CallCancelledError` when there is none. */
   result(connection: McpConnection, remoteId: string, status: RemoteStatus, signal?: AbortSignal): Promise<CallToolResult>;
   cancel(connection: McpConnection, remoteId: string, signal?: AbortSignal): Promise<void>;
+  /** The call's open questions now; empty when none is open. */
+  questions(connection: McpConnection, remoteId: string, signal?: AbortSignal): Promise<AskedQuestion[]>;
+  /** Sends `answer` to one open question. */
+  answer(connection: McpConnection, remoteId: string, asked: AskedQuestion, answer: Answer, signal?: AbortSignal): Promise<void>;
+}
+
+const FormElicitation = z.looseObject({
+  message: z.string(),
+  mode: z.literal('form').optional(),
+  requestedSchema: z.looseObject({
+    type: z.literal('object'),
+    properties: z.record(z.string(), z.record(z.string(), z.unknown())),
+    required: z.array(z.string()).optional(),
+  }),
+});
+
+/**
+ * A form-mode elicitation as a Question; `undefined` for anything this client does not answer
+ * (sampling, roots, URL-mode elicitation), which it never declared it could.
+ */
+export function questionOf(key: string, method: unknown, params: unknown): Question | undefined {
+  if (method !== 'elicitation/create') return undefined;
+  const parsed = FormElicitation.safeParse(params);
+  if (!parsed.success) return undefined;
+  const { message, requestedSchema } = parsed.data;
+  return { key, message, requestedSchema };
+}
+
+/** This server's prefix for the ids of the requests that ask questions. */
+const INPUT_REQUEST_ID_PREFIX = 'asyncmcp-input:';
+
+/**
+ * A question's key from the id of the request that asked it: stable across polls, since the
+ * server repeats a question with the same id. Ids of this server name the question's own key
+ * (base64url JSON `{ k }` after its prefix); any other server's id is the key as it is.
+ */
+export function keyOfRequest(request: ServerRequest): string {
+  const { id } = request;
+  if (typeof id === 'string' && id.startsWith(INPUT_REQUEST_ID_PREFIX)) {
+    const decoded = decodeBase64UrlJson(id.slice(INPUT_REQUEST_ID_PREFIX.length));
+    if (isObject(decoded) && typeof decoded.k === 'string' && decoded.k !== '') return decoded.k;
+  }
+  return String(id);
+}
+
+/** The questions among server-to-client requests, each with the id to answer it by. */
+export function askedIn(requests: ServerRequest[]): AskedQuestion[] {
+  const asked: AskedQuestion[] = [];
+  for (const request of requests) {
+    const question = questionOf(keyOfRequest(request), request.method, request.params);
+    if (question) asked.push({ question, requestId: request.id });
+  }
+  return asked;
 }
 
 /** A wire `CallToolResult`; extra fields (`_meta`, `resultType`) pass. */

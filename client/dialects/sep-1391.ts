@@ -2,13 +2,16 @@
  * SEP-1391 long-running operations, client side: the client picks the token and sends it in
  * `params.operation`; `tools/async/status` polls every `pollFrequency` seconds,
  * `tools/async/result` reads the outcome, and `notifications/cancelled` with
- * `_operation.token` cancels exactly that operation.
+ * `_operation.token` cancels exactly that operation. Open questions arrive as server-to-client
+ * requests on the stream of each `tools/async/status`, before its result, and are answered by
+ * a POSTed response carrying the same `_operation.token`.
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { isObject } from '../../lambdas/shared/json-values.ts';
 import { CallCancelledError, CallFailedError, type CallState } from '../call-handle.ts';
-import { McpRpcError } from '../mcp-connection.ts';
-import { CallToolResultSchema, parseAnswer, progressMeta, type DialectAdapter, type RemoteStatus } from './dialect-adapter.ts';
+import { McpRpcError, type ServerRequest } from '../mcp-connection.ts';
+import { askedIn, CallToolResultSchema, parseAnswer, progressMeta, type DialectAdapter, type RemoteStatus } from './dialect-adapter.ts';
 
 const WireStatus = z.enum(['submitted', 'working', 'input_required', 'completed', 'canceled', 'failed', 'unknown']);
 const StatusSchema = z.looseObject({
@@ -64,13 +67,17 @@ export const sep1391: DialectAdapter = {
   },
 
   async status(connection, remoteId, signal) {
-    return toStatus(
-      parseAnswer(
-        StatusSchema,
-        await connection.legacy('tools/async/status', { token: remoteId }, { declareOperations: true, ...(signal ? { signal } : {}) }),
-        'tools/async/status',
-      ),
+    // The server repeats every open question on each status call's stream, with the same id.
+    const requests: ServerRequest[] = [];
+    const answer = await connection.legacy(
+      'tools/async/status',
+      { token: remoteId },
+      { declareOperations: true, onRequest: (request) => requests.push(request), ...(signal ? { signal } : {}) },
     );
+    const status = toStatus(parseAnswer(StatusSchema, answer, 'tools/async/status'));
+    // A request "MUST contain an _operation.token associated with the originating operation": only this operation's.
+    const own = requests.filter((r) => isObject(r.params._operation) && r.params._operation.token === remoteId);
+    return status.state === 'input_required' ? { ...status, questions: askedIn(own) } : status;
   },
 
   async result(connection, remoteId, status, signal) {
@@ -83,6 +90,16 @@ export const sep1391: DialectAdapter = {
       if (error instanceof McpRpcError) throw new CallFailedError(status.error ?? error.message, { code: error.code, data: error.data }, { cause: error });
       throw error;
     }
+  },
+
+  async questions(connection, remoteId, signal) {
+    return (await this.status(connection, remoteId, signal)).questions ?? [];
+  },
+
+  async answer(connection, remoteId, asked, answer, signal) {
+    if (asked.requestId === undefined) throw new Error(`The question "${asked.question.key}" has no request to answer`);
+    // "In the case of requests, the client MUST respond with the same _operation.token for association."
+    await connection.respond(asked.requestId, { ...answer, _operation: { token: remoteId } }, signal);
   },
 
   async cancel(connection, remoteId) {

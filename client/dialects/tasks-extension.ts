@@ -1,11 +1,21 @@
 /**
  * The Tasks extension `io.modelcontextprotocol/tasks` (2026-07-28), client side: every request
  * declares the extension in its envelope; the server decides whether `tools/call` becomes a
- * task (`resultType: "task"`); `tasks/get` inlines the result or error once terminal.
+ * task (`resultType: "task"`); `tasks/get` inlines the result or error once terminal, and
+ * shows open questions as `inputRequests`, which `tasks/update` answers by key.
  */
 import * as z from 'zod';
 import { CallCancelledError, CallFailedError, type CallToolResult } from '../call-handle.ts';
-import { CallToolResultSchema, JsonRpcErrorSchema, parseAnswer, progressMeta, type DialectAdapter, type RemoteStatus } from './dialect-adapter.ts';
+import {
+  type AskedQuestion,
+  CallToolResultSchema,
+  type DialectAdapter,
+  JsonRpcErrorSchema,
+  parseAnswer,
+  progressMeta,
+  questionOf,
+  type RemoteStatus,
+} from './dialect-adapter.ts';
 
 const TaskSchema = z.looseObject({
   taskId: z.string().min(1),
@@ -14,13 +24,25 @@ const TaskSchema = z.looseObject({
   pollIntervalMs: z.number().optional(),
   result: z.unknown().optional(),
   error: JsonRpcErrorSchema.optional(),
+  inputRequests: z.record(z.string(), z.looseObject({ method: z.string(), params: z.unknown().optional() })).optional(),
 });
+
+/** "If the status is input_required, the server MUST return inputRequests with all outstanding requests, keyed by the state's key." */
+function askedOf(inputRequests: z.infer<typeof TaskSchema>['inputRequests']): AskedQuestion[] {
+  const asked: AskedQuestion[] = [];
+  for (const [key, request] of Object.entries(inputRequests ?? {})) {
+    const question = questionOf(key, request.method, request.params);
+    if (question) asked.push({ question });
+  }
+  return asked;
+}
 
 function toStatus(task: z.infer<typeof TaskSchema>): RemoteStatus {
   const status: RemoteStatus = {
     state: task.status,
     ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
     ...(task.pollIntervalMs === undefined ? {} : { pollIntervalMs: task.pollIntervalMs }),
+    ...(task.status === 'input_required' ? { questions: askedOf(task.inputRequests) } : {}),
   };
   // "completed ... This includes tool calls that returned results with isError: true"; "failed" carries the JSON-RPC error.
   if (task.status === 'completed' && task.result !== undefined)
@@ -59,5 +81,15 @@ export const tasksExtension: DialectAdapter = {
 
   async cancel(connection, remoteId, signal) {
     await connection.modern('tasks/cancel', { taskId: remoteId }, signal ? { signal } : {});
+  },
+
+  async questions(connection, remoteId, signal) {
+    return (await this.status(connection, remoteId, signal)).questions ?? [];
+  },
+
+  async answer(connection, remoteId, asked, answer, signal) {
+    // `tasks/update` carries `inputResponses` keyed as `inputRequests` were; "A server MAY accept a
+    // partial set of responses", so each question is answered on its own.
+    await connection.modern('tasks/update', { taskId: remoteId, inputResponses: { [asked.question.key]: answer } }, signal ? { signal } : {});
   },
 };
