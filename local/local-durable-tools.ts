@@ -26,24 +26,29 @@ type MachineStatusDetail = MachineStatusEvent['detail'];
 export async function importDurableHandlers(folders: readonly ToolFolder[]): Promise<Map<string, DurableLambdaHandler>> {
   const handlers = new Map<string, DurableLambdaHandler>();
   for (const folder of folders) {
-    if (!folder.durable) continue;
-    const { file } = folder.durable;
-    let handler: unknown;
-    try {
-      ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });
-    } catch (error) {
-      throw new ToolFolderError(file, `cannot be loaded (${(error as Error).message})`);
-    }
-    if (typeof handler !== 'function') throw new ToolFolderError(file, 'does not export a handler function (export const handler = withDurableExecution(...))');
-    handlers.set(folder.config.name, handler as DurableLambdaHandler);
+    if (folder.durable) handlers.set(folder.config.name, await importDurableHandler(folder.durable.file));
   }
   return handlers;
+}
+
+/** One `durable.ts`'s `handler`; throws a ToolFolderError naming the file when it cannot be loaded or lacks one. */
+export async function importDurableHandler(file: string): Promise<DurableLambdaHandler> {
+  let handler: unknown;
+  try {
+    ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });
+  } catch (error) {
+    throw new ToolFolderError(file, `cannot be loaded (${(error as Error).message})`);
+  }
+  if (typeof handler !== 'function') throw new ToolFolderError(file, 'does not export a handler function (export const handler = withDurableExecution(...))');
+  return handler as DurableLambdaHandler;
 }
 
 export interface DurableTools {
   endpoint: string;
   lambda: LambdaClient;
   functionArn(tool: string): string;
+  /** Serves `handler` as the tool's function from now on; running executions keep the handler they started with. */
+  register(tool: string, handler: DurableLambdaHandler): void;
   /** Status changes reach status sync once the engine that reads them exists. */
   deliverTo(engine: WorkflowEngine): void;
   drain(): Promise<void>;
@@ -74,15 +79,16 @@ export async function startDurableTools(
     },
     { pattern: durableStatusChangePattern(functionArnPrefix) },
   );
-  const functions: Record<string, DurableLambdaHandler> = {};
-  for (const [name, handler] of handlers) {
-    functions[name] = (event, context) => {
+  const inStack =
+    (handler: DurableLambdaHandler): DurableLambdaHandler =>
+    (event, context) => {
       const app = appOf();
       if (!app) throw new Error('The local stack is not ready yet');
       const { operations } = app;
       return withResultStore(resultStore, () => withOperations(operations, () => handler(event, context)));
     };
-  }
+  const functions: Record<string, DurableLambdaHandler> = {};
+  for (const [name, handler] of handlers) functions[name] = inStack(handler);
   const service = await startLocalDurableService({
     functions,
     region: LOCAL_REGION,
@@ -99,6 +105,8 @@ export async function startDurableTools(
     endpoint: service.endpoint,
     lambda,
     functionArn: (tool) => `${functionArnPrefix}${tool}:$LATEST`,
+    // The service pins each execution to the handler it started with, as Lambda pins a version.
+    register: (tool, handler) => service.service.register(tool, inStack(handler)),
     deliverTo: (next) => {
       engine = next;
     },

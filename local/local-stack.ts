@@ -8,7 +8,6 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
@@ -18,7 +17,7 @@ import { AWS_CLIENT_CONFIG } from '../lambdas/aws/aws-client-config.ts';
 import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
 import { HotGetItem } from '../lambdas/aws/hot-get-item.ts';
 import { createOperationEventsPublisher } from '../lambdas/aws/operation-events-publisher.ts';
-import { statusChangePattern } from '../lambdas/aws/status-events.ts';
+import { statusChangePattern, statusChangePrefixPattern } from '../lambdas/aws/status-events.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
 import { DurableFunctionEngine } from '../lambdas/aws/durable-function-engine.ts';
 import { RoutingWorkflowEngine } from '../lambdas/aws/routing-workflow-engine.ts';
@@ -28,10 +27,9 @@ import { DynamoDbEventHandover } from '../lambdas/aws/dynamodb-event-handover.ts
 import { DynamoDbEventLog } from '../lambdas/aws/dynamodb-event-log.ts';
 import { DynamoDbWebhookSubscriptions } from '../lambdas/aws/dynamodb-webhook-subscriptions.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
-import { DEFINITION_FILE, loadToolFolders, ToolFolderError, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
+import { loadToolFolders, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { importDurableHandlers, startDurableTools } from './local-durable-tools.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-scope.ts';
-import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import type { OperationsLimits } from '../lambdas/operations/operations-service.ts';
 import type { ToolCatalog } from '../lambdas/operations/tool-spec.ts';
 import { withResultStore } from '../lambdas/results/write-result.ts';
@@ -42,6 +40,9 @@ import { createLocalEventBus } from './events/event-bus.ts';
 import { endedBadly, failedRunLine, operationIdOf } from './failed-run-log.ts';
 import { serveFetch } from './node-http-server.ts';
 import { startSfnFacade, type WorkerHandler } from './stepfunctions/sfn-facade.ts';
+import { DEFAULT_WORKERS_DIR, importWorker } from './worker-modules.ts';
+import { freshModulesUnder } from './fresh-modules.ts';
+import { createToolReloader, type ToolsReload } from './tool-reloader.ts';
 import { localSecretKey } from './secretsmanager/local-secret.ts';
 import { withOperations } from '../lambdas/workers/built-in-scope.ts';
 import { withOAuth } from '../lambdas/auth/authenticated-fetch.ts';
@@ -59,8 +60,7 @@ import { createWebhookDelivery, type WebhookDeliveryOptions } from './events/web
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_HOST = '127.0.0.1';
-/** Where `${Worker_<name>}` modules live unless `workersDir` says otherwise. */
-export const DEFAULT_WORKERS_DIR = resolve(import.meta.dirname, '../lambdas/handlers/workers');
+export { DEFAULT_WORKERS_DIR };
 
 export interface LocalStackOptions {
   toolsDir: string;
@@ -96,6 +96,11 @@ export interface LocalStackOptions {
   eventsWebhook?: Pick<WebhookDeliveryOptions, 'url' | 'secret' | 'maxAttempts' | 'backoffMs'>;
   /** The MCP Events extension's settings (docs/mcp-events.md); its log and subscriptions are in the local table. */
   events?: EventsAppOptions;
+  /**
+   * Tools can be reloaded while the stack serves (`reloadTools`, `npm start -- --watch`); the
+   * durable service then runs even with no durable tool, so that one can be added.
+   */
+  reloadable?: boolean;
 }
 
 export interface LocalStack {
@@ -114,6 +119,11 @@ export interface LocalStack {
   awsClients: { dynamodb: DynamoDBClient; sfn: SFNClient; eventBridge: EventBridgeClient; lambda?: LambdaClient };
   /** The local EventBridge endpoint status sync puts operation events on (PutEvents only, signed with this run's own key). */
   eventsEndpoint: string;
+  /**
+   * With `reloadable`: reads the tool folders again and swaps in the tools the changed paths
+   * touch, as a deploy would (tool-reloader.ts); the catalog above follows.
+   */
+  reloadTools?: (changedPaths: readonly string[]) => Promise<ToolsReload>;
   /** Resolves when every status event published so far has been delivered (and its operation event posted to the webhook). */
   drainEvents(): Promise<void>;
   close(): Promise<void>;
@@ -125,7 +135,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const unrunnable = folders.flatMap((folder) => folder.localProblems);
   if (unrunnable[0]) throw unrunnable[0];
   const machineFolders = folders.filter((folder) => folder.durable === undefined);
-  const workers = await importWorkers(machineFolders, resolve(options.workersDir ?? DEFAULT_WORKERS_DIR));
+  const workersDir = resolve(options.workersDir ?? DEFAULT_WORKERS_DIR);
+  const workers = await importWorkers(machineFolders, workersDir);
   const durableHandlers = await importDurableHandlers(folders);
   const closers: Array<() => Promise<void>> = [];
   try {
@@ -140,9 +151,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     // The AWS rule's pattern, over the same STANDARD machines the CDK stack puts in it
     // (EXPRESS executions emit no events). Only EXPRESS tools: nothing is ever published.
+    // Reloadable, every machine of the facade: a tool added or made STANDARD later is in it too.
+    const arnScope = { region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID };
     const standardArns = machineFolders
       .filter((folder) => folder.config.workflowType === 'STANDARD')
-      .map((folder) => stateMachineArn({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID }, folder.config.name));
+      .map((folder) => stateMachineArn(arnScope, folder.config.name));
+    const rulePattern = options.reloadable
+      ? statusChangePrefixPattern(stateMachineArn(arnScope, ''))
+      : standardArns.length > 0
+        ? statusChangePattern(standardArns)
+        : undefined;
     // The app is built after the facade (it needs the ARNs), but events may only flow once it exists.
     let app: AsyncMcpApp | undefined;
     const bus = createLocalEventBus(
@@ -156,7 +174,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           onFailedRun(failedRunLine(event.detail, operation));
         }
       },
-      standardArns.length > 0 ? { pattern: statusChangePattern(standardArns) } : {},
+      rulePattern ? { pattern: rulePattern } : {},
     );
     closers.push(async () => bus.close());
 
@@ -209,9 +227,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     // Durable tools run in this process on the local durable service, their handlers inside this
     // stack's core and results bucket, as the request_input and report_progress workers do.
-    const durable = durableHandlers.size > 0 ? await startDurableTools(durableHandlers, () => app, results.store, options, closers) : undefined;
+    // Reloadable, the service runs even without one, so that a durable tool can be added.
+    const durable =
+      durableHandlers.size > 0 || options.reloadable ? await startDurableTools(durableHandlers, () => app, results.store, options, closers) : undefined;
 
-    const catalog = buildToolCatalog(folders, (name, folder) => (folder.durable && durable ? durable.functionArn(name) : facade.stateMachineArn(name)));
+    const reloader =
+      options.reloadable && durable
+        ? createToolReloader({
+            toolsDir: options.toolsDir,
+            workersDir,
+            folders,
+            facade,
+            durable,
+            workers,
+            fresh: freshModulesUnder([options.toolsDir, workersDir]),
+          })
+        : undefined;
+    const catalog =
+      reloader?.catalog ?? buildToolCatalog(folders, (name, folder) => (folder.durable && durable ? durable.functionArn(name) : facade.stateMachineArn(name)));
     // StartSyncExecution normally goes to a `sync-` host prefix; the facade serves every action on one host.
     const sfn = new SFNClient({
       ...AWS_CLIENT_CONFIG,
@@ -285,6 +318,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       results: { endpoint: results.endpoint, bucketName: results.bucketName },
       awsClients: { dynamodb: dynamo.client, sfn, eventBridge, ...(durable ? { lambda: durable.lambda } : {}) },
       eventsEndpoint: events.endpoint,
+      ...(reloader ? { reloadTools: (paths: readonly string[]) => reloader.reload(paths) } : {}),
       drainEvents: async () => {
         await durable?.drain();
         await bus.drain();
@@ -319,19 +353,7 @@ async function importWorkers(folders: readonly ToolFolder[], workersDir: string)
   const workers = new Map<string, WorkerHandler>();
   for (const folder of folders) {
     for (const name of folder.workers) {
-      if (workers.has(name)) continue;
-      // Built-in workers ship with the server, whatever directory the tools' own workers are in.
-      const file = resolve(BUILT_IN_WORKERS.includes(name) ? DEFAULT_WORKERS_DIR : workersDir, workerModuleFile(name));
-      let handler: unknown;
-      try {
-        ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });
-      } catch (error) {
-        throw new ToolFolderError(resolve(folder.dir, DEFINITION_FILE), `worker \${Worker_${name}} has no module ${file} (${(error as Error).message})`);
-      }
-      if (typeof handler !== 'function') {
-        throw new ToolFolderError(resolve(folder.dir, DEFINITION_FILE), `worker module ${file} does not export a handler function`);
-      }
-      workers.set(name, handler as WorkerHandler);
+      if (!workers.has(name)) workers.set(name, await importWorker(name, workersDir, folder.dir));
     }
   }
   return workers;

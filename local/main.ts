@@ -2,10 +2,11 @@
  * `npm start`: the whole stack on this machine (see local-stack.ts). `--cdk-out DIR` runs a cloud
  * assembly as deployed instead, and `--as-deployed [-c key=value ...]` synthesizes one first
  * (see as-deployed/start-deployed-stack.ts).
- * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR, --workers DIR,
+ * Flags: --port, --host, --data DIR (keep data across restarts), --tools DIR, --workers DIR, --watch,
  * --oauth-issuer URL, --oauth-audience AUD, --oauth-scopes "a b" (an OAuth 2.1 resource server),
  * --events-webhook URL [--events-webhook-secret whsec_...] (operation events, signed, to a loopback URL).
  */
+import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { OAuthConfigError } from '../lambdas/auth/oauth-config.ts';
 import { handleToolsFromEnv, limitsFromEnv } from '../lambdas/handlers/environment.ts';
@@ -15,14 +16,15 @@ import { runDeployedFromCli } from './as-deployed/index.ts';
 import { eventsWebhookFrom, type EventsWebhookSettings } from './events/events-webhook-options.ts';
 import type { EventBridgeEvent } from './events/put-events-endpoint.ts';
 import { createWebhookDelivery, WebhookConfigError } from './events/webhook-delivery.ts';
-import { DEFAULT_HOST, DEFAULT_PORT, startLocalStack, type LocalStack } from './local-stack.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_WORKERS_DIR, startLocalStack, type LocalStack } from './local-stack.ts';
 import { announceNodeVersion, withoutRuntimeWarning } from './node-version-notice.ts';
 import { oauthOptionsFrom } from './oauth/oauth-options.ts';
 import { stopOnSignals } from './stop-signals.ts';
 import { toolLabel } from './tool-label.ts';
+import { type ToolWatcher, watchToolFiles } from './tool-watcher.ts';
 import { isDurableArn } from '../lambdas/aws/routing-workflow-engine.ts';
 
-const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR]
+const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR] [--watch]
                     [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
                     [--events-webhook http://127.0.0.1:PORT/PATH [--events-webhook-secret whsec_...]]
                     [--no-operation-card]
@@ -39,6 +41,9 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
   --data DIR    keep operations and execution history in DIR across restarts (default: in memory)
   --tools DIR   the tools directory (default: $ASYNC_MCP_TOOLS_DIR or ./state-machines)
   --workers DIR the worker modules the tools name (default: $ASYNC_MCP_WORKERS_DIR or ./lambdas/handlers/workers)
+  --watch       reload a tool when a file of it is saved (tool.json, its definition, mocks.json, durable.ts,
+                a worker), without a restart: operations already running keep the code they started with,
+                and a folder that no longer loads is reported while its last good version keeps serving
   --oauth-issuer URL    be an OAuth 2.1 resource server: every request needs a bearer token from this
                         issuer (https; http only on loopback) (default: $ASYNC_MCP_OAUTH_ISSUER; off)
   --oauth-audience AUD  the aud tokens must carry (default: $ASYNC_MCP_OAUTH_AUDIENCE, else the server's URL)
@@ -66,6 +71,7 @@ function parseCommandLine() {
         data: { type: 'string' },
         tools: { type: 'string' },
         workers: { type: 'string' },
+        watch: { type: 'boolean' },
         'oauth-issuer': { type: 'string' },
         'oauth-audience': { type: 'string' },
         'oauth-scopes': { type: 'string' },
@@ -99,6 +105,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values['cdk-out'] !== undefined || values['as-deployed']) {
+    if (values.watch) {
+      console.error(`--watch reloads the source folders; an assembly is rebuilt by synthesizing it again\n\n${USAGE}`);
+      process.exit(2);
+    }
     if (values['no-operation-card']) {
       console.error(`--no-operation-card: an assembly's function reads its template's environment; synthesize with -c operationCard=false\n\n${USAGE}`);
       process.exit(2);
@@ -180,6 +190,7 @@ async function main(): Promise<void> {
       ...(oauth ? { oauth } : {}),
       ...(webhook ? { eventsWebhook: { url: webhook.url, secret: webhook.secret } } : {}),
       onFailedRun: (line: string) => console.error(line),
+      ...(values.watch ? { reloadable: true } : {}),
     });
   } catch (error) {
     if (error instanceof ToolFolderError || error instanceof OAuthConfigError || error instanceof WebhookConfigError) {
@@ -210,7 +221,30 @@ async function main(): Promise<void> {
     const kind = isDurableArn(tool.stateMachineArn) ? 'DURABLE' : tool.workflowType;
     console.log(`  ${tool.name.padEnd(nameWidth)} ${tool.invocation.padEnd(5)} ${kind.padEnd(8)} ${toolLabel(tool)}`);
   }
-  stopOnSignals(() => stack.close());
+  const watcher = values.watch ? watchAndReload(stack, [toolsDir, workersDir ?? DEFAULT_WORKERS_DIR]) : undefined;
+  stopOnSignals(async () => {
+    await watcher?.close();
+    await stack.close();
+  });
+}
+
+/** `--watch`: each burst of saves reloads the tools it touches, told in one line (and a line per problem). */
+function watchAndReload(stack: LocalStack, folders: string[]): ToolWatcher | undefined {
+  const { reloadTools } = stack;
+  if (!reloadTools) return undefined;
+  console.log(
+    `Watching ${folders.map((folder) => relative(process.cwd(), resolve(folder)) || '.').join(' and ')}: a saved change reloads the tools it touches`,
+  );
+  return watchToolFiles(folders, async (paths) => {
+    const before = new Set(stack.catalog.tools.map((tool) => tool.name));
+    const { reloaded, removed, problems } = await reloadTools(paths);
+    for (const { tool, error } of problems) {
+      const fallback = tool === undefined ? 'no tool changed' : before.has(tool) ? `${tool} keeps its last good version` : `${tool} is not served`;
+      console.error(`Not reloaded: ${error.file}: ${error.reason} (${fallback})`);
+    }
+    const done = [...(reloaded.length > 0 ? [`Reloaded ${reloaded.join(', ')}`] : []), ...(removed.length > 0 ? [`Removed ${removed.join(', ')}`] : [])];
+    if (done.length > 0) console.log(done.join('; '));
+  });
 }
 
 /** What to do when a port is taken (another `npm start`, say): the port, and the flag that picks another. */

@@ -95,6 +95,19 @@ export class ExecutionEngine {
     return [...this.machinesByArn.values()];
   }
 
+  /**
+   * Serves `machine` from now on, in place of a machine of the same ARN. As across a deploy,
+   * running executions keep the machine (definition and workers) they started with.
+   */
+  setMachine(machine: PreparedMachine): void {
+    this.machinesByArn.set(machine.arn, machine);
+  }
+
+  /** Stops serving a machine; its running executions run to their end, and its ended ones stay describable. */
+  removeMachine(arn: string): void {
+    this.machinesByArn.delete(arn);
+  }
+
   machine(arn: string): PreparedMachine {
     parseStateMachineArn(arn);
     const machine = this.machinesByArn.get(arn);

@@ -50,7 +50,7 @@ export type WorkerHandler = (event: unknown) => Promise<unknown>;
 
 export interface SfnFacadeOptions {
   stateMachines: LocalStateMachine[];
-  /** The handler for `${Worker_<worker>}`; called once per worker at start, so a missing one fails fast. */
+  /** The handler for `${Worker_<worker>}`; called once per worker when a machine is bound (at start, or by setStateMachine), so a missing one fails fast. */
   resolveWorker: (worker: string) => WorkerHandler;
   /** Called for STANDARD executions only, as EventBridge is; a throwing listener is logged, never propagated. */
   onStatusChange?: (event: ExecutionStatusChangeEvent) => void;
@@ -82,6 +82,14 @@ export interface SfnFacade {
   endpoint: string;
   /** The ARN of one of `stateMachines`; throws for a name that is not among them. */
   stateMachineArn(name: string): string;
+  /**
+   * Serves `machine` (checked and bound as at start, with the workers `resolveWorker` gives now)
+   * in place of the one of that name, or as a new one; throws, changing nothing, when it cannot
+   * run. Running executions keep the definition and workers they started with, as in AWS.
+   */
+  setStateMachine(machine: LocalStateMachine): void;
+  /** Stops serving a machine; its running executions run to their end. */
+  removeStateMachine(name: string): void;
   /** The state machine whose execution a task token was issued to, while the token is known. */
   stateMachineOfTaskToken(token: string): string | undefined;
   /**
@@ -108,19 +116,17 @@ export async function startSfnFacade(options: SfnFacadeOptions): Promise<SfnFaca
   const roleArn = `arn:aws:iam::${scope.accountId}:role/local-step-functions`;
 
   const creationDate = Date.now();
-  const machines: PreparedMachine[] = [];
-  for (const machine of options.stateMachines) {
+  const prepare = (machine: LocalStateMachine, created: number): PreparedMachine => {
     if (!/^[^\s:/]{1,80}$/.test(machine.name)) throw new Error(`state machine name "${machine.name}" cannot appear in an ARN`);
-    if (machines.some((m) => m.name === machine.name)) throw new Error(`state machine "${machine.name}" is defined twice`);
     const arn = stateMachineArn(scope, machine.name);
     const authorize = options.authorize && machine.roleArn ? checker(options.authorize, machine.roleArn, arn) : undefined;
     const invokeFunction = options.invokeFunction;
-    machines.push({
+    return {
       name: machine.name,
       arn,
       type: machine.workflowType,
       definitionText: machine.definitionText,
-      creationDate,
+      creationDate: created,
       interpreter: createLocalInterpreter(machine.name, machine.definitionText, {
         resolveWorker: options.resolveWorker,
         tokens,
@@ -135,12 +141,17 @@ export async function startSfnFacade(options: SfnFacadeOptions): Promise<SfnFaca
             }
           : {}),
       }),
-    });
+    };
+  };
+  const machines = new Map<string, PreparedMachine>();
+  for (const machine of options.stateMachines) {
+    if (machines.has(machine.name)) throw new Error(`state machine "${machine.name}" is defined twice`);
+    machines.set(machine.name, prepare(machine, creationDate));
   }
 
   const engine = await ExecutionEngine.create({
     scope,
-    machines,
+    machines: [...machines.values()],
     tokens,
     roleArn,
     store: options.dataDir ? new ExecutionFile(options.dataDir) : undefined,
@@ -155,9 +166,20 @@ export async function startSfnFacade(options: SfnFacadeOptions): Promise<SfnFaca
   return {
     endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     stateMachineArn(name) {
-      const machine = machines.find((m) => m.name === name);
+      const machine = machines.get(name);
       if (!machine) throw new Error(`no local state machine named "${name}"`);
       return machine.arn;
+    },
+    setStateMachine(machine) {
+      const prepared = prepare(machine, Date.now());
+      machines.set(machine.name, prepared);
+      engine.setMachine(prepared);
+    },
+    removeStateMachine(name) {
+      const machine = machines.get(name);
+      if (!machine) return;
+      machines.delete(name);
+      engine.removeMachine(machine.arn);
     },
     stateMachineOfTaskToken(token) {
       const execution = tokens.executionOf(token);

@@ -1,0 +1,32 @@
+/**
+ * Where the local stack finds a worker's module, and how it loads one: `${Worker_<name>}` is
+ * `<workers dir>/<name with _ as ->.ts`, built-in workers always from the server's own folder.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DEFINITION_FILE, ToolFolderError } from '../lambdas/tools/tool-folder.ts';
+import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
+import type { WorkerHandler } from './stepfunctions/sfn-facade.ts';
+
+/** Where `${Worker_<name>}` modules live unless `workersDir` says otherwise. */
+export const DEFAULT_WORKERS_DIR = resolve(import.meta.dirname, '../lambdas/handlers/workers');
+
+/** The module file of `worker`: a built-in worker ships with the server, whatever directory the tools' own workers are in. */
+export function workerModulePath(worker: string, workersDir: string): string {
+  return resolve(BUILT_IN_WORKERS.includes(worker) ? DEFAULT_WORKERS_DIR : workersDir, workerModuleFile(worker));
+}
+
+/** Imports `worker`'s handler; a module that is missing, fails to load or exports no handler is a ToolFolderError of the folder's definition. */
+export async function importWorker(worker: string, workersDir: string, folderDir: string): Promise<WorkerHandler> {
+  const file = workerModulePath(worker, workersDir);
+  let handler: unknown;
+  try {
+    ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });
+  } catch (error) {
+    throw new ToolFolderError(resolve(folderDir, DEFINITION_FILE), `worker \${Worker_${worker}} has no module ${file} (${(error as Error).message})`);
+  }
+  if (typeof handler !== 'function') {
+    throw new ToolFolderError(resolve(folderDir, DEFINITION_FILE), `worker module ${file} does not export a handler function`);
+  }
+  return handler as WorkerHandler;
+}
