@@ -38,6 +38,7 @@ const ASSETS = [
   'local/dynamodb/dynalite-process.mjs',
   'local/lambda/lambda-sandbox.mjs',
   'local/lambda/runtime-modules-hook.mjs',
+  'local/fresh-modules-hook.mjs',
   'lambdas/mcp/apps/operation-card',
   'lambdas/mcp/apps/card-tool-schemas.ts',
   'templates',
