@@ -1,6 +1,6 @@
 /**
  * Copies each tool's `tool.json` (and `definition.asl.json`, or `durable.ts`, when it has
- * one) into the MCP Lambda's asset, so the deployed catalog is read from the very files the
+ * one; for a tool defined by `defineTool`, the tool.json derived at synth) into the MCP Lambda's asset, so the deployed catalog is read from the very files the
  * state machines and durable functions were built from (a folder with `durable.ts` is a
  * durable tool, as it is in the repository). The copy is a Node script, not `mkdir -p`/`cp`: CDK runs
  * after-bundling commands under `cmd /c` on Windows.
@@ -18,14 +18,21 @@ export const LAMBDA_TASK_ROOT = '/var/task';
 
 export const COPY_SCRIPT = join(REPO_ROOT, 'cdk', 'copy-tool-files.mjs');
 
-/** What the copy script copies: per tool, its folder in the asset and the files that go there. */
-export function toolFileManifest(tools: readonly ToolFolder[]): { target: string; files: string[] }[] {
-  return tools.map((tool) => ({
-    target: posix.join(BUNDLED_TOOLS_DIR, tool.config.name),
-    files: [TOOL_FILE, ...(tool.definitionText === undefined ? [] : [DEFINITION_FILE]), ...(tool.durable ? [DURABLE_FILE] : [])].map((file) =>
-      join(tool.dir, file),
-    ),
-  }));
+/**
+ * What the copy script copies: per tool, its folder in the asset and the files that go there;
+ * for a tool defined in its durable.ts (`defineTool`), the tool.json derived from it, so the
+ * MCP function reads its catalog without loading the tool's code.
+ */
+export function toolFileManifest(tools: readonly ToolFolder[]): { target: string; files: string[]; write?: Record<string, string> }[] {
+  return tools.map((tool) => {
+    const defined = tool.durable?.defined === true;
+    const files = [...(defined ? [] : [TOOL_FILE]), ...(tool.definitionText === undefined ? [] : [DEFINITION_FILE]), ...(tool.durable ? [DURABLE_FILE] : [])];
+    return {
+      target: posix.join(BUNDLED_TOOLS_DIR, tool.config.name),
+      files: files.map((file) => join(tool.dir, file)),
+      ...(defined ? { write: { [TOOL_FILE]: `${JSON.stringify(tool.config, null, 2)}\n` } } : {}),
+    };
+  });
 }
 
 /**

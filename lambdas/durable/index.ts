@@ -4,6 +4,22 @@
  * mid-run, report progress and log lines, read who called, and return a result too large to
  * inline. Each helper checkpoints, so a replay repeats none of its writes.
  *
+ * A tool defined in its `durable.ts` alone, its tool.json settings and zod schemas in `defineTool`:
+ *
+ * ```ts
+ * import { z } from 'zod';
+ * import { defineTool } from 'async-mcp/durable';
+ * export const handler = defineTool(
+ *   { name: 'sum_slowly', description: 'Adds numbers.', inputSchema: z.object({ numbers: z.array(z.number()).min(1) }), outputSchema: z.object({ sum: z.number() }), invocation: 'both' },
+ *   async ({ numbers }, context) => {
+ *     await context.reportProgress({ progress: 1, total: 1 });
+ *     return { sum: numbers.reduce((a, b) => a + b, 0) };
+ *   },
+ * );
+ * ```
+ *
+ * Or a handler of its own beside a tool.json:
+ *
  * ```ts
  * import { withDurableExecution, type DurableContext } from '@aws/durable-execution-sdk-js';
  * import { askClient, reportProgress, type ToolEvent } from 'async-mcp/durable';
@@ -18,6 +34,19 @@
  * `withOperations`), else build the deployed one from the environment on first use.
  */
 export { askClient, INPUT_ERRORS, type AskClientOptions, type ClientRequest } from './ask-client.ts';
+export {
+  type DefinedTool,
+  type DefinedToolReturn,
+  defineTool,
+  type InputOf,
+  isDefinedTool,
+  type OutputOf,
+  type StructuredOf,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolSchema,
+  type ToolSettings,
+} from './define-tool.ts';
 export { DurableToolError } from './durable-tool-error.ts';
 export { linkResult, type LinkResultOptions, type ResourceLinkResult } from './link-result.ts';
 export { reportLog, reportProgress, type LogReport, type ProgressReport, type ReportOptions } from './report-progress.ts';

@@ -4,6 +4,7 @@
  * machine's output is.
  */
 import type { DurableContext } from '@aws/durable-execution-sdk-js';
+import type { ContentBlock } from '@modelcontextprotocol/server';
 import { durableExecutionNameOf } from '../aws/durable-status-events.ts';
 import type { OperationKey } from '../operations/operation.ts';
 
@@ -30,10 +31,12 @@ export interface ToolEvent<Args = Record<string, unknown>> {
  * object without `content` becomes a text block holding its JSON plus `structuredContent`;
  * with an outputSchema, `structuredContent` must match it.
  */
-export interface ToolResult {
-  content: Array<{ type: 'text'; text: string } | Record<string, unknown>>;
-  structuredContent?: Record<string, unknown>;
+export interface ToolResult<Structured = Record<string, unknown>> {
+  /** MCP content blocks: text, image, audio, resource_link or an embedded resource. */
+  content: ContentBlock[];
+  structuredContent?: Structured;
   isError?: boolean;
+  _meta?: Record<string, unknown>;
 }
 
 /** Who called the tool. */

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import type * as esbuild from 'esbuild';
 import type * as z from 'zod';
 import { aslFindingMessages, type AslFinding } from './asl-findings.ts';
+import { type DefinedToolConfig, definedToolConfig } from './defined-tool-config.ts';
 import { schemaProblem } from './json-schema.ts';
 import { parseJsonText } from './json-text.ts';
 import { injectReportContext } from './report-progress-states.ts';
@@ -55,7 +56,11 @@ export interface ToolFolder {
    * A durable function tool: its `durable.ts` (absolute path), whose `handler` runs the tool.
    * Such a folder has no definition, no workers, and nothing for the local state machine runtime.
    */
-  durable?: { file: string };
+  durable?: {
+    file: string;
+    /** Defined by `defineTool` in durable.ts: `config` came from it, and no tool.json exists (synth writes one into the MCP asset). */
+    defined?: true;
+  };
   /** Names of the `${Worker_...}` placeholders the definition uses. */
   workers: string[];
   /** `mocks.json`, resolved to the test case in use. */
@@ -136,11 +141,57 @@ interface FolderInspection {
 async function inspectToolFolder(dir: string, folderName: string, deep: boolean): Promise<FolderInspection> {
   const durableFile = join(dir, DURABLE_FILE);
   const kind: ToolKind = (await exists(durableFile)) ? 'durable' : 'state machine';
+  if (kind === 'durable') {
+    const defined = await definedToolConfig(durableFile);
+    if (defined.defined) return inspectDefinedFolder(dir, folderName, durableFile, defined, deep);
+  }
   // Later files are checked even when tool.json is invalid, so one run reports everything.
   const { config, problems } = await readToolConfig(dir, folderName, kind, deep);
   return kind === 'durable'
     ? inspectDurableFolder(dir, durableFile, config, problems, deep)
     : inspectStateMachineFolder(dir, folderName, config, problems, deep);
+}
+
+/**
+ * A durable tool whose `durable.ts` defines it (`defineTool`): its settings and schemas come
+ * from there, so a tool.json beside it would be a second, drifting copy and is refused.
+ */
+async function inspectDefinedFolder(
+  dir: string,
+  folderName: string,
+  durableFile: string,
+  defined: Exclude<DefinedToolConfig, { defined: false }>,
+  deep: boolean,
+): Promise<FolderInspection> {
+  const toolFile = join(dir, TOOL_FILE);
+  const problems: ToolFolderError[] = [];
+  const report = (reason: string): void => {
+    problems.push(new ToolFolderError(durableFile, `defineTool: ${reason}`));
+  };
+  if (await exists(toolFile)) {
+    const reason = `${TOOL_FILE} beside ${durableFile}, whose handler is made by defineTool, which defines the tool: remove ${TOOL_FILE} (or define the handler without defineTool)`;
+    problems.push(new ToolFolderError(toolFile, reason));
+  }
+  let config: ToolConfig | undefined;
+  if ('problem' in defined) problems.push(new ToolFolderError(durableFile, defined.problem));
+  else {
+    const parsed = ToolConfigSchema.safeParse(defined.config);
+    if (!parsed.success) zodProblems(parsed.error).forEach(report);
+    else {
+      config = parsed.data;
+      if (config.name !== folderName) report(`name "${config.name}" must match its folder name "${folderName}"`);
+      crossFieldProblems(config, 'durable').forEach(report);
+      if (deep) {
+        for (const key of ['inputSchema', 'outputSchema'] as const) {
+          const schema = config[key];
+          if (schema) checkJsonSchema(schema, key, report);
+        }
+      }
+    }
+  }
+  const inspection = await inspectDurableFolder(dir, durableFile, config, problems, deep);
+  if (!inspection.folder) return inspection;
+  return { ...inspection, folder: { ...inspection.folder, durable: { file: durableFile, defined: true } } };
 }
 
 /** `tool.json`, checked on its own and against the folder's kind. */

@@ -1,16 +1,11 @@
 /**
  * count_primes_durable: counts the primes below a bound in chunks, one checkpointed step
  * each, after an optional pause (a durable wait, which costs nothing while it waits), and
- * reports progress after each chunk.
+ * reports progress after each chunk. Defined here alone: its settings and schemas are
+ * `defineTool`'s, and the listed JSON Schema is derived from them.
  */
-import { type DurableContext, withDurableExecution } from '@aws/durable-execution-sdk-js';
-import { reportProgress, type ToolEvent, type ToolResult } from 'async-mcp/durable';
-
-interface Arguments {
-  below: number;
-  chunks?: number;
-  pauseSeconds?: number;
-}
+import { defineTool } from 'async-mcp/durable';
+import { z } from 'zod';
 
 /** Numbers from `from` up to, not including, `to`. */
 interface Chunk {
@@ -18,28 +13,53 @@ interface Chunk {
   to: number;
 }
 
-export const handler = withDurableExecution(async (event: ToolEvent<Arguments>, context: DurableContext): Promise<ToolResult> => {
-  const { below, chunks: wanted = 4, pauseSeconds = 2 } = event.arguments;
-  const chunks = await context.step('plan', async () => chunksBelow(below, wanted));
-  await reportProgress(context, event, { progress: 0, total: chunks.length, message: `Counting the primes below ${below} in ${chunks.length} chunks` });
-  if (pauseSeconds > 0) await context.wait('pause', { seconds: pauseSeconds });
-  const counted: Array<Chunk & { primes: number; largest?: number }> = [];
-  for (const [index, chunk] of chunks.entries()) {
-    counted.push({ ...chunk, ...(await context.step(`count ${chunk.from}-${chunk.to}`, async () => primesIn(chunk))) });
-    await reportProgress(context, event, { progress: index + 1, total: chunks.length, message: `Counted ${index + 1} of ${chunks.length} chunks` });
-  }
-  const primes = counted.reduce((sum, chunk) => sum + chunk.primes, 0);
-  const largest = counted.findLast((chunk) => chunk.largest !== undefined)?.largest;
-  return {
-    structuredContent: {
-      below,
-      primes,
-      ...(largest === undefined ? {} : { largest }),
-      chunks: counted.map(({ from, to, primes }) => ({ from, to, primes })),
-    },
-    content: [{ type: 'text', text: `There are ${primes} primes below ${below}${largest === undefined ? '' : `; the largest is ${largest}`}.` }],
-  };
-});
+export const handler = defineTool(
+  {
+    name: 'count_primes_durable',
+    title: 'Count primes (durable function)',
+    description:
+      "Counts the prime numbers below a bound, in equal chunks counted one after another, and reports progress after each chunk. It returns how many primes there are below the bound, the largest of them, and each chunk's count. It can pause a few seconds before counting, to simulate a slow job. Call it synchronously for a quick answer, or start it asynchronously, poll its status and fetch the result when it completes. The same arguments always give the same numbers. Written as a Lambda durable function.",
+    inputSchema: z.strictObject({
+      below: z.number().int().min(2).max(10_000_000).describe('Count the primes strictly below this number, 2 to 10,000,000.'),
+      chunks: z.number().int().min(1).max(20).optional().describe('How many equal chunks to count in, one step each, 1 to 20. Defaults to 4.'),
+      pauseSeconds: z.number().int().min(0).max(60).optional().describe('Seconds to wait before counting, to simulate a slow job (0 to 60). Defaults to 2.'),
+    }),
+    outputSchema: z.strictObject({
+      below: z.number().int().min(2).describe('The bound: every prime counted is below it.'),
+      primes: z.number().int().min(0).describe('How many primes there are below the bound.'),
+      largest: z.number().int().min(2).optional().describe('The largest prime below the bound (absent when there is none).'),
+      chunks: z
+        .array(z.strictObject({ from: z.number().int().min(0), to: z.number().int().min(1), primes: z.number().int().min(0) }))
+        .describe('Each chunk in order: the numbers from `from` up to, not including, `to`, and the primes among them.'),
+    }),
+    invocation: 'both',
+    keepAliveSeconds: 3600,
+    pollIntervalSeconds: 1,
+    syncTimeoutSeconds: 30,
+    durable: { executionTimeoutSeconds: 900, retentionDays: 1 },
+  },
+  async ({ below, chunks: wanted = 4, pauseSeconds = 2 }, context) => {
+    const chunks = await context.step('plan', async () => chunksBelow(below, wanted));
+    await context.reportProgress({ progress: 0, total: chunks.length, message: `Counting the primes below ${below} in ${chunks.length} chunks` });
+    if (pauseSeconds > 0) await context.wait('pause', { seconds: pauseSeconds });
+    const counted: Array<Chunk & { primes: number; largest?: number }> = [];
+    for (const [index, chunk] of chunks.entries()) {
+      counted.push({ ...chunk, ...(await context.step(`count ${chunk.from}-${chunk.to}`, async () => primesIn(chunk))) });
+      await context.reportProgress({ progress: index + 1, total: chunks.length, message: `Counted ${index + 1} of ${chunks.length} chunks` });
+    }
+    const primes = counted.reduce((sum, chunk) => sum + chunk.primes, 0);
+    const largest = counted.findLast((chunk) => chunk.largest !== undefined)?.largest;
+    return {
+      structuredContent: {
+        below,
+        primes,
+        ...(largest === undefined ? {} : { largest }),
+        chunks: counted.map(({ from, to, primes }) => ({ from, to, primes })),
+      },
+      content: [{ type: 'text', text: `There are ${primes} primes below ${below}${largest === undefined ? '' : `; the largest is ${largest}`}.` }],
+    };
+  },
+);
 
 /** [0, below) cut into `count` chunks as equal as whole numbers allow (fewer when below is small). */
 function chunksBelow(below: number, count: number): Chunk[] {

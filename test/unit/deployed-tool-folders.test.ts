@@ -26,8 +26,8 @@ describe('the deployed tool folders loader', () => {
     // The after-bundling copy, into a stand-in asset directory.
     for (const command of copyToolFolderCommands(tools, dir)) execSync(command);
     const deployed = await loadDeployedToolFolders(join(dir, 'state-machines'));
-    const checked = await loadToolFolders(join(dir, 'state-machines'), { checkDefinitions: false });
-    expect(buildToolCatalog(deployed, arnOf).tools).toEqual(buildToolCatalog(checked, arnOf).tools);
+    // The source folders themselves: a defineTool tool's asset folder holds the tool.json synth derived, which the source does not.
+    expect(buildToolCatalog(deployed, arnOf).tools).toEqual(buildToolCatalog(tools, arnOf).tools);
     expect(deployed.map((folder) => folder.config.name)).toEqual(tools.map((tool) => tool.config.name).sort((a, b) => a.localeCompare(b)));
   });
 

@@ -12,7 +12,7 @@ import { INPUT_ERRORS } from '../../lambdas/operations/input-requests.ts';
 import { handler } from '../../state-machines/approve_deployment_durable/durable.ts';
 import { durableTool, startDurableTool } from './durable-tool-harness.ts';
 
-const tool = durableTool('approve_deployment_durable');
+const tool = await durableTool('approve_deployment_durable');
 const request = { environment: 'staging', changes: ['api: v2.3.1', 'web: v1.9.0'] };
 const ELICITATION = { elicitation: {} };
 

@@ -9,7 +9,7 @@ import { shapeFinishedResult } from '../../lambdas/mcp/results/result-shaping.ts
 import { handler } from '../../state-machines/count_primes_durable/durable.ts';
 import { durableTool, startDurableTool } from './durable-tool-harness.ts';
 
-const tool = durableTool('count_primes_durable');
+const tool = await durableTool('count_primes_durable');
 
 beforeAll(() => LocalDurableTestRunner.setupTestEnvironment({ skipTime: true }));
 afterAll(() => LocalDurableTestRunner.teardownTestEnvironment());

@@ -17,7 +17,7 @@ beforeAll(() => LocalDurableTestRunner.setupTestEnvironment({ skipTime: true }))
 afterAll(() => LocalDurableTestRunner.teardownTestEnvironment());
 
 // Any async tool will do: the helpers only need an operation to write to.
-const tool = durableTool('count_primes_durable');
+const tool = await durableTool('count_primes_durable');
 
 const event = (token: string | null, clientCapabilities?: Record<string, unknown>): ToolEvent<{ n: number }> => ({
   arguments: { n: 1 },

@@ -6,22 +6,25 @@
  */
 import type { DurableLambdaHandler } from '@aws/durable-execution-sdk-js';
 import { LocalDurableTestRunner } from '@aws/durable-execution-sdk-js-testing';
-import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { RoutingWorkflowEngine } from '../../lambdas/aws/routing-workflow-engine.ts';
 import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import type { OperationKey, OperationRecord } from '../../lambdas/operations/operation.ts';
 import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import type { RecordStore } from '../../lambdas/operations/ports.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
+import { definedToolConfig } from '../../lambdas/tools/defined-tool-config.ts';
 import { withOperations } from '../../lambdas/workers/built-in-scope.ts';
 import { ManualClock, memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
-/** The tool of `state-machines/<name>/tool.json`, as the catalog would serve it from a durable function's alias ARN. */
-export function durableTool(name: string): ToolSpec {
-  const config = JSON.parse(readFileSync(new URL(`../../state-machines/${name}/tool.json`, import.meta.url), 'utf8'));
+/** The tool `state-machines/<name>/durable.ts` defines, as the catalog would serve it from a durable function's alias ARN. */
+export async function durableTool(name: string): Promise<ToolSpec> {
+  const defined = await definedToolConfig(fileURLToPath(new URL(`../../state-machines/${name}/durable.ts`, import.meta.url)));
+  if (!defined.defined || !('config' in defined)) throw new Error(`state-machines/${name}/durable.ts does not define its tool with defineTool`);
+  const config = defined.config as { invocation: ToolSpec['invocation']; inputSchema: ToolSpec['inputSchema']; outputSchema?: ToolSpec['outputSchema'] };
   return testTool({
     name,
     invocation: config.invocation,

@@ -5,13 +5,15 @@
  * repository's tools. The AWS SDK comes from the runtime stand-in, the tools from
  * /var/task/state-machines as the template's TOOLS_DIR says.
  */
-import { cp, mkdir, readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions, FUNCTION_NODE_OPTIONS, lazyModuleOptions, MCP_LAZY_MODULES } from '../../../cdk/lambda-bundling.ts';
 import { DEFAULT_TOOLS_DIR, MCP_HTTP_ENTRY, REPO_ROOT } from '../../../cdk/repo-paths.ts';
+import { toolFileManifest } from '../../../cdk/tool-asset-commands.ts';
+import { loadToolFolders } from '../../../lambdas/tools/tool-folder.ts';
 import { sigV4Fetch } from '../../../client/index.ts';
 import { serveFunctionUrl, type FunctionUrlAuthority } from '../../../local/lambda/function-url-server.ts';
 import { startLocalFunction, type LocalFunction } from '../../../local/lambda/local-function.ts';
@@ -54,13 +56,11 @@ beforeAll(async () => {
   await mkdir(deployed.assetDir, { recursive: true });
   await build(esbuildOptions(MCP_HTTP_ENTRY, join(deployed.assetDir, 'index.mjs'), REPO_ROOT, MCP_LAZY_MODULES));
   for (const name of MCP_LAZY_MODULES) await build(lazyModuleOptions(name, deployed.assetDir, REPO_ROOT));
-  // What copy-tool-files.mjs puts in the asset: each tool's tool.json, and its definition or durable.ts.
-  for (const name of await readdir(DEFAULT_TOOLS_DIR)) {
-    const from = join(DEFAULT_TOOLS_DIR, name);
-    if (!(await stat(from)).isDirectory()) continue;
-    for (const file of ['tool.json', 'definition.asl.json', 'durable.ts']) {
-      await cp(join(from, file), join(deployed.assetDir, 'state-machines', name, file)).catch(() => undefined);
-    }
+  // What copy-tool-files.mjs puts in the asset: each tool's tool.json (derived, for a defineTool one), and its definition or durable.ts.
+  for (const { target, files, write = {} } of toolFileManifest(await loadToolFolders(DEFAULT_TOOLS_DIR))) {
+    await mkdir(join(deployed.assetDir, target), { recursive: true });
+    for (const file of files) await cp(file, join(deployed.assetDir, target, basename(file)));
+    for (const [name, text] of Object.entries(write)) await writeFile(join(deployed.assetDir, target, name), text);
   }
   fn = await startLocalFunction({
     fn: deployed,
@@ -101,9 +101,7 @@ describe('the MCP bundle as deployed', () => {
       // (on by default) to collect the long ones with.
       const visible: string[] = ['operation_cancel', 'operation_list', 'operation_result', 'operation_status'];
       for (const entry of await readdir(DEFAULT_TOOLS_DIR, { withFileTypes: true })) {
-        if (!entry.isDirectory()) continue;
-        const tool = JSON.parse(await readFile(join(DEFAULT_TOOLS_DIR, entry.name, 'tool.json'), 'utf8')) as { name: string };
-        visible.push(tool.name);
+        if (entry.isDirectory()) visible.push(entry.name);
       }
       expect(visible.length).toBeGreaterThan(0);
       expect(tools.map((tool) => tool.name).sort()).toEqual(visible.sort());

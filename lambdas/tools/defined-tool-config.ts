@@ -1,0 +1,82 @@
+/**
+ * The tool.json of a durable tool defined with `defineTool`: its `durable.ts` is loaded (with
+ * tsx, so the loader, validate-tools, synth and the local stack read it alike) and the
+ * handler's definition becomes tool.json's shape, each schema turned into the JSON Schema
+ * `tools/list` serves. The MCP Lambda never runs this: synth writes the result into its asset.
+ */
+import { readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import * as z from 'zod';
+import type { ToolDefinition, ToolSchema } from '../durable/define-tool.ts';
+
+/** What a `durable.ts` says of itself: made by defineTool (with its tool.json), or not. */
+export type DefinedToolConfig = { defined: false } | { defined: true; config: Record<string, unknown> } | { defined: true; problem: string };
+
+/**
+ * Reads `durableFile`'s definition. A module whose source never names `defineTool` is not
+ * loaded at all: a handler of its own keeps its tool.json, and loading costs its imports.
+ */
+export async function definedToolConfig(durableFile: string): Promise<DefinedToolConfig> {
+  const source = await readFile(durableFile, 'utf8').catch(() => '');
+  if (!source.includes('defineTool')) return { defined: false };
+  let handler: unknown;
+  try {
+    // Loaded by tsx's own loader, whatever runs this (node, tsx, vitest): a fresh copy each
+    // time, so an edited durable.ts is read as it is now.
+    const { tsImport } = await import('tsx/esm/api');
+    ({ handler } = (await tsImport(pathToFileURL(durableFile).href, import.meta.url)) as { handler?: unknown });
+  } catch (error) {
+    return { defined: true, problem: `cannot be loaded (${(error as Error).message})` };
+  }
+  const definition = (handler as { definition?: unknown } | undefined)?.definition;
+  if (typeof handler !== 'function' || typeof definition !== 'object' || definition === null) return { defined: false };
+  try {
+    return { defined: true, config: toolJsonOf(definition as ToolDefinition) };
+  } catch (error) {
+    return { defined: true, problem: (error as Error).message };
+  }
+}
+
+/** The definition as tool.json would hold it: the settings, and each schema as JSON Schema. */
+export function toolJsonOf(definition: ToolDefinition): Record<string, unknown> {
+  const { inputSchema, outputSchema, ...settings } = definition;
+  if (!isToolSchema(inputSchema)) throw new Error('inputSchema must be a zod schema (or a Standard Schema that derives JSON Schema)');
+  if (outputSchema !== undefined && !isToolSchema(outputSchema))
+    throw new Error('outputSchema must be a zod schema (or a Standard Schema that derives JSON Schema)');
+  return {
+    ...settings,
+    // What a client sends, before transforms and defaults; and what it receives, after them.
+    inputSchema: jsonSchemaOf(inputSchema, 'input', 'inputSchema'),
+    ...(outputSchema === undefined ? {} : { outputSchema: jsonSchemaOf(outputSchema, 'output', 'outputSchema') }),
+  };
+}
+
+function isToolSchema(schema: unknown): schema is ToolSchema {
+  const standard = (schema as { '~standard'?: { validate?: unknown } } | null | undefined)?.['~standard'];
+  return typeof standard?.validate === 'function';
+}
+
+function jsonSchemaOf(schema: ToolSchema, io: 'input' | 'output', key: string): Record<string, unknown> {
+  let derived: Record<string, unknown>;
+  try {
+    const converter = schema['~standard'].jsonSchema;
+    if (schema['~standard'].vendor === 'zod') derived = z.toJSONSchema(schema as unknown as z.ZodType, { io, override: withoutSafeIntegerBounds });
+    else if (converter) derived = converter[io]({ target: 'draft-2020-12' });
+    else throw new Error(`a ${schema['~standard'].vendor} schema that does not derive JSON Schema (Standard JSON Schema)`);
+  } catch (error) {
+    throw new Error(`${key} has no JSON Schema (${(error as Error).message})`);
+  }
+  // MCP's default dialect is 2020-12 already, and tool.json schemas carry no $schema.
+  const { $schema: _dialect, ...rest } = derived;
+  return rest;
+}
+
+/**
+ * zod bounds every integer by the safe integers; the bounds say nothing a client needs and
+ * would make the listed schema of `z.number().int().min(0)` differ from the tool.json it replaces.
+ */
+function withoutSafeIntegerBounds({ jsonSchema }: { jsonSchema: Record<string, unknown> }): void {
+  if (jsonSchema.type !== 'integer') return;
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+}
