@@ -4,7 +4,7 @@
  * `.waitForTaskToken` state would, its id is the question's task token, and the core stores
  * the question with the operation until the client's answer completes the callback.
  */
-import type { DurableContext, Duration } from '@aws/durable-execution-sdk-js';
+import { createRetryStrategy, type DurableContext, type Duration, JitterStrategy } from '@aws/durable-execution-sdk-js';
 import { deployedMetrics, deployedOperations } from '../app/deployed-operations.ts';
 import { durableTaskToken } from '../aws/routing-workflow-engine.ts';
 import { INPUT_ERRORS, InputRequestRefused } from '../operations/input-requests.ts';
@@ -55,27 +55,32 @@ export async function askClient<Answer = unknown>(
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     serdes: JSON_ANSWER,
   });
-  const asked = await context.step(`${name}-ask`, async () => {
-    const operation = operationKeyOf(event);
-    try {
-      const { key } = await operationsInScope(deployedOperations).inputs.ask({
-        taskToken: durableTaskToken(callbackId),
-        request,
-        executionName: executionNameOf(context),
-        ...(operation ? { operation } : {}),
-        ...(options.key === undefined ? {} : { key: options.key }),
-        ...(timeoutMs === undefined ? {} : { deadline: Date.now() + timeoutMs }),
-      });
-      return { key } as AskOutcome;
-    } catch (error) {
-      // A refusal is the tool's to handle, so it is the step's result (a thrown error would
-      // be retried and lose its name); anything else (the store unreachable) is retried.
-      if (error instanceof InputRequestRefused) return { refused: { name: error.errorName, message: error.message } } as AskOutcome;
-      throw error;
-    } finally {
-      deployedMetrics.flush();
-    }
-  });
+  const asked = await context.step(
+    `${name}-ask`,
+    async () => {
+      const operation = operationKeyOf(event);
+      try {
+        const { key } = await operationsInScope(deployedOperations).inputs.ask({
+          taskToken: durableTaskToken(callbackId),
+          request,
+          executionName: executionNameOf(context),
+          ...(operation ? { operation } : {}),
+          ...(options.key === undefined ? {} : { key: options.key }),
+          ...(timeoutMs === undefined ? {} : { deadline: Date.now() + timeoutMs }),
+        });
+        return { key } as AskOutcome;
+      } catch (error) {
+        // A refusal is the tool's to handle, so it is the step's result (a thrown error would
+        // be retried and lose its name); anything else (the store unreachable, the question's
+        // event not recorded) is retried, and the retried ask finds the question it stored.
+        if (error instanceof InputRequestRefused) return { refused: { name: error.errorName, message: error.message } } as AskOutcome;
+        throw error;
+      } finally {
+        deployedMetrics.flush();
+      }
+    },
+    { retryStrategy: ASK_RETRY },
+  );
   if ('refused' in asked) throw new DurableToolError(asked.refused.name, asked.refused.message);
   try {
     return (await answer) as Answer;
@@ -83,6 +88,19 @@ export async function askClient<Answer = unknown>(
     throw unanswered(error) ?? error;
   }
 }
+
+/**
+ * The ask step's retries, as a request_input state retries Mcp.AskFailed: a throttled store or
+ * event log is usually through within seconds, and asking again is idempotent (the callback id
+ * is the task token, the same on every attempt), so the retried ask keeps its key.
+ */
+const ASK_RETRY = createRetryStrategy({
+  maxAttempts: 10,
+  initialDelay: { seconds: 1 },
+  maxDelay: { seconds: 30 },
+  backoffRate: 2,
+  jitter: JitterStrategy.FULL,
+});
 
 type AskOutcome = { key: string } | { refused: { name: string; message: string } };
 

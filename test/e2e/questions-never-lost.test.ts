@@ -1,0 +1,88 @@
+/**
+ * Questions never lost (issue 47, scenarios 1 and 2), on the local stack: the
+ * `operation.input_required` append is throttled through both of the recorder's tries, after
+ * the question was stored. The state machine's asking state retries the worker's
+ * Mcp.AskFailed, and the durable SDK retries askClient's step; either way the retried ask
+ * finds its own question, so the run still waits for its one `approval` question, the event
+ * is recorded, and the answer deploys.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { LocalStack } from '../../local/local-stack.ts';
+import { startTestStack } from '../support/local-stack-fixture.ts';
+import { modernRequest } from '../support/raw-mcp.ts';
+import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
+
+const CAN_ASK = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const user = { authorization: 'Bearer questions-never-lost' };
+const INPUT_REQUIRED = 'operation.input_required';
+
+let stack: LocalStack;
+/** How many more `operation.input_required` PutItems to throttle, and how many were. */
+const faults = { left: 0, injected: 0 };
+
+/** Throttles whole PutItem calls of the question's event, as DynamoDB would once the SDK's own retries ran out. */
+function throttleQuestionEvents(client: DynamoDBClient): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { Item?: Record<string, { S?: string }> };
+      if (context.commandName === 'PutItemCommand' && input.Item?.name?.S === INPUT_REQUIRED && faults.left > 0) {
+        faults.left--;
+        faults.injected++;
+        throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ProvisionedThroughputExceededException' });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'throttleQuestionEvents' },
+  );
+}
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  throttleQuestionEvents(stack.awsClients.dynamodb);
+});
+afterAll(async () => {
+  await stack?.drainEvents();
+  await stack?.close();
+});
+
+const rpc = (method: string, params: Record<string, unknown>) => modernRequest(stack.url, method, params, { headers: user, capabilities: CAN_ASK });
+
+/** Polls the question events of `taskId` from `cursor` until one arrives. */
+function questionEvents(taskId: string, cursor: string) {
+  return vi.waitFor(
+    async () => {
+      const { events } = ok(await rpc('events/poll', { name: INPUT_REQUIRED, arguments: { operationId: taskId }, cursor }));
+      expect(events.length).toBeGreaterThan(0);
+      return events as Array<{ eventId: string; data: { inputRequests: Record<string, unknown> } }>;
+    },
+    { timeout: 60_000, interval: 200 },
+  );
+}
+
+async function throttledQuestionWaits(tool: string) {
+  const { cursor } = ok(await rpc('events/poll', { name: INPUT_REQUIRED, arguments: {}, cursor: null }));
+  faults.left = 2;
+  faults.injected = 0;
+  const { taskId } = ok(await rpc('tools/call', { name: tool, arguments: { environment: 'staging', changes: ['api: v2.3.1'] } }));
+  const events = await questionEvents(taskId, cursor);
+  expect(faults.injected).toBe(2);
+  expect(new Set(events.map((event) => event.eventId)).size).toBe(1);
+  expect(Object.keys(events[0]?.data.inputRequests ?? {})).toEqual(['approval']);
+  const waiting = await pollUntilStatus(() => rpc('tasks/get', { taskId }), ['input_required'], { timeout: 60_000 });
+  expect(Object.keys(waiting.inputRequests)).toEqual(['approval']);
+  ok(await rpc('tasks/update', { taskId, inputResponses: { approval: { action: 'accept', content: { comment: 'after a throttle' } } } }));
+  const done = await pollUntilStatus(() => rpc('tasks/get', { taskId }), ['completed', 'failed', 'cancelled'], { timeout: 60_000 });
+  expect(done.status).toBe('completed');
+  expect(done.result.structuredContent).toMatchObject({ deployed: true, decision: 'accept', comment: 'after a throttle' });
+}
+
+describe('questions never lost', () => {
+  it('a question whose event cannot be written still waits for its answer', async () => {
+    await throttledQuestionWaits('approve_deployment');
+  }, 120_000);
+
+  it("a durable tool's question retried after a failed event is stored once", async () => {
+    await throttledQuestionWaits('approve_deployment_durable');
+  }, 120_000);
+});
