@@ -12,6 +12,7 @@ import { isObject } from '../shared/json-values.ts';
 import { randomUUID } from 'node:crypto';
 import {
   APPEND_ATTEMPT_MS,
+  INDEX_LAG_MS,
   isExpired,
   placeAt,
   positionOf,
@@ -49,6 +50,8 @@ export interface DynamoDbEventLogOptions {
 }
 
 export class DynamoDbEventLog implements EventLog {
+  /** Reads go through the owner index, which a write reaches well within this. */
+  readonly indexLagMs = INDEX_LAG_MS;
   readonly #client: DynamoDBClient;
   readonly #tableName: string;
   readonly #now: () => number;

@@ -4,7 +4,7 @@
  * function's cold start imports neither them nor the DynamoDB client.
  */
 import type { EventHandover } from '../events/event-handover.ts';
-import type { EventLog } from '../events/event-log.ts';
+import { INDEX_LAG_MS, type EventLog } from '../events/event-log.ts';
 import type { SubscriptionSlots, WebhookSubscriptionStore } from '../events/webhook-subscription.ts';
 import type { DynamoDbWebhookSubscriptions } from './dynamodb-webhook-subscriptions.ts';
 import type { DynamoDbClientHandle } from './lazy-dynamodb-client.ts';
@@ -21,6 +21,7 @@ export function lazyDynamoDbEventLog({ client, tableName }: LazyDynamoDbTable): 
       ([built, { DynamoDbEventLog }]) => new DynamoDbEventLog({ client: built, tableName }),
     ));
   return {
+    indexLagMs: INDEX_LAG_MS,
     append: async (entry) => (await log()).append(entry),
     read: async (ownerId, stream, range) => (await log()).read(ownerId, stream, range),
     get: async (ownerId, eventId) => (await log()).get(ownerId, eventId),

@@ -72,6 +72,12 @@ export const INDEX_LAG_MS = 1_000;
 
 /** The log port: one DynamoDB adapter, one in-memory version for tests. */
 export interface EventLog {
+  /**
+   * The longest a stream read may miss an entry after its append returned (DynamoDB's GSIs,
+   * eventually consistent); absent: `INDEX_LAG_MS`. What must not miss an entry reads again
+   * once this has passed.
+   */
+  readonly indexLagMs?: number;
   /** Conditional put: an `eventId` already in the log is left as it is (`created: false`). */
   append(entry: EventEntry): Promise<AppendOutcome>;
   /**

@@ -7,10 +7,15 @@
  * responses" and timeouts, a bounded number of times; 410 and 413 are final. A job without
  * an event ends its subscription (an operation's end, handed over by the fan-out): the record
  * is marked ended, the progress deliveries still pending go first, then the `terminated`
- * envelope; once it is sent (or given up on) the subscription is gone.
+ * envelope; once it is sent (or given up on) the subscription is gone. "Pending" is read from
+ * the log, not only from the retries already recorded: a report whose try is still in flight,
+ * or whose job is still queued behind the end, is one the record does not show settled, and
+ * the end sends it itself (under its `eventId`, which receivers dedupe on) before `terminated`.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeEventCursor } from './event-cursor.ts';
-import { isPerOperation } from './event-log.ts';
+import { matchesFilter } from './event-filter.ts';
+import { INDEX_LAG_MS, isPerOperation, streamOf, timePosition, type EventEntry } from './event-log.ts';
 import { occurrenceOf } from './event-occurrence.ts';
 import type { DeliverWebhookJob, WebhookDeliveryJob, WebhookDeliveryOutcome } from './webhook-delivery-job.ts';
 import { isLive, type DeliveryHealth, type WebhookSubscription } from './webhook-subscription.ts';
@@ -28,6 +33,10 @@ const PENDING_WAITS = 3;
 const PENDING_LOST_MS = 5 * 60_000;
 /** How long past a pending retry's time the end looks again: that try's send, as most receivers answer; a slower one is waited for again. */
 const PENDING_MARGIN_SECONDS = 5;
+/** The most log entries the end reads for what it still owes; past them it sends `terminated` (the cursor in every body recovers the rest). */
+const OWED_READ_LIMIT = 500;
+/** The settled events a record keeps: the latest ones, so it stays small; an older one the end finds again is sent again (receivers dedupe). */
+const SETTLED_KEPT = 1000;
 
 export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): DeliverWebhookJob {
   const { deps } = subscriptions;
@@ -66,16 +75,67 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
       const { minAttempts, failureRate } = settings.suspension;
       const suspend = error !== undefined && health.attempts >= minAttempts && health.failures / health.attempts > failureRate;
       const updated = { ...current, health, active: current.active && !suspend };
-      return pending ? withPending(updated, pending.eventId, pending.retryAt) : updated;
+      if (!pending) return updated;
+      return pending.retryAt === undefined ? withSettled(updated, pending.eventId) : withPending(updated, pending.eventId, pending.retryAt);
     });
     if (written?.before.active && !written.after.active)
       logger.warn('webhook delivery suspended after sustained failure', { subscriptionId: subscription.id, attempts: written.after.health.attempts });
   };
 
-  /** A job that delivers nothing more: its pending mark, if any, is cleared first, so the end does not wait for it. */
+  /** A job that delivers nothing more: settled first (its pending mark cleared), so the end neither waits for it nor sends it. */
   const drop = async (subscription: WebhookSubscription, eventId: string, reason: string): Promise<WebhookDeliveryOutcome> => {
-    if (subscription.pending?.[eventId] !== undefined) await update(subscription, (current) => withPending(current, eventId, undefined));
+    if (isPerOperation(subscription.name) && !subscription.settled?.includes(eventId)) await update(subscription, (current) => withSettled(current, eventId));
     return { kind: 'dropped', reason };
+  };
+
+  /** The body of one event's delivery: the occurrence with the subscription's watermark. */
+  const eventBody = (subscription: WebhookSubscription, entry: EventEntry) =>
+    JSON.stringify(occurrenceOf(entry, encodeEventCursor(subscriptions.watermark(subscription, clock.now()))));
+
+  /**
+   * What an ended subscription still owes before `terminated`, in log order: the entries it
+   * matches logged from its start up to its end that its record does not show settled. Read
+   * once the index shows every entry logged before the end (its lag bound past `endedAt`).
+   */
+  const owedBy = async (ended: WebhookSubscription): Promise<EventEntry[]> => {
+    const endedAt = ended.endedAt ?? clock.now();
+    const lagMs = deps.log.indexLagMs ?? INDEX_LAG_MS;
+    const wait = Math.min(lagMs, endedAt + lagMs - clock.now());
+    if (wait > 0) await sleep(wait);
+    const settled = new Set(ended.settled ?? []);
+    const stream = streamOf(ended.name, ended.arguments.operationId ?? '');
+    const through = timePosition(endedAt + 1);
+    const owed: EventEntry[] = [];
+    let after = ended.startPosition;
+    for (let read = 0, seen = 0; seen < OWED_READ_LIMIT; read++) {
+      const page = await deps.log.read(ended.ownerId, stream, { after, through, limit: OWED_READ_LIMIT - seen });
+      seen += page.entries.length;
+      owed.push(...page.entries.filter((entry) => entry.name === ended.name && matchesFilter(ended.arguments, entry) && !settled.has(entry.eventId)));
+      if (!page.more || page.reached <= after || read > OWED_READ_LIMIT) break;
+      after = page.reached;
+    }
+    return owed;
+  };
+
+  /** Sends what `ended` still owes, in order; a failed try as the outcome for the end to retry on, or `undefined` once all went (or were refused for good). */
+  const sendOwed = async (job: WebhookDeliveryJob, ended: WebhookSubscription): Promise<WebhookDeliveryOutcome | undefined> => {
+    for (const entry of await owedBy(ended)) {
+      const answer = await post(ended, entry.eventId, eventBody(ended, entry));
+      if ('error' in answer && answer.error === 'body_too_large') {
+        await drop(ended, entry.eventId, 'the body is over 256 KiB');
+        continue;
+      }
+      const delivered = !('error' in answer) && answer.status >= 200 && answer.status <= 299;
+      const error = delivered ? undefined : 'error' in answer ? sendErrorCategory(answer) : answer.status >= 500 ? 'http_5xx' : 'http_4xx';
+      // As for its own job: 410 and 413 are final, anything else is tried again (the end waits for it).
+      const refused = !('error' in answer) && (answer.status === 410 || answer.status === 413);
+      if (!delivered && !refused) {
+        await note(ended, error);
+        return retryOrDrop(job, `terminated waits for ${entry.eventId}: ${error}`, PENDING_WAITS);
+      }
+      await note(ended, error, { eventId: entry.eventId });
+    }
+    return undefined;
   };
 
   /** Sends a signed body; the answer as the outcome (before retry decisions), and the error category if it failed. */
@@ -101,6 +161,11 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
       const afterSeconds = Math.min(settings.delivery.maxDelaySeconds, Math.max(1, untilLast));
       return { kind: 'retry', afterSeconds, reason: `terminated waits for ${waitingFor.length} pending deliveries` };
     }
+    // Reports in flight or still queued are not on the record as pending: the log says what is owed.
+    if (ended.active && isPerOperation(ended.name) && job.attempt <= PENDING_WAITS) {
+      const owing = await sendOwed(job, ended);
+      if (owing?.kind === 'retry') return owing;
+    }
     const body = JSON.stringify({ type: 'terminated', error: ended.ending });
     const answer = await post(ended, terminatedMessageId(ended), body);
     const delivered = !('error' in answer) && answer.status >= 200 && answer.status <= 299;
@@ -120,12 +185,14 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
     }
     // Suspended: the event is abandoned; the client's cursor (a refresh, a poll) recovers it.
     if (!subscription.active) return drop(subscription, eventId, 'delivery is suspended');
+    // Already delivered (by the end, or by an earlier copy of this job): nothing to send again.
+    if (subscription.settled?.includes(eventId)) return { kind: 'dropped', reason: 'the event was already delivered' };
     const entry = await deps.log.get(job.ownerKey, eventId);
     if (!entry) return drop(subscription, eventId, 'the event is past retention');
     // Events logged before the end are still delivered, before `terminated`.
     if (subscription.ending && entry.loggedAt > (subscription.endedAt ?? Number.POSITIVE_INFINITY))
       return drop(subscription, eventId, 'the subscription has ended');
-    const body = JSON.stringify(occurrenceOf(entry, encodeEventCursor(subscriptions.watermark(subscription, now))));
+    const body = eventBody(subscription, entry);
     // "webhook-id is the eventId for event deliveries"; "Each retry attempt MUST regenerate the timestamp and signature."
     const answer = await post(subscription, entry.eventId, body);
     if ('error' in answer && answer.error === 'body_too_large') return drop(subscription, eventId, 'the body is over 256 KiB');
@@ -155,6 +222,12 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
     if (!subscription) return { kind: 'dropped', reason: 'the subscription is gone' };
     return job.eventId === undefined ? end(job, subscription) : deliverEvent(job, job.eventId, subscription);
   };
+}
+
+/** `subscription` with `eventId`'s delivery over: no longer pending, and settled (the latest `SETTLED_KEPT` kept). */
+function withSettled(subscription: WebhookSubscription, eventId: string): WebhookSubscription {
+  const settled = [...(subscription.settled ?? []).filter((id) => id !== eventId), eventId].slice(-SETTLED_KEPT);
+  return { ...withPending(subscription, eventId, undefined), settled };
 }
 
 /** `subscription` with `eventId`'s delivery pending until `retryAt`, or no longer pending (`undefined`). */

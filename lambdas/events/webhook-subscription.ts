@@ -57,6 +57,12 @@ export interface WebhookSubscription {
   readonly endedAt?: number;
   /** Deliveries whose last try is to be retried: event id to the epoch ms of its next try. `terminated` waits for them. */
   readonly pending?: Readonly<Record<string, number>>;
+  /**
+   * For a subscription that ends with its operation: the events whose delivery is over
+   * (acknowledged or given up on), the latest last. The end sends what the log holds beyond
+   * them before `terminated`, and a repeated job for one of them sends nothing.
+   */
+  readonly settled?: readonly string[];
   /** Compare-and-set counter, from 1. */
   readonly version: number;
 }
