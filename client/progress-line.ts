@@ -39,6 +39,9 @@ export function formatElapsed(ms: number): string {
 export interface ProgressLine {
   update(status: CallStatus): void;
   setLabel(label: string): void;
+  /** Clears the line and stops redrawing it, so a prompt can use the terminal; `resume` draws it again. */
+  pause(): void;
+  resume(): void;
   stop(): void;
 }
 
@@ -51,21 +54,35 @@ export function startProgressLine(stream: NodeJS.WriteStream, label: string): Pr
   const draw = () => {
     stream.write(`\r\x1b[2K${renderProgressLine(frame++, Date.now() - started, text, status, stream.columns || 80)}`);
   };
-  draw();
-  const timer = setInterval(draw, REDRAW_MS);
-  timer.unref();
+  let timer: NodeJS.Timeout | undefined;
+  const run = () => {
+    draw();
+    timer = setInterval(draw, REDRAW_MS);
+    timer.unref();
+  };
+  const halt = () => {
+    clearInterval(timer);
+    timer = undefined;
+    stream.write('\r\x1b[2K');
+  };
+  run();
   return {
     update(next) {
       // A status without progress keeps the last bar: polls do not repeat it.
       status = next.progress || !status?.progress ? next : { ...next, progress: status.progress };
-      draw();
+      if (timer) draw();
     },
     setLabel(next) {
       text = next;
     },
+    pause() {
+      if (timer) halt();
+    },
+    resume() {
+      if (!timer) run();
+    },
     stop() {
-      clearInterval(timer);
-      stream.write('\r\x1b[2K');
+      halt();
     },
   };
 }
