@@ -1,13 +1,13 @@
 /**
  * `npm run bench`: on the local stack, status-poll throughput side by side with a reference
  * server, latency and memory of the hot paths, AWS calls per operation for each dialect, the
- * cost of an operation in AWS, DescribeExecution calls per hour of reconciling polled long operations, the Lambda bundles' size and cold import time, the MCP function's Init Duration as deployed locally, start-up time of `npm start` beside `--as-deployed`, MCP Events' delivery latency and cost per subscriber-hour, a soak, and the Events soak under injected faults (bench/events-soak.ts).
+ * cost of an operation in AWS, DescribeExecution calls per hour of reconciling polled long operations, the Lambda bundles' size and cold import time, the MCP function's Init Duration as deployed locally, start-up time of `npm start` beside `--as-deployed`, MCP Events' delivery latency and cost per subscriber-hour, a soak, the Events soak under injected faults (bench/events-soak.ts), and what a new project installs (bench/package-install.ts).
  * Prints figures; it asserts nothing (machines are shared and noisy: compare runs, not
  * thresholds).
  *
  *   npm run bench                       everything, the soak included (minutes)
  *   npm run bench -- --no-soak          everything but the soak (also BENCH_SOAK=0)
- *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, history, cost, durable, cadence, listen, events, bundle, init, startup, soak, events-soak
+ *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, history, cost, durable, cadence, listen, events, bundle, init, startup, soak, events-soak, package
  *
  * BENCH_SECONDS (3) and BENCH_AB_ROUNDS (2) size the side-by-side segments; BENCH_ROUNDS (200)
  * the hot-path samples; BENCH_IMPORT_RUNS (9) the cold imports, which BENCH_NODE (a node
@@ -42,6 +42,7 @@ const SECTIONS = [
   'startup',
   'soak',
   'events-soak',
+  'package',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -230,3 +231,4 @@ if (sections.has('durable')) {
 }
 if (sections.has('soak')) await soak();
 if (sections.has('events-soak')) await (await import('./events-soak.ts')).printEventsSoak();
+if (sections.has('package')) await (await import('./package-install.ts')).printPackageInstall();
