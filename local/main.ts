@@ -105,10 +105,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values['cdk-out'] !== undefined || values['as-deployed']) {
-    if (values.watch) {
-      console.error(`--watch reloads the source folders; an assembly is rebuilt by synthesizing it again\n\n${USAGE}`);
-      process.exit(2);
-    }
+    // A project's `npm start` says --watch; its `npm start -- --as-deployed` still runs, unwatched.
+    if (values.watch) console.log('--watch reloads the source folders, not an assembly: synthesize again to change what runs as deployed');
     if (values['no-operation-card']) {
       console.error(`--no-operation-card: an assembly's function reads its template's environment; synthesize with -c operationCard=false\n\n${USAGE}`);
       process.exit(2);

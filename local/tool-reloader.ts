@@ -59,7 +59,7 @@ export function createToolReloader(parts: ToolReloaderParts): ToolReloader {
 
   /** The tool folder a path lies in, by name; undefined outside the tools folder or directly in it. */
   const toolOf = (path: string): string | undefined => {
-    const rel = relative(toolsDir, path);
+    const rel = relative(toolsDir, resolve(path));
     if (rel === '' || rel.startsWith('..')) return undefined;
     const [first, ...rest] = rel.split(sep);
     // A file directly in the tools folder is no tool's; a folder there is one.
@@ -124,7 +124,8 @@ export function createToolReloader(parts: ToolReloaderParts): ToolReloader {
     },
     async reload(changedPaths) {
       parts.fresh.renew();
-      const inspection = await inspectToolFolders(toolsDir);
+      // The folder as given, so problems name their files as startup's do.
+      const inspection = await inspectToolFolders(parts.toolsDir);
       const problems: ToolsReload['problems'] = [];
       const problemsOf = new Map<string, ToolFolderError[]>();
       const found = new Map<string, ToolFolder>();

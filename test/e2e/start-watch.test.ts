@@ -6,7 +6,7 @@
  * last good version keeps serving; a call started before an edit finishes with the old code.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -146,6 +146,21 @@ describe('npm start -- --watch', { timeout: 90_000 }, () => {
     expect(await saveAndReload('tools/greet/tool.json', { ...greetTool('greet', 'sync', 'EXPRESS'), title: 'Greet' }, /^Reloaded /)).toBe('Reloaded greet');
     const { tools } = await client.listTools();
     expect(tools.find((tool) => tool.name === 'greet')?.title).toBe('Greet');
+  });
+
+  it('a new folder is served and a deleted one is no longer listed, without a restart', async () => {
+    // Written aside and moved in whole, as a folder copied in would arrive.
+    write('aside/added/tool.json', greetTool('added', 'sync', 'EXPRESS'));
+    write('aside/added/definition.asl.json', { StartAt: 'Greet', States: { Greet: { Type: 'Task', Resource: '${Worker_greeter}', End: true } } });
+    let seen = count('stdout', /^Reloaded added$/);
+    renameSync(join(dir, 'aside', 'added'), join(toolsDir, 'added'));
+    await nextLine('stdout', /^Reloaded added$/, seen);
+    expect(await call('added')).toEqual({ greeting: 'hi' });
+    seen = count('stdout', /^Removed added$/);
+    rmSync(join(toolsDir, 'added'), { recursive: true });
+    await nextLine('stdout', /^Removed added$/, seen);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).not.toContain('added');
   });
 
   it('a call started before an edit finishes with the code it started with, a state machine and a durable function alike', async () => {

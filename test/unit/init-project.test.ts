@@ -41,7 +41,7 @@ describe('init writes a project', () => {
       ]),
     );
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    expect(pkg).toMatchObject({ name: 'my-server', type: 'module', scripts: { start: 'async-mcp start', test: 'vitest run' } });
+    expect(pkg).toMatchObject({ name: 'my-server', type: 'module', scripts: { start: 'async-mcp start --watch', test: 'vitest run' } });
     expect(pkg.dependencies).toEqual({ 'async-mcp': `^${ourPackage().version}` });
     const ours = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
     for (const name of ['aws-cdk-lib', 'constructs', 'aws-cdk', 'esbuild', 'vitest', 'typescript', 'tsx']) {
