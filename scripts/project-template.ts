@@ -69,7 +69,7 @@ export function projectPackageJson(name: string, ours: OurPackage, ourSpec = `^$
     type: 'module',
     engines: { node: '^20.19.0 || ^22.12.0 || >=24' },
     scripts: {
-      start: 'async-mcp start',
+      start: 'async-mcp start --watch',
       test: 'vitest run',
       'validate-tools': 'async-mcp validate-tools',
       'new-tool': 'async-mcp new-tool',
