@@ -127,27 +127,6 @@ export async function startToolCall(
     const progress = method === 'notifications/progress' && params.progressToken === progressToken ? progressOf(params) : undefined;
     if (progress) options.onStatus?.({ id, state: 'working', progress, ...(progress.message ? { statusMessage: progress.message } : {}) });
   };
-  // A call that runs synchronously may ask on its own stream; the answer is a POST of its own.
-  const answering: Array<Promise<void>> = [];
-  let answerFailure: unknown;
-  const { onQuestion } = options;
-  const onRequest = (request: ServerRequest) => {
-    const [asked] = askedIn([request]);
-    if (!onQuestion || !asked) return;
-    const provisional: CallHandle = { id, url: String(url), dialect: 'sync', tool, createdAt: new Date().toISOString() };
-    answering.push(
-      answerWith(onQuestion, asked, provisional, signal, (answer) => connection.respond(request.id, { ...answer }, signal)).catch((error: unknown) => {
-        answerFailure ??= error;
-      }),
-    );
-  };
-  const startOptions = {
-    progressToken,
-    onNotification,
-    onRequest,
-    ...(options.keepAliveSeconds === undefined ? {} : { keepAliveSeconds: options.keepAliveSeconds }),
-    ...(signal ? { signal } : {}),
-  };
   const base = {
     id,
     url: String(url),
@@ -156,12 +135,54 @@ export async function startToolCall(
     ...(kind ? { auth: kind } : {}),
     ...(canAnswer ? { canAnswer: true } : {}),
   };
+  // Questions asked before the call returns: a synchronous call's (on its stream, or in 2026-07-28 rounds).
+  const { onQuestion } = options;
+  const answerQuestion = async (asked: AskedQuestion): Promise<Answer> => {
+    if (!onQuestion) throw new Error('The call asked a question before it returned, and nothing here answers it: pass onQuestion');
+    const reply = await onQuestion(asked.question, { handle: { ...base, dialect: 'sync' }, ...(signal ? { signal } : {}) });
+    checkAnswer(asked.question, reply);
+    return reply;
+  };
+  // On an initialize-era stream, each answer is a POST of its own while the call waits. A
+  // question left unanswered (the handler failed, or its answer did not fit) stops the call
+  // at once rather than leaving it to wait out its bound.
+  const answering: Array<Promise<void>> = [];
+  let answerFailure: unknown;
+  const stop = new AbortController();
+  const callRequestId = `call-${id}`;
+  const onRequest = (request: ServerRequest) => {
+    const [asked] = askedIn([request]);
+    if (!onQuestion || !asked) return;
+    const answered = answerQuestion(asked).then((reply) => connection.respond(request.id, { ...reply }, signal));
+    answering.push(
+      answered.catch(async (error: unknown) => {
+        answerFailure ??= error;
+        stop.abort(error);
+        await connection
+          .notify('notifications/cancelled', { requestId: callRequestId, reason: 'The client could not answer its question' })
+          .catch(() => undefined);
+      }),
+    );
+  };
+  const startOptions = {
+    progressToken,
+    onNotification,
+    onRequest,
+    answerQuestion,
+    ...(options.keepAliveSeconds === undefined ? {} : { keepAliveSeconds: options.keepAliveSeconds }),
+    ...(signal ? { signal } : {}),
+  };
   const legacyContext = () => ({
     ...(connection.sessionId ? { sessionId: connection.sessionId } : {}),
     ...(choice.era === 'legacy' ? { protocolVersion: connection.protocolVersion } : {}),
   });
   if (choice.dialect === 'sync') {
-    const result = await callDirect(connection, choice.era, tool, args, startOptions);
+    const callSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    const called = callDirect(connection, choice.era, tool, args, { ...startOptions, id: callRequestId, signal: callSignal });
+    const result = await called.catch(async (error: unknown) => {
+      await Promise.all(answering);
+      throw answerFailure ?? error;
+    });
     await Promise.all(answering);
     if (answerFailure !== undefined) throw answerFailure;
     const handle: CallHandle = { ...base, dialect: 'sync', ...legacyContext() };

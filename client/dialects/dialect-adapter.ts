@@ -28,6 +28,8 @@ export interface RemoteStatus {
 export type StartOutcome = { kind: 'async'; remoteId: string; status: RemoteStatus } | { kind: 'sync'; result: CallToolResult };
 
 export interface StartOptions {
+  /** The JSON-RPC id of the `tools/call` (a synchronous call's, to cancel it by). */
+  id?: string;
   keepAliveSeconds?: number;
   /** Asks the server for `notifications/progress` on the call's stream. */
   progressToken?: string;
@@ -35,7 +37,41 @@ export interface StartOptions {
   onNotification?: NotificationListener;
   /** Server-to-client requests on the call's own stream (questions a synchronous call asks). */
   onRequest?: RequestListener;
+  /** Answers a question a 2026-07-28 call asks before it returns (its `input_required` rounds). */
+  answerQuestion?: (asked: AskedQuestion) => Promise<Answer>;
 }
+
+/** Rounds of questions one 2026-07-28 call may take before the client gives up. */
+const MAX_INPUT_ROUNDS = 20;
+
+/**
+ * A 2026-07-28 `tools/call` through its rounds of questions: an answer with `resultType:
+ * "input_required"` carries `inputRequests` and a `requestState`, and the same call is sent
+ * again with `inputResponses` keyed as they were and the `requestState` echoed exactly,
+ * until it answers otherwise (SEP-2322, multi round-trip requests).
+ */
+export async function modernToolCall(connection: McpConnection, params: Record<string, unknown>, options: StartOptions): Promise<Record<string, unknown>> {
+  let retry: Record<string, unknown> = {};
+  for (let round = 0; ; round++) {
+    const answer = await connection.modern('tools/call', { ...params, ...retry }, options);
+    if (answer.resultType !== 'input_required') return answer;
+    const rounds = parseAnswer(InputRound, answer, 'tools/call');
+    if (!options.answerQuestion) throw new Error('The call asked a question before it returned, and nothing here answers it: pass onQuestion');
+    if (round >= MAX_INPUT_ROUNDS) throw new Error(`The call asked questions for more than ${MAX_INPUT_ROUNDS} rounds`);
+    const inputResponses: Record<string, Answer> = {};
+    for (const [key, request] of Object.entries(rounds.inputRequests)) {
+      const question = questionOf(key, request.method, request.params);
+      if (!question) throw new Error(`The call asked ${request.method} ("${key}"), which this client does not answer`);
+      inputResponses[key] = await options.answerQuestion({ question });
+    }
+    retry = { inputResponses, ...(rounds.requestState === undefined ? {} : { requestState: rounds.requestState }) };
+  }
+}
+
+const InputRound = z.looseObject({
+  inputRequests: z.record(z.string(), z.looseObject({ method: z.string(), params: z.unknown().optional() })),
+  requestState: z.string().optional(),
+});
 
 export interface DialectAdapter {
   start(connection: McpConnection, tool: string, args: Record<string, unknown>, options: StartOptions): Promise<StartOutcome>;

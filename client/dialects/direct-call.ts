@@ -1,7 +1,7 @@
 /** A plain, blocking `tools/call`: for tools that run only synchronously, in either framing. */
 import type { CallToolResult } from '../call-handle.ts';
 import type { McpConnection } from '../mcp-connection.ts';
-import { CallToolResultSchema, parseAnswer, progressMeta, type StartOptions } from './dialect-adapter.ts';
+import { CallToolResultSchema, modernToolCall, parseAnswer, progressMeta, type StartOptions } from './dialect-adapter.ts';
 
 export type Era = 'modern' | 'legacy';
 
@@ -13,7 +13,7 @@ export async function callDirect(
   options: StartOptions,
 ): Promise<CallToolResult> {
   const params = { name: tool, arguments: args, ...progressMeta(options) };
-  const answer = era === 'modern' ? await connection.modern('tools/call', params, options) : await connection.legacy('tools/call', params, options);
+  const answer = era === 'modern' ? await modernToolCall(connection, params, options) : await connection.legacy('tools/call', params, options);
   const { resultType: _resultType, ...result } = parseAnswer(CallToolResultSchema, answer, 'tools/call');
   return result as CallToolResult;
 }

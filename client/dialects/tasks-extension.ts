@@ -11,6 +11,7 @@ import {
   CallToolResultSchema,
   type DialectAdapter,
   JsonRpcErrorSchema,
+  modernToolCall,
   parseAnswer,
   progressMeta,
   questionOf,
@@ -61,7 +62,7 @@ function withoutResultType(result: CallToolResult): CallToolResult {
 
 export const tasksExtension: DialectAdapter = {
   async start(connection, tool, args, options) {
-    const answer = await connection.modern('tools/call', { name: tool, arguments: args, ...progressMeta(options) }, options);
+    const answer = await modernToolCall(connection, { name: tool, arguments: args, ...progressMeta(options) }, options);
     if (answer.resultType !== 'task') return { kind: 'sync', result: withoutResultType(parseAnswer(CallToolResultSchema, answer, 'tools/call')) };
     const task = parseAnswer(TaskSchema, answer, 'tools/call');
     return { kind: 'async', remoteId: task.taskId, status: toStatus(task) };
