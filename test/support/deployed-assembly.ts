@@ -7,15 +7,15 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type DeployedLocalStack, type DeployedStackOptions, startDeployedStack, synthesizeAssembly } from '../../local/as-deployed/index.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const SOURCES = ['cdk', 'lambdas', 'state-machines', 'cdk.json', 'package-lock.json'];
-// The system temp dir, not the run's own (temp-dir-guard.ts): the cache outlives a run.
-const CACHE = join(process.env.ASYNC_MCP_SYSTEM_TMPDIR ?? tmpdir(), 'async-mcp-test-assemblies');
+// Under the project, ignored by git, not in any temp dir: the cache outlives a run, and a run
+// leaves the temp dir as it found it.
+const CACHE = join(REPO, '.cache', 'test-assemblies');
 /** A synth takes about 30 s on two busy cores; a lock older than this was left by a killed run. */
 const STALE_LOCK_MS = 10 * 60_000;
 /** An assembly no run has used for this long is of sources long gone: it is removed when another is synthesized. */
