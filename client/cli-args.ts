@@ -1,20 +1,22 @@
 /**
  * The `async-mcp` command line, parsed: commands, options and the exit codes scripts rely
  * on (0 success; 1 tool error, failed or cancelled call, server error; 2 usage; 3 timed out
- * with the call still running; 141 stdout closed by its reader, as a shell reports a program
- * killed by SIGPIPE).
+ * with the call still running; 4 a question nothing answered, the call still waiting for it;
+ * 141 stdout closed by its reader, as a shell reports a program killed by SIGPIPE).
  */
 import { parseArgs } from 'node:util';
 import { ASYNC_DIALECTS, type Dialect } from './call-handle.ts';
+import { parseAnswerOption, type ScriptedAnswer } from './cli-answers.ts';
 import { cliCommand } from './cli-command.ts';
 
-export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, TIMED_OUT: 3, PIPE_CLOSED: 141 } as const;
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, TIMED_OUT: 3, QUESTION_OPEN: 4, PIPE_CLOSED: 141 } as const;
 
 /** The usage text, its commands worded as `command` starts the CLI (`npm run cli --` in a clone: see cli-command.ts). */
 export function usage(command: string = cliCommand()): string {
   return `Usage:
-  ${command} call <url> <tool> [--args JSON | -a key=value ...] [--detach] [--dialect tasks|tasks-2025-11-25|sep-1391] [--timeout 90s]
-  ${command} join <id> [--timeout 30s]
+  ${command} call <url> <tool> [--args JSON | -a key=value ...] [--detach] [--dialect tasks|tasks-2025-11-25|sep-1391] [--timeout 90s] [--answer [KEY=]VALUE ...]
+  ${command} join <id> [--timeout 30s] [--answer [KEY=]VALUE ...]
+  ${command} answer <id> [--answer [KEY=]VALUE ...]
   ${command} status <id>
   ${command} cancel <id>
   ${command} list
@@ -29,6 +31,13 @@ login; call, join, status, cancel and tools then use it for that server, renewin
 expires. logout removes it. token prints the login's access token (renewed first if it has
 expired) for curl or another client: it is a secret, so keep it out of logs and command lines.
 
+A tool may ask a question while it runs. On a terminal, call, join and answer ask it there:
+each field of the form, then accept, decline or cancel. --answer answers it in scripts
+(repeatable): VALUE is a JSON object to accept with, decline, or cancel; KEY= picks the
+question by its key, and without one it answers the next question no keyed answer covers.
+A question nothing answers leaves the call waiting: the CLI prints it and the answer
+command, and exits 4. answer <id> answers it later, from any process; status <id> shows it.
+
 Options for every command:
   --json            one JSON document on stdout, as the last line
   --token TOKEN     bearer token (default: the server's login, else $ASYNC_MCP_TOKEN)
@@ -36,7 +45,8 @@ Options for every command:
   --region REGION   Region to sign for (default: from the Function URL, else $AWS_REGION)
 Handles and logins are kept in $ASYNC_MCP_STATE_DIR (default: the user's state directory),
 readable only by the user.
-Exit codes: 0 success, 1 tool error or failed/cancelled call or server error, 2 usage, 3 timed out (still running), 141 stdout closed early (… | head).`;
+Exit codes: 0 success, 1 tool error or failed/cancelled call or server error, 2 usage, 3 timed out (still running),
+4 waiting for an answer (still running), 141 stdout closed early (… | head).`;
 }
 
 /** The usage text as the installed bin words it. */
@@ -50,8 +60,18 @@ export class UsageError extends Error {
 }
 
 export type Command =
-  | { name: 'call'; url: string; tool: string; args: Record<string, unknown>; detach: boolean; dialect?: Exclude<Dialect, 'sync'>; timeoutMs?: number }
-  | { name: 'join'; id: string; timeoutMs?: number }
+  | {
+      name: 'call';
+      url: string;
+      tool: string;
+      args: Record<string, unknown>;
+      detach: boolean;
+      dialect?: Exclude<Dialect, 'sync'>;
+      timeoutMs?: number;
+      answers: ScriptedAnswer[];
+    }
+  | { name: 'join'; id: string; timeoutMs?: number; answers: ScriptedAnswer[] }
+  | { name: 'answer'; id: string; answers: ScriptedAnswer[] }
   | { name: 'status' | 'cancel'; id: string }
   | { name: 'list' }
   | { name: 'tools'; url: string }
@@ -134,6 +154,7 @@ function parseOptions(argv: string[]) {
       token: { type: 'string' },
       sigv4: { type: 'boolean' },
       region: { type: 'string' },
+      answer: { type: 'string', multiple: true },
       'no-browser': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -164,6 +185,12 @@ export function parseCli(argv: string[]): ParsedCli {
   onlyFor(name === 'call' || (values.detach === undefined && values.dialect === undefined), '--detach / --dialect');
   onlyFor(name === 'call' || name === 'join' || name === 'login' || values.timeout === undefined, '--timeout');
   onlyFor(name === 'login' || values['no-browser'] === undefined, '--no-browser');
+  onlyFor(name === 'call' || name === 'join' || name === 'answer' || values.answer === undefined, '--answer');
+  const answers = (values.answer ?? []).map((text) => {
+    const parsed = parseAnswerOption(text);
+    if (!parsed.ok) throw new UsageError(parsed.message);
+    return parsed.answer;
+  });
   onlyFor(
     (name !== 'login' && name !== 'logout' && name !== 'token') || (values.token === undefined && !values.sigv4 && values.region === undefined),
     '--token / --sigv4 / --region',
@@ -175,6 +202,7 @@ export function parseCli(argv: string[]): ParsedCli {
       if (dialect !== undefined && !(ASYNC_DIALECTS as readonly string[]).includes(dialect))
         throw new UsageError(`--dialect is one of ${ASYNC_DIALECTS.join(', ')}`);
       if (values.detach && values.timeout !== undefined) throw new UsageError('--timeout applies to a call that waits, not to --detach');
+      if (values.detach && answers.length > 0) throw new UsageError('--answer applies to a call that waits; answer a detached call with answer <id>');
       return {
         ...common,
         command: {
@@ -185,11 +213,14 @@ export function parseCli(argv: string[]): ParsedCli {
           detach: values.detach ?? false,
           ...(dialect === undefined ? {} : { dialect: dialect as Exclude<Dialect, 'sync'> }),
           ...timeout,
+          answers,
         },
       };
     }
     case 'join':
-      return { ...common, command: { name, id: operand(name, operands, 'id'), ...timeout } };
+      return { ...common, command: { name, id: operand(name, operands, 'id'), ...timeout, answers } };
+    case 'answer':
+      return { ...common, command: { name, id: operand(name, operands, 'id'), answers } };
     case 'status':
     case 'cancel':
       return { ...common, command: { name, id: operand(name, operands, 'id') } };

@@ -1,9 +1,11 @@
 /** The `async-mcp` commands: each parses nothing and prints in one place, and returns its exit code. */
 import type { AuthOptions } from './auth.ts';
-import { cancel, join, list, listTools, startToolCall, status } from './async-client.ts';
+import { answer, cancel, join, list, listTools, questions, startToolCall, status } from './async-client.ts';
 import { CallCancelledError, CallFailedError, type CallHandle, type CallStatus, type CallToolResult } from './call-handle.ts';
+import { ScriptedAnswers, type ScriptedAnswer } from './cli-answers.ts';
 import { EXIT, parseCli, UsageError, usage, type Command, type ParsedCli } from './cli-args.ts';
 import { cliCommand } from './cli-command.ts';
+import { answerCommand, answerFor, type CliAnswering, cliQuestionHandler, describeOpenQuestions, QuestionLeftOpenError } from './cli-questions.ts';
 import { currentLogin, LoginRequiredError } from './login/login-fetch.ts';
 import { login, logout } from './login/login-flow.ts';
 import { openBrowser } from './login/open-browser.ts';
@@ -11,10 +13,13 @@ import { McpRpcError } from './mcp-connection.ts';
 import { startProgressLine, type ProgressLine } from './progress-line.ts';
 import { FileRequestStateStore } from './stores/file-request-state-store.ts';
 import { FileLoginStore } from './stores/login-store.ts';
+import { InvalidAnswerError, type Question } from './questions.ts';
 
 export interface CliIo {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
+  /** Where a terminal user types answers to a tool's questions. @default process.stdin */
+  stdin?: NodeJS.ReadStream;
 }
 
 interface Context {
@@ -50,9 +55,7 @@ export async function runCli(argv: string[], io: CliIo = { stdout: process.stdou
   };
   const context: Context = { cli, io, store, logins, auth };
   const onInterrupt = () => {
-    io.stderr.write('\r\x1b[2K');
-    if (context.current) io.stderr.write(`Interrupted; the call keeps running. Join it with: ${cliCommand()} join ${context.current.id}\n`);
-    process.exit(130);
+    interrupted(context);
   };
   process.once('SIGINT', onInterrupt);
   try {
@@ -64,13 +67,23 @@ export async function runCli(argv: string[], io: CliIo = { stdout: process.stdou
   }
 }
 
+/** Ctrl-C: the call keeps running on the server; say how to join it. */
+function interrupted(context: Context): never {
+  const { io } = context;
+  io.stderr.write('\r\x1b[2K');
+  if (context.current) io.stderr.write(`Interrupted; the call keeps running. Join it with: ${cliCommand()} join ${context.current.id}\n`);
+  process.exit(130);
+}
+
 async function run(command: Command, context: Context): Promise<number> {
   const { store, auth } = context;
   switch (command.name) {
     case 'call':
       return call(command, context);
     case 'join':
-      return wait((await store.get(command.id))?.handle ?? command.id, command.timeoutMs, context);
+      return wait((await store.get(command.id))?.handle ?? command.id, command.timeoutMs, command.answers, context);
+    case 'answer':
+      return answerOpen(command.id, command.answers, context);
     case 'status': {
       // The handle says whether the call was signed, for what a refusal means.
       context.current = (await store.get(command.id))?.handle;
@@ -179,6 +192,9 @@ async function call(command: Extract<Command, { name: 'call' }>, context: Contex
     handle = await startToolCall(command.url, command.tool, command.args, {
       store,
       auth,
+      // Every question a CLI call meets can be answered: on the terminal, by --answer, or
+      // later by `answer <id>` from any process, so the call always declares it can answer.
+      canAnswer: true,
       ...(command.dialect ? { dialect: command.dialect } : {}),
       ...(line ? { onStatus: (s: CallStatus) => line.update(s) } : {}),
     });
@@ -194,14 +210,33 @@ async function call(command: Extract<Command, { name: 'call' }>, context: Contex
     return EXIT.OK;
   }
   // One line from start to result: the elapsed time counts from the start.
-  return wait(handle, deadline === undefined ? undefined : Math.max(deadline - Date.now(), 0), context, line);
+  let ended = false;
+  try {
+    const code = await wait(handle, deadline === undefined ? undefined : Math.max(deadline - Date.now(), 0), command.answers, context, line);
+    ended = code === EXIT.OK || code === EXIT.FAILED;
+    return code;
+  } catch (error) {
+    ended = error instanceof CallFailedError || error instanceof CallCancelledError;
+    throw error;
+  } finally {
+    // A call that waited to its end has nothing left to join: its handle goes. A detached,
+    // timed-out or waiting one keeps it, to be joined or answered later.
+    if (ended) await store.delete(handle.id);
+  }
 }
 
-/** Joins and prints the result; exit 3 when the wait ran out with the call still running. */
-async function wait(handle: CallHandle | string, timeoutMs: number | undefined, context: Context, started?: ProgressLine): Promise<number> {
+/** Joins and prints the result; exit 3 when the wait ran out with the call still running, 4 when it waits for an answer. */
+async function wait(
+  handle: CallHandle | string,
+  timeoutMs: number | undefined,
+  answers: readonly ScriptedAnswer[],
+  context: Context,
+  started?: ProgressLine,
+): Promise<number> {
   const { store, auth } = context;
   if (typeof handle !== 'string') context.current = handle;
   const line = started ?? progressLine(context, typeof handle === 'string' ? handle : handle.tool);
+  const id = typeof handle === 'string' ? handle : handle.id;
   let last: CallStatus | undefined;
   let result: CallToolResult | undefined;
   try {
@@ -213,11 +248,17 @@ async function wait(handle: CallHandle | string, timeoutMs: number | undefined, 
         last = s;
         line?.update(s);
       },
+      onQuestion: cliQuestionHandler(answering(answers, context, line)),
     });
+  } catch (error) {
+    if (error instanceof QuestionLeftOpenError || error instanceof InvalidAnswerError) {
+      line?.stop();
+      return leftOpen(id, error, context);
+    }
+    throw error;
   } finally {
     line?.stop();
   }
-  const id = typeof handle === 'string' ? handle : handle.id;
   if (!result) {
     if (context.cli.json)
       printJson({ id, state: last?.state ?? 'working', ...(last?.statusMessage ? { statusMessage: last.statusMessage } : {}), timedOut: true }, context);
@@ -226,6 +267,86 @@ async function wait(handle: CallHandle | string, timeoutMs: number | undefined, 
   }
   printResult(result, context);
   return result.isError === true ? EXIT.FAILED : EXIT.OK;
+}
+
+/** `answer <id>`: answers each open question (by --answer, else on the terminal); exit 4 when one is left open. */
+async function answerOpen(id: string, answers: readonly ScriptedAnswer[], context: Context): Promise<number> {
+  const { store, auth } = context;
+  context.current = (await store.get(id))?.handle;
+  const open = await questions(id, { store, auth });
+  if (open.length === 0) {
+    const current = await status(id, { store, auth });
+    const message = `${id} has no open question (it is ${current.state})`;
+    if (context.cli.json) printJson({ ...current, error: { message } }, context);
+    else context.io.stderr.write(`async-mcp: ${message}\n`);
+    return EXIT.FAILED;
+  }
+  const using = answering(answers, context);
+  const left: Question[] = [];
+  let after: CallStatus | undefined;
+  for (const question of open) {
+    const given = await answerFor(question, using);
+    if (!given) {
+      left.push(question);
+      continue;
+    }
+    try {
+      after = await answer(id, given, { store, auth, key: question.key });
+    } catch (error) {
+      if (error instanceof InvalidAnswerError) return leftOpen(id, error, context, open);
+      throw error;
+    }
+  }
+  if (left.length > 0) return leftOpen(id, undefined, context, left);
+  if (context.cli.json) printJson(after, context);
+  else context.io.stdout.write(`Answered; ${id} is ${after?.state ?? 'working'}. Join it with: ${cliCommand()} join ${id}\n`);
+  return EXIT.OK;
+}
+
+/** Where answers come from: the --answer list, then the terminal when stdin and stderr are one. */
+function answering(answers: readonly ScriptedAnswer[], context: Context, line?: ProgressLine): CliAnswering {
+  const stdin = context.io.stdin ?? process.stdin;
+  const onTerminal = stdin.isTTY === true && context.io.stderr.isTTY === true;
+  return {
+    answers: new ScriptedAnswers(answers),
+    ...(onTerminal
+      ? {
+          terminal: {
+            input: stdin,
+            output: context.io.stderr,
+            onInterrupt: () => interrupted(context),
+            beforePrompt: () => line?.pause(),
+            afterPrompt: () => line?.resume(),
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * The call waits for an answer nothing gave: print its open questions and the command that
+ * answers them (the message to stderr; with --json, the last line holds the id and questions).
+ */
+async function leftOpen(id: string, cause: QuestionLeftOpenError | InvalidAnswerError | undefined, context: Context, known?: Question[]): Promise<number> {
+  const { store, auth } = context;
+  // Every open question, not only the one the handler met; the one met if that read fails.
+  let open: Question[] = known ?? (await questions(id, { store, auth }).catch((): Question[] => []));
+  if (open.length === 0 && cause instanceof QuestionLeftOpenError) open = [cause.question];
+  if (cause instanceof InvalidAnswerError) context.io.stderr.write(`async-mcp: ${cause.message}\n`);
+  const command = cliCommand();
+  context.io.stderr.write(describeOpenQuestions(command, id, open));
+  if (context.cli.json)
+    printJson(
+      {
+        id,
+        state: 'input_required',
+        questions: open,
+        answerWith: answerCommand(command, id, open),
+        ...(cause instanceof InvalidAnswerError ? { error: { message: cause.message, ...(cause.field ? { field: cause.field } : {}) } } : {}),
+      },
+      context,
+    );
+  return EXIT.QUESTION_OPEN;
 }
 
 function progressLine(context: Context, label: string): ProgressLine | undefined {
@@ -243,6 +364,7 @@ function printStatus(current: CallStatus, context: Context): void {
   }
   const detail = [current.statusMessage, current.error].filter(Boolean).join(' — ');
   context.io.stdout.write(`${current.id}  ${current.state}${detail ? `  ${detail}` : ''}\n`);
+  if (current.questions && current.questions.length > 0) context.io.stdout.write(describeOpenQuestions(cliCommand(), current.id, current.questions));
 }
 
 function printResult(result: CallToolResult, context: Context): void {

@@ -29,6 +29,7 @@ describe('async-mcp arguments', () => {
       detach: false,
       dialect: 'sep-1391',
       timeoutMs: 90_000,
+      answers: [],
     });
   });
 

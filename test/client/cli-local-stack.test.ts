@@ -94,11 +94,25 @@ describe('async-mcp CLI against the local stack', () => {
     expect(lastJson(run).content[0].text).toContain('JobFailed');
   });
 
-  it('a blocking call of a sync tool prints the result in human form and exits 0; list shows it', async () => {
+  it('a blocking call of a sync tool prints the result in human form and exits 0', async () => {
     const run = await runCli(['call', url, 'greet', '-a', 'name=Ada'], env);
     expect(run).toMatchObject({ code: 0, stdout: 'Hello, Ada!\n' });
-    const listed = lastJson(await runCli(['list', '--json'], env)) as Array<{ tool: string; dialect: string; state: string }>;
-    expect(listed.find((e) => e.tool === 'greet')).toMatchObject({ dialect: 'sync', state: 'completed' });
+  });
+
+  it('a plain call that ends removes its handle file: nothing is left to join, and list does not show it', async () => {
+    const ownDir = await mkdtemp(join(tmpdir(), 'async-mcp-cli-ended-'));
+    const ownEnv = cliEnv(ownDir);
+    const runs = [
+      await runCli(['call', url, 'greet', '-a', 'name=Ada'], ownEnv),
+      await runCli(['call', url, 'slow_compute', ...slow(0), '--dialect', 'sep-1391'], ownEnv),
+    ];
+    const failed = await runCli(['call', url, 'failing_job'], ownEnv);
+    const left = (await readdir(ownDir)).filter((name) => name.endsWith('.json'));
+    const listed = lastJson(await runCli(['list', '--json'], ownEnv)) as unknown[];
+    await rm(ownDir, { recursive: true, force: true });
+    expect([...runs.map((r) => r.code), failed.code]).toEqual([0, 0, 1]);
+    expect(left).toEqual([]);
+    expect(listed).toEqual([]);
   });
 
   it('tools lists every tool with how it runs', async () => {
