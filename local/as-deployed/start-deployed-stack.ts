@@ -36,6 +36,7 @@ import { createDeadLetterQueue, type DeadLetterQueue } from './dead-letter-queue
 import { callbackOwners, durableFunctionsOf, sandboxedDurableHandlers } from './durable-functions.ts';
 import { createRuleDelivery, type RuleDelivery } from './event-rule-delivery.ts';
 import { createFunctionLogs } from './function-logs.ts';
+import { rebindingGuard } from './rebinding-guard.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 /** Under the data directory: which assembly ran on it last. */
@@ -338,6 +339,8 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       path: '/mcp',
       ...(urlConfig.authType === 'AWS_IAM' ? { iam: authority } : {}),
       onLog: logs.sink(urlConfig.logicalId),
+      // A foreign Host or Origin is refused with 403, as npm start refuses it (DNS rebinding).
+      screen: rebindingGuard(host),
     });
     closers.push(() => served.close());
     // The replay command finds the assembly these dead letters belong to here.

@@ -48,6 +48,8 @@ export interface FunctionUrlServerOptions {
   iam?: FunctionUrlAuthority;
   /** Why a request was refused or failed (not sent to the client, as in AWS). @default nothing */
   onLog?: (line: string) => void;
+  /** Answers a request before the URL does (a local check AWS has no need of); `undefined` lets it through. @default nothing */
+  screen?: (request: IncomingMessage) => Response | undefined;
 }
 
 /** Serves the Function URL on node:http until closed. */
@@ -79,6 +81,8 @@ export async function serveFunctionUrl(options: FunctionUrlServerOptions): Promi
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse, options: FunctionUrlServerOptions, urlId: string): Promise<void> {
+  const screened = options.screen?.(request);
+  if (screened) return send(response, screened.status, Buffer.from(await screened.arrayBuffer()), Object.fromEntries(screened.headers));
   const cors = options.url.cors as FunctionUrlCors | undefined;
   const body = await readBody(request, FUNCTION_URL_PAYLOAD_LIMIT);
   if (!body) return send(response, 413, TOO_LARGE, { connection: 'close' });
