@@ -14,6 +14,13 @@
  * retries each (the clients' own maxAttempts), and what still fails reaches our code. Webhook
  * retries are bounded by design (`delivery.maxAttempts`); the soak gives them ten tries at 1 to
  * 4 s, so a one-in-five failure rate exhausts about one delivery in ten million.
+ *
+ * One operation in QUESTION_EVERY asks the client to confirm first (confirm_payload) while the
+ * question's writes (the record's and its `operation.input_required` event's) are throttled
+ * six times in ten: a subscriber of `operation.input_required` answers each question it is told
+ * of, once. It prints whether every question still waited for its answer exactly once (one
+ * key, `confirm`, one event, answered once, and the run completed with the answer), and what
+ * the question's subscribers (a poller and one webhook in ten) received.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -37,7 +44,14 @@ const WEBHOOKS = Number(process.env.BENCH_EVENTS_SOAK_WEBHOOKS ?? 300);
 /** Every LARGE_EVERY-th operation returns LARGE_BYTES, inlined in its operation.finished. */
 const LARGE_EVERY = 10;
 const LARGE_BYTES = 200 * 1024;
-const FAULTS = { dynamodbWrite: 0.1, sqsSend: 0.1, receiver503: 0.2 };
+const FAULTS = { dynamodbWrite: 0.1, sqsSend: 0.1, receiver503: 0.2, questionWrite: 0.6 };
+/** Every QUESTION_EVERY-th operation (offset by one from the large ones) asks a question first. */
+const QUESTION_EVERY = 5;
+/** Webhooks of `operation.input_required`, beside those of `operation.finished`. */
+const QUESTION_WEBHOOKS = Math.max(1, Math.round(WEBHOOKS / 10));
+const INPUT_REQUIRED = 'operation.input_required';
+/** The soak's client can show a form, so its questions are asked. */
+const CAPABILITIES = { ...TASKS_EXTENSION, elicitation: {} };
 const STARTS_IN_FLIGHT = 8;
 /** How long after the last start every subscriber may take to catch up. */
 const CATCH_UP_MS = Number(process.env.BENCH_EVENTS_SOAK_CATCH_UP_SECONDS ?? 600) * 1000;
@@ -60,8 +74,23 @@ function seeded(seed: number): () => number {
   };
 }
 
+/** A question's writes: the record's (the ask writes the used keys) and its event's. */
+function isQuestionWrite(command: string, input: unknown): boolean {
+  const { Item, ExpressionAttributeNames } = input as { Item?: Record<string, { S?: string }>; ExpressionAttributeNames?: Record<string, string> };
+  if (command === 'PutItem') return Item?.name?.S === INPUT_REQUIRED;
+  return command === 'UpdateItem' && Object.values(ExpressionAttributeNames ?? {}).includes('usedInputKeys');
+}
+
 /** Fails `rate` of the wire attempts of `commands` with a throttling error, after the SDK's retry middleware (so it retries them). */
-function injectThrottling(client: MiddlewareClient, commands: Set<string>, rate: number, errorName: string, random: () => number): { injected: () => number } {
+function injectThrottling(
+  client: MiddlewareClient,
+  commands: Set<string>,
+  rate: number,
+  errorName: string,
+  random: () => number,
+  matches: (command: string, input: unknown) => boolean = () => true,
+  label = errorName,
+): { injected: () => number } {
   let injected = 0;
   const stack = client.middlewareStack as unknown as {
     addRelativeTo(middleware: unknown, options: { relation: 'after'; toMiddleware: string; name: string }): void;
@@ -69,7 +98,7 @@ function injectThrottling(client: MiddlewareClient, commands: Set<string>, rate:
   stack.addRelativeTo(
     (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
       const name = (context.commandName ?? '').replace(/Command$/, '');
-      if (commands.has(name) && random() < rate) {
+      if (commands.has(name) && matches(name, (args as { input?: unknown }).input) && random() < rate) {
         injected++;
         throw Object.assign(new Error(`Injected throttling of ${name}`), {
           name: errorName,
@@ -79,7 +108,7 @@ function injectThrottling(client: MiddlewareClient, commands: Set<string>, rate:
       }
       return next(args);
     },
-    { relation: 'after', toMiddleware: 'retryMiddleware', name: `eventsSoakFaults${errorName}` },
+    { relation: 'after', toMiddleware: 'retryMiddleware', name: `eventsSoakFaults${label}` },
   );
   return { injected: () => injected };
 }
@@ -180,23 +209,53 @@ export async function printEventsSoak(): Promise<void> {
     invoke: (event) => batch(event),
     logger: { warn: () => undefined },
   });
-  const receiver = await startReceiver(WEBHOOKS, random);
+  const receiver = await startReceiver(WEBHOOKS + QUESTION_WEBHOOKS, random);
   const dynamoCalls = countAwsCalls(stack.awsClients.dynamodb);
   const sqsCalls = countAwsCalls(sqsClient);
   const dynamoFaults = injectThrottling(stack.awsClients.dynamodb, DYNAMODB_WRITES, FAULTS.dynamodbWrite, 'ProvisionedThroughputExceededException', random);
   const sqsFaults = injectThrottling(sqsClient, SQS_SENDS, FAULTS.sqsSend, 'RequestThrottled', random);
-  const rpc = (method: string, params: Record<string, unknown>) => modernRequest(stack.url, method, params, { capabilities: TASKS_EXTENSION });
+  const questionFaults = injectThrottling(
+    stack.awsClients.dynamodb,
+    DYNAMODB_WRITES,
+    FAULTS.questionWrite,
+    'ProvisionedThroughputExceededException',
+    random,
+    isQuestionWrite,
+    'Questions',
+  );
+  const rpc = (method: string, params: Record<string, unknown>) => modernRequest(stack.url, method, params, { capabilities: CAPABILITIES });
   let stopping = false;
   const poll = new Arrivals();
   const push = new Arrivals();
+  const questionPoll = new Arrivals();
+  const questions = new Questions();
   const expected = new Set<string>();
+  const asking = new Set<string>();
+  const answerOnce = async (event: QuestionEvent) => {
+    const taskId = event.data.operationId;
+    const keys = Object.keys(event.data.inputRequests ?? {});
+    questions.noteEvent(taskId, event.eventId, keys);
+    // Only confirm_payload asks; its start may not be back yet, so the answer does not wait for it.
+    if (questions.answered.has(taskId)) return;
+    const task = (await rpc('tasks/get', { taskId })).message?.result as { inputRequests?: Record<string, unknown> } | undefined;
+    questions.noteShown(taskId, Object.keys(task?.inputRequests ?? {}));
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const ack = await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: {} } } });
+      if (ack.message?.result) {
+        questions.answered.add(taskId);
+        return;
+      }
+      // A throttled write the SDK could not get through: the client answers again, as a host would.
+      await sleep(100);
+    }
+  };
   const failedStarts = { count: 0 };
   try {
     const started = performance.now();
-    for (let i = 0; i < WEBHOOKS; i++) {
+    for (let i = 0; i < WEBHOOKS + QUESTION_WEBHOOKS; i++) {
       for (;;) {
         const answer = await rpc('events/subscribe', {
-          name: FINISHED,
+          name: i < WEBHOOKS ? FINISHED : INPUT_REQUIRED,
           arguments: {},
           delivery: { mode: 'webhook', url: `${receiver.origin}/hook/${i}`, secret: generateWebhookSecret() },
           cursor: null,
@@ -209,6 +268,24 @@ export async function printEventsSoak(): Promise<void> {
     }
     const first = await rpc('events/poll', { name: FINISHED, arguments: {}, cursor: null });
     const startCursor = first.message?.result?.cursor as string;
+    const questionStart = (await rpc('events/poll', { name: INPUT_REQUIRED, arguments: {}, cursor: null })).message?.result?.cursor as string;
+    // The question's subscriber: answers each question it is told of, once, after checking tasks/get shows that one question.
+    const answerer = (async () => {
+      let cursor = questionStart;
+      while (!stopping) {
+        const result = (await rpc('events/poll', { name: INPUT_REQUIRED, arguments: {}, cursor })).message?.result;
+        if (!result) {
+          await sleep(200);
+          continue;
+        }
+        for (const event of result.events as QuestionEvent[]) {
+          questionPoll.note(event.eventId, event.timestamp);
+          await answerOnce(event);
+        }
+        cursor = result.cursor;
+        if (!result.hasMore) await sleep(250);
+      }
+    })();
     const poller = (async () => {
       let cursor = startCursor;
       while (!stopping) {
@@ -255,11 +332,14 @@ export async function printEventsSoak(): Promise<void> {
       while (next < OPERATIONS) {
         const i = next++;
         const payload = i % LARGE_EVERY === 0 ? 'x'.repeat(LARGE_BYTES) : `operation ${i}`;
+        const asks = i % QUESTION_EVERY === 1;
+        const call = asks ? { name: 'confirm_payload', arguments: { payload } } : { name: 'echo_payload', arguments: { payload, waitSeconds: 1 } };
         for (;;) {
-          const answer = await rpc('tools/call', { name: 'echo_payload', arguments: { payload, waitSeconds: 1 } });
+          const answer = await rpc('tools/call', call);
           const taskId = answer.message?.result?.taskId as string | undefined;
           if (taskId) {
             expected.add(taskId);
+            if (asks) asking.add(taskId);
             break;
           }
           failedStarts.count++;
@@ -271,9 +351,13 @@ export async function printEventsSoak(): Promise<void> {
     const startsMs = performance.now() - started;
 
     // An event's id is per operation; the subscribers' ids are mapped back through the log's own answer.
-    const expectedEvents = await finishedEventIds(rpc, startCursor, expected);
+    const { ids: expectedEvents, completed } = await finishedEventIds(rpc, startCursor, expected);
+    const finishedHooks = receiver.hooks.slice(0, WEBHOOKS);
+    const questionHooks = receiver.hooks.slice(WEBHOOKS);
     const deadline = Date.now() + CATCH_UP_MS;
-    const everyoneHasAll = () => [poll, push, ...receiver.hooks].every((arrivals) => arrivals.missingOf(expectedEvents) === 0);
+    const everyoneHasAll = () =>
+      [poll, push, ...finishedHooks].every((arrivals) => arrivals.missingOf(expectedEvents) === 0) &&
+      [questionPoll, ...questionHooks].every((arrivals) => arrivals.missingOf(questions.eventIds()) === 0);
     while (Date.now() < deadline && !everyoneHasAll()) await sleep(500);
     stopping = true;
     await stack.drainEvents();
@@ -286,12 +370,14 @@ export async function printEventsSoak(): Promise<void> {
       totalMs: performance.now() - started,
       poll,
       push,
+      finishedHooks,
       receiver,
       dynamo: dynamoCalls.snapshot(),
       sqs: sqsCalls.snapshot(),
-      injected: { dynamodb: dynamoFaults.injected(), sqs: sqsFaults.injected() },
+      injected: { dynamodb: dynamoFaults.injected(), sqs: sqsFaults.injected(), questions: questionFaults.injected() },
     });
-    await Promise.race([Promise.all([poller, pusher]), sleep(5000)]);
+    printQuestions({ asking, completed, questions, questionEvents: questions.eventIds(), questionPoll, questionHooks });
+    await Promise.race([Promise.all([poller, pusher, answerer]), sleep(5000)]);
   } finally {
     stopping = true;
     dynamoCalls.remove();
@@ -312,25 +398,103 @@ async function finishedEventIds(
   rpc: (method: string, params: Record<string, unknown>) => ReturnType<typeof modernRequest>,
   cursor: string,
   operations: ReadonlySet<string>,
-): Promise<Set<string>> {
+): Promise<{ ids: Set<string>; completed: Set<string> }> {
   const ids = new Set<string>();
+  /** Operations that ended completed without an error, with the answer in their result when they asked. */
+  const completed = new Set<string>();
   const seen = new Set<string>();
   const deadline = Date.now() + CATCH_UP_MS;
   let at = cursor;
   while (seen.size < operations.size && Date.now() < deadline) {
     const result = (await rpc('events/poll', { name: FINISHED, arguments: {}, cursor: at })).message?.result;
     if (!result) continue;
-    for (const event of result.events as Array<{ eventId: string; data: { operationId?: string; taskId?: string } }>) {
+    for (const event of result.events as FinishedEvent[]) {
       const operation = event.data.taskId ?? event.data.operationId;
       if (operation && operations.has(operation)) {
         seen.add(operation);
         ids.add(event.eventId);
+        const output = event.data.result?.structuredContent;
+        if (event.data.status === 'completed' && !event.data.isError && (output?.confirmation === undefined || output.confirmation.action === 'accept')) {
+          completed.add(operation);
+        }
       }
     }
     at = result.cursor;
     if (!result.hasMore) await sleep(250);
   }
-  return ids;
+  return { ids, completed };
+}
+
+interface FinishedEvent {
+  eventId: string;
+  data: {
+    operationId?: string;
+    taskId?: string;
+    status?: string;
+    isError?: boolean;
+    result?: { structuredContent?: { confirmation?: { action?: string } } };
+  };
+}
+
+interface QuestionEvent {
+  eventId: string;
+  timestamp: string;
+  data: { operationId: string; inputRequests?: Record<string, unknown> };
+}
+
+/** What became of each question: the events and keys it was told by, the keys tasks/get showed, whether it was answered. */
+class Questions {
+  readonly events = new Map<string, Set<string>>();
+  readonly keys = new Map<string, Set<string>>();
+  readonly answered = new Set<string>();
+  noteEvent(taskId: string, eventId: string, keys: string[]): void {
+    if (!this.events.has(taskId)) this.events.set(taskId, new Set());
+    this.events.get(taskId)?.add(eventId);
+    this.noteShown(taskId, keys);
+  }
+  noteShown(taskId: string, keys: string[]): void {
+    if (!this.keys.has(taskId)) this.keys.set(taskId, new Set());
+    for (const key of keys) this.keys.get(taskId)?.add(key);
+  }
+  eventIds(): Set<string> {
+    return new Set([...this.events.values()].flatMap((ids) => [...ids]));
+  }
+}
+
+function printQuestions(m: {
+  asking: ReadonlySet<string>;
+  completed: ReadonlySet<string>;
+  questions: Questions;
+  questionEvents: Set<string>;
+  questionPoll: Arrivals;
+  questionHooks: Arrivals[];
+}): void {
+  const { asking, completed, questions } = m;
+  const told = [...asking].filter((id) => questions.events.has(id)).length;
+  const oneEvent = [...asking].filter((id) => questions.events.get(id)?.size === 1).length;
+  const oneKey = [...asking].filter((id) => {
+    const keys = questions.keys.get(id);
+    return keys?.size === 1 && keys.has('confirm');
+  }).length;
+  const answered = [...asking].filter((id) => questions.answered.has(id)).length;
+  const done = [...asking].filter((id) => completed.has(id)).length;
+  const exactlyOnce = [...asking].filter(
+    (id) => questions.events.get(id)?.size === 1 && questions.keys.get(id)?.size === 1 && questions.answered.has(id) && completed.has(id),
+  ).length;
+  console.log(
+    `  questions: ${asking.size} asked; ${told} told by event, ${oneEvent} by exactly one event; ${oneKey} only ever under the key confirm; ${answered} answered once; ${done} completed with the answer`,
+  );
+  console.log(`  questions waited for their answer exactly once: ${exactlyOnce}/${asking.size}${exactlyOnce === asking.size ? '' : ' (LOST OR DOUBLED)'}`);
+  const row = (name: string, arrivals: Arrivals[]) => {
+    const missing = arrivals.reduce((n, a) => n + a.missingOf(m.questionEvents), 0);
+    const complete = arrivals.filter((a) => a.missingOf(m.questionEvents) === 0).length;
+    const duplicates = arrivals.reduce((n, a) => n + a.duplicates, 0);
+    console.log(
+      `  ${name.padEnd(9)} ${String(complete).padStart(4)}/${arrivals.length} question subscribers got every question event; missing ${missing}, repeated ${duplicates}`,
+    );
+  };
+  row('poll', [m.questionPoll]);
+  row('webhook', m.questionHooks);
 }
 
 function modernMeta() {
@@ -354,17 +518,18 @@ function printSoak(m: {
   totalMs: number;
   poll: Arrivals;
   push: Arrivals;
+  finishedHooks: Arrivals[];
   receiver: Receiver;
   dynamo: Record<string, number>;
   sqs: Record<string, number>;
-  injected: { dynamodb: number; sqs: number };
+  injected: { dynamodb: number; sqs: number; questions: number };
 }): void {
   const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
   console.log(
-    `MCP Events soak (bench/events-soak.ts): ${m.operations} operations of one principal (1 in ${LARGE_EVERY} with a ${LARGE_BYTES / 1024} KiB result), ${m.receiver.hooks.length} webhooks, one poller, one push stream`,
+    `MCP Events soak (bench/events-soak.ts): ${m.operations} operations of one principal (1 in ${LARGE_EVERY} with a ${LARGE_BYTES / 1024} KiB result, 1 in ${QUESTION_EVERY} asking a question first), ${m.finishedHooks.length} webhooks of operation.finished and ${m.receiver.hooks.length - m.finishedHooks.length} of operation.input_required, one poller of each, one push stream`,
   );
   console.log(
-    `  faults: ${m.injected.dynamodb} DynamoDB write attempts and ${m.injected.sqs} SQS send attempts throttled, ${m.receiver.answered503} deliveries answered 503; ${m.failedStarts} starts refused and tried again`,
+    `  faults: ${m.injected.dynamodb} DynamoDB write attempts, ${m.injected.questions} more of questions' writes and ${m.injected.sqs} SQS send attempts throttled, ${m.receiver.answered503} deliveries answered 503; ${m.failedStarts} starts refused and tried again`,
   );
   console.log(`  starts took ${(m.startsMs / 1000).toFixed(1)} s; the whole run ${(m.totalMs / 1000).toFixed(1)} s`);
   console.log(`  expected operation.finished events: ${m.expected.size} (of ${m.operations} operations)`);
@@ -379,7 +544,7 @@ function printSoak(m: {
   };
   row('poll', [m.poll]);
   row('push', [m.push]);
-  row('webhook', m.receiver.hooks);
+  row('webhook', m.finishedHooks);
   const delivered = m.poll.first.size + m.push.first.size + m.receiver.hooks.reduce((n, a) => n + a.first.size, 0);
   const format = (counts: Record<string, number>) =>
     Object.entries(counts)
