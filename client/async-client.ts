@@ -256,7 +256,7 @@ export async function join(handleOrId: CallHandle | string, options: JoinOptions
       }
       if (remote.state !== 'input_required') answered.clear();
       else if (options.onQuestion) {
-        const open = (remote.questions ?? (await adapter.questions(connection, remoteId, options.signal))).filter((a) => !answered.has(a.question.key));
+        const open = (await adapter.questions(connection, remoteId, options.signal, remote)).filter((a) => !answered.has(a.question.key));
         for (const asked of open) {
           answered.add(asked.question.key);
           await answerWith(options.onQuestion, asked, handle, options.signal, (answer) => adapter.answer(connection, remoteId, asked, answer, options.signal));
@@ -283,7 +283,7 @@ export async function status(handleOrId: CallHandle | string, options: ClientOpt
   const adapter = ADAPTERS[handle.dialect];
   const connection = connectionFor(handle, options);
   const remote = await adapter.status(connection, handle.remoteId, options.signal);
-  if (remote.state === 'input_required' && !remote.questions) remote.questions = await adapter.questions(connection, handle.remoteId, options.signal);
+  if (remote.state === 'input_required' && !remote.questions) remote.questions = await adapter.questions(connection, handle.remoteId, options.signal, remote);
   const current = toCallStatus(handle.id, remote);
   await storeOf(options).put({ ...stored, lastStatus: current });
   return current;

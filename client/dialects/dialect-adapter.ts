@@ -79,8 +79,8 @@ export interface DialectAdapter {
   /** The final result of a terminal call; throws `CallFailedError` or `CallCancelledError` when there is none. */
   result(connection: McpConnection, remoteId: string, status: RemoteStatus, signal?: AbortSignal): Promise<CallToolResult>;
   cancel(connection: McpConnection, remoteId: string, signal?: AbortSignal): Promise<void>;
-  /** The call's open questions now; empty when none is open. */
-  questions(connection: McpConnection, remoteId: string, signal?: AbortSignal): Promise<AskedQuestion[]>;
+  /** The call's open questions now; empty when none is open. `current`, a status just read, spares reading it again. */
+  questions(connection: McpConnection, remoteId: string, signal?: AbortSignal, current?: RemoteStatus): Promise<AskedQuestion[]>;
   /** Sends `answer` to one open question. */
   answer(connection: McpConnection, remoteId: string, asked: AskedQuestion, answer: Answer, signal?: AbortSignal): Promise<void>;
 }

@@ -92,8 +92,8 @@ export const sep1391: DialectAdapter = {
     }
   },
 
-  async questions(connection, remoteId, signal) {
-    return (await this.status(connection, remoteId, signal)).questions ?? [];
+  async questions(connection, remoteId, signal, current) {
+    return (current?.questions ? current : await this.status(connection, remoteId, signal)).questions ?? [];
   },
 
   async answer(connection, remoteId, asked, answer, signal) {

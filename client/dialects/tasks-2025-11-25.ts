@@ -57,8 +57,8 @@ export const tasks20251125: DialectAdapter = {
     }
   },
 
-  async questions(connection, remoteId, signal) {
-    if ((await this.status(connection, remoteId, signal)).state !== 'input_required') return [];
+  async questions(connection, remoteId, signal, current) {
+    if ((current ?? (await this.status(connection, remoteId, signal))).state !== 'input_required') return [];
     return readQuestions(connection, remoteId, signal);
   },
 

@@ -84,8 +84,8 @@ export const tasksExtension: DialectAdapter = {
     await connection.modern('tasks/cancel', { taskId: remoteId }, signal ? { signal } : {});
   },
 
-  async questions(connection, remoteId, signal) {
-    return (await this.status(connection, remoteId, signal)).questions ?? [];
+  async questions(connection, remoteId, signal, current) {
+    return (current?.questions ? current : await this.status(connection, remoteId, signal)).questions ?? [];
   },
 
   async answer(connection, remoteId, asked, answer, signal) {
