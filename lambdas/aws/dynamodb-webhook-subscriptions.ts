@@ -104,18 +104,9 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
 
   /** The slots item (`SUB#<owner>#slots`) has no index keys, so it never shows in `listByOwner`. */
   async getSlots(ownerId: string): Promise<SubscriptionSlots> {
-    return this.#getSlots(ownerId, true);
-  }
-
-  /** The slots, read eventually consistent (half a read unit): for the fan-out's check, not for a claim. */
-  async getSlotsEventually(ownerId: string): Promise<SubscriptionSlots> {
-    return this.#getSlots(ownerId, false);
-  }
-
-  async #getSlots(ownerId: string, consistent: boolean): Promise<SubscriptionSlots> {
     checkOwner(ownerId);
     const output = await sendOrThrow('GetItem', () =>
-      this.#client.send(new GetItemCommand({ TableName: this.#tableName, Key: { [PK]: { S: slotsPk(ownerId) } }, ConsistentRead: consistent })),
+      this.#client.send(new GetItemCommand({ TableName: this.#tableName, Key: { [PK]: { S: slotsPk(ownerId) } }, ConsistentRead: true })),
     );
     const text = output.Item?.slots?.S;
     return text === undefined

@@ -5,7 +5,7 @@
  */
 import type { EventHandover } from '../events/event-handover.ts';
 import { INDEX_LAG_MS, type EventLog } from '../events/event-log.ts';
-import type { SubscriptionSlots, WebhookSubscriptionStore } from '../events/webhook-subscription.ts';
+import type { WebhookSubscriptionStore } from '../events/webhook-subscription.ts';
 import type { DynamoDbWebhookSubscriptions } from './dynamodb-webhook-subscriptions.ts';
 import type { DynamoDbClientHandle } from './lazy-dynamodb-client.ts';
 
@@ -28,9 +28,7 @@ export function lazyDynamoDbEventLog({ client, tableName }: LazyDynamoDbTable): 
   };
 }
 
-export function lazyDynamoDbWebhookSubscriptions({ client, tableName }: LazyDynamoDbTable): WebhookSubscriptionStore & {
-  getSlotsEventually(ownerId: string): Promise<SubscriptionSlots>;
-} {
+export function lazyDynamoDbWebhookSubscriptions({ client, tableName }: LazyDynamoDbTable): WebhookSubscriptionStore {
   let loaded: Promise<DynamoDbWebhookSubscriptions> | undefined;
   const store = () =>
     (loaded ??= Promise.all([client.get(), import('./dynamodb-webhook-subscriptions.ts')]).then(
@@ -42,7 +40,6 @@ export function lazyDynamoDbWebhookSubscriptions({ client, tableName }: LazyDyna
     save: async (subscription, expectedVersion) => (await store()).save(subscription, expectedVersion),
     delete: async (ownerId, id, expectedVersion) => (await store()).delete(ownerId, id, expectedVersion),
     getSlots: async (ownerId) => (await store()).getSlots(ownerId),
-    getSlotsEventually: async (ownerId) => (await store()).getSlotsEventually(ownerId),
     saveSlots: async (ownerId, slots, expectedVersion) => (await store()).saveSlots(ownerId, slots, expectedVersion),
   };
 }

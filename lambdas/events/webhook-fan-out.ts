@@ -14,11 +14,17 @@
  * past their grant included) is made only when one of them is live. Every live subscription
  * holds a live slot: a subscribe claims it before the subscription is written, a refresh
  * extends it, and it is given back only after the subscription is deleted.
+ *
+ * The owner index is eventually consistent (DynamoDB's GSIs lag a write by up to about a
+ * second), so the listing may not show a subscription written a moment ago. The slots are read
+ * consistently, and a live slot the listing does not show is read by its key: a subscription
+ * stored before this fan-out read is always reached. One stored after it replays this entry
+ * itself, once the log's index shows it (webhook-subscriptions.ts).
  */
 import { matchesFilter } from './event-filter.ts';
 import { isPerOperation, type EventEntry } from './event-log.ts';
 import type { WebhookDeliveryJob } from './webhook-delivery-job.ts';
-import { isLive, type SubscriptionSlots, type WebhookSubscriptionStore } from './webhook-subscription.ts';
+import { isLive, type WebhookSubscription } from './webhook-subscription.ts';
 import type { WebhookDeps } from './webhook-subscriptions.ts';
 
 export class WebhookFanOut {
@@ -27,8 +33,13 @@ export class WebhookFanOut {
   /** Enqueues the jobs `entry` makes, all in one enqueue; how many there were. */
   async fanOut(entry: EventEntry): Promise<number> {
     const now = this.deps.clock.now();
-    if (!hasLiveSlot(await slotsForFanOut(this.deps.store, entry.ownerId), now)) return 0;
-    const subscriptions = (await this.deps.store.listByOwner(entry.ownerId)).filter((s) => isLive(s, now) && s.ending === undefined);
+    const slots = await this.deps.store.getSlots(entry.ownerId);
+    const held = Object.entries(slots.held).filter(([, until]) => until === null || until > now);
+    if (held.length === 0) return 0;
+    const listed = await this.deps.store.listByOwner(entry.ownerId);
+    const unlisted = held.filter(([id]) => !listed.some((s) => s.id === id)).map(([id]) => this.deps.store.get(entry.ownerId, id));
+    const found = (await Promise.all(unlisted)).filter((s): s is WebhookSubscription => s !== undefined);
+    const subscriptions = [...listed, ...found].filter((s) => isLive(s, now) && s.ending === undefined);
     const jobs: WebhookDeliveryJob[] = subscriptions
       .filter((s) => s.active && s.name === entry.name && matchesFilter(s.arguments, entry))
       .map((s) => ({ subscriptionId: s.id, ownerKey: entry.ownerId, eventId: entry.eventId, attempt: 1 }));
@@ -40,13 +51,4 @@ export class WebhookFanOut {
     if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
     return jobs.length;
   }
-}
-
-/** The owner's slots, read eventually consistent where the store can (`getSlotsEventually`). */
-function slotsForFanOut(store: WebhookSubscriptionStore, ownerId: string): Promise<SubscriptionSlots> {
-  return store.getSlotsEventually ? store.getSlotsEventually(ownerId) : store.getSlots(ownerId);
-}
-
-function hasLiveSlot(slots: SubscriptionSlots, nowMs: number): boolean {
-  return Object.values(slots.held).some((until) => until === null || until > nowMs);
 }

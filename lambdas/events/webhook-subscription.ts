@@ -84,13 +84,6 @@ export interface WebhookSubscriptionStore {
   delete(ownerId: string, id: string, expectedVersion: number): Promise<boolean>;
   /** The owner's subscription slots; `{ held: {}, version: 0 }` when none is stored. */
   getSlots(ownerId: string): Promise<SubscriptionSlots>;
-  /**
-   * The same, read eventually consistent where the store can (DynamoDB: half the units of the
-   * consistent read a claim needs); without it, readers that may lag take `getSlots`. The
-   * fan-out may lag: the owner-index listing it guards is eventually consistent too, and a slot
-   * is written before its subscription.
-   */
-  getSlotsEventually?(ownerId: string): Promise<SubscriptionSlots>;
   /** Writes the owner's slots if the stored ones are still at `expectedVersion` (0: none stored); `false` when another write came first. */
   saveSlots(ownerId: string, slots: SubscriptionSlots, expectedVersion: number): Promise<boolean>;
 }

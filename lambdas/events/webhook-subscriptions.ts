@@ -6,10 +6,12 @@
  * webhook-fan-out.ts; delivery itself is webhook-delivery.ts. Sentences quoted are the SEP's.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock, Logger } from '../operations/ports.ts';
 import { isObject } from '../shared/json-values.ts';
 import { matchesFilter, type EventFilter } from './event-filter.ts';
-import { isPerOperation, streamOf, timePosition, type EventEntry, type EventLog } from './event-log.ts';
+import { INDEX_LAG_MS, isPerOperation, streamOf, timePosition, type EventEntry, type EventLog } from './event-log.ts';
+import { OPERATION_FINISHED } from './event-names.ts';
 import { startOf } from './event-reader.ts';
 import { EventsError } from './events-error.ts';
 import { retentionMsOf, type EventsSettings } from './events-settings.ts';
@@ -78,6 +80,7 @@ export class WebhookSubscriptions {
 
   async subscribe(request: SubscribeRequest): Promise<SubscribeOutcome> {
     const { store, clock, settings } = this.deps;
+    const startedAt = clock.now();
     const id = subscriptionIdFor(request.ownerId, request.url, request.name, request.arguments);
     const box = secretBoxFor(await this.deps.secretKey());
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
@@ -147,6 +150,7 @@ export class WebhookSubscriptions {
       // "The server MUST terminate the event stream when the task reaches a terminal status": one that already has, at once.
       if (request.operationEnded && isPerOperation(request.name)) jobs.push({ subscriptionId: id, ownerKey: request.ownerId, attempt: 1 });
       if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
+      await this.catchUp(request, id, start.position, replayed, startedAt);
       return { id, refreshBefore, position: this.watermark(created, now), truncated: start.truncated };
     }
     throw new Error('The subscription kept changing while it was being written');
@@ -255,6 +259,40 @@ export class WebhookSubscriptions {
       after = page.reached;
     }
     return found;
+  }
+
+  /**
+   * What the index did not show yet. An entry appended before this subscription was stored was
+   * fanned out without it, and the replay read an index that may lag (DynamoDB's GSIs): once
+   * the log's lag bound has passed since the write, a second read shows every such entry, and
+   * what the first missed is enqueued. For a per-operation subscription, an end logged since
+   * the caller looked (the operation ended while this subscribe ran) ends it.
+   */
+  private async catchUp(request: SubscribeRequest, id: string, from: string, replayed: readonly EventEntry[], startedAt: number): Promise<void> {
+    const lagMs = this.deps.log.indexLagMs ?? INDEX_LAG_MS;
+    if (lagMs <= 0) return;
+    await sleep(lagMs);
+    const now = this.deps.clock.now();
+    const known = new Set(replayed.map((entry) => entry.eventId));
+    const missed = (await this.replayable(request, from, now)).filter((entry) => !known.has(entry.eventId));
+    const jobs: WebhookDeliveryJob[] = missed.map((entry) => ({ subscriptionId: id, ownerKey: request.ownerId, eventId: entry.eventId, attempt: 1 }));
+    if (isPerOperation(request.name) && !request.operationEnded && (await this.endedSince(request, startedAt, now)))
+      jobs.push({ subscriptionId: id, ownerKey: request.ownerId, attempt: 1 });
+    if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
+  }
+
+  /** Whether the operation a per-operation subscription names logged its end since `sinceMs` (less the time a write may take to land). */
+  private async endedSince(request: SubscribeRequest, sinceMs: number, nowMs: number): Promise<boolean> {
+    const operationId = request.arguments.operationId;
+    if (operationId === undefined) return false;
+    const range = { after: timePosition(sinceMs - this.deps.settings.settleMs), through: timePosition(nowMs + 1), limit: MAX_REPLAY };
+    for (let read = 0; read < MAX_REPLAY; read++) {
+      const page = await this.deps.log.read(request.ownerId, streamOf(OPERATION_FINISHED, operationId), range);
+      if (page.entries.some((entry) => entry.operationId === operationId)) return true;
+      if (!page.more || page.reached <= range.after) return false;
+      range.after = page.reached;
+    }
+    return false;
   }
 
   /** "The client suggests, the server decides": default, clamped to [min, max], no expiry only when asked and allowed. */
