@@ -1,0 +1,57 @@
+/**
+ * Two questions asked at once (a Parallel state), against the local stack's input fixtures:
+ * in each async dialect the library lists both, with keys that stay the same from one read
+ * to the next, answers each by its key, and a join handler answers both.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { answer, join, MemoryRequestStateStore, questions, startToolCall, status, type Answer, type Question } from '../../client/index.ts';
+import type { LocalStack } from '../../local/local-stack.ts';
+import { startTestStack } from '../support/local-stack-fixture.ts';
+
+const DIALECTS = ['tasks', 'tasks-2025-11-25', 'sep-1391'] as const;
+
+let stack: LocalStack;
+let url: string;
+beforeAll(async () => {
+  stack = await startTestStack({ toolsDir: 'test/fixtures/input-tools' });
+  url = stack.url.href;
+}, 60_000);
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe.concurrent.each(DIALECTS)('%s', (dialect) => {
+  it('lists both open questions with stable keys, and answers each by its key', async () => {
+    const store = new MemoryRequestStateStore();
+    const handle = await startToolCall(url, 'ask_two', {}, { store, dialect, canAnswer: true });
+    const listed = await vi.waitFor(
+      async () => {
+        const current = await status(handle, { store });
+        expect(current.questions?.map((q) => q.key).sort()).toEqual(['first', 'second']);
+        return current.questions ?? [];
+      },
+      { interval: 300, timeout: 30_000 },
+    );
+    expect(listed.map((q) => q.message).sort()).toEqual(['First?', 'Second?']);
+    expect((await questions(handle, { store })).map((q) => q.key).sort()).toEqual(['first', 'second']);
+
+    await answer(handle, { action: 'accept', content: { value: 'b' } }, { store, key: 'second' });
+    expect((await questions(handle, { store })).map((q) => q.key)).toEqual(['first']);
+    await answer(handle, { action: 'accept', content: { value: 'a' } }, { store });
+    const result = await join(handle, { store, timeoutMs: 60_000 });
+    expect(result?.content).toEqual([{ type: 'text', text: 'first=a second=b' }]);
+  });
+
+  it('a join handler answers both', async () => {
+    const store = new MemoryRequestStateStore();
+    const seen: string[] = [];
+    const onQuestion = (question: Question): Answer => {
+      seen.push(question.key);
+      return { action: 'accept', content: { value: question.key.toUpperCase() } };
+    };
+    const handle = await startToolCall(url, 'ask_two', {}, { store, dialect, onQuestion });
+    const result = await join(handle, { store, onQuestion, timeoutMs: 60_000 });
+    expect(result?.content).toEqual([{ type: 'text', text: 'first=FIRST second=SECOND' }]);
+    expect(seen.sort()).toEqual(['first', 'second']);
+  });
+});
