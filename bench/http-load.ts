@@ -10,6 +10,8 @@ export interface LoadTarget {
   url: URL;
   body: string;
   headers: Record<string, string>;
+  /** A new body for each request (e.g. a fresh SEP-1391 token per start); `body` otherwise. */
+  nextBody?: () => string;
 }
 
 export interface LoadResult {
@@ -30,19 +32,21 @@ export interface LoadOptions {
 /** Runs the load and returns what it measured. */
 export async function runLoad(target: LoadTarget, options: LoadOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
-  const headers = {
+  const headersFor = (body: string) => ({
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     ...target.headers,
-    'content-length': String(Buffer.byteLength(target.body)),
-  };
+    'content-length': String(Buffer.byteLength(body)),
+  });
+  const fixedHeaders = headersFor(target.body);
   const result: LoadResult = { ok: 0, errors: 0, seconds: 0, latencies: [] };
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
   const worker = async () => {
     while (performance.now() < deadline) {
       const sent = performance.now();
-      const answer = await post(agent, target, headers).catch(() => undefined);
+      const body = target.nextBody?.() ?? target.body;
+      const answer = await post(agent, target.url, body, target.nextBody ? headersFor(body) : fixedHeaders).catch(() => undefined);
       result.latencies.push(performance.now() - sent);
       // A result, not an error: `"result":` appears in a JSON-RPC result only (bodies are JSON or SSE).
       if (answer && answer.status === 200 && answer.text.includes('"result":')) result.ok++;
@@ -58,9 +62,9 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
   return result;
 }
 
-function post(agent: Agent, target: LoadTarget, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+function post(agent: Agent, url: URL, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(target.url, { method: 'POST', agent, headers }, (res) => {
+    const req = httpRequest(url, { method: 'POST', agent, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -68,7 +72,7 @@ function post(agent: Agent, target: LoadTarget, headers: Record<string, string>)
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.end(target.body);
+    req.end(body);
   });
 }
 

@@ -3,8 +3,10 @@
  * gets a core as the reference server does (dynalite runs in a third process). It starts
  * one waiting `analyze_dataset` operation per async dialect and reports, over IPC, the URL
  * and each operation's id. Closes on a `{ close: true }` message or when the IPC channel closes.
+ * With `--starts`, one principal may keep any number of operations running (the starts bench).
  */
 import { pathToFileURL } from 'node:url';
+import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { startLocalStack } from '../local/local-stack.ts';
 import { legacyRequest, modernRequest } from '../test/support/raw-mcp.ts';
 
@@ -47,7 +49,13 @@ function cpuMs(): number {
 }
 
 if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const stack = await startLocalStack({ toolsDir: 'state-machines', port: 0 });
+  // --starts: the starts bench leaves every operation it starts waiting, far past the per-principal default.
+  const starts = process.argv.includes('--starts');
+  const stack = await startLocalStack({
+    toolsDir: 'state-machines',
+    port: 0,
+    ...(starts ? { limits: { ...DEFAULT_LIMITS, maxActiveOperations: 1_000_000 } } : {}),
+  });
   const ids = await startWaitingOperations(stack.url);
   const stop = () => void stack.close().then(() => process.exit(0));
   process.on('message', (message) => {

@@ -7,7 +7,7 @@
  *
  *   npm run bench                       everything, the soak included (minutes)
  *   npm run bench -- --no-soak          everything but the soak (also BENCH_SOAK=0)
- *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, history, cost, durable, cadence, listen, events, bundle, init, startup, soak, events-soak, package
+ *   npm run bench -- --only=polls,cost  some sections: polls, hot-paths, calls, history, cost, durable, cadence, listen, events, bundle, init, startup, soak, events-soak, package, starts
  *
  * BENCH_SECONDS (3) and BENCH_AB_ROUNDS (2) size the side-by-side segments; BENCH_ROUNDS (200)
  * the hot-path samples; BENCH_IMPORT_RUNS (9) the cold imports, which BENCH_NODE (a node
@@ -43,6 +43,7 @@ const SECTIONS = [
   'soak',
   'events-soak',
   'package',
+  'starts',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -232,3 +233,11 @@ if (sections.has('durable')) {
 if (sections.has('soak')) await soak();
 if (sections.has('events-soak')) await (await import('./events-soak.ts')).printEventsSoak();
 if (sections.has('package')) await (await import('./package-install.ts')).printPackageInstall();
+if (sections.has('starts')) {
+  const concurrency = process.env.BENCH_START_CONCURRENCY?.split(',').map(Number);
+  await (await import('./start-throughput.ts')).startThroughput({
+    seconds: Number(process.env.BENCH_SECONDS ?? 3),
+    rounds: Number(process.env.BENCH_AB_ROUNDS ?? 2),
+    ...(concurrency ? { concurrencies: concurrency } : {}),
+  });
+}
