@@ -1,7 +1,8 @@
 /**
  * Two questions asked at once (a Parallel state), against the local stack's input fixtures:
  * in each async dialect the library lists both, with keys that stay the same from one read
- * to the next, answers each by its key, and a join handler answers both.
+ * to the next, answers each by its key, and a join handler answers both. And a question the
+ * Tasks extension asks before its task exists, answered in `startToolCall`'s rounds.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { answer, join, MemoryRequestStateStore, questions, startToolCall, status, type Answer, type Question } from '../../client/index.ts';
@@ -53,5 +54,23 @@ describe.concurrent.each(DIALECTS)('%s', (dialect) => {
     const result = await join(handle, { store, onQuestion, timeoutMs: 60_000 });
     expect(result?.content).toEqual([{ type: 'text', text: 'first=FIRST second=SECOND' }]);
     expect(seen.sort()).toEqual(['first', 'second']);
+  });
+});
+
+describe('tasks, a question asked before the task exists (askBeforeTaskSeconds)', () => {
+  it("startToolCall's onQuestion answers the input_required round, and the retry returns the task", async () => {
+    const store = new MemoryRequestStateStore();
+    const onQuestion = (question: Question): Answer => {
+      expect(question).toMatchObject({ key: 'user_name', message: 'What is your name?' });
+      return { action: 'accept', content: { name: 'Alice' } };
+    };
+    const handle = await startToolCall(url, 'ask_before_task', { waitSeconds: 2 }, { store, dialect: 'tasks', onQuestion });
+    expect(handle).toMatchObject({ dialect: 'tasks', remoteId: expect.any(String) });
+    expect((await join(handle, { store, timeoutMs: 60_000 }))?.content).toEqual([{ type: 'text', text: 'Hello, Alice!' }]);
+  });
+
+  it('without a handler, a call that can answer only later says the round needs one', async () => {
+    const call = startToolCall(url, 'ask_before_task', {}, { store: new MemoryRequestStateStore(), dialect: 'tasks', canAnswer: true });
+    await expect(call).rejects.toThrow(/nothing here answers it: pass onQuestion/);
   });
 });
