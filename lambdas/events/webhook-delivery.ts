@@ -35,6 +35,8 @@ const PENDING_LOST_MS = 5 * 60_000;
 const PENDING_MARGIN_SECONDS = 5;
 /** The most log entries the end reads for what it still owes; past them it sends `terminated` (the cursor in every body recovers the rest). */
 const OWED_READ_LIMIT = 500;
+/** The most reads (page cuts) that look for them. */
+const OWED_READS = 10;
 /** The settled events a record keeps: the latest ones, so it stays small; an older one the end finds again is sent again (receivers dedupe). */
 const SETTLED_KEPT = 1000;
 
@@ -76,6 +78,8 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
       const suspend = error !== undefined && health.attempts >= minAttempts && health.failures / health.attempts > failureRate;
       const updated = { ...current, health, active: current.active && !suspend };
       if (!pending) return updated;
+      // A try that ends after the end sent its event (a slow receiver) leaves nothing pending.
+      if (pending.retryAt !== undefined && current.settled?.includes(pending.eventId)) return updated;
       return pending.retryAt === undefined ? withSettled(updated, pending.eventId) : withPending(updated, pending.eventId, pending.retryAt);
     });
     if (written?.before.active && !written.after.active)
@@ -107,11 +111,12 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
     const through = timePosition(endedAt + 1);
     const owed: EventEntry[] = [];
     let after = ended.startPosition;
-    for (let read = 0, seen = 0; seen < OWED_READ_LIMIT; read++) {
+    let seen = 0;
+    for (let read = 0; read < OWED_READS && seen < OWED_READ_LIMIT; read++) {
       const page = await deps.log.read(ended.ownerId, stream, { after, through, limit: OWED_READ_LIMIT - seen });
       seen += page.entries.length;
       owed.push(...page.entries.filter((entry) => entry.name === ended.name && matchesFilter(ended.arguments, entry) && !settled.has(entry.eventId)));
-      if (!page.more || page.reached <= after || read > OWED_READ_LIMIT) break;
+      if (!page.more || page.reached <= after) break;
       after = page.reached;
     }
     return owed;
@@ -186,7 +191,10 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
     // Suspended: the event is abandoned; the client's cursor (a refresh, a poll) recovers it.
     if (!subscription.active) return drop(subscription, eventId, 'delivery is suspended');
     // Already delivered (by the end, or by an earlier copy of this job): nothing to send again.
-    if (subscription.settled?.includes(eventId)) return { kind: 'dropped', reason: 'the event was already delivered' };
+    if (subscription.settled?.includes(eventId)) {
+      if (subscription.pending?.[eventId] !== undefined) await update(subscription, (current) => withSettled(current, eventId));
+      return { kind: 'dropped', reason: 'the event was already delivered' };
+    }
     const entry = await deps.log.get(job.ownerKey, eventId);
     if (!entry) return drop(subscription, eventId, 'the event is past retention');
     // Events logged before the end are still delivered, before `terminated`.
