@@ -74,12 +74,13 @@ function scaffoldTool(options: ScaffoldOptions): string[] {
         { workflowType: invocation === 'sync' && !options.input ? 'EXPRESS' : 'STANDARD' }),
   };
   const work = definition(name, jsonata, worker);
-  const files: [string, string][] = [
-    [join(folder, TOOL_FILE), json(tool)],
-    options.durable
-      ? [join(folder, DURABLE_FILE), durableModule(name, options.input)]
-      : [join(folder, DEFINITION_FILE), json(options.input ? askingFirst(work, jsonata) : work)],
-  ];
+  const files: [string, string][] = options.durable
+    ? // A durable tool is its durable.ts alone: defineTool holds what tool.json would.
+      [[join(folder, DURABLE_FILE), durableModule(tool, options.input)]]
+    : [
+        [join(folder, TOOL_FILE), json(tool)],
+        [join(folder, DEFINITION_FILE), json(options.input ? askingFirst(work, jsonata) : work)],
+      ];
   if (workerFile && worker) files.push([workerFile, workerStub(name, worker)]);
   mkdirSync(folder, { recursive: true });
   if (workerFile) mkdirSync(options.workersDir, { recursive: true });
@@ -166,47 +167,63 @@ function askingFirst(work: Definition, jsonata: boolean): Definition {
 }
 
 /**
- * A durable function tool's module: a checkpointed step and progress, and with `input` the
- * question `askingFirst` asks, through `askClient` (a callback the client's answer completes).
+ * A durable function tool's module, defined by `defineTool` (no tool.json): the settings, zod
+ * schemas, a checkpointed step and progress, and with `input` the question `askingFirst`
+ * asks, through `context.askClient` (a callback the client's answer completes).
  */
-function durableModule(name: string, input: boolean): string {
-  const helpers = input ? 'askClient, DurableToolError, INPUT_ERRORS, reportProgress, type ToolEvent' : 'reportProgress, type ToolEvent';
+function durableModule(tool: { name: string; title: string; description: string; invocation: Invocation }, input: boolean): string {
+  const { name } = tool;
+  const helpers = input ? 'defineTool, DurableToolError, INPUT_ERRORS' : 'defineTool';
   const about = input ? '\n * It asks the client to confirm first; a decline or cancel ends the tool as an error.' : '';
   const ask = input
     ? `
-  // Suspends (nothing runs, nothing is billed) until the client answers, for up to an hour;
-  // a client that cannot answer elicitation fails the tool with Mcp.CapabilityMissing.
-  const request = { method: 'elicitation/create', params: { message: \`Echo "\${text}"?\`, requestedSchema: { type: 'object', properties: {} } } };
-  const confirmed = await askClient(context, event, request, { key: 'confirm', timeout: { hours: ${ASK_TIMEOUT_SECONDS / 3600} } }).then(
-    () => true,
-    (error: unknown) => {
-      if (error instanceof DurableToolError && error.name === INPUT_ERRORS.declined) return false;
-      throw error;
-    },
-  );
-  if (!confirmed) return { isError: true, content: [{ type: 'text' as const, text: 'The user declined, so nothing was done.' }] };`
+    // Suspends (nothing runs, nothing is billed) until the client answers, for up to an hour;
+    // a client that cannot answer elicitation fails the tool with Mcp.CapabilityMissing.
+    const request = { method: 'elicitation/create', params: { message: \`Echo "\${text}"?\`, requestedSchema: { type: 'object', properties: {} } } };
+    const confirmed = await context.askClient(request, { key: 'confirm', timeout: { hours: ${ASK_TIMEOUT_SECONDS / 3600} } }).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof DurableToolError && error.name === INPUT_ERRORS.declined) return false;
+        throw error;
+      },
+    );
+    if (!confirmed) return { isError: true, content: [{ type: 'text', text: 'The user declined, so nothing was done.' }] };`
     : '';
   return `/**
- * ${name}: a tool written as a Lambda durable function. Replace the steps with the tool's work.
- * The event is { arguments, operation } (arguments checked against tool.json's inputSchema);
- * what the handler returns is the tool's result (content, structuredContent, isError).${about}
+ * ${name}: a tool written as a Lambda durable function, defined here alone: its settings, its
+ * zod schemas (listed as JSON Schema, and typing the handler) and its handler. Replace the
+ * schemas and steps with the tool's own. \`args\` are the arguments, checked against
+ * inputSchema; the handler returns the structured result outputSchema describes, or a whole
+ * result (content, structuredContent, isError).${about}
  */
-import { type DurableContext, withDurableExecution } from '@aws/durable-execution-sdk-js';
 import { ${helpers} } from 'async-mcp/durable';
+import { z } from 'zod';
 
-interface Args {
-  text: string;
+export const handler = defineTool(
+  {
+    name: ${quoted(name)},
+    title: ${quoted(tool.title)},
+    description: ${quoted(tool.description)},
+    inputSchema: z.strictObject({ text: z.string().describe('The text to echo.') }),
+    outputSchema: z.object({ echo: z.string() }),
+    invocation: '${tool.invocation}',
+    // A durable execution is STANDARD-like whatever the invocation; its timeout is its own.
+    durable: { executionTimeoutSeconds: ${DURABLE_TIMEOUT_SECONDS} },
+  },
+  async ({ text }, context) => {${ask}
+    await context.reportProgress({ progress: 0, total: 1, message: 'Echoing' });
+    // A step's result is checkpointed: a replay (after a wait, a question or a restart) reuses it.
+    const echo = await context.step('echo', async () => text);
+    await context.reportProgress({ progress: 1, total: 1, message: 'Echoed' });
+    return { structuredContent: { echo }, content: [{ type: 'text', text: echo }] };
+  },
+);
+`;
 }
 
-export const handler = withDurableExecution(async (event: ToolEvent<Args>, context: DurableContext) => {
-  const { text } = event.arguments;${ask}
-  await reportProgress(context, event, { progress: 0, total: 1, message: 'Echoing' });
-  // A step's result is checkpointed: a replay (after a wait, a question or a restart) reuses it.
-  const echo = await context.step('echo', async () => text);
-  await reportProgress(context, event, { progress: 1, total: 1, message: 'Echoed' });
-  return { structuredContent: { echo }, content: [{ type: 'text' as const, text: echo }] };
-});
-`;
+/** A string as a single-quoted TypeScript literal. */
+function quoted(text: string): string {
+  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
 
 function workerStub(tool: string, worker: string): string {

@@ -1,12 +1,12 @@
 /**
- * `npm run new-tool -- <name> --durable` (issue 38): a tool folder written in TypeScript,
- * tool.json and a durable.ts built with withDurableExecution and the async-mcp/durable
- * helpers, that passes validate-tools as it is.
+ * `npm run new-tool -- <name> --durable` (issues 38 and 49): a tool folder written in
+ * TypeScript, a durable.ts alone whose handler defineTool makes (settings, zod schemas, the
+ * async-mcp/durable helpers from its context), that passes validate-tools as it is.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadToolFolders } from '../../lambdas/tools/tool-folder.ts';
 
@@ -27,6 +27,8 @@ let toolsDir: string;
 let created: ReturnType<typeof script>[];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'new-tool-durable-'));
+  // With the repository's node_modules beside it, so durable.ts finds zod as a project's tool does.
+  await symlink(resolve('node_modules'), join(dir, 'node_modules'), 'dir');
   toolsDir = join(dir, 'tools');
   created = SCAFFOLDS.map(([name, flags]) => script('new-tool', [name, '--durable', ...flags, '--tools-dir', toolsDir]));
 }, 120_000);
@@ -37,9 +39,9 @@ afterAll(async () => {
 const read = (tool: string, file: string) => readFile(join(toolsDir, tool, file), 'utf8');
 
 describe('npm run new-tool -- <name> --durable', () => {
-  it('writes tool.json and durable.ts, and no definition', async () => {
+  it('writes durable.ts alone: no tool.json, no definition', async () => {
     for (const run of created) expect(run.status, run.stderr).toBe(0);
-    for (const [name] of SCAFFOLDS) expect((await readdir(join(toolsDir, name))).sort()).toEqual(['durable.ts', 'tool.json']);
+    for (const [name] of SCAFFOLDS) expect(await readdir(join(toolsDir, name))).toEqual(['durable.ts']);
     expect(created[0]?.stdout).toContain('durable.ts');
   });
 
@@ -49,27 +51,33 @@ describe('npm run new-tool -- <name> --durable', () => {
     expect(validated.stdout).toContain('3 tools valid: confirm_both, quick_sync, report_async');
   });
 
-  it('loads as durable tools, STANDARD whatever the invocation, with the execution timeout in tool.json', async () => {
+  it('loads as durable tools, STANDARD whatever the invocation, with the execution timeout defineTool gives', async () => {
     const folders = await loadToolFolders(toolsDir);
     expect(folders.map((folder) => [folder.config.name, folder.config.invocation, folder.config.workflowType, folder.durable?.file])).toEqual([
       ['confirm_both', 'both', 'STANDARD', join(toolsDir, 'confirm_both', 'durable.ts')],
       ['quick_sync', 'sync', 'STANDARD', join(toolsDir, 'quick_sync', 'durable.ts')],
       ['report_async', 'async', 'STANDARD', join(toolsDir, 'report_async', 'durable.ts')],
     ]);
-    const config = JSON.parse(await read('quick_sync', 'tool.json')) as Record<string, unknown>;
-    expect(config).not.toHaveProperty('workflowType');
-    expect(config.durable).toEqual({ executionTimeoutSeconds: 86_400 });
+    const config = folders.find((folder) => folder.config.name === 'quick_sync')?.config;
+    expect(config?.durable).toEqual({ executionTimeoutSeconds: 86_400 });
+    expect(config?.inputSchema).toEqual({
+      type: 'object',
+      properties: { text: { type: 'string', description: 'The text to echo.' } },
+      required: ['text'],
+      additionalProperties: false,
+    });
   });
 
-  it('uses withDurableExecution and reportProgress from async-mcp/durable, and askClient only with --input', async () => {
+  it('uses defineTool with zod schemas, reportProgress from its context, and askClient only with --input', async () => {
     const plain = await read('report_async', 'durable.ts');
-    expect(plain).toContain("import { type DurableContext, withDurableExecution } from '@aws/durable-execution-sdk-js';");
-    expect(plain).toContain("import { reportProgress, type ToolEvent } from 'async-mcp/durable';");
-    expect(plain).toContain('export const handler = withDurableExecution(');
+    expect(plain).toContain("import { defineTool } from 'async-mcp/durable';");
+    expect(plain).toContain("import { z } from 'zod';");
+    expect(plain).toContain('export const handler = defineTool(');
+    expect(plain).toContain('await context.reportProgress(');
     expect(plain).not.toContain('askClient');
 
     const asking = await read('confirm_both', 'durable.ts');
-    expect(asking).toContain("import { askClient, DurableToolError, INPUT_ERRORS, reportProgress, type ToolEvent } from 'async-mcp/durable';");
+    expect(asking).toContain("import { defineTool, DurableToolError, INPUT_ERRORS } from 'async-mcp/durable';");
     // The question a request_input state asks in the state machine scaffold, under the same key.
     expect(asking).toContain("{ method: 'elicitation/create', params: { message: `Echo \"${text}\"?`, requestedSchema: { type: 'object', properties: {} } } }");
     expect(asking).toContain("{ key: 'confirm', timeout: { hours: 1 } }");
