@@ -77,7 +77,7 @@ export function projectPackageJson(name: string, ours: OurPackage, ourSpec = `^$
       synth: 'cdk synth',
       deploy: 'cdk deploy',
     },
-    dependencies: { [ours.name]: ourSpec },
+    dependencies: { [ours.name]: ourSpec, zod: versionOf('zod') ?? 'latest' },
     devDependencies: Object.fromEntries(PROJECT_DEV_DEPENDENCIES.map((dependency) => [dependency, versionOf(dependency) ?? 'latest'])),
   };
 }

@@ -42,7 +42,8 @@ describe('init writes a project', () => {
     );
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(pkg).toMatchObject({ name: 'my-server', type: 'module', scripts: { start: 'async-mcp start --watch', test: 'vitest run' } });
-    expect(pkg.dependencies).toEqual({ 'async-mcp': `^${ourPackage().version}` });
+    // zod for the schemas a defineTool durable.ts defines, at the version this package uses.
+    expect(pkg.dependencies).toEqual({ 'async-mcp': `^${ourPackage().version}`, zod: ourPackage().dependencies.zod });
     const ours = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
     for (const name of ['aws-cdk-lib', 'constructs', 'aws-cdk', 'esbuild', 'vitest', 'typescript', 'tsx']) {
       expect(pkg.devDependencies[name], name).toBe(ours.devDependencies[name] ?? ours.dependencies[name]);
@@ -76,7 +77,7 @@ describe('init writes a project', () => {
     const spec = tarballSpec(dir, env, scratch);
     expect(spec).toBe(`file:../async-mcp-${ourPackage().version}.tgz`);
     writeProject(dir, ourPackage(), spec);
-    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies).toEqual({ 'async-mcp': spec });
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies).toEqual({ 'async-mcp': spec, zod: ourPackage().dependencies.zod });
     // From the registry, or a tarball that is not there, the project depends on the version.
     expect(tarballSpec(dir, { npm_command: 'exec', npm_config_package: 'async-mcp' }, scratch)).toBeUndefined();
     expect(tarballSpec(dir, { npm_command: 'exec', npm_config_package: './async-mcp-9.9.9.tgz' }, scratch)).toBeUndefined();
