@@ -97,6 +97,33 @@ describe('a tool that reports progress and log lines', () => {
   });
 });
 
+describe('the sync dialect: a plain initialize-era tools/call', () => {
+  let fixtures: TestServer;
+  beforeAll(async () => {
+    fixtures = await startTestServer({ tools: 'test/fixtures/input-tools', skipWaits: true });
+  });
+  afterAll(async () => {
+    await fixtures?.close();
+  });
+
+  it('answers the question the call asks on its own stream, by key', async () => {
+    const run = await fixtures.call('ask_confirm', { subject: 'the release' }, { dialect: 'sync', answers: { confirm: { comment: 'go' } } });
+    expect(run.dialect).toBe('sync');
+    expect(run.result.structuredContent).toEqual({ action: 'accept', content: { comment: 'go' } });
+    expect(run.questions).toEqual([expect.objectContaining({ key: 'confirm', message: 'Go ahead with the release?' })]);
+  });
+
+  it('reads the progress and every log line the call streams', async () => {
+    const run = await fixtures.call('progress_steps', {}, { dialect: 'sync' });
+    expect(run.logs.map((line) => line.level)).toEqual(['debug', 'info', 'warning']);
+    expect(run.progress.map((report) => report.message)).toEqual(['first step', 'second step', 'third step']);
+  });
+
+  it('a question it does not answer fails the call, naming it', async () => {
+    await expect(fixtures.call('ask_confirm', { subject: 'the release' }, { dialect: 'sync' })).rejects.toThrow(/"confirm".*Go ahead with the release/);
+  });
+});
+
 describe('skipWaits', () => {
   it("a durable tool's context.wait of an hour ends at once", async () => {
     await using durable = await startTestServer({ tools: 'test/fixtures/durable-tools', skipWaits: true });
