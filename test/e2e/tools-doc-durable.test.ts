@@ -1,6 +1,6 @@
 /**
- * docs/tools.md "A tool in TypeScript", as a reader follows it: the page's tool.json and
- * durable.ts, written into a tools directory of their own and nothing else, pass the loader's
+ * docs/tools.md "A tool in TypeScript", as a reader follows it: the page's durable.ts (defined
+ * by defineTool, no tool.json), written into a tools directory of its own and nothing else, passes the loader's
  * checks and are served by the local stack, asynchronously (with its progress) and
  * synchronously. The folder sits in the repository's scratch directory, where a tool folder of
  * this repository lives (so `async-mcp/durable` resolves as it does under state-machines/).
@@ -15,7 +15,7 @@ import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 
 const SCRATCH = resolve(import.meta.dirname, '../../.scratch');
-const WANTED = ['state-machines/count_lines/tool.json', 'state-machines/count_lines/durable.ts'];
+const WANTED = ['state-machines/count_lines/durable.ts'];
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 
 let toolsDir: string;
