@@ -27,7 +27,7 @@ export function usage(command: string = cliCommand()): string {
 
 login signs in to an OAuth-protected server in the browser (it prints the URL, and opens a
 browser unless --no-browser or none is available; $BROWSER picks the command) and keeps the
-login; call, join, status, cancel and tools then use it for that server, renewing it when it
+login; call, join, answer, status, cancel and tools then use it for that server, renewing it when it
 expires. logout removes it. token prints the login's access token (renewed first if it has
 expired) for curl or another client: it is a secret, so keep it out of logs and command lines.
 
@@ -37,6 +37,7 @@ each field of the form, then accept, decline or cancel. --answer answers it in s
 question by its key, and without one it answers the next question no keyed answer covers.
 A question nothing answers leaves the call waiting: the CLI prints it and the answer
 command, and exits 4. answer <id> answers it later, from any process; status <id> shows it.
+Every call the CLI starts declares that it can answer (elicitation): answer <id> always can.
 
 Options for every command:
   --json            one JSON document on stdout, as the last line

@@ -67,6 +67,17 @@ describe.concurrent('the question, asked on a terminal', { timeout: 120_000 }, (
     expect(resultOn(run.screen)).toMatchObject({ deployed: true, comment: 'joined' });
   });
 
+  it('Ctrl-C at the prompt, tasks-2025-11-25, approve_deployment: exits 130 saying the call keeps running and how to join it', async () => {
+    const run = await runOnTerminal(['call', url, 'approve_deployment', ...CHANGES, '--dialect', 'tasks-2025-11-25'], env, [
+      { when: /Comment .*: $/, type: '\x03' },
+    ]);
+    expect(run.code, run.screen).toBe(130);
+    const id = /Join it with: npm run cli -- join (\S+)/.exec(run.screen)?.[1] ?? '';
+    const status = await runCli(['status', id, '--json'], env);
+    expect(lastJson(status)).toMatchObject({ id, state: 'input_required' });
+    await runCli(['cancel', id], env);
+  });
+
   it('answer <id>, sep-1391, approve_deployment: with no --answer, it prompts, and the call goes on to deploy', async () => {
     const waiting = await runCli(['call', url, 'approve_deployment', ...CHANGES, '--dialect', 'sep-1391', '--json'], env);
     expect(waiting.code, waiting.stderr).toBe(4);

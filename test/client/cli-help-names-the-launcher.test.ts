@@ -29,6 +29,6 @@ describe('cli --help', () => {
   });
 
   it('installed, words them as the bin', () => {
-    expect(usage('async-mcp')).toContain('\n  async-mcp join <id> [--timeout 30s]\n');
+    expect(usage('async-mcp')).toContain('\n  async-mcp join <id> [--timeout 30s] [--answer [KEY=]VALUE ...]\n');
   });
 });
