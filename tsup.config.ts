@@ -13,15 +13,17 @@ import { defineConfig } from 'tsup';
 import { buildOperationCardHtml } from './lambdas/mcp/apps/build-operation-card.ts';
 import { CARD_ASSET_FILE } from './lambdas/mcp/apps/card-resource.ts';
 
-/** What the package runs: the client, the server's code, the local stack, the construct and the bin's commands. */
+/** What the package runs: the client, the server's code, the local stack, the construct, the test kit and the bin's commands. */
 const SOURCES = [
   'client/**/*.ts',
   'lambdas/**/*.ts',
   'local/**/*.ts',
   'cdk/**/*.ts',
+  'testing/**/*.ts',
   'scripts/init-project.ts',
   'scripts/project-template.ts',
   'scripts/new-tool.ts',
+  'scripts/new-tool-test-file.ts',
   'scripts/validate-tools.ts',
   // The repository's own CDK app (it runs cdk-nag); a user's project has its own.
   '!cdk/app.ts',

@@ -1,8 +1,10 @@
 /**
  * `npm run check-package`: what a user of the package gets. Packs the tarball (`npm pack`,
  * which builds dist/), runs `async-mcp init` from it in a temporary folder, installs that
- * project with the tarball (its other dependencies from the registry), and runs the
- * project's `npm test`, `npx cdk synth` and `npm start`, against which a plain ESM script that
+ * project with the tarball (its other dependencies from the registry), adds two tools that ask
+ * (`new-tool ask_me --durable --input`, `new-tool ask_machine --input`), and runs the
+ * project's `npm test` (their scaffolded tests answer through `async-mcp/testing`),
+ * `npx cdk synth` and `npm start`, against which a plain ESM script that
  * imports `async-mcp/client` completes a call of the example tool, on this Node and on each
  * Node of CHECK_PACKAGE_NODES (majors fetched with npx, e.g. "22 24"); the installed bin lists
  * the tools too. It prints the tarball's size and each step's time, removes what it made, and
@@ -20,8 +22,8 @@ const NODES = (process.env.CHECK_PACKAGE_NODES ?? '').split(/\s+/).filter(Boolea
 /** npm and npx inherit npm_config_* from `npm run`; the user's project must not see ours. */
 const CLEAN_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
 const BUFFER = 64 * 1024 * 1024;
-/** What the package must not carry: sources other than the functions' (lambdas/), tests, benches, docs. */
-const NOT_SHIPPED = ['client', 'local', 'scripts', 'test', 'bench', 'docs', 'examples', 'state-machines'];
+/** What the package must not carry: sources other than the functions' (lambdas/), tests, benches. (docs/ ships: the user's README and help point at it.) */
+const NOT_SHIPPED = ['client', 'local', 'scripts', 'test', 'testing', 'bench', 'examples', 'state-machines'];
 
 /** The script a user would write: no TypeScript, no loader, only the installed package. */
 const USER_SCRIPT = `import { join, listTools, MemoryRequestStateStore, startToolCall } from 'async-mcp/client';
@@ -101,6 +103,16 @@ async function main(): Promise<void> {
     const installed = await readdir(join(project, 'node_modules', 'async-mcp'));
     const carried = installed.filter((entry) => NOT_SHIPPED.includes(entry));
     if (carried.length > 0) throw new Error(`the package carries ${carried.join(', ')}`);
+    // Tools that ask, scaffolded with their tests: the project's npm test answers them through async-mcp/testing.
+    await step('async-mcp new-tool ask_me --durable --input, and ask_machine --input', async () => {
+      const bin = join(project, 'node_modules', 'async-mcp', 'bin', 'async-mcp.js');
+      for (const args of [
+        ['ask_me', '--durable', '--input'],
+        ['ask_machine', '--input'],
+      ])
+        await exec(process.execPath, [bin, 'new-tool', ...args], { cwd: project, env: CLEAN_ENV });
+      for (const tool of ['ask_me', 'ask_machine']) await stat(join(project, 'test', `${tool}.test.ts`));
+    });
 
     // The synth, the longest step, runs beside the others (its output goes outside the project).
     synthesized = step("the project's npx cdk synth (beside the steps below)", () =>

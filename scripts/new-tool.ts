@@ -14,6 +14,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE } from '../lambdas/tools/tool-config.ts';
 import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
 import { placeholderFor, workerModuleFile, workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
+import { toolTestFile } from './new-tool-test-file.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 const USAGE = 'usage: npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker] [--input] [--durable] [--tools-dir DIR] [--workers-dir DIR]';
@@ -82,6 +83,9 @@ function scaffoldTool(options: ScaffoldOptions): string[] {
         [join(folder, DEFINITION_FILE), json(options.input ? askingFirst(work, jsonata) : work)],
       ];
   if (workerFile && worker) files.push([workerFile, workerStub(name, worker)]);
+  // Its test, under the project's test/ (new-tool-test-file.ts says where, and when none is written).
+  const test = toolTestFile(options);
+  if (test) files.push(test);
   mkdirSync(folder, { recursive: true });
   if (workerFile) mkdirSync(options.workersDir, { recursive: true });
   for (const [file, text] of files) writeFileSync(file, text, { flag: 'wx' });

@@ -1,20 +1,21 @@
 /**
  * The project's tools: the folders pass the checks `cdk synth` and `npm start` run, and each
- * tool answers a call through the local stack (`async-mcp start` on a free port), as an MCP
- * client that speaks the async dialects calls it. A new tool needs its example call in CALLS.
+ * tool answers a call through the local stack, started in this process by async-mcp/testing
+ * and called as an MCP client that speaks the async dialects calls it. A tool is called here,
+ * from CALLS, or in a test of its own (test/<tool>.test.ts, which `npm run new-tool` writes).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { join as joinCall, listTools, MemoryRequestStateStore, startToolCall } from 'async-mcp/client';
+import { startTestServer, type TestAnswers, type TestServer } from 'async-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const PROJECT = join(import.meta.dirname, '..');
 const BIN = join(PROJECT, 'node_modules', 'async-mcp', 'bin', 'async-mcp.js');
 
-/** One call per tool: its arguments and what its result's structuredContent holds. */
-const CALLS: Record<string, { arguments: Record<string, unknown>; expected: Record<string, unknown> }> = {
+/** One call per tool: its arguments, the answers to its questions, and what its result's structuredContent holds. */
+const CALLS: Record<string, { arguments: Record<string, unknown>; answers?: TestAnswers; expected: Record<string, unknown> }> = {
   count_words: { arguments: { text: 'the quick brown fox' }, expected: { words: 4, longest: 'quick' } },
 };
 
@@ -27,42 +28,30 @@ it('validate-tools passes every tool folder', async () => {
   expect(stdout).toContain('valid');
 }, 60_000);
 
-describe('each tool, called through the local stack', () => {
-  let server: ChildProcess;
-  let url: string;
+it.each(TOOLS)('%s is called here or in a test of its own', (tool) => {
+  const tested = CALLS[tool] !== undefined || existsSync(join(PROJECT, 'test', `${tool}.test.ts`));
+  expect(tested, `add an example call of ${tool} to CALLS in test/tools.test.ts, or write test/${tool}.test.ts`).toBe(true);
+});
+
+describe('each tool in CALLS, called through the local stack', () => {
+  let server: TestServer;
 
   beforeAll(async () => {
-    server = spawn(process.execPath, [BIN, 'start', '--port', '0'], { cwd: PROJECT, stdio: ['ignore', 'pipe', 'inherit'] });
-    url = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      server.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const serving = /serving MCP at (\S+)/.exec(output);
-        if (serving?.[1]) resolve(serving[1]);
-      });
-      server.once('exit', (code) => reject(new Error(`async-mcp start exited with ${code}:\n${output}`)));
-    });
+    server = await startTestServer();
   }, 120_000);
 
   afterAll(async () => {
-    if (server.exitCode !== null) return;
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
+    await server?.close();
   });
 
-  it('lists every tool folder', async () => {
-    const listed = await listTools(url);
-    expect(listed.map((tool) => tool.name).sort()).toEqual(expect.arrayContaining([...TOOLS].sort()));
+  it('serves every tool folder', () => {
+    expect([...server.tools].sort()).toEqual(expect.arrayContaining([...TOOLS].sort()));
   });
 
-  it.each(TOOLS)('%s answers its example call', async (tool) => {
+  it.each(Object.keys(CALLS))('%s answers its example call', async (tool) => {
     const call = CALLS[tool];
-    expect(call, `add an example call of ${tool} to CALLS in test/tools.test.ts`).toBeDefined();
     if (!call) return;
-    const store = new MemoryRequestStateStore();
-    const handle = await startToolCall(url, tool, call.arguments, { store });
-    const result = await joinCall(handle, { store });
-    expect(result?.structuredContent).toEqual(call.expected);
+    const run = await server.call(tool, call.arguments, call.answers ? { answers: call.answers } : {});
+    expect(run.result.structuredContent).toEqual(call.expected);
   }, 60_000);
 });
