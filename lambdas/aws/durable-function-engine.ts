@@ -3,13 +3,14 @@
  * durable half of the Lambda API. The same client code talks to AWS and to local/durable/.
  */
 import {
+  CallbackTimeoutException,
   DurableExecutionAlreadyStartedException,
   type ErrorObject,
   GetDurableExecutionCommand,
   InvokeCommand,
   type LambdaClient,
+  InvalidParameterValueException,
   ListDurableExecutionsByFunctionCommand,
-  ResourceConflictException,
   ResourceNotFoundException,
   SendDurableExecutionCallbackFailureCommand,
   SendDurableExecutionCallbackSuccessCommand,
@@ -108,14 +109,18 @@ export class DurableFunctionEngine implements WorkflowEngine {
     }
   }
 
+  /**
+   * Lambda's model lists no conflict for stopping an execution that has ended (AWS's own testing
+   * service answers it as stopped); should Lambda refuse one as an invalid parameter, an
+   * execution that has ended is stopped all the same, as the port asks.
+   */
   async stop(executionArn: string, reason: { error: string; cause: string }): Promise<void> {
     try {
       const arn = await this.resolve(executionArn);
       await this.client.send(new StopDurableExecutionCommand({ DurableExecutionArn: arn, Error: errorObject(reason) }));
     } catch (error) {
       if (error instanceof ResourceNotFoundException) throw new ExecutionNotFoundError(executionArn, { cause: error });
-      // An execution that has ended: stopping it changes nothing, as the port asks.
-      if (error instanceof ResourceConflictException) return;
+      if (error instanceof InvalidParameterValueException && (await this.describe(executionArn)).status !== 'RUNNING') return;
       throw error;
     }
   }
@@ -161,12 +166,17 @@ function errorObject(reason: { error: string; cause: string }): ErrorObject {
   return { ErrorType: reason.error, ErrorMessage: reason.cause };
 }
 
-/** A callback that no longer waits (answered, timed out, its execution over) is TaskGoneError. */
+/**
+ * A callback that no longer waits is TaskGoneError, as TaskTimedOut is for a task token:
+ * Lambda answers CallbackTimeoutException for one that "has either expired or ... has already
+ * been closed" (answered, timed out, its execution over), ResourceNotFoundException for an id
+ * it does not know.
+ */
 async function callbackCall(send: () => Promise<unknown>): Promise<void> {
   try {
     await send();
   } catch (error) {
-    if (error instanceof ResourceNotFoundException || error instanceof ResourceConflictException) throw new TaskGoneError({ cause: error });
+    if (error instanceof CallbackTimeoutException || error instanceof ResourceNotFoundException) throw new TaskGoneError({ cause: error });
     throw error;
   }
 }

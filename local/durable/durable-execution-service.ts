@@ -52,6 +52,8 @@ export class DurableExecutionService {
   private readonly byArn = new Map<string, Execution>();
   private readonly byName = new Map<string, Execution>();
   private readonly byWorkerId = new Map<string, Execution>();
+  /** Callbacks answered through this service (`<worker execution id>/<operation id>`): closed, whatever the worker records later. */
+  private readonly closedCallbacks = new Set<string>();
 
   constructor(
     private readonly worker: CheckpointWorkerClient,
@@ -144,11 +146,14 @@ export class DurableExecutionService {
     return filter.reverseOrder ? views.reverse() : views;
   }
 
+  /**
+   * StopDurableExecution. Lambda's model lists no conflict for an execution that has ended:
+   * stopping one changes nothing and answers when it ended, as AWS's own durable execution
+   * testing service does.
+   */
   stop(arn: string, error: ErrorObject | undefined): Date {
     const execution = this.execution(arn);
-    if (execution.run.status !== 'RUNNING') {
-      throw new LambdaApiError('ResourceConflictException', `Durable execution is not running: ${execution.run.status}`);
-    }
+    if (execution.run.status !== 'RUNNING') return execution.run.endTimestamp ?? execution.started;
     return execution.run.stop(error);
   }
 
@@ -164,14 +169,35 @@ export class DurableExecutionService {
     return backend(() => execution.run.state());
   }
 
-  /** SendDurableExecutionCallbackSuccess, Failure and Heartbeat. */
+  /**
+   * SendDurableExecutionCallbackSuccess, Failure and Heartbeat. A callback that no longer waits
+   * (answered, timed out, its execution ended) is CallbackTimeoutException, as Lambda's model
+   * says: "The callback ID token has either expired or the callback associated with the token
+   * has already been closed."
+   */
   async callback(callbackId: string, outcome: { succeed: Uint8Array } | { fail: ErrorObject } | 'heartbeat'): Promise<void> {
-    const execution = this.byWorkerId.get(callbackIdParts(callbackId)?.executionId ?? '');
-    if (!execution) throw new LambdaApiError('ResourceNotFoundException', 'Callback not found');
-    if (execution.run.status !== 'RUNNING') {
-      throw new LambdaApiError('ResourceNotFoundException', 'Callback not found: the durable execution has ended');
+    const parts = callbackIdParts(callbackId);
+    const execution = this.byWorkerId.get(parts?.executionId ?? '');
+    if (!parts || !execution) throw new LambdaApiError('ResourceNotFoundException', 'Callback not found');
+    const closed = `${parts.executionId}/${parts.operationId}`;
+    if (execution.run.status !== 'RUNNING' || this.closedCallbacks.has(closed) || !(await this.callbackWaits(execution, parts.operationId))) {
+      throw new LambdaApiError('CallbackTimeoutException', CALLBACK_CLOSED);
     }
-    await backend(() => execution.run.answerCallback(callbackId, outcome));
+    // Closed before the worker is called, so a second answer racing this one is refused too.
+    if (outcome !== 'heartbeat') this.closedCallbacks.add(closed);
+    try {
+      await backend(() => execution.run.answerCallback(callbackId, outcome));
+    } catch (error) {
+      this.closedCallbacks.delete(closed);
+      throw error;
+    }
+  }
+
+  /** Whether the worker still has the callback open; one it does not know is its to refuse. */
+  private async callbackWaits(execution: Execution, operationId: string): Promise<boolean> {
+    const { Operations } = await backend(() => execution.run.state());
+    const operation = Operations.find((candidate) => candidate.Id === operationId);
+    return operation === undefined || operation.Status === 'STARTED';
   }
 
   /** Cancels every execution's timers, so a closed service keeps nothing pending. */
@@ -268,6 +294,9 @@ export class DurableExecutionService {
     return afterFunction.split(':')[0] ?? '';
   }
 }
+
+/** Lambda's words for a callback that no longer waits (the model's CallbackTimeoutException). */
+const CALLBACK_CLOSED = 'The callback ID token has either expired or the callback associated with the token has already been closed';
 
 /** A call to the worker whose refusals (validation, unknown ids) are the caller's errors. */
 async function backend<T>(call: () => Promise<T>): Promise<T> {

@@ -146,3 +146,22 @@ export const flakyStepHandler = withDurableExecution(async (event: { key: string
     { retryStrategy: (_error, attempt) => ({ shouldRetry: attempt < 3, delay: { seconds: SPANNING_WAIT_SECONDS } }) },
   );
 });
+
+/**
+ * Hands out a callback keyed `key` (as the approval handler does), which closes after
+ * `timeoutSeconds` unless answered first; either way the run then waits an hour, so it is
+ * still running when the closed callback is answered.
+ */
+export const callbackThenWaitHandler = withDurableExecution(async (event: { key: string; timeoutSeconds: number }, context: DurableContext) => {
+  const [answer, callbackId] = await context.createCallback<string>('closes', { timeout: { seconds: event.timeoutSeconds } });
+  await context.step('hand-out', async () => {
+    void callbackIdFor(event.key);
+    callbackWaiters.get(event.key)?.(callbackId);
+  });
+  const outcome = await answer.then(
+    () => 'answered',
+    () => 'timed out',
+  );
+  await context.wait('an-hour', { hours: 1 });
+  return outcome;
+});

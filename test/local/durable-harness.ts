@@ -4,7 +4,7 @@
  */
 import { GetDurableExecutionCommand, type GetDurableExecutionCommandOutput, InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { type LocalDurableService, startLocalDurableService } from '../../local/durable/index.ts';
-import { approvalHandler, failingHandler, longWaitHandler, stepsHandler, waitingHandler } from './durable-handlers.ts';
+import { approvalHandler, callbackThenWaitHandler, failingHandler, longWaitHandler, stepsHandler, waitingHandler } from './durable-handlers.ts';
 
 export interface DurableHarness {
   local: LocalDurableService;
@@ -24,6 +24,7 @@ export async function startDurableHarness(): Promise<DurableHarness> {
       waiting: waitingHandler,
       'long-wait': longWaitHandler,
       approval: approvalHandler,
+      'callback-then-wait': callbackThenWaitHandler,
     },
   });
   const lambda = new LambdaClient({

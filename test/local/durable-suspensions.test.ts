@@ -1,7 +1,6 @@
 import {
+  CallbackTimeoutException,
   GetDurableExecutionCommand,
-  ResourceConflictException,
-  ResourceNotFoundException,
   SendDurableExecutionCallbackFailureCommand,
   SendDurableExecutionCallbackHeartbeatCommand,
   SendDurableExecutionCallbackSuccessCommand,
@@ -72,10 +71,12 @@ describe('waits, callbacks and stop on the local durable service', () => {
     const execution = await harness.lambda.send(new GetDurableExecutionCommand({ DurableExecutionArn: arn }));
     expect(execution).toMatchObject({ Status: 'STOPPED', Error: { ErrorType: 'Cancelled', ErrorMessage: 'by the user' } });
     expect(execution.EndTimestamp).toBeInstanceOf(Date);
+    // As Lambda's model says: the callback is closed, and stopping again changes nothing.
     await expect(
       harness.lambda.send(new SendDurableExecutionCallbackSuccessCommand({ CallbackId: callbackId, Result: new Uint8Array() })),
-    ).rejects.toBeInstanceOf(ResourceNotFoundException);
-    await expect(harness.lambda.send(new StopDurableExecutionCommand({ DurableExecutionArn: arn }))).rejects.toBeInstanceOf(ResourceConflictException);
+    ).rejects.toBeInstanceOf(CallbackTimeoutException);
+    const again = await harness.lambda.send(new StopDurableExecutionCommand({ DurableExecutionArn: arn }));
+    expect(again.StopTimestamp).toEqual(execution.EndTimestamp);
   });
 
   it('StopDurableExecution ends an execution in a long wait, whose timer then never resumes it', async () => {

@@ -1,0 +1,75 @@
+/**
+ * Lambda's answer for a closed callback: SendDurableExecutionCallbackSuccess and Failure answer
+ * CallbackTimeoutException when the callback has expired or was already closed. The durable
+ * engine takes it as the Step Functions engine takes TaskTimedOut: the task is gone
+ * (TaskGoneError), not an internal error. Through the unmodified LambdaClient on the local
+ * durable service, which answers as Lambda's model does.
+ */
+import { CallbackTimeoutException, GetDurableExecutionStateCommand, SendDurableExecutionCallbackSuccessCommand } from '@aws-sdk/client-lambda';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DurableFunctionEngine } from '../../lambdas/aws/durable-function-engine.ts';
+import { TaskGoneError } from '../../lambdas/operations/ports.ts';
+import { callbackIdFor } from '../local/durable-handlers.ts';
+import { type DurableHarness, startDurableHarness } from '../local/durable-harness.ts';
+
+let harness: DurableHarness;
+let engine: DurableFunctionEngine;
+const functionArn = (name: string) => `arn:aws:lambda:us-east-1:000000000000:function:${name}:$LATEST`;
+
+beforeAll(async () => {
+  harness = await startDurableHarness();
+  engine = new DurableFunctionEngine(harness.lambda);
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+/** Reads the execution's operations until one of `type` has `status`. */
+function waitForOperation(executionArn: string, type: string, status: string): Promise<void> {
+  return vi.waitFor(
+    async () => {
+      const state = await harness.lambda.send(new GetDurableExecutionStateCommand({ DurableExecutionArn: executionArn, CheckpointToken: undefined as never }));
+      expect(state.Operations?.find((operation) => operation.Type === type)?.Status).toBe(status);
+    },
+    { interval: 100, timeout: 10_000 },
+  );
+}
+
+describe("Lambda's answer for a closed callback, through the durable engine", () => {
+  it('a callback that timed out while its execution runs on is TaskGoneError, as TaskTimedOut is, for success and failure alike', async () => {
+    const { executionArn } = await engine.start({
+      stateMachineArn: functionArn('callback-then-wait'),
+      name: 'engine-expired',
+      input: { key: 'engine-expired', timeoutSeconds: 1 },
+    });
+    const callbackId = await callbackIdFor('engine-expired');
+    await waitForOperation(executionArn, 'CALLBACK', 'TIMED_OUT');
+    await waitForOperation(executionArn, 'WAIT', 'STARTED');
+    // What Lambda answers, as the client raises it.
+    await expect(
+      harness.lambda.send(new SendDurableExecutionCallbackSuccessCommand({ CallbackId: callbackId, Result: new Uint8Array() })),
+    ).rejects.toBeInstanceOf(CallbackTimeoutException);
+    await expect(engine.sendTaskSuccess(callbackId, { approved: true })).rejects.toBeInstanceOf(TaskGoneError);
+    await expect(engine.sendTaskFailure(callbackId, { error: 'Mcp.InputDeclined', cause: 'late' })).rejects.toBeInstanceOf(TaskGoneError);
+    expect((await engine.describe(executionArn)).status).toBe('RUNNING');
+    await engine.stop(executionArn, { error: 'Cancelled', cause: 'test over' });
+  });
+
+  it('a callback answered already is TaskGoneError, and so is one of an execution that was stopped', async () => {
+    const { executionArn } = await engine.start({
+      stateMachineArn: functionArn('callback-then-wait'),
+      name: 'engine-answered',
+      input: { key: 'engine-answered', timeoutSeconds: 3600 },
+    });
+    const callbackId = await callbackIdFor('engine-answered');
+    await engine.sendTaskSuccess(callbackId, { approved: true });
+    await expect(engine.sendTaskSuccess(callbackId, { approved: false })).rejects.toBeInstanceOf(TaskGoneError);
+    // Resumed by the answer, the run goes on to its wait before it is stopped.
+    await waitForOperation(executionArn, 'WAIT', 'STARTED');
+    await engine.stop(executionArn, { error: 'Cancelled', cause: 'test over' });
+    await expect(engine.sendTaskFailure(callbackId, { error: 'E', cause: 'c' })).rejects.toBeInstanceOf(TaskGoneError);
+    // Stopping it again changes nothing, as the port asks.
+    await engine.stop(executionArn, { error: 'Cancelled', cause: 'again' });
+    expect(await engine.describe(executionArn)).toMatchObject({ status: 'ABORTED', error: 'Cancelled', cause: 'test over' });
+  });
+});
