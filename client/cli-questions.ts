@@ -55,16 +55,24 @@ export function answerCommand(command: string, id: string, questions: readonly Q
 
 /** The open questions as a person reads them, with how to answer each (to stderr). */
 export function describeOpenQuestions(command: string, id: string, questions: readonly Question[]): string {
-  const lines = [`${id} is waiting for an answer:`];
-  for (const question of questions) {
-    lines.push('', ...question.message.split('\n').map((line) => `  ${line}`));
-    const { properties, required = [] } = question.requestedSchema;
-    for (const [name, schema] of Object.entries(properties))
-      lines.push(`    ${name}: ${String(schema.type ?? 'value')}${required.includes(name) ? ', required' : ''}${schemaNote(schema)}`);
-    if (questions.length > 1) lines.push(`  (key ${question.key})`);
-  }
+  const body = questions.map((question) => questionLines(question, questions.length > 1));
+  const lines = [`${id} is waiting for an answer:`, ...body.flat()];
   lines.push('', `Answer it with: ${answerCommand(command, id, questions)}`, `(or --answer decline, or --answer cancel)`);
   return `${lines.join('\n')}\n`;
+}
+
+/** One question as a person reads it: its message and its form's fields. */
+export function describeQuestion(question: Question): string {
+  return `${questionLines(question, true).join('\n')}\n`;
+}
+
+function questionLines(question: Question, withKey: boolean): string[] {
+  const lines = ['', ...question.message.split('\n').map((line) => `  ${line}`)];
+  const { properties, required = [] } = question.requestedSchema;
+  for (const [name, schema] of Object.entries(properties))
+    lines.push(`    ${name}: ${String(schema.type ?? 'value')}${required.includes(name) ? ', required' : ''}${schemaNote(schema)}`);
+  if (withKey) lines.push(`  (key ${question.key})`);
+  return lines;
 }
 
 function schemaNote(schema: Record<string, unknown>): string {

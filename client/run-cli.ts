@@ -5,7 +5,15 @@ import { CallCancelledError, CallFailedError, type CallHandle, type CallStatus, 
 import { ScriptedAnswers, type ScriptedAnswer } from './cli-answers.ts';
 import { EXIT, parseCli, UsageError, usage, type Command, type ParsedCli } from './cli-args.ts';
 import { cliCommand } from './cli-command.ts';
-import { answerCommand, answerFor, type CliAnswering, cliQuestionHandler, describeOpenQuestions, QuestionLeftOpenError } from './cli-questions.ts';
+import {
+  answerCommand,
+  answerFor,
+  type CliAnswering,
+  cliQuestionHandler,
+  describeOpenQuestions,
+  describeQuestion,
+  QuestionLeftOpenError,
+} from './cli-questions.ts';
 import { currentLogin, LoginRequiredError } from './login/login-fetch.ts';
 import { login, logout } from './login/login-flow.ts';
 import { openBrowser } from './login/open-browser.ts';
@@ -187,6 +195,8 @@ async function call(command: Extract<Command, { name: 'call' }>, context: Contex
   const { store, auth, io } = context;
   const deadline = command.timeoutMs === undefined ? undefined : Date.now() + command.timeoutMs;
   const line = progressLine(context, command.tool);
+  // One set of answers for the whole call: those a synchronous run uses are not given again.
+  const using = answering(command.answers, context, line);
   let handle: CallHandle;
   try {
     handle = await startToolCall(command.url, command.tool, command.args, {
@@ -195,11 +205,19 @@ async function call(command: Extract<Command, { name: 'call' }>, context: Contex
       // Every question a CLI call meets can be answered: on the terminal, by --answer, or
       // later by `answer <id>` from any process, so the call always declares it can answer.
       canAnswer: true,
+      // A tool that runs synchronously asks before the call returns.
+      onQuestion: cliQuestionHandler(using),
       ...(command.dialect ? { dialect: command.dialect } : {}),
       ...(line ? { onStatus: (s: CallStatus) => line.update(s) } : {}),
     });
   } catch (error) {
     line?.stop();
+    if (error instanceof QuestionLeftOpenError) {
+      // No handle to answer later: the library stopped the call.
+      const message = `${command.tool} asked a question while it ran synchronously, and nothing answered it, so the call was stopped: give --answer, or run it on a terminal`;
+      context.io.stderr.write(describeQuestion(error.question));
+      throw new Error(message, { cause: error });
+    }
     throw error;
   }
   context.current = handle;
@@ -212,7 +230,7 @@ async function call(command: Extract<Command, { name: 'call' }>, context: Contex
   // One line from start to result: the elapsed time counts from the start.
   let ended = false;
   try {
-    const code = await wait(handle, deadline === undefined ? undefined : Math.max(deadline - Date.now(), 0), command.answers, context, line);
+    const code = await wait(handle, deadline === undefined ? undefined : Math.max(deadline - Date.now(), 0), using, context, line);
     ended = code === EXIT.OK || code === EXIT.FAILED;
     return code;
   } catch (error) {
@@ -229,7 +247,7 @@ async function call(command: Extract<Command, { name: 'call' }>, context: Contex
 async function wait(
   handle: CallHandle | string,
   timeoutMs: number | undefined,
-  answers: readonly ScriptedAnswer[],
+  answers: readonly ScriptedAnswer[] | CliAnswering,
   context: Context,
   started?: ProgressLine,
 ): Promise<number> {
@@ -248,7 +266,7 @@ async function wait(
         last = s;
         line?.update(s);
       },
-      onQuestion: cliQuestionHandler(answering(answers, context, line)),
+      onQuestion: cliQuestionHandler('answers' in answers ? answers : answering(answers, context, line)),
     });
   } catch (error) {
     if (error instanceof QuestionLeftOpenError || error instanceof InvalidAnswerError) {
