@@ -26,6 +26,19 @@ export const handler = withDurableExecution(async (event: { arguments: { pauseSe
   return { version: '${version}' };
 });
 `;
+const defined = (description: string, version: string) => `import { z } from 'zod';
+import { defineTool } from 'async-mcp/durable';
+export const handler = defineTool(
+  {
+    name: 'summed',
+    description: '${description}',
+    inputSchema: z.object({ numbers: z.array(z.number()).min(1) }),
+    outputSchema: z.object({ sum: z.number(), version: z.string() }),
+    invocation: 'sync',
+  },
+  async ({ numbers }) => ({ sum: numbers.reduce((a, b) => a + b, 0), version: '${version}' }),
+);
+`;
 const greetTool = (name: string, invocation: 'sync' | 'both', workflowType: 'EXPRESS' | 'STANDARD') => ({
   name,
   description: `Greets (${name}).`,
@@ -98,6 +111,7 @@ beforeAll(async () => {
     pollIntervalSeconds: 1,
   });
   write('tools/versioned/durable.ts', durable('v1'));
+  write('tools/summed/durable.ts', defined('Adds numbers.', 'v1'));
 
   const child = spawn(TSX, ['local/main.ts', '--watch', '--port', '0', '--tools', toolsDir, '--workers', workersDir], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -133,6 +147,14 @@ describe('npm start -- --watch', { timeout: 90_000 }, () => {
     expect(await call('versioned')).toEqual({ version: 'v1' });
     expect(await saveAndReload('tools/versioned/durable.ts', durable('v2'), /^Reloaded /)).toBe('Reloaded versioned');
     expect(await call('versioned')).toEqual({ version: 'v2' });
+  });
+
+  it('an edit to a durable.ts defined with defineTool changes its listing and its next result', async () => {
+    expect(await call('summed', { numbers: [1, 2] })).toEqual({ sum: 3, version: 'v1' });
+    expect(await saveAndReload('tools/summed/durable.ts', defined('Adds numbers, twice as fast.', 'v2'), /^Reloaded /)).toBe('Reloaded summed');
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'summed')?.description).toBe('Adds numbers, twice as fast.');
+    expect(await call('summed', { numbers: [1, 2] })).toEqual({ sum: 3, version: 'v2' });
   });
 
   it('a broken tool.json is reported with its file and reason, and the old tool still answers', async () => {
