@@ -5,7 +5,13 @@
  * (TaskGoneError), not an internal error. Through the unmodified LambdaClient on the local
  * durable service, which answers as Lambda's model does.
  */
-import { CallbackTimeoutException, GetDurableExecutionStateCommand, SendDurableExecutionCallbackSuccessCommand } from '@aws-sdk/client-lambda';
+import {
+  CallbackTimeoutException,
+  GetDurableExecutionStateCommand,
+  InvalidParameterValueException,
+  LambdaClient,
+  SendDurableExecutionCallbackSuccessCommand,
+} from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DurableFunctionEngine } from '../../lambdas/aws/durable-function-engine.ts';
 import { TaskGoneError } from '../../lambdas/operations/ports.ts';
@@ -71,5 +77,30 @@ describe("Lambda's answer for a closed callback, through the durable engine", ()
     // Stopping it again changes nothing, as the port asks.
     await engine.stop(executionArn, { error: 'Cancelled', cause: 'again' });
     expect(await engine.describe(executionArn)).toMatchObject({ status: 'ABORTED', error: 'Cancelled', cause: 'test over' });
+  });
+
+  it('should Lambda refuse stopping an execution as an invalid parameter, an execution that has ended is stopped all the same, a running one is not', async () => {
+    // A client whose StopDurableExecution is refused, as a fault injected into its stack.
+    const refusing = new LambdaClient({ endpoint: harness.local.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    refusing.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'StopDurableExecutionCommand') return next(args);
+        throw new InvalidParameterValueException({ message: 'Execution is not running', $metadata: { httpStatusCode: 400 } });
+      },
+      { step: 'initialize', name: 'refuseStop' },
+    );
+    const refused = new DurableFunctionEngine(refusing);
+    try {
+      const ended = await engine.start({ stateMachineArn: functionArn('steps'), name: 'refused-stop-ended', input: { value: 2 } });
+      await vi.waitFor(async () => expect((await engine.describe(ended.executionArn)).status).toBe('SUCCEEDED'), { interval: 50, timeout: 10_000 });
+      await refused.stop(ended.executionArn, { error: 'Cancelled', cause: 'late' });
+      expect((await engine.describe(ended.executionArn)).status).toBe('SUCCEEDED');
+
+      const running = await engine.start({ stateMachineArn: functionArn('long-wait'), name: 'refused-stop-running', input: {} });
+      await expect(refused.stop(running.executionArn, { error: 'Cancelled', cause: 'now' })).rejects.toBeInstanceOf(InvalidParameterValueException);
+      await engine.stop(running.executionArn, { error: 'Cancelled', cause: 'test over' });
+    } finally {
+      refusing.destroy();
+    }
   });
 });
