@@ -2,7 +2,7 @@
  * The CLI's answers beyond one question of a task: a tool that runs synchronously and asks
  * before the call returns (answered by --answer, or stopped when nothing answers, since there
  * is no handle to answer later), and a call with two questions open at once (by key, and in
- * order).
+ * order), and a form of every SEP-1330 choice shape asked on a terminal.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { cliEnv, lastJson, runCli } from './support/cli-process.ts';
+import { runOnTerminal } from './support/cli-terminal.ts';
 
 let stack: LocalStack;
 let url: string;
@@ -42,6 +43,22 @@ describe.concurrent('questions the CLI meets beyond one task question', { timeou
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('Who are you?');
     expect(run.stderr).toContain('test_elicitation asked a question while it ran synchronously, and nothing answered it, so the call was stopped');
+  });
+
+  it('on a terminal, every SEP-1330 choice shape is a numbered choice, and a synchronous tool gets the choices made', async () => {
+    const typed = ['2', '3', '1', '1,3', '', 'a'];
+    const run = await runOnTerminal(
+      ['call', url, 'test_elicitation_sep1330_enums'],
+      env,
+      typed.map((type) => ({ when: /: $/, type })),
+    );
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toContain('Titled single-select (1-3, optional): ');
+    expect(run.screen).toContain('    2) Option Two');
+    expect(run.screen).toContain('Untitled multi-select (numbers 1-3, comma-separated, optional): ');
+    expect(run.screen).toContain(
+      'Elicitation completed: action=accept, content={"untitledSingle":"option2","titledSingle":"value3","legacyEnum":"opt1","untitledMulti":["option1","option3"]}',
+    );
   });
 
   it('two open questions: without answers both are printed, keyed; answer <id> answers them by key', async () => {
