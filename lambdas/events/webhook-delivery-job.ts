@@ -12,6 +12,11 @@ export interface WebhookDeliveryJob {
   readonly ownerKey: string;
   /** The occurrence's stable `eventId`; `undefined` for a control body (verification, terminated). */
   readonly eventId?: string;
+  /**
+   * For a job that ends a subscription: the events it was owed when the end was handed over
+   * (owed-events.ts), in log order; the end sends those still not settled before `terminated`.
+   */
+  readonly owed?: readonly string[];
   /** 1 for the first try; the transport increments it on each retry. */
   readonly attempt: number;
 }

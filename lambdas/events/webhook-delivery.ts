@@ -7,15 +7,15 @@
  * responses" and timeouts, a bounded number of times; 410 and 413 are final. A job without
  * an event ends its subscription (an operation's end, handed over by the fan-out): the record
  * is marked ended, the progress deliveries still pending go first, then the `terminated`
- * envelope; once it is sent (or given up on) the subscription is gone. "Pending" is read from
- * the log, not only from the retries already recorded: a report whose try is still in flight,
- * or whose job is still queued behind the end, is one the record does not show settled, and
- * the end sends it itself (under its `eventId`, which receivers dedupe on) before `terminated`.
+ * envelope; once it is sent (or given up on) the subscription is gone. "Pending" is not only
+ * the retries already recorded: the end job names what the log held for the subscription when
+ * the end was handed over (owed-events.ts), and a report among them whose try is still in
+ * flight, or whose job is still queued behind the end, is one the record does not show
+ * settled: the end sends it itself (under its `eventId`, which receivers dedupe on) before
+ * `terminated`.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeEventCursor } from './event-cursor.ts';
-import { matchesFilter } from './event-filter.ts';
-import { INDEX_LAG_MS, isPerOperation, streamOf, timePosition, type EventEntry } from './event-log.ts';
+import { isPerOperation, type EventEntry } from './event-log.ts';
 import { occurrenceOf } from './event-occurrence.ts';
 import type { DeliverWebhookJob, WebhookDeliveryJob, WebhookDeliveryOutcome } from './webhook-delivery-job.ts';
 import { isLive, type DeliveryHealth, type WebhookSubscription } from './webhook-subscription.ts';
@@ -33,10 +33,6 @@ const PENDING_WAITS = 3;
 const PENDING_LOST_MS = 5 * 60_000;
 /** How long past a pending retry's time the end looks again: that try's send, as most receivers answer; a slower one is waited for again. */
 const PENDING_MARGIN_SECONDS = 5;
-/** The most log entries the end reads for what it still owes; past them it sends `terminated` (the cursor in every body recovers the rest). */
-const OWED_READ_LIMIT = 500;
-/** The most reads (page cuts) that look for them. */
-const OWED_READS = 10;
 /** The settled events a record keeps: the latest ones, so it stays small; an older one the end finds again is sent again (receivers dedupe). */
 const SETTLED_KEPT = 1000;
 
@@ -97,34 +93,26 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
     JSON.stringify(occurrenceOf(entry, encodeEventCursor(subscriptions.watermark(subscription, clock.now()))));
 
   /**
-   * What an ended subscription still owes before `terminated`, in log order: the entries it
-   * matches logged from its start up to its end that its record does not show settled. Read
-   * once the index shows every entry logged before the end (its lag bound past `endedAt`).
+   * What an ended subscription still owes before `terminated`, in log order: the events its end
+   * job names (read from the log by whoever handed the end over) that its record does not show
+   * settled, each read by its key, as the delivery role may.
    */
-  const owedBy = async (ended: WebhookSubscription): Promise<EventEntry[]> => {
-    const endedAt = ended.endedAt ?? clock.now();
-    const lagMs = deps.log.indexLagMs ?? INDEX_LAG_MS;
-    const wait = Math.min(lagMs, endedAt + lagMs - clock.now());
-    if (wait > 0) await sleep(wait);
+  const owedBy = async (job: WebhookDeliveryJob, ended: WebhookSubscription): Promise<EventEntry[]> => {
     const settled = new Set(ended.settled ?? []);
-    const stream = streamOf(ended.name, ended.arguments.operationId ?? '');
-    const through = timePosition(endedAt + 1);
+    const endedAt = ended.endedAt ?? Number.POSITIVE_INFINITY;
     const owed: EventEntry[] = [];
-    let after = ended.startPosition;
-    let seen = 0;
-    for (let read = 0; read < OWED_READS && seen < OWED_READ_LIMIT; read++) {
-      const page = await deps.log.read(ended.ownerId, stream, { after, through, limit: OWED_READ_LIMIT - seen });
-      seen += page.entries.length;
-      owed.push(...page.entries.filter((entry) => entry.name === ended.name && matchesFilter(ended.arguments, entry) && !settled.has(entry.eventId)));
-      if (!page.more || page.reached <= after) break;
-      after = page.reached;
+    for (const eventId of job.owed ?? []) {
+      if (settled.has(eventId)) continue;
+      const entry = await deps.log.get(ended.ownerId, eventId);
+      // Gone past retention: the cursor in every body already recovers what is older.
+      if (entry && entry.loggedAt <= endedAt) owed.push(entry);
     }
     return owed;
   };
 
   /** Sends what `ended` still owes, in order; a failed try as the outcome for the end to retry on, or `undefined` once all went (or were refused for good). */
   const sendOwed = async (job: WebhookDeliveryJob, ended: WebhookSubscription): Promise<WebhookDeliveryOutcome | undefined> => {
-    for (const entry of await owedBy(ended)) {
+    for (const entry of await owedBy(job, ended)) {
       const answer = await post(ended, entry.eventId, eventBody(ended, entry));
       if ('error' in answer && answer.error === 'body_too_large') {
         await drop(ended, entry.eventId, 'the body is over 256 KiB');
@@ -166,7 +154,7 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
       const afterSeconds = Math.min(settings.delivery.maxDelaySeconds, Math.max(1, untilLast));
       return { kind: 'retry', afterSeconds, reason: `terminated waits for ${waitingFor.length} pending deliveries` };
     }
-    // Reports in flight or still queued are not on the record as pending: the log says what is owed.
+    // Reports in flight or still queued are not on the record as pending: the end job names what is owed.
     if (ended.active && isPerOperation(ended.name) && job.attempt <= PENDING_WAITS) {
       const owing = await sendOwed(job, ended);
       if (owing?.kind === 'retry') return owing;

@@ -23,6 +23,7 @@
  */
 import { matchesFilter } from './event-filter.ts';
 import { isPerOperation, type EventEntry } from './event-log.ts';
+import { owedEvents } from './owed-events.ts';
 import type { WebhookDeliveryJob } from './webhook-delivery-job.ts';
 import { isLive, type WebhookSubscription } from './webhook-subscription.ts';
 import type { WebhookDeps } from './webhook-subscriptions.ts';
@@ -45,8 +46,11 @@ export class WebhookFanOut {
       .map((s) => ({ subscriptionId: s.id, ownerKey: entry.ownerId, eventId: entry.eventId, attempt: 1 }));
     if (entry.name === 'operation.finished' && this.deps.operationEnded) {
       const ended = subscriptions.filter((s) => isPerOperation(s.name) && s.arguments.operationId === entry.operationId);
-      // No eventId: the delivery function ends the subscription and sends `terminated`.
-      for (const s of ended) jobs.push({ subscriptionId: s.id, ownerKey: entry.ownerId, attempt: 1 });
+      // No eventId: the delivery function ends the subscription and sends what it is still owed, then `terminated`.
+      for (const s of ended) {
+        const owed = await owedEvents(this.deps.log, s, now);
+        jobs.push({ subscriptionId: s.id, ownerKey: entry.ownerId, ...(owed.length > 0 ? { owed } : {}), attempt: 1 });
+      }
     }
     if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
     return jobs.length;

@@ -12,6 +12,7 @@ import { isObject } from '../shared/json-values.ts';
 import { matchesFilter, type EventFilter } from './event-filter.ts';
 import { INDEX_LAG_MS, isPerOperation, streamOf, timePosition, type EventEntry, type EventLog } from './event-log.ts';
 import { OPERATION_FINISHED } from './event-names.ts';
+import { MAX_OWED } from './owed-events.ts';
 import { startOf } from './event-reader.ts';
 import { EventsError } from './events-error.ts';
 import { retentionMsOf, type EventsSettings } from './events-settings.ts';
@@ -147,8 +148,8 @@ export class WebhookSubscriptions {
       };
       if (!(await store.save(created, existing?.version))) continue;
       const jobs: WebhookDeliveryJob[] = replayed.map((entry) => ({ subscriptionId: id, ownerKey: request.ownerId, eventId: entry.eventId, attempt: 1 }));
-      // "The server MUST terminate the event stream when the task reaches a terminal status": one that already has, at once.
-      if (request.operationEnded && isPerOperation(request.name)) jobs.push({ subscriptionId: id, ownerKey: request.ownerId, attempt: 1 });
+      // "The server MUST terminate the event stream when the task reaches a terminal status": one that already has, at once (after what it replays, marked pending).
+      if (request.operationEnded && isPerOperation(request.name)) jobs.push(endJob(id, request.ownerId, []));
       if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
       await this.catchUp(request, id, start.position, replayed, startedAt);
       return { id, refreshBefore, position: this.watermark(created, now), truncated: start.truncated };
@@ -277,7 +278,7 @@ export class WebhookSubscriptions {
     const missed = (await this.replayable(request, from, now)).filter((entry) => !known.has(entry.eventId));
     const jobs: WebhookDeliveryJob[] = missed.map((entry) => ({ subscriptionId: id, ownerKey: request.ownerId, eventId: entry.eventId, attempt: 1 }));
     if (isPerOperation(request.name) && !request.operationEnded && (await this.endedSince(request, startedAt, now)))
-      jobs.push({ subscriptionId: id, ownerKey: request.ownerId, attempt: 1 });
+      jobs.push(endJob(id, request.ownerId, missed));
     if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
   }
 
@@ -306,6 +307,12 @@ export class WebhookSubscriptions {
   private readSettings() {
     return { retentionMs: retentionMsOf(this.deps.settings), settleMs: this.deps.settings.settleMs };
   }
+}
+
+/** The job that ends a new per-operation subscription, owing `unmarked` (replayed without a pending mark). */
+function endJob(id: string, ownerId: string, unmarked: readonly EventEntry[]): WebhookDeliveryJob {
+  const owed = unmarked.map((entry) => entry.eventId).slice(-MAX_OWED);
+  return { subscriptionId: id, ownerKey: ownerId, ...(owed.length > 0 ? { owed } : {}), attempt: 1 };
 }
 
 /** The delay before try `attempt + 1`: doubling from the base, capped. */

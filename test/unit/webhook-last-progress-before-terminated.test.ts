@@ -4,10 +4,14 @@
  * the deliveries still pending go before `terminated`: that holds for a report whose try is
  * still in flight when the end is handled (a slow receiver, then a 503) and for one whose job
  * is still queued when the end job is received first, not only for retries already recorded.
- * Jobs run as the transport runs them: each at its time, a retry again after its delay.
+ * The jobs are the fan-out's, and run as the transport runs them: each at its time, a retry
+ * again after its delay.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_OWED } from '../../lambdas/events/owed-events.ts';
 import type { WebhookDeliveryJob } from '../../lambdas/events/webhook-delivery-job.ts';
+import { WebhookFanOut } from '../../lambdas/events/webhook-fan-out.ts';
+import { deliveryMessageOf, parseDeliveryMessage } from '../../lambdas/events/webhooks/delivery-message.ts';
 import { answerVerifications, eventEntry, subscribeRequest, T0, webhookSetUp } from '../support/webhook-harness.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -55,17 +59,32 @@ function progressAcknowledgedBeforeTerminated(): boolean {
   return acknowledged >= 0 && terminated > acknowledged;
 }
 
+/** A progress subscription, its last report and its operation's end, each logged and fanned out: the jobs the queue holds. */
 async function progressSubscription(setUp: SetUp) {
   const { id } = await setUp.subscriptions.subscribe(
     subscribeRequest(receiver, { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver.origin}/progress` }),
   );
-  await setUp.log.append(eventEntry({ eventId: 'evt_progress', name: 'operation.progress', data: { progress: 9, total: 10 } }));
-  return {
-    progressJob: { subscriptionId: id, ownerKey: 'owner-a', eventId: 'evt_progress', attempt: 1 },
-    endJob: { subscriptionId: id, ownerKey: 'owner-a', attempt: 1 },
-    id,
-  };
+  const fanOut = new WebhookFanOut(setUp.subscriptions.deps);
+  const progress = eventEntry({ eventId: 'evt_progress', name: 'operation.progress', data: { progress: 9, total: 10 } });
+  const finished = eventEntry({ eventId: 'evt_finished' });
+  for (const entry of [progress, finished]) {
+    await setUp.log.append(entry);
+    await fanOut.fanOut(entry);
+  }
+  const progressJob = setUp.jobs.find((job) => job.eventId === 'evt_progress');
+  const endJob = setUp.jobs.find((job) => job.eventId === undefined);
+  if (!progressJob || !endJob) throw new Error(`the fan-out enqueued ${JSON.stringify(setUp.jobs)}`);
+  return { progressJob, endJob, id };
 }
+
+describe('an end job through the delivery queue', () => {
+  it('keeps the ids it owes in its message, and a message owing more than an end job carries is not one of ours', () => {
+    const job = { subscriptionId: 'sub_1', ownerKey: 'owner-a', owed: ['evt_a', 'evt_b'], attempt: 1 };
+    expect(parseDeliveryMessage(deliveryMessageOf(job), 2)).toEqual({ ...job, attempt: 2 });
+    const tooMany = { ...job, owed: Array.from({ length: MAX_OWED + 1 }, (_, i) => `evt_${i}`) };
+    expect(parseDeliveryMessage(deliveryMessageOf(tooMany), 1)).toBeUndefined();
+  });
+});
 
 describe('the last progress report before terminated', () => {
   it('a progress report still in flight when the end is handled (a slow receiver, then a 503) reaches the receiver before terminated', async () => {

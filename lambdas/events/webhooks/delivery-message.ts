@@ -3,6 +3,7 @@
  * body, no secret). The attempt is not in the body: the queue counts receives, and a retried
  * message is the same message made visible again.
  */
+import { MAX_OWED } from '../owed-events.ts';
 import type { WebhookDeliveryJob } from '../webhook-delivery-job.ts';
 
 /**
@@ -12,17 +13,25 @@ import type { WebhookDeliveryJob } from '../webhook-delivery-job.ts';
 const FIELD_LENGTHS = { subscriptionId: 200, ownerKey: 1024, eventId: 512 } as const;
 type Field = keyof typeof FIELD_LENGTHS;
 
-function isDeliveryMessage(json: unknown): json is { subscriptionId: string; ownerKey: string; eventId?: string } {
+function isDeliveryMessage(json: unknown): json is { subscriptionId: string; ownerKey: string; eventId?: string; owed?: string[] } {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return false;
   const entries = Object.entries(json);
+  const isId = (value: unknown) => typeof value === 'string' && value.length >= 1 && value.length <= FIELD_LENGTHS.eventId;
   const fieldOk = ([name, value]: [string, unknown]) =>
-    Object.hasOwn(FIELD_LENGTHS, name) && typeof value === 'string' && value.length >= 1 && value.length <= FIELD_LENGTHS[name as Field];
+    name === 'owed'
+      ? Array.isArray(value) && value.length <= MAX_OWED && value.every(isId)
+      : Object.hasOwn(FIELD_LENGTHS, name) && typeof value === 'string' && value.length >= 1 && value.length <= FIELD_LENGTHS[name as Field];
   return entries.every(fieldOk) && 'subscriptionId' in json && 'ownerKey' in json;
 }
 
 /** A job's message body. */
 export function deliveryMessageOf(job: WebhookDeliveryJob): string {
-  return JSON.stringify({ subscriptionId: job.subscriptionId, ownerKey: job.ownerKey, ...(job.eventId === undefined ? {} : { eventId: job.eventId }) });
+  return JSON.stringify({
+    subscriptionId: job.subscriptionId,
+    ownerKey: job.ownerKey,
+    ...(job.eventId === undefined ? {} : { eventId: job.eventId }),
+    ...(job.owed === undefined ? {} : { owed: job.owed }),
+  });
 }
 
 /** The job a message carries, its attempt being the message's receive count; `undefined` for a body that is not one. */
@@ -34,11 +43,12 @@ export function parseDeliveryMessage(body: string, receiveCount: number): Webhoo
     return undefined;
   }
   if (!isDeliveryMessage(json)) return undefined;
-  const { subscriptionId, ownerKey, eventId } = json;
+  const { subscriptionId, ownerKey, eventId, owed } = json;
   return {
     subscriptionId,
     ownerKey,
     ...(eventId === undefined ? {} : { eventId }),
+    ...(owed === undefined ? {} : { owed }),
     attempt: Number.isInteger(receiveCount) && receiveCount >= 1 ? receiveCount : 1,
   };
 }
