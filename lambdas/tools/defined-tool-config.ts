@@ -4,8 +4,10 @@
  * handler's definition becomes tool.json's shape, each schema turned into the JSON Schema
  * `tools/list` serves. The MCP Lambda never runs this: synth writes the result into its asset.
  */
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+import type { NamespacedUnregister as EsmRegistration } from 'tsx/esm/api';
 import * as z from 'zod';
 import type { ToolDefinition, ToolSchema } from '../durable/define-tool.ts';
 
@@ -16,15 +18,13 @@ export type DefinedToolConfig = { defined: false } | { defined: true; config: Re
  * Reads `durableFile`'s definition. A module whose source never names `defineTool` is not
  * loaded at all: a handler of its own keeps its tool.json, and loading costs its imports.
  */
-export async function definedToolConfig(durableFile: string): Promise<DefinedToolConfig> {
+export async function definedToolConfig(durableFile: string, loader?: TypeScriptLoader): Promise<DefinedToolConfig> {
   const source = await readFile(durableFile, 'utf8').catch(() => '');
   if (!source.includes('defineTool')) return { defined: false };
   let handler: unknown;
   try {
-    // Loaded by tsx's own loader, whatever runs this (node, tsx, vitest): a fresh copy each
-    // time, so an edited durable.ts is read as it is now.
-    const { tsImport } = await import('tsx/esm/api');
-    ({ handler } = (await tsImport(pathToFileURL(durableFile).href, import.meta.url)) as { handler?: unknown });
+    const module = loader ? await loader.import(durableFile) : await withTypeScriptLoader((own) => own.import(durableFile));
+    ({ handler } = module as { handler?: unknown });
   } catch (error) {
     return { defined: true, problem: `cannot be loaded (${(error as Error).message})` };
   }
@@ -34,6 +34,38 @@ export async function definedToolConfig(durableFile: string): Promise<DefinedToo
     return { defined: true, config: toolJsonOf(definition as ToolDefinition) };
   } catch (error) {
     return { defined: true, problem: (error as Error).message };
+  }
+}
+
+/** Imports TypeScript modules, each module once per loader. */
+export interface TypeScriptLoader {
+  import(file: string): Promise<unknown>;
+}
+
+/**
+ * Runs `use` with a loader of its own: tsx's, whatever runs this (node, tsx, vitest), in a
+ * fresh namespace, so the modules are read as they are now (an edited durable.ts included)
+ * and the tools read in one pass share the modules they import (async-mcp/durable, zod).
+ */
+export async function withTypeScriptLoader<T>(use: (loader: TypeScriptLoader) => Promise<T>): Promise<T> {
+  // Registered on first use: most tool folders never need it. Both hooks, as tsImport does: a
+  // durable.ts outside a "type": "module" package loads as CommonJS.
+  let registered: Promise<{ esm: EsmRegistration; cjs: { unregister(): void } }> | undefined;
+  const api = () => {
+    registered ??= Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => {
+      const namespace = `async-mcp-tools-${randomUUID()}`;
+      return { cjs: cjs.register({ namespace }), esm: esm.register({ namespace }) };
+    });
+    return registered;
+  };
+  try {
+    return await use({ import: async (file) => (await api()).esm.import(pathToFileURL(file).href, import.meta.url) });
+  } finally {
+    if (registered) {
+      const { esm, cjs } = await registered;
+      await esm.unregister();
+      cjs.unregister();
+    }
   }
 }
 

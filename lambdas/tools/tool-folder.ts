@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import type * as esbuild from 'esbuild';
 import type * as z from 'zod';
 import { aslFindingMessages, type AslFinding } from './asl-findings.ts';
-import { type DefinedToolConfig, definedToolConfig } from './defined-tool-config.ts';
+import { type DefinedToolConfig, definedToolConfig, type TypeScriptLoader, withTypeScriptLoader } from './defined-tool-config.ts';
 import { schemaProblem } from './json-schema.ts';
 import { parseJsonText } from './json-text.ts';
 import { injectReportContext } from './report-progress-states.ts';
@@ -121,8 +121,11 @@ export async function inspectToolFolders(toolsDir: string, options: LoadOptions 
   const definitionWorkers: ToolFolderInspection['definitionWorkers'] = [];
   // Each name must equal its folder's, and a directory's entries are unique, so names are unique too.
   const directories = entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name));
-  // Read side by side (a cold start waits for them), reported in name order.
-  const results = await Promise.all(directories.map((entry) => inspectToolFolder(join(toolsDir, entry.name), entry.name, options.checkDefinitions ?? true)));
+  // Read side by side (a cold start waits for them), reported in name order; the defineTool
+  // modules through one loader, so they share what they import.
+  const results = await withTypeScriptLoader((loader) =>
+    Promise.all(directories.map((entry) => inspectToolFolder(join(toolsDir, entry.name), entry.name, options.checkDefinitions ?? true, loader))),
+  );
   for (const result of results) {
     if (result.folder) folders.push(result.folder);
     problems.push(...result.problems);
@@ -138,11 +141,11 @@ interface FolderInspection {
   workers?: ToolFolderInspection['definitionWorkers'][number];
 }
 
-async function inspectToolFolder(dir: string, folderName: string, deep: boolean): Promise<FolderInspection> {
+async function inspectToolFolder(dir: string, folderName: string, deep: boolean, loader: TypeScriptLoader): Promise<FolderInspection> {
   const durableFile = join(dir, DURABLE_FILE);
   const kind: ToolKind = (await exists(durableFile)) ? 'durable' : 'state machine';
   if (kind === 'durable') {
-    const defined = await definedToolConfig(durableFile);
+    const defined = await definedToolConfig(durableFile, loader);
     if (defined.defined) return inspectDefinedFolder(dir, folderName, durableFile, defined, deep);
   }
   // Later files are checked even when tool.json is invalid, so one run reports everything.
