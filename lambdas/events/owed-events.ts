@@ -6,8 +6,10 @@
  * job; the delivery function, whose role reads event items by key only, sends those still not
  * settled before `terminated`.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../operations/ports.ts';
 import { matchesFilter } from './event-filter.ts';
-import { streamOf, timePosition, type EventLog } from './event-log.ts';
+import { INDEX_LAG_MS, streamOf, timePosition, type EventLog } from './event-log.ts';
 import type { WebhookSubscription } from './webhook-subscription.ts';
 
 /** The most ids one end job carries (the latest ones): a job stays a small queue message. */
@@ -16,6 +18,17 @@ export const MAX_OWED = 100;
 const OWED_READS = 10;
 /** Entries one read returns at most. */
 const PAGE = 500;
+
+/**
+ * Waits until the log's index shows every entry appended before `loggedAt` (the end's own
+ * entry): its lag bound past it. An operation's last report is often logged a moment before
+ * its end, and the index may not show it yet.
+ */
+export async function untilIndexed(log: EventLog, loggedAt: number, clock: Clock): Promise<void> {
+  const lagMs = log.indexLagMs ?? INDEX_LAG_MS;
+  const wait = Math.min(lagMs, loggedAt + lagMs - clock.now());
+  if (wait > 0) await sleep(wait);
+}
 
 /** The ids `subscription` is owed at `nowMs`, in log order, the latest `MAX_OWED`. */
 export async function owedEvents(

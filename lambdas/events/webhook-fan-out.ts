@@ -3,10 +3,12 @@
  * subscription it matches, and an operation's end also becomes one job without an event for
  * each of its progress subscriptions: "The server MUST terminate the event stream when the
  * task reaches a terminal status" (Task Event Sources). The delivery function marks such a
- * subscription ended and sends its `terminated` envelope (webhook-delivery.ts): the fan-out
- * writes no subscription, so it needs no grant on them beyond their listing (status sync's role
- * may write event items only), and nothing but the listing comes before the one enqueue.
- * Subscribing is webhook-subscriptions.ts.
+ * subscription ended, sends the reports the job says it is owed, then its `terminated`
+ * envelope (webhook-delivery.ts): the fan-out writes no subscription, so it needs no grant on
+ * them beyond their listing (status sync's role may write event items only), and nothing but
+ * reads comes before the one enqueue. An end job's owed reports are read once the log's index
+ * shows every entry logged before the end (owed-events.ts): a progress subscription's end
+ * waits about a second for it. Subscribing is webhook-subscriptions.ts.
  *
  * Most principals subscribe to nothing, and every appended occurrence comes here: so the
  * owner's subscription slots (subscription-slots.ts, one small item) are read first, and the
@@ -23,7 +25,7 @@
  */
 import { matchesFilter } from './event-filter.ts';
 import { isPerOperation, type EventEntry } from './event-log.ts';
-import { owedEvents } from './owed-events.ts';
+import { owedEvents, untilIndexed } from './owed-events.ts';
 import type { WebhookDeliveryJob } from './webhook-delivery-job.ts';
 import { isLive, type WebhookSubscription } from './webhook-subscription.ts';
 import type { WebhookDeps } from './webhook-subscriptions.ts';
@@ -47,6 +49,7 @@ export class WebhookFanOut {
     if (entry.name === 'operation.finished' && this.deps.operationEnded) {
       const ended = subscriptions.filter((s) => isPerOperation(s.name) && s.arguments.operationId === entry.operationId);
       // No eventId: the delivery function ends the subscription and sends what it is still owed, then `terminated`.
+      if (ended.length > 0) await untilIndexed(this.deps.log, entry.loggedAt, this.deps.clock);
       for (const s of ended) {
         const owed = await owedEvents(this.deps.log, s, now);
         jobs.push({ subscriptionId: s.id, ownerKey: entry.ownerId, ...(owed.length > 0 ? { owed } : {}), attempt: 1 });

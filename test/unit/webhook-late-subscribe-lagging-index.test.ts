@@ -95,6 +95,20 @@ describe('late subscribe under a lagging index', () => {
     expect(setUp.jobs).toContainEqual({ subscriptionId: id, ownerKey: 'owner-a', attempt: 1 });
   });
 
+  it('the end job of a progress webhook owes the last report, logged a moment before the end while the index does not show it yet', async () => {
+    const setUp = laggingSetUp();
+    const { id } = await setUp.subscriptions.subscribe(
+      subscribeRequest(receiver, { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver.origin}/progress` }),
+    );
+    const progress = eventEntry({ eventId: 'evt_progress', name: 'operation.progress', data: { progress: 9, total: 10 } });
+    const end = eventEntry({ eventId: 'evt_finished' });
+    for (const entry of [progress, end]) {
+      await setUp.log.append(entry);
+      await setUp.fanOut.fanOut(entry);
+    }
+    expect(setUp.jobs).toContainEqual({ subscriptionId: id, ownerKey: 'owner-a', owed: ['evt_progress'], attempt: 1 });
+  });
+
   it('a progress webhook whose operation ends while it is being verified (the fan-out finds its slot, not yet its subscription) gets the job that ends it', async () => {
     const setUp = laggingSetUp();
     const end = eventEntry({ loggedAt: T0 });
