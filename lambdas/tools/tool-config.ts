@@ -8,7 +8,10 @@ import { PermissionsSchema } from './tool-permissions.ts';
 
 export const TOOL_FILE = 'tool.json';
 export const DEFINITION_FILE = 'definition.asl.json';
-/** A tool written as a Lambda durable function: a module whose `handler` is built with `withDurableExecution`. */
+/**
+ * A tool written as a Lambda durable function: a module whose `handler` is made by `defineTool`
+ * (which holds what tool.json would), or built with `withDurableExecution` beside a tool.json.
+ */
 export const DURABLE_FILE = 'durable.ts';
 
 const JsonSchemaObject = z

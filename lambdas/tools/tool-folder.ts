@@ -203,7 +203,12 @@ async function readToolConfig(dir: string, folderName: string, kind: ToolKind, d
   const problems: ToolFolderError[] = [];
   const report = (reason: string) => problems.push(new ToolFolderError(toolFile, reason));
   const toolJson = await readJson(toolFile);
-  if (!toolJson.ok) return { problems: [toolJson.error] };
+  if (!toolJson.ok) {
+    const missing = kind === 'durable' && toolJson.error.reason === 'file is missing';
+    // Without tool.json, a durable.ts must define the tool itself.
+    const reason = `file is missing: define the tool in ${DURABLE_FILE} with defineTool (from async-mcp/durable), or give it a ${TOOL_FILE}`;
+    return { problems: [missing ? new ToolFolderError(toolFile, reason) : toolJson.error] };
+  }
   const parsed = ToolConfigSchema.safeParse(toolJson.value);
   if (!parsed.success) {
     zodProblems(parsed.error).forEach(report);

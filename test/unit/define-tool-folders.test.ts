@@ -76,6 +76,15 @@ describe('a folder holding only a defineTool durable.ts', () => {
     expect(reasons).toContainEqual(expect.stringMatching(/misnamed\/durable\.ts: defineTool: invocation: /));
   });
 
+  it('without defineTool and without tool.json, says to use one or the other', async () => {
+    const plain = `import { withDurableExecution } from '@aws/durable-execution-sdk-js';\nexport const handler = withDurableExecution(async () => ({ content: [] }));\n`;
+    await writeFile(join(await mkdirIn(dir, 'plain'), 'durable.ts'), plain);
+    const { problems } = await inspectToolFolders(dir);
+    expect(problems.map((problem) => [problem.file, problem.reason])).toEqual([
+      [join(dir, 'plain', 'tool.json'), 'file is missing: define the tool in durable.ts with defineTool (from async-mcp/durable), or give it a tool.json'],
+    ]);
+  });
+
   it('gives the synthesized MCP asset the derived tool.json in place of one to copy', async () => {
     const [folder] = await loadToolFolders(FIXTURES);
     const [entry] = toolFileManifest([folder!]);
