@@ -124,6 +124,16 @@ describe('the sync dialect: a plain initialize-era tools/call', () => {
   });
 });
 
+describe('a tool that suggests the default poll interval (5 s)', () => {
+  it('a durable call answered mid-run ends without waiting out the interval: the kit polls on its own cadence', async () => {
+    await using slow = await startTestServer({ tools: 'test/fixtures/testing-tools' });
+    const started = Date.now();
+    const run = await slow.call('ask_durable_slow_poll', {}, { answers: { confirm: {} } });
+    expect(run.result.structuredContent).toEqual({ action: 'accept' });
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+});
+
 describe('skipWaits', () => {
   it("a durable tool's context.wait of an hour ends at once", async () => {
     await using durable = await startTestServer({ tools: 'test/fixtures/durable-tools', skipWaits: true });
