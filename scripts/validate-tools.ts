@@ -1,8 +1,9 @@
 /**
  * `npm run validate-tools [-- DIR] [--workers DIR]`: checks tool folders offline, the way
  * the CDK app and the local server will (asl-validator, the loader, mocks.json, worker
- * modules, Tasks that could not run locally, and a durable tool's durable.ts compiled, not
- * run, and exporting handler), and prints every problem with its file.
+ * modules, Tasks that could not run locally, and a durable tool's durable.ts compiled and
+ * exporting handler; one defined by defineTool is loaded, as synth loads it, to read its
+ * definition), and prints every problem with its file.
  * Exit code 0 when all folders pass, 1 when any problem was found, 2 on a usage error.
  */
 import { existsSync } from 'node:fs';
