@@ -238,7 +238,8 @@ function watchAndReload(stack: LocalStack, folders: string[]): ToolWatcher | und
     const { reloaded, removed, problems } = await reloadTools(paths);
     for (const { tool, error } of problems) {
       const fallback = tool === undefined ? 'no tool changed' : before.has(tool) ? `${tool} keeps its last good version` : `${tool} is not served`;
-      console.error(`Not reloaded: ${error.file}: ${error.reason} (${fallback})`);
+      // One line each, a compiler's multi-line message included, so that each save reads as one line.
+      console.error(`Not reloaded: ${error.file}: ${error.reason.replace(/\s*\n\s*/g, ' ')} (${fallback})`);
     }
     const done = [...(reloaded.length > 0 ? [`Reloaded ${reloaded.join(', ')}`] : []), ...(removed.length > 0 ? [`Removed ${removed.join(', ')}`] : [])];
     if (done.length > 0) console.log(done.join('; '));

@@ -2,6 +2,7 @@
  * Where the local stack finds a worker's module, and how it loads one: `${Worker_<name>}` is
  * `<workers dir>/<name with _ as ->.ts`, built-in workers always from the server's own folder.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFINITION_FILE, ToolFolderError } from '../lambdas/tools/tool-folder.ts';
@@ -23,7 +24,9 @@ export async function importWorker(worker: string, workersDir: string, folderDir
   try {
     ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });
   } catch (error) {
-    throw new ToolFolderError(resolve(folderDir, DEFINITION_FILE), `worker \${Worker_${worker}} has no module ${file} (${(error as Error).message})`);
+    // A module that exists but does not load (a syntax error, a missing import) says so, not that it is missing.
+    const problem = existsSync(file) ? `worker module ${file} cannot be loaded` : `worker \${Worker_${worker}} has no module ${file}`;
+    throw new ToolFolderError(resolve(folderDir, DEFINITION_FILE), `${problem} (${(error as Error).message})`);
   }
   if (typeof handler !== 'function') {
     throw new ToolFolderError(resolve(folderDir, DEFINITION_FILE), `worker module ${file} does not export a handler function`);

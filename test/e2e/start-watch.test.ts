@@ -170,6 +170,18 @@ describe('npm start -- --watch', { timeout: 90_000 }, () => {
     expect(tools.find((tool) => tool.name === 'greet')?.title).toBe('Greet');
   });
 
+  it('a worker that no longer loads is reported with its file and reason, and the tools that name it keep their last good version', async () => {
+    const seen = count('stderr', /^Not reloaded: /);
+    write('workers/greeter.ts', 'export const handler = async () => ({ greeting: ');
+    const line = await nextLine('stderr', /^Not reloaded: /, seen);
+    expect(line).toContain(
+      `Not reloaded: ${join(toolsDir, 'greet', 'definition.asl.json')}: worker module ${join(workersDir, 'greeter.ts')} cannot be loaded (`,
+    );
+    expect(line).toContain('(greet keeps its last good version)');
+    expect(await call('greet')).toEqual({ greeting: 'hi' });
+    expect(await saveAndReload('workers/greeter.ts', worker('hi'), /^Reloaded /)).toBe('Reloaded greet, slow_greet');
+  });
+
   it('a new folder is served and a deleted one is no longer listed, without a restart', async () => {
     // Written aside and moved in whole, as a folder copied in would arrive.
     write('aside/added/tool.json', greetTool('added', 'sync', 'EXPRESS'));
