@@ -92,7 +92,9 @@ function jsonSchemaOf(schema: ToolSchema, io: 'input' | 'output', key: string): 
   let derived: Record<string, unknown>;
   try {
     const converter = schema['~standard'].jsonSchema;
-    if (schema['~standard'].vendor === 'zod') derived = z.toJSONSchema(schema as unknown as z.ZodType, { io, override: withoutSafeIntegerBounds });
+    // What JSON Schema cannot say (a transform's output, a custom check) is listed as any value: the schema itself still checks it.
+    if (schema['~standard'].vendor === 'zod')
+      derived = z.toJSONSchema(schema as unknown as z.ZodType, { io, unrepresentable: 'any', override: withoutSafeIntegerBounds });
     else if (converter) derived = converter[io]({ target: 'draft-2020-12' });
     else throw new Error(`a ${schema['~standard'].vendor} schema that does not derive JSON Schema (Standard JSON Schema)`);
   } catch (error) {
