@@ -163,11 +163,13 @@ export class InputRequests {
       }
       const used = record.usedInputKeys ?? [];
       const key = own?.[0] ?? freeKey(input.key, used);
+      // The same wait asked again keeps its deadline; a retried attempt waits from its own start.
+      const deadline = own && own[1].taskToken === input.taskToken ? own[1].deadline : input.deadline;
       const entry: PendingInput = {
         request,
         taskToken: input.taskToken,
         askedAt: own?.[1].askedAt ?? now,
-        ...(input.deadline === undefined ? {} : { deadline: input.deadline }),
+        ...(deadline === undefined ? {} : { deadline }),
         ...(input.concurrent === undefined ? {} : { concurrent: input.concurrent }),
         ...(input.state === undefined ? {} : { state: input.state }),
       };

@@ -50,9 +50,11 @@ export function describeQuestionCases(makeStore: MakeStore): void {
   };
 
   it('a question asked again with a task token already pending keeps its key and stays one open question', async () => {
-    expect((await ask('callback-1')).key).toBe('confirm');
-    expect((await ask('callback-1')).key).toBe('confirm');
+    const deadline = record.createdAt + 60_000;
+    expect((await ask('callback-1', { deadline })).key).toBe('confirm');
+    expect((await ask('callback-1', { deadline: deadline + 5_000 })).key).toBe('confirm');
     const after = await stored();
+    expect(after.pendingInputs?.confirm?.deadline).toBe(deadline);
     expect(Object.keys(after.pendingInputs ?? {})).toEqual(['confirm']);
     expect(after.usedInputKeys).toEqual(['confirm']);
     expect(service.inputs.pending(after)).toEqual({ confirm });
