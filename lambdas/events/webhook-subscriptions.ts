@@ -148,10 +148,12 @@ export class WebhookSubscriptions {
       };
       if (!(await store.save(created, existing?.version))) continue;
       const jobs: WebhookDeliveryJob[] = replayed.map((entry) => ({ subscriptionId: id, ownerKey: request.ownerId, eventId: entry.eventId, attempt: 1 }));
-      // "The server MUST terminate the event stream when the task reaches a terminal status": one that already has, at once (after what it replays, marked pending).
-      if (request.operationEnded && isPerOperation(request.name)) jobs.push(endJob(id, request.ownerId, []));
+      // "The server MUST terminate the event stream when the task reaches a terminal status": one that already has, at once
+      // (after what it replays, marked pending); where the index may lag, after the second read (catchUp).
+      const lagMs = this.deps.log.indexLagMs ?? INDEX_LAG_MS;
+      if (request.operationEnded && isPerOperation(request.name) && lagMs <= 0) jobs.push(endJob(id, request.ownerId, []));
       if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
-      await this.catchUp(request, id, start.position, replayed, startedAt);
+      await this.catchUp(request, id, { from: start.position, replayed, startedAt, lagMs });
       return { id, refreshBefore, position: this.watermark(created, now), truncated: start.truncated };
     }
     throw new Error('The subscription kept changing while it was being written');
@@ -266,18 +268,22 @@ export class WebhookSubscriptions {
    * What the index did not show yet. An entry appended before this subscription was stored was
    * fanned out without it, and the replay read an index that may lag (DynamoDB's GSIs): once
    * the log's lag bound has passed since the write, a second read shows every such entry, and
-   * what the first missed is enqueued. For a per-operation subscription, an end logged since
-   * the caller looked (the operation ended while this subscribe ran) ends it.
+   * what the first missed is enqueued. A per-operation subscription whose operation has ended,
+   * or logged its end since the caller looked (it ended while this subscribe ran), then gets
+   * its end job, owing what the first read missed.
    */
-  private async catchUp(request: SubscribeRequest, id: string, from: string, replayed: readonly EventEntry[], startedAt: number): Promise<void> {
-    const lagMs = this.deps.log.indexLagMs ?? INDEX_LAG_MS;
+  private async catchUp(
+    request: SubscribeRequest,
+    id: string,
+    { from, replayed, startedAt, lagMs }: { from: string; replayed: readonly EventEntry[]; startedAt: number; lagMs: number },
+  ): Promise<void> {
     if (lagMs <= 0) return;
     await sleep(lagMs);
     const now = this.deps.clock.now();
     const known = new Set(replayed.map((entry) => entry.eventId));
     const missed = (await this.replayable(request, from, now)).filter((entry) => !known.has(entry.eventId));
     const jobs: WebhookDeliveryJob[] = missed.map((entry) => ({ subscriptionId: id, ownerKey: request.ownerId, eventId: entry.eventId, attempt: 1 }));
-    if (isPerOperation(request.name) && !request.operationEnded && (await this.endedSince(request, startedAt, now)))
+    if (isPerOperation(request.name) && (request.operationEnded || (await this.endedSince(request, startedAt, now))))
       jobs.push(endJob(id, request.ownerId, missed));
     if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
   }

@@ -7,6 +7,7 @@
  * sender is the real one, posting to a receiver on 127.0.0.1.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { timePosition } from '../../lambdas/events/event-log.ts';
 import { resolveEventsSettings } from '../../lambdas/events/events-settings.ts';
 import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
 import { InMemoryWebhookSubscriptions } from '../../lambdas/events/in-memory-webhook-subscriptions.ts';
@@ -93,6 +94,25 @@ describe('late subscribe under a lagging index', () => {
     await setUp.fanOut.fanOut(end);
     await done;
     expect(setUp.jobs).toContainEqual({ subscriptionId: id, ownerKey: 'owner-a', attempt: 1 });
+  });
+
+  it('a progress webhook subscribed 300 ms after its operation ended gets its last report, then the job that ends it, owing that report', async () => {
+    const setUp = laggingSetUp();
+    await setUp.log.append(eventEntry({ eventId: 'evt_progress', name: 'operation.progress', loggedAt: T0 - 400, data: { progress: 10, total: 10 } }));
+    await setUp.log.append(eventEntry({ eventId: 'evt_finished', loggedAt: T0 - 300 }));
+    const { id } = await setUp.subscriptions.subscribe(
+      subscribeRequest(receiver, {
+        name: 'operation.progress',
+        arguments: { operationId: 'op-1' },
+        url: `${receiver.origin}/progress`,
+        cursor: timePosition(T0 - 60_000),
+        operationEnded: true,
+      }),
+    );
+    expect(setUp.jobs).toEqual([
+      { subscriptionId: id, ownerKey: 'owner-a', eventId: 'evt_progress', attempt: 1 },
+      { subscriptionId: id, ownerKey: 'owner-a', owed: ['evt_progress'], attempt: 1 },
+    ]);
   });
 
   it('the end job of a progress webhook owes the last report, logged a moment before the end while the index does not show it yet', async () => {
