@@ -6,7 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { authenticate, type AuthOptions } from './auth.ts';
-import { CallFailedError, isTerminal, type CallHandle, type CallStatus, type CallToolResult, type Dialect, type StoredCall } from './call-handle.ts';
+import {
+  CallFailedError,
+  isTerminal,
+  type CallHandle,
+  type CallStatus,
+  type CallToolResult,
+  type Dialect,
+  type QuestionHandler,
+  type StoredCall,
+} from './call-handle.ts';
 import { chooseDialect, discoverTools, type ListedTool } from './dialect-detection.ts';
 import { askedIn, progressOf, type AskedQuestion, type DialectAdapter, type RemoteStatus } from './dialects/dialect-adapter.ts';
 import { callDirect } from './dialects/direct-call.ts';
@@ -14,7 +23,7 @@ import { sep1391 } from './dialects/sep-1391.ts';
 import { tasks20251125 } from './dialects/tasks-2025-11-25.ts';
 import { tasksExtension } from './dialects/tasks-extension.ts';
 import { McpConnection, McpRpcError, type ClientInfo, type FetchLike, type ServerRequest } from './mcp-connection.ts';
-import { checkAnswer, type Answer, type Question, type QuestionHandler } from './questions.ts';
+import { checkAnswer, type Answer, type Question } from './questions.ts';
 import { FileRequestStateStore } from './stores/file-request-state-store.ts';
 import type { RequestStateStore } from './stores/request-state-store.ts';
 

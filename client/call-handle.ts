@@ -1,5 +1,5 @@
 /** The handle of a started tool call and the status shapes every dialect maps to. */
-import type { Question } from './questions.ts';
+import type { Answer, Question } from './questions.ts';
 
 /** How a call runs: one of the three async dialects, or a plain synchronous call. */
 export type Dialect = 'tasks' | 'tasks-2025-11-25' | 'sep-1391' | 'sync';
@@ -92,3 +92,6 @@ export class CallCancelledError extends Error {
     this.name = 'CallCancelledError';
   }
 }
+
+/** Answers one question; `context.handle` is the call that asks it. (Beside the handle it names, so questions.ts imports no handle.) */
+export type QuestionHandler = (question: Question, context: { handle: CallHandle; signal?: AbortSignal }) => Answer | Promise<Answer>;

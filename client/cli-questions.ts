@@ -3,7 +3,8 @@
  * leaves the question open, prints it with the command that answers it, and exits 4.
  */
 import type { ScriptedAnswers } from './cli-answers.ts';
-import type { Answer, Question, QuestionHandler, RequestedSchema } from './questions.ts';
+import type { QuestionHandler } from './call-handle.ts';
+import type { Answer, Question, RequestedSchema } from './questions.ts';
 import { askOnTerminal, type TerminalIo } from './terminal-prompt.ts';
 
 /** Thrown by the CLI's handler for a question nothing answers: the call is left waiting for it. */

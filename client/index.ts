@@ -2,9 +2,9 @@
 export { answer, cancel, join, list, listTools, loadHandle, questions, startToolCall, status } from './async-client.ts';
 export type { ClientOptions, JoinOptions, StartToolCallOptions } from './async-client.ts';
 export { checkAnswer, InvalidAnswerError } from './questions.ts';
-export type { Answer, Question, QuestionHandler, RequestedSchema } from './questions.ts';
+export type { Answer, Question, RequestedSchema } from './questions.ts';
 export { ASYNC_DIALECTS, CallCancelledError, CallFailedError, isTerminal } from './call-handle.ts';
-export type { CallHandle, CallProgress, CallState, CallStatus, CallToolResult, Dialect, StoredCall } from './call-handle.ts';
+export type { CallHandle, CallProgress, CallState, CallStatus, CallToolResult, Dialect, QuestionHandler, StoredCall } from './call-handle.ts';
 export { authenticate, TOKEN_ENV } from './auth.ts';
 export type { AuthOptions } from './auth.ts';
 export { regionOfFunctionUrl, signRequest, sigV4Fetch } from './sigv4-signer.ts';

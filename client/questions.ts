@@ -5,7 +5,6 @@
  * of reaching the server.
  */
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
-import type { CallHandle } from './call-handle.ts';
 
 /** An open question a running call asks its client (elicitation, form mode). */
 export interface Question {
@@ -26,9 +25,6 @@ export interface RequestedSchema {
 
 /** What the client answers: accept with content, decline, or cancel (the elicitation's `ElicitResult`). */
 export type Answer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
-
-/** Answers one question; `context.handle` is the call that asks it. */
-export type QuestionHandler = (question: Question, context: { handle: CallHandle; signal?: AbortSignal }) => Answer | Promise<Answer>;
 
 /** An answer that does not fit the question's requestedSchema; `field` names the failing property. */
 export class InvalidAnswerError extends Error {
