@@ -1,19 +1,12 @@
 /** The `async-mcp` commands: each parses nothing and prints in one place, and returns its exit code. */
 import type { AuthOptions } from './auth.ts';
-import { answer, cancel, join, list, listTools, questions, startToolCall, status } from './async-client.ts';
+import { cancel, join, list, listTools, startToolCall, status } from './async-client.ts';
 import { CallCancelledError, CallFailedError, type CallHandle, type CallStatus, type CallToolResult } from './call-handle.ts';
-import { ScriptedAnswers, type ScriptedAnswer } from './cli-answers.ts';
+import { answering, answerOpen, leftOpen, type QuestionContext } from './cli-answer-open.ts';
+import type { ScriptedAnswer } from './cli-answers.ts';
 import { EXIT, parseCli, UsageError, usage, type Command, type ParsedCli } from './cli-args.ts';
 import { cliCommand } from './cli-command.ts';
-import {
-  answerCommand,
-  answerFor,
-  type CliAnswering,
-  cliQuestionHandler,
-  describeOpenQuestions,
-  describeQuestion,
-  QuestionLeftOpenError,
-} from './cli-questions.ts';
+import { type CliAnswering, cliQuestionHandler, describeOpenQuestions, describeQuestion, QuestionLeftOpenError } from './cli-questions.ts';
 import { currentLogin, LoginRequiredError } from './login/login-fetch.ts';
 import { login, logout } from './login/login-flow.ts';
 import { openBrowser } from './login/open-browser.ts';
@@ -21,7 +14,7 @@ import { McpRpcError } from './mcp-connection.ts';
 import { startProgressLine, type ProgressLine } from './progress-line.ts';
 import { FileRequestStateStore } from './stores/file-request-state-store.ts';
 import { FileLoginStore } from './stores/login-store.ts';
-import { InvalidAnswerError, type Question } from './questions.ts';
+import { InvalidAnswerError } from './questions.ts';
 
 export interface CliIo {
   stdout: NodeJS.WriteStream;
@@ -91,7 +84,9 @@ async function run(command: Command, context: Context): Promise<number> {
     case 'join':
       return wait((await store.get(command.id))?.handle ?? command.id, command.timeoutMs, command.answers, context);
     case 'answer':
-      return answerOpen(command.id, command.answers, context);
+      // The handle, for the Ctrl-C hint and what a refusal means.
+      context.current = (await store.get(command.id))?.handle;
+      return answerOpen(command.id, command.answers, questionContext(context));
     case 'status': {
       // The handle says whether the call was signed, for what a refusal means.
       context.current = (await store.get(command.id))?.handle;
@@ -196,7 +191,7 @@ async function call(command: Extract<Command, { name: 'call' }>, context: Contex
   const deadline = command.timeoutMs === undefined ? undefined : Date.now() + command.timeoutMs;
   const line = progressLine(context, command.tool);
   // One set of answers for the whole call: those a synchronous run uses are not given again.
-  const using = answering(command.answers, context, line);
+  const using = answering(command.answers, questionContext(context), line);
   let handle: CallHandle;
   try {
     handle = await startToolCall(command.url, command.tool, command.args, {
@@ -266,12 +261,12 @@ async function wait(
         last = s;
         line?.update(s);
       },
-      onQuestion: cliQuestionHandler('answers' in answers ? answers : answering(answers, context, line)),
+      onQuestion: cliQuestionHandler('answers' in answers ? answers : answering(answers, questionContext(context), line)),
     });
   } catch (error) {
     if (error instanceof QuestionLeftOpenError || error instanceof InvalidAnswerError) {
       line?.stop();
-      return leftOpen(id, error, context);
+      return leftOpen(id, error, questionContext(context));
     }
     throw error;
   } finally {
@@ -287,84 +282,9 @@ async function wait(
   return result.isError === true ? EXIT.FAILED : EXIT.OK;
 }
 
-/** `answer <id>`: answers each open question (by --answer, else on the terminal); exit 4 when one is left open. */
-async function answerOpen(id: string, answers: readonly ScriptedAnswer[], context: Context): Promise<number> {
-  const { store, auth } = context;
-  context.current = (await store.get(id))?.handle;
-  const open = await questions(id, { store, auth });
-  if (open.length === 0) {
-    const current = await status(id, { store, auth });
-    const message = `${id} has no open question (it is ${current.state})`;
-    if (context.cli.json) printJson({ ...current, error: { message } }, context);
-    else context.io.stderr.write(`async-mcp: ${message}\n`);
-    return EXIT.FAILED;
-  }
-  const using = answering(answers, context);
-  const left: Question[] = [];
-  let after: CallStatus | undefined;
-  for (const question of open) {
-    const given = await answerFor(question, using);
-    if (!given) {
-      left.push(question);
-      continue;
-    }
-    try {
-      after = await answer(id, given, { store, auth, key: question.key });
-    } catch (error) {
-      if (error instanceof InvalidAnswerError) return leftOpen(id, error, context, open);
-      throw error;
-    }
-  }
-  if (left.length > 0) return leftOpen(id, undefined, context, left);
-  if (context.cli.json) printJson(after, context);
-  else context.io.stdout.write(`Answered; ${id} is ${after?.state ?? 'working'}. Join it with: ${cliCommand()} join ${id}\n`);
-  return EXIT.OK;
-}
-
-/** Where answers come from: the --answer list, then the terminal when stdin and stderr are one. */
-function answering(answers: readonly ScriptedAnswer[], context: Context, line?: ProgressLine): CliAnswering {
-  const stdin = context.io.stdin ?? process.stdin;
-  const onTerminal = stdin.isTTY === true && context.io.stderr.isTTY === true;
-  return {
-    answers: new ScriptedAnswers(answers),
-    ...(onTerminal
-      ? {
-          terminal: {
-            input: stdin,
-            output: context.io.stderr,
-            onInterrupt: () => interrupted(context),
-            beforePrompt: () => line?.pause(),
-            afterPrompt: () => line?.resume(),
-          },
-        }
-      : {}),
-  };
-}
-
-/**
- * The call waits for an answer nothing gave: print its open questions and the command that
- * answers them (the message to stderr; with --json, the last line holds the id and questions).
- */
-async function leftOpen(id: string, cause: QuestionLeftOpenError | InvalidAnswerError | undefined, context: Context, known?: Question[]): Promise<number> {
-  const { store, auth } = context;
-  // Every open question, not only the one the handler met; the one met if that read fails.
-  let open: Question[] = known ?? (await questions(id, { store, auth }).catch((): Question[] => []));
-  if (open.length === 0 && cause instanceof QuestionLeftOpenError) open = [cause.question];
-  if (cause instanceof InvalidAnswerError) context.io.stderr.write(`async-mcp: ${cause.message}\n`);
-  const command = cliCommand();
-  context.io.stderr.write(describeOpenQuestions(command, id, open));
-  if (context.cli.json)
-    printJson(
-      {
-        id,
-        state: 'input_required',
-        questions: open,
-        answerWith: answerCommand(command, id, open),
-        ...(cause instanceof InvalidAnswerError ? { error: { message: cause.message, ...(cause.field ? { field: cause.field } : {}) } } : {}),
-      },
-      context,
-    );
-  return EXIT.QUESTION_OPEN;
+/** What the question commands need of the CLI's context. */
+function questionContext(context: Context): QuestionContext {
+  return { io: context.io, json: context.cli.json, store: context.store, auth: context.auth, onInterrupt: () => interrupted(context) };
 }
 
 function progressLine(context: Context, label: string): ProgressLine | undefined {
