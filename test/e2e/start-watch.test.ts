@@ -101,7 +101,7 @@ beforeAll(async () => {
   write('tools/slow_greet/tool.json', greetTool('slow_greet', 'both', 'STANDARD'));
   write('tools/slow_greet/definition.asl.json', {
     StartAt: 'Pause',
-    States: { Pause: { Type: 'Wait', Seconds: 6, Next: 'Greet' }, Greet: { Type: 'Task', Resource: '${Worker_greeter}', End: true } },
+    States: { Pause: { Type: 'Wait', Seconds: 12, Next: 'Greet' }, Greet: { Type: 'Task', Resource: '${Worker_greeter}', End: true } },
   });
   write('tools/versioned/tool.json', {
     name: 'versioned',
@@ -199,10 +199,10 @@ describe('npm start -- --watch', { timeout: 90_000 }, () => {
 
   it('a call started before an edit finishes with the code it started with, a state machine and a durable function alike', async () => {
     const machineRun = ok(await modernRequest(url, 'tools/call', { name: 'slow_greet', arguments: {} }, { capabilities: EXT }));
-    const durableRun = ok(await modernRequest(url, 'tools/call', { name: 'versioned', arguments: { pauseSeconds: 4 } }, { capabilities: EXT }));
+    const durableRun = ok(await modernRequest(url, 'tools/call', { name: 'versioned', arguments: { pauseSeconds: 10 } }, { capabilities: EXT }));
     await saveAndReload('workers/greeter.ts', worker('howdy'), /^Reloaded greet, slow_greet$/);
     await saveAndReload('tools/versioned/durable.ts', durable('v3'), /^Reloaded versioned$/);
-    // Both were still running when their new code was in place.
+    // Both were still running when their new code was in place (their pauses leave a busy machine time for both reloads).
     for (const run of [machineRun, durableRun]) {
       const status = ok(await modernRequest(url, 'tasks/get', { taskId: run.taskId }, { capabilities: EXT }));
       expect(status.status).toBe('working');
