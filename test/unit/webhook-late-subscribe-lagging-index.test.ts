@@ -60,6 +60,38 @@ async function subscribing(setUp: ReturnType<typeof laggingSetUp>, request: Subs
   return { id, done };
 }
 
+describe('the stores made to lag as DynamoDB may', () => {
+  it('show a write in the owner listing and the stream read only after the lag, and by key at once', async () => {
+    const { log, store } = laggingSetUp();
+    const entry = eventEntry();
+    await log.append(entry);
+    const range = { after: timePosition(T0 - 1000), through: timePosition(T0 + 1), limit: 10 };
+    const subscription = {
+      ownerId: 'owner-a',
+      id: 'sub_1',
+      name: 'operation.finished',
+      arguments: {},
+      url: `${receiver.origin}/hook`,
+      secrets: ['v1.sealed'],
+      createdAt: T0,
+      refreshedAt: T0,
+      refreshBefore: null,
+      startPosition: timePosition(T0 - 1000),
+      active: true,
+      health: { windowStart: T0, attempts: 0, failures: 0 },
+      version: 1,
+    };
+    await store.save(subscription, undefined);
+    expect((await log.read('owner-a', entry.stream, range)).entries).toEqual([]);
+    expect(await store.listByOwner('owner-a')).toEqual([]);
+    expect(await log.get('owner-a', entry.eventId)).toEqual(entry);
+    expect(await store.get('owner-a', 'sub_1')).toEqual(subscription);
+    await new Promise((resolve) => setTimeout(resolve, INDEX_LAG_MS + 20));
+    expect((await log.read('owner-a', entry.stream, range)).entries).toEqual([entry]);
+    expect(await store.listByOwner('owner-a')).toEqual([subscription]);
+  });
+});
+
 describe('late subscribe under a lagging index', () => {
   it('a webhook subscribed to operation.finished 300 ms after the operation ended (cursor null) still gets a job for that end', async () => {
     const setUp = laggingSetUp();
