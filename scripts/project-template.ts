@@ -78,6 +78,10 @@ export function projectPackageJson(name: string, ours: OurPackage, ourSpec = `^$
       deploy: 'cdk deploy',
     },
     dependencies: { [ours.name]: ourSpec, zod: versionOf('zod') ?? 'latest' },
+    // npm 11 runs no dependency's install script unless allowed, and warns about each one it
+    // skipped. Neither needs its script: esbuild's binary comes as an optional dependency, and
+    // classic-level (dynalite's storage) ships prebuilt binaries.
+    allowScripts: { esbuild: false, 'classic-level': false },
     devDependencies: Object.fromEntries(PROJECT_DEV_DEPENDENCIES.map((dependency) => [dependency, versionOf(dependency) ?? 'latest'])),
   };
 }
