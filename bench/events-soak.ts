@@ -26,6 +26,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { GetExecutionHistoryCommand, ListExecutionsCommand, ListStateMachinesCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { countAwsCalls, type MiddlewareClient } from '../lambdas/aws/aws-call-counter.ts';
 import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../lambdas/aws/sqs-webhook-delivery-queue.ts';
@@ -376,7 +377,15 @@ export async function printEventsSoak(): Promise<void> {
       sqs: sqsCalls.snapshot(),
       injected: { dynamodb: dynamoFaults.injected(), sqs: sqsFaults.injected(), questions: questionFaults.injected() },
     });
-    printQuestions({ asking, completed, questions, questionEvents: questions.eventIds(), questionPoll, questionHooks });
+    printQuestions({
+      asking,
+      completed,
+      questions,
+      questionEvents: questions.eventIds(),
+      questionPoll,
+      questionHooks,
+      askFailed: await askFailures(stack.sfnEndpoint),
+    });
     await Promise.race([Promise.all([poller, pusher, answerer]), sleep(5000)]);
   } finally {
     stopping = true;
@@ -425,6 +434,33 @@ async function finishedEventIds(
   return { ids, completed };
 }
 
+/** How many attempts of confirm_payload's asking state failed with Mcp.AskFailed (and were retried), from the executions' histories. */
+async function askFailures(endpoint: string): Promise<number> {
+  const sfn = new SFNClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  try {
+    const machines = (await sfn.send(new ListStateMachinesCommand({}))).stateMachines ?? [];
+    const machine = machines.find(({ name }) => name?.includes('confirm_payload'));
+    if (!machine?.stateMachineArn) return Number.NaN;
+    let failures = 0;
+    let nextToken: string | undefined;
+    do {
+      const page = await sfn.send(new ListExecutionsCommand({ stateMachineArn: machine.stateMachineArn, maxResults: 100, nextToken }));
+      for (const { executionArn } of page.executions ?? []) {
+        let historyToken: string | undefined;
+        do {
+          const history = await sfn.send(new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken: historyToken }));
+          failures += (history.events ?? []).filter((event) => event.taskFailedEventDetails?.error === 'Mcp.AskFailed').length;
+          historyToken = history.nextToken;
+        } while (historyToken);
+      }
+      nextToken = page.nextToken;
+    } while (nextToken);
+    return failures;
+  } finally {
+    sfn.destroy();
+  }
+}
+
 interface FinishedEvent {
   eventId: string;
   data: {
@@ -468,6 +504,7 @@ function printQuestions(m: {
   questionEvents: Set<string>;
   questionPoll: Arrivals;
   questionHooks: Arrivals[];
+  askFailed: number;
 }): void {
   const { asking, completed, questions } = m;
   const told = [...asking].filter((id) => questions.events.has(id)).length;
@@ -482,7 +519,7 @@ function printQuestions(m: {
     (id) => questions.events.get(id)?.size === 1 && questions.keys.get(id)?.size === 1 && questions.answered.has(id) && completed.has(id),
   ).length;
   console.log(
-    `  questions: ${asking.size} asked; ${told} told by event, ${oneEvent} by exactly one event; ${oneKey} only ever under the key confirm; ${answered} answered once; ${done} completed with the answer`,
+    `  questions: ${asking.size} asked (${m.askFailed} asks failed with Mcp.AskFailed and were retried); ${told} told by event, ${oneEvent} by exactly one event; ${oneKey} only ever under the key confirm; ${answered} answered once; ${done} completed with the answer`,
   );
   console.log(`  questions waited for their answer exactly once: ${exactlyOnce}/${asking.size}${exactlyOnce === asking.size ? '' : ' (LOST OR DOUBLED)'}`);
   const row = (name: string, arrivals: Arrivals[]) => {
