@@ -4,14 +4,16 @@
  * for `npm run bench -- --only=bundle`; this holds what goes in.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { esbuildOptions, lazyModulesOf } from '../../cdk/lambda-bundling.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT, STATUS_SYNC_ENTRY } from '../../cdk/repo-paths.ts';
+import { toolFileManifest } from '../../cdk/tool-asset-commands.ts';
 import { ENV } from '../../lambdas/handlers/environment.ts';
+import { loadToolFolders } from '../../lambdas/tools/tool-folder.ts';
 import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../../lambdas/tools/durable-function-names.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
 
@@ -83,20 +85,30 @@ describe('the Lambda bundles import at module init only what a cold start needs'
  * The packages the built bundle of `entry` loads with `require` (the AWS SDK, through its
  * require shims) while a fresh Node imports it: its module init, as a cold start runs it.
  */
-async function requiredAtInit(entry: string, environment: Record<string, string>): Promise<string[]> {
+async function requiredAtInit(entry: string, environment: Record<string, string>, toolsDir?: string): Promise<string[]> {
   // Inside the project, so the bundle's external @aws-sdk imports resolve as they do in Lambda's runtime.
   await mkdir(join(REPO_ROOT, 'node_modules/.cache'), { recursive: true });
   const dir = await mkdtemp(join(REPO_ROOT, 'node_modules/.cache/bundle-init-'));
   try {
     const outfile = join(dir, 'index.mjs');
     await build({ ...esbuildOptions(entry, outfile, REPO_ROOT, lazyModulesOf(entry)), sourcemap: false });
+    const assetTools: Record<string, string> = {};
+    if (toolsDir) {
+      // What copy-tool-files.mjs puts in the asset: each tool's tool.json (derived, for a defineTool one) and its definition or durable.ts.
+      for (const { target, files, write = {} } of toolFileManifest(await loadToolFolders(toolsDir))) {
+        await mkdir(join(dir, target), { recursive: true });
+        for (const file of files) await cp(file, join(dir, target, basename(file)));
+        for (const [name, text] of Object.entries(write)) await writeFile(join(dir, target, name), text);
+      }
+      assetTools[ENV.toolsDir] = join(dir, 'state-machines');
+    }
     const script = `import Module from 'node:module';
       const load = Module._load; const required = [];
       Module._load = function (request, ...rest) { required.push(request); return load.call(this, request, ...rest); };
       globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };
       await import(${JSON.stringify(pathToFileURL(outfile).href)});
       console.log(JSON.stringify(required));`;
-    const env = { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', ...environment };
+    const env = { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', ...environment, ...assetTools };
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     return (JSON.parse(out.toString()) as string[]).filter((request) => !request.startsWith('node:'));
   } finally {
@@ -106,18 +118,21 @@ async function requiredAtInit(entry: string, environment: Record<string, string>
 
 describe("the MCP function's module init leaves the DynamoDB client to the first request that needs it", () => {
   it('importing the MCP bundle requires no @aws-sdk/client-dynamodb: initialize, tools/list and a poll need none of it', async () => {
-    const required = await requiredAtInit(MCP_HTTP_ENTRY, {
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'AKIDBUNDLEINIT',
-      AWS_SECRET_ACCESS_KEY: 'bundle-init-secret',
-      AWS_SESSION_TOKEN: 'bundle-init-token',
-      [ENV.tableName]: 'bundle-init',
-      [ENV.resultsBucket]: 'bundle-init-results',
-      [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bundle-init',
-      [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
-      [DURABLE_FUNCTION_ARN_PREFIX_ENV]: 'arn:aws:lambda:us-east-1:000000000000:function:AsyncMcp-',
-      [ENV.toolsDir]: resolve(REPO_ROOT, 'state-machines'),
-    });
+    const required = await requiredAtInit(
+      MCP_HTTP_ENTRY,
+      {
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'AKIDBUNDLEINIT',
+        AWS_SECRET_ACCESS_KEY: 'bundle-init-secret',
+        AWS_SESSION_TOKEN: 'bundle-init-token',
+        [ENV.tableName]: 'bundle-init',
+        [ENV.resultsBucket]: 'bundle-init-results',
+        [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bundle-init',
+        [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:000000000000:stateMachine:AsyncMcp-',
+        [DURABLE_FUNCTION_ARN_PREFIX_ENV]: 'arn:aws:lambda:us-east-1:000000000000:function:AsyncMcp-',
+      },
+      resolve(REPO_ROOT, 'state-machines'),
+    );
     // The spy saw the module init's requires: the item codec's, which a poll decodes with.
     expect(required).toContain('@aws-sdk/util-dynamodb');
     expect(required).not.toContain('@aws-sdk/client-dynamodb');
