@@ -130,7 +130,7 @@ describe('bundled assets', () => {
     expect(requestInput).toContain('"@aws-sdk/client-dynamodb"');
   });
 
-  it('keep the MCP bundle within 602 KB, the AWS SDK left out', () => {
+  it('keep the MCP bundle within 606 KB, the AWS SDK left out', () => {
     const size = statSync(join(assetDirOf(stack.server.mcpFunction), 'index.mjs')).size;
     // 499 KB before subscriptions/listen (+8 KB), 518 KB before the operation card (+8 KB) and the
     // Events extension (+42 KB): 568 KB; 579 KB with the clients built on first need and the poll's read
@@ -140,9 +140,11 @@ describe('bundled assets', () => {
     // Lambda client left to the runtime and loaded on first use); 597 KB with the poll's read signed
     // by its own signer (hot-read-signer.ts, +2 KB; the 16 KB signer shipped beside the bundle is
     // gone); 601 KB with polls answered by the edge itself (direct-answer.ts and the dialects' reads
-    // it runs, +4 KB, a fifth of a poll's CPU). The in-process parts the deployed function never
+    // it runs, +4 KB, a fifth of a poll's CPU); 605 KB with questions and notices never lost (the
+    // events' wiring checked at startup, the end job's owed progress reports, the subscribe's second
+    // read under a lagging index, Lambda's closed callbacks, +4 KB). The in-process parts the deployed function never
     // runs (webhook delivery, the in-memory log and stores, about 6 KB) are the next cut. Its cold import is measured by `npm run bench -- --only=bundle`.
-    expect(size).toBeLessThanOrEqual(602_000);
+    expect(size).toBeLessThanOrEqual(606_000);
   });
 
   it("carry one JSON Schema engine in the MCP bundle: neither our Ajv nor the MCP SDK's", () => {
