@@ -35,7 +35,7 @@ const CLEARABLE_FIELDS = [
   'reports',
 ] as const;
 /** Attributes kept as JSON text, so any JSON (empty maps, nested nulls) round-trips exactly. */
-const JSON_FIELDS: readonly string[] = ['outcome', 'pendingInputs', 'usedInputKeys', 'closedInputs', 'inputKinds', 'reports', 'resultContract'];
+const JSON_FIELDS: readonly string[] = ['outcome', 'pendingInputs', 'usedInputKeys', 'closedInputs', 'inputKinds', 'reports', 'resultContract', 'trace'];
 const CHANGE_FIELDS = ['status', 'updatedAt', ...CLEARABLE_FIELDS] as const;
 
 // Keys join owner and token with '#', so an owner id containing one would be ambiguous.

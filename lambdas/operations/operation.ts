@@ -2,6 +2,7 @@
  * The operation record: one long-running tool call, owned by one principal and
  * named by one token. Protocol-neutral: each dialect maps these words to its own.
  */
+import type { TraceCarrier } from '../observability/trace-context.ts';
 
 /** Lifecycle states (DESIGN §4). `canceled` and the two outcomes are terminal. */
 export type OperationStatus = 'submitted' | 'working' | 'input_required' | 'completed' | 'failed' | 'canceled';
@@ -102,6 +103,8 @@ export interface OperationRecord extends OperationKey {
   closedInputs?: Record<string, ClosedInput>;
   /** Progress and log lines the execution reported, oldest first: the most recent few (see run-reports.ts). */
   reports?: RunReport[];
+  /** The start's span context (W3C), when tracing was on: the execution, status sync and the notices join its trace. */
+  trace?: TraceCarrier;
 }
 
 /** Log levels (RFC 5424 severities, as MCP logging names them), least severe first. */
