@@ -8,6 +8,7 @@ import type { Node } from 'constructs';
 import * as z from 'zod';
 import type { EventsOptions } from './events-delivery.ts';
 import type { McpAuth } from './mcp-auth.ts';
+import type { ServerTracing } from './server-tracing.ts';
 import { OPERATION_CARD_CONTEXT, operationCardFromContext } from './operation-card-asset.ts';
 import { DEFAULT_TOOLS_DIR } from './repo-paths.ts';
 
@@ -34,8 +35,12 @@ export const CONTEXT_KEYS = {
   oauthResourceUrl: 'oauthResourceUrl',
   /** Origins browser-based clients may call from, separated by commas (Function URL CORS). */
   corsAllowedOrigins: 'corsAllowedOrigins',
-  /** `true` turns on X-Ray tracing. */
+  /** `true` or `x-ray` turns on X-Ray tracing; `adot-layer` (with `tracingLayerArn`) or `otlp` (with `tracingEndpoint`) also exports OpenTelemetry spans. */
   tracing: 'tracing',
+  /** The ADOT Lambda layer's ARN in the stack's region, for `tracing=adot-layer`. */
+  tracingLayerArn: 'tracingLayerArn',
+  /** The collector's OTLP endpoint, for `tracing=otlp`. */
+  tracingEndpoint: 'tracingEndpoint',
   /** Active operations per principal (default 100). */
   maxActiveOperations: 'maxActiveOperations',
   /** `false` stops serving the handle tools to clients without async support (on by default). */
@@ -76,7 +81,7 @@ export interface AppSettings {
   auth: McpAuth;
   /** Absent: no CORS. */
   corsAllowedOrigins?: string[];
-  tracing: boolean;
+  tracing: boolean | ServerTracing;
   /** Absent: the construct's default. */
   maxActiveOperations?: number;
   handleTools: boolean;
@@ -118,7 +123,9 @@ const Settings = z.object({
   oauthScopes: z.union([z.string(), z.array(z.string())]).optional(),
   oauthResourceUrl: z.string().min(1).optional(),
   corsAllowedOrigins: z.union([z.string(), z.array(z.string().min(1))]).optional(),
-  tracing: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
+  tracing: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true'), z.enum(['x-ray', 'adot-layer', 'otlp'])]).default(false),
+  tracingLayerArn: z.string().min(1).optional(),
+  tracingEndpoint: z.string().min(1).optional(),
   maxActiveOperations: positiveWholeNumber.optional(),
   handleTools: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(true),
   listen: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(true),
@@ -160,7 +167,7 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
     ...(workersDir === undefined ? {} : { workersDir: fromCwd(workersDir) }),
     auth: authFrom(data),
     ...(data.corsAllowedOrigins === undefined ? {} : { corsAllowedOrigins: list(data.corsAllowedOrigins) }),
-    tracing: parsed.data.tracing,
+    tracing: tracingFrom(data),
     maxActiveOperations,
     handleTools: parsed.data.handleTools,
     listen: parsed.data.listen,
@@ -184,6 +191,23 @@ export function readAppSettings(node: Node, cwd = process.cwd()): AppSettings {
         }
       : {}),
   };
+}
+
+/** The `tracing` prop the context keys describe; throws naming the key that is missing or out of place. */
+function tracingFrom(data: z.infer<typeof Settings>): boolean | ServerTracing {
+  const { tracing, tracingLayerArn, tracingEndpoint } = data;
+  if (tracingLayerArn !== undefined && tracing !== 'adot-layer')
+    throw new Error(`Invalid context "${CONTEXT_KEYS.tracingLayerArn}": it needs tracing=adot-layer`);
+  if (tracingEndpoint !== undefined && tracing !== 'otlp') throw new Error(`Invalid context "${CONTEXT_KEYS.tracingEndpoint}": it needs tracing=otlp`);
+  if (tracing === 'adot-layer') {
+    if (tracingLayerArn === undefined) throw new Error(`Invalid context "${CONTEXT_KEYS.tracingLayerArn}": tracing=adot-layer needs the layer's ARN`);
+    return { exporter: 'adot-layer', layerArn: tracingLayerArn };
+  }
+  if (tracing === 'otlp') {
+    if (tracingEndpoint === undefined) throw new Error(`Invalid context "${CONTEXT_KEYS.tracingEndpoint}": tracing=otlp needs the collector's endpoint`);
+    return { exporter: 'otlp', endpoint: tracingEndpoint };
+  }
+  return tracing === 'x-ray' ? true : tracing;
 }
 
 /** The `auth` prop the context keys describe; throws naming the key that does not fit. */

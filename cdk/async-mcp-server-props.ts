@@ -10,6 +10,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import type { EventsOptions } from './events-delivery.ts';
 import type { McpAuth } from './mcp-auth.ts';
+import type { ServerTracing } from './server-tracing.ts';
 
 export interface AsyncMcpServerProps {
   /**
@@ -122,10 +123,13 @@ export interface AsyncMcpServerProps {
    */
   readonly workerReservedConcurrency?: number;
   /**
-   * Active X-Ray tracing for the Lambdas and the state machines.
+   * Tracing: `true` turns X-Ray active tracing on for the Lambdas, the durable functions and
+   * the state machines; a `ServerTracing` also has every function export its OpenTelemetry
+   * spans, one trace per operation: through the ADOT Lambda layer to X-Ray (`adot-layer`),
+   * or OTLP to a collector (`otlp`, no X-Ray). See docs/deploy.md.
    * @default false
    */
-  readonly tracing?: boolean;
+  readonly tracing?: boolean | ServerTracing;
   /**
    * Notified (SNS) when any of the server's alarms goes to ALARM and back to OK.
    * @default - the alarms have no actions: they show in CloudWatch only

@@ -14,7 +14,7 @@
  * The parts make their resources in this construct's scope under the ids they always had, so
  * the logical ids stay (test/cdk/template-snapshot.test.ts holds the templates to that).
  */
-import type { NestedStack } from 'aws-cdk-lib';
+import { type NestedStack, Stack } from 'aws-cdk-lib';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -81,7 +81,7 @@ export class AsyncMcpServer extends Construct {
 
   constructor(scope: Construct, id: string, props: AsyncMcpServerProps) {
     super(scope, id);
-    const settings = resolveServerSettings(props);
+    const settings = resolveServerSettings(props, Stack.of(this).region);
     this.operations = new OperationsTable(this, 'Operations', { removalPolicy: settings.tableRemovalPolicy });
     this.results = new ResultsBucket(this, 'Results', settings.resultLifetimes);
     this.serverKey = new ServerKey(this, 'ServerKey');

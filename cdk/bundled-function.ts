@@ -7,12 +7,13 @@
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type DurableConfig, Runtime, Tracing, type IDestination } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type DurableConfig, type IDestination, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTION_NODE_OPTIONS, LAMBDA_BUNDLING, lazyModuleOptions, lazyModulesOf } from './lambda-bundling.ts';
 import { LOCK_FILE, REPO_ROOT } from './repo-paths.ts';
+import type { FunctionTracing } from './server-tracing.ts';
 import { commandScratch } from './synth-scratch.ts';
 
 /** Pinned rather than "latest": the bundle targets this Node version (DESIGN §7). */
@@ -36,8 +37,8 @@ export interface BundledFunctionProps {
   /** @default Duration.seconds(30) */
   readonly timeout?: Duration;
   readonly logRetention: RetentionDays;
-  /** Active X-Ray tracing. */
-  readonly tracing: boolean;
+  /** X-Ray active tracing, the OpenTelemetry environment and layers (server-tracing.ts). */
+  readonly tracing: FunctionTracing;
   /**
    * Shell commands run after esbuild, given the asset's output directory.
    * @default - none
@@ -109,8 +110,11 @@ export class BundledFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(30),
       role: this.role,
       logGroup: this.logGroup,
-      tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
-      environment: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS, ...props.environment },
+      tracing: props.tracing.xray ? Tracing.ACTIVE : Tracing.DISABLED,
+      environment: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS, ...props.tracing.environment, ...props.environment },
+      ...(props.tracing.layerArns.length > 0
+        ? { layers: props.tracing.layerArns.map((arn, index) => LayerVersion.fromLayerVersionArn(this, `TracingLayer${index}`, arn)) }
+        : {}),
       ...(props.onFailure ? { onFailure: props.onFailure } : {}),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       // Where `currentVersion` is used (the workers, which definitions call by version), each
@@ -140,7 +144,7 @@ export class BundledFunction extends Construct {
       },
     });
 
-    if (props.tracing) {
+    if (props.tracing.xray) {
       Validations.of(this.role).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords support only Resource "*" (added by active tracing).',

@@ -18,6 +18,7 @@ import { DURABLE_FUNCTION_ALIAS } from '../lambdas/tools/durable-function-names.
 import { MAX_RUN_SECONDS } from '../lambdas/tools/tool-catalog.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { BundledFunction, projectRootOf } from './bundled-function.ts';
+import type { FunctionTracing } from './server-tracing.ts';
 
 export { projectRootOf } from './bundled-function.ts';
 import type { OperationsTable } from './operations-table.ts';
@@ -47,8 +48,7 @@ export interface DurableToolFunctionProps {
   readonly operations: OperationsTable;
   readonly results: ResultsBucket;
   readonly logRetention: RetentionDays;
-  /** Active X-Ray tracing. */
-  readonly tracing: boolean;
+  readonly tracing: FunctionTracing;
 }
 
 export class DurableToolFunction extends Construct {

@@ -29,6 +29,7 @@ import { POWERTOOLS_ENVIRONMENT } from './observability.ts';
 import type { OperationsTable } from './operations-table.ts';
 import { REPO_ROOT } from './repo-paths.ts';
 import type { ServerKey } from './server-key.ts';
+import type { FunctionTracing } from './server-tracing.ts';
 
 /** The delivery function: SQS batches of webhook delivery jobs. */
 export const EVENTS_DELIVERY_ENTRY = join(REPO_ROOT, 'lambdas', 'handlers', 'events-delivery.ts');
@@ -98,7 +99,7 @@ export interface EventsDeliveryProps {
   /** The functions that serve or record events: each gets the settings, and what its role needs. */
   readonly participants: readonly EventsParticipant[];
   readonly logRetention: RetentionDays;
-  readonly tracing: boolean;
+  readonly tracing: FunctionTracing;
   /** Told when the dead-letter queue fills. @default - no actions */
   readonly alarmTopic?: ITopic;
 }

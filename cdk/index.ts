@@ -9,3 +9,4 @@ export { AsyncMcpServer, type AsyncMcpServerProps } from './async-mcp-server.ts'
 export { AsyncMcpStack, type AsyncMcpStackProps } from './async-mcp-stack.ts';
 export type { EventsOptions } from './events-delivery.ts';
 export type { IamAuth, McpAuth, NoAuth, OAuthAuth } from './mcp-auth.ts';
+export type { AdotLayerTracing, OtlpCollectorTracing, ServerTracing, XRayTracing } from './server-tracing.ts';

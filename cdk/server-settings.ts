@@ -12,6 +12,7 @@ import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import type { AsyncMcpServerProps } from './async-mcp-server-props.ts';
 import { DEFAULT_TOOL_STACK_COUNT, DEFAULT_WORKER_STACK_COUNT } from './catalog-stacks.ts';
 import { DEFAULT_WORKERS_DIR } from './repo-paths.ts';
+import { type FunctionTracing, resolveServerTracing } from './server-tracing.ts';
 
 /** Lambda's own ceiling. */
 const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
@@ -21,7 +22,7 @@ const SQS_RETENTION = { min: Duration.minutes(1), max: Duration.days(14) };
 
 export interface ServerSettings {
   readonly tools: readonly ToolFolder[];
-  readonly tracing: boolean;
+  readonly tracing: FunctionTracing;
   readonly logRetention: RetentionDays;
   readonly tableRemovalPolicy: RemovalPolicy;
   /** How long result objects may be needed (results-bucket.ts); `undefined` with unlimited keepAlive. */
@@ -50,8 +51,11 @@ export interface ServerSettings {
   };
 }
 
-/** The settings `props` describe; throws naming the first prop out of bounds. */
-export function resolveServerSettings(props: AsyncMcpServerProps): ServerSettings {
+/**
+ * The settings `props` describe; throws naming the first prop out of bounds. `region` is the
+ * stack's, to check a tracing layer's.
+ */
+export function resolveServerSettings(props: AsyncMcpServerProps, region?: string): ServerSettings {
   if (props.tools.length === 0) throw new Error('AsyncMcpServer needs at least one tool folder');
   const maxBlockingSeconds = props.maxBlockingSeconds ?? 60;
   // The request's own deadline and the function's timeout come from one bound (operations-limits.ts).
@@ -71,7 +75,7 @@ export function resolveServerSettings(props: AsyncMcpServerProps): ServerSetting
   const longestRun = Math.max(...buildToolCatalog(props.tools, () => '').tools.map((tool) => tool.timing.maxRunSeconds));
   return {
     tools: props.tools,
-    tracing: props.tracing ?? false,
+    tracing: resolveServerTracing(props.tracing, region),
     logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
     tableRemovalPolicy: props.tableRemovalPolicy ?? RemovalPolicy.RETAIN,
     resultLifetimes: {

@@ -25,6 +25,7 @@ import { statusChangePattern, statusChangePrefixPattern, type StatusChangePatter
 import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../lambdas/tools/durable-function-names.ts';
 import { BundledFunction } from './bundled-function.ts';
 import type { OperationsTable } from './operations-table.ts';
+import type { FunctionTracing } from './server-tracing.ts';
 import type { ToolMachine } from './tool-state-machine.ts';
 
 /** EventBridge's limit on the length of an event pattern. */
@@ -60,7 +61,7 @@ export interface StatusSyncProps {
   /** Grants describe and stop on the executions of the deployed machines (and durable functions). */
   readonly grantDeployedExecutionControl: (grantee: IGrantable) => void;
   readonly logRetention: RetentionDays;
-  readonly tracing: boolean;
+  readonly tracing: FunctionTracing;
   /**
    * Concurrent executions reserved for (and capping) the status-sync Lambda.
    * @default - none: it shares the account's unreserved concurrency

@@ -116,7 +116,7 @@ export class ToolMachines {
       const stateMachineName = toolStateMachineName(this.stateMachineNamePrefix, name);
       const stack = toolStacks.stackFor(name);
       toolStacks.addDefinitionBytes(stack, Buffer.byteLength(tool.definitionText ?? ''));
-      machines.set(name, new ToolStateMachine(stack, name, { tool, stateMachineName, workers: workerFunctions, logRetention, tracing }));
+      machines.set(name, new ToolStateMachine(stack, name, { tool, stateMachineName, workers: workerFunctions, logRetention, tracing: tracing.xray }));
     }
     this.deployed = machines;
     this.existing = existing;

@@ -13,6 +13,7 @@ import { ENV } from '../lambdas/handlers/environment.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import { BundledFunction } from './bundled-function.ts';
+import type { FunctionTracing } from './server-tracing.ts';
 import type { CatalogStacks } from './catalog-stacks.ts';
 import type { OperationsTable } from './operations-table.ts';
 import { DEFAULT_WORKERS_DIR } from './repo-paths.ts';
@@ -28,7 +29,7 @@ export interface WorkerFunctionsProps {
   readonly memorySize: number;
   readonly timeout: Duration;
   readonly logRetention: RetentionDays;
-  readonly tracing: boolean;
+  readonly tracing: FunctionTracing;
   readonly reservedConcurrentExecutions: number | undefined;
 }
 

@@ -19,7 +19,13 @@ const IGNORED_CHECKS = ['W3005'];
 
 const VARIANTS: [string, StackOverrides][] = [
   ['default props', {}],
-  ['tracing on, NONE Function URL', { tracing: true, functionUrlAuthType: FunctionUrlAuthType.NONE }],
+  [
+    'tracing through the ADOT layer, NONE Function URL',
+    {
+      tracing: { exporter: 'adot-layer', layerArn: 'arn:aws:lambda:eu-west-1:123456789012:layer:adot-nodejs-arm64-example:1' },
+      functionUrlAuthType: FunctionUrlAuthType.NONE,
+    },
+  ],
   [
     'OAuth with CORS, dead-letter retention set',
     {
