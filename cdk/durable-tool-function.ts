@@ -7,7 +7,7 @@
  * do what the built-in workers do on the operations table (the helpers ask and report from
  * inside it), put large results, and whatever the folder's `permissions` allow.
  */
-import { Aws, Duration, Validations } from 'aws-cdk-lib';
+import { Annotations, Aws, Duration, Validations } from 'aws-cdk-lib';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Alias } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -36,6 +36,9 @@ export const DURABLE_DEFAULTS = {
   /** Lambda's longest: a run that needs more resumes in a later invocation from its checkpoints. */
   invocationTimeoutSeconds: 900,
 } as const;
+
+/** The id of Lambda's info that adding `durableConfig` to an existing function replaces it. */
+export const DURABILITY_REPLACEMENT_INFO = 'aws-lambda:Function.DurableConfig';
 
 /** What the durable execution SDK calls on the function's own executions. */
 const CHECKPOINT_ACTIONS = ['lambda:CheckpointDurableExecution', 'lambda:GetDurableExecutionState'];
@@ -86,6 +89,11 @@ export class DurableToolFunction extends Construct {
     });
     this.function = bundled.function;
     this.logGroup = bundled.logGroup;
+    // Lambda's note is about an existing function given durableConfig; this one has it from its first deploy.
+    Annotations.of(this.function).acknowledgeInfo(
+      DURABILITY_REPLACEMENT_INFO,
+      'A durable tool function is created durable: no existing function is turned durable, so nothing is replaced.',
+    );
 
     // Every version's executions, by the name known at synth: the function's own ARN in its role's
     // policy would make the function wait on a policy that waits on it. An execution ARN names the
