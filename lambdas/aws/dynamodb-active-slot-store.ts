@@ -58,20 +58,8 @@ export class DynamoDbActiveSlotStore implements ActiveSlotStore {
         new UpdateItemCommand({
           TableName: this.#tableName,
           Key,
-          // The request alias rides on the same write: a cancel by request id costs the start nothing extra.
-          // A new slot's token has no ids listed yet: its list starts with this one.
-          UpdateExpression: alias ? 'ADD #tokens :tokens SET #alias = :alias, #ids = :ids' : 'ADD #tokens :tokens',
+          ...claimUpdate(token, limit, alias),
           ConditionExpression: SLOT_IS_FREE,
-          ExpressionAttributeNames: {
-            '#tokens': 'tokens',
-            ...(alias ? { '#alias': aliasAttribute(alias.requestId), '#ids': aliasIdsAttribute(token) } : {}),
-          },
-          ExpressionAttributeValues: {
-            ':tokens': { SS: [token] },
-            ':token': { S: token },
-            ':limit': numberAttribute(limit),
-            ...(alias ? { ':alias': aliasValue({ token, expiresAt: alias.expiresAt }), ':ids': idsValue([alias.requestId]) } : {}),
-          },
         }),
       );
       return 'claimed';
@@ -79,7 +67,8 @@ export class DynamoDbActiveSlotStore implements ActiveSlotStore {
       if (!isConditionFailure(error)) throw storeError('UpdateItem', error);
     }
     if (!(await this.listActiveSlots(ownerId)).includes(token)) return 'refused';
-    if (alias) await this.putRequestAlias(ownerId, alias.requestId, { token, expiresAt: alias.expiresAt });
+    if (alias?.forget) await this.deleteRequestAlias(ownerId, alias.requestId);
+    else if (alias) await this.putRequestAlias(ownerId, alias.requestId, { token, expiresAt: alias.expiresAt });
     return 'already-held';
   }
 
@@ -277,6 +266,28 @@ export class DynamoDbActiveSlotStore implements ActiveSlotStore {
       return false;
     }
   }
+}
+
+/**
+ * A claim's `ADD` of the token to the slot set, and in the same write what it does to a
+ * request alias: the alias recorded (a cancel by request id costs the start nothing extra;
+ * a new slot's token has no ids listed yet, so its list starts with this one), or, for a
+ * call that cannot be cancelled by id, the id's old alias removed without a read.
+ */
+function claimUpdate(
+  token: string,
+  limit: number,
+  alias: SlotAlias | undefined,
+): Pick<UpdateItemCommandInput, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  const values: Item = { ':tokens': { SS: [token] }, ':token': { S: token }, ':limit': numberAttribute(limit) };
+  if (!alias) return { UpdateExpression: 'ADD #tokens :tokens', ExpressionAttributeNames: { '#tokens': 'tokens' }, ExpressionAttributeValues: values };
+  const names = { '#tokens': 'tokens', '#alias': aliasAttribute(alias.requestId) };
+  if (alias.forget) return { UpdateExpression: 'ADD #tokens :tokens REMOVE #alias', ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  return {
+    UpdateExpression: 'ADD #tokens :tokens SET #alias = :alias, #ids = :ids',
+    ExpressionAttributeNames: { ...names, '#ids': aliasIdsAttribute(token) },
+    ExpressionAttributeValues: { ...values, ':alias': aliasValue({ token, expiresAt: alias.expiresAt }), ':ids': idsValue([alias.requestId]) },
+  };
 }
 
 /** Request aliases live on the owner's slot item, one attribute per request id. */

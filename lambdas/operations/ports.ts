@@ -35,12 +35,12 @@ export interface RequestAlias {
   expiresAt: number;
 }
 
-/** The request alias a slot claim records in the same write (see `claimActiveSlot`). */
-export interface SlotAlias {
-  requestId: string;
-  /** Epoch seconds; as `RequestAlias.expiresAt`. */
-  expiresAt: number;
-}
+/**
+ * What a slot claim does to a request id's alias in the same write (see `claimActiveSlot`):
+ * records it for the token (`expiresAt`, epoch seconds, as `RequestAlias.expiresAt`), or,
+ * for a call that cannot be cancelled by id, forgets what an earlier call kept under it.
+ */
+export type SlotAlias = { requestId: string; expiresAt: number; forget?: never } | { requestId: string; forget: true };
 
 /**
  * Request aliases kept per operation: its newest request ids. A client that retries a call
@@ -115,7 +115,8 @@ export interface ActiveSlotStore {
    * Takes one of the owner's `limit` active-operation slots for `token`, atomically
    * (one conditional update of a per-owner item; no scan, no transaction). Idempotent
    * per token: a token that holds a slot gets `already-held`, never a second slot.
-   * `alias` records the request alias of the token in the same write (unless refused).
+   * `alias` records the request alias of the token, or forgets the id's alias, in the same
+   * write (unless refused).
    */
   claimActiveSlot(ownerId: string, token: string, limit: number, alias?: SlotAlias): Promise<SlotClaim>;
   /**

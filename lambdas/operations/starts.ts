@@ -16,7 +16,7 @@ import { cancelableByRequestId, type OperationRecord, type Outcome } from './ope
 import { OperationError } from './operation-error.ts';
 import { assertLive, readLiveRecord } from './operation-reads.ts';
 import type { OperationsContext } from './operations-options.ts';
-import { ExecutionNotFoundError } from './ports.ts';
+import { ExecutionNotFoundError, type SlotAlias } from './ports.ts';
 import type { Settlement } from './settlement.ts';
 import type { StartOperationInput } from './start-operation-input.ts';
 import type { ToolSpec } from './tool-spec.ts';
@@ -95,20 +95,22 @@ export class Starts {
 
   /**
    * Takes the operation's active slot, and with it, in the same write, the request id's
-   * alias when the call can be cancelled by id. At the limit the start is refused; a record
-   * this very start created is taken back first, so a refused start leaves nothing behind.
+   * alias when the call can be cancelled by id, or the end of an older call's alias under
+   * that id when it cannot (no read to see whether there is one). At the limit the start is
+   * refused; a record this very start created is taken back first, so a refused start leaves
+   * nothing behind.
    */
   private async claimSlot(record: OperationRecord, tool: ToolSpec, options: { discardOnRefusal: boolean; requestId: string | undefined }): Promise<void> {
-    const { store } = this.context;
     const key = { ownerId: record.ownerId, token: record.token };
     const { requestId } = options;
-    const cancelableById = requestId !== undefined && cancelableByRequestId(record.dialect);
-    const alias = cancelableById ? { requestId, expiresAt: this.aliasExpiry(record) } : undefined;
-    if ((await this.slots.claim(key, alias)) !== 'refused') {
-      if (requestId !== undefined && !cancelableById) await store.deleteRequestAlias(record.ownerId, requestId);
-      return;
-    }
-    if (options.discardOnRefusal) await store.discard(key, ['working']);
+    const alias: SlotAlias | undefined =
+      requestId === undefined
+        ? undefined
+        : cancelableByRequestId(record.dialect)
+          ? { requestId, expiresAt: this.aliasExpiry(record) }
+          : { requestId, forget: true };
+    if ((await this.slots.claim(key, alias)) !== 'refused') return;
+    if (options.discardOnRefusal) await this.context.store.discard(key, ['working']);
     throw this.slots.limitExceeded(tool.timing.pollIntervalSeconds);
   }
 

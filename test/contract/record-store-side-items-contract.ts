@@ -86,6 +86,23 @@ export function describeSlotItemCases(makeStore: MakeStoreOf<ActiveSlotStore>): 
       expect(await store.findRequestAlias(OWNER, 'n:2')).toBeUndefined();
     });
 
+    it('a claim for a call that cannot be cancelled by id forgets the id’s alias in the same write, a retried claim too, and a refused claim forgets nothing', async () => {
+      await store.claimActiveSlot(OWNER, 'token-1', 3, { requestId: 'n:1', expiresAt: LATER });
+      await store.claimActiveSlot(OWNER, 'token-2', 3, { requestId: 'n:2', expiresAt: LATER });
+      expect(await store.claimActiveSlot(OWNER, 'token-3', 3, { requestId: 'n:1', forget: true })).toBe('claimed');
+      expect(await store.findRequestAlias(OWNER, 'n:1')).toBeUndefined();
+      // A retry of a start whose slot is held: the id it came with is forgotten all the same.
+      expect(await store.claimActiveSlot(OWNER, 'token-3', 3, { requestId: 'n:2', forget: true })).toBe('already-held');
+      expect(await store.findRequestAlias(OWNER, 'n:2')).toBeUndefined();
+      await store.putRequestAlias(OWNER, 'n:4', { token: 'token-1', expiresAt: LATER });
+      expect(await store.claimActiveSlot(OWNER, 'token-4', 3, { requestId: 'n:4', forget: true })).toBe('refused');
+      expect(await store.findRequestAlias(OWNER, 'n:4')).toEqual({ token: 'token-1', expiresAt: LATER });
+      // An id never aliased is no error, and the slot is still taken.
+      await store.releaseActiveSlot(OWNER, 'token-3');
+      expect(await store.claimActiveSlot(OWNER, 'token-5', 3, { requestId: 'n:never', forget: true })).toBe('claimed');
+      expect(await store.listActiveSlots(OWNER)).toEqual(['token-1', 'token-2', 'token-5']);
+    });
+
     it('a release with the request id drops the alias only while it still names the token', async () => {
       await store.claimActiveSlot(OWNER, 'token-1', 5, { requestId: 'n:1', expiresAt: LATER });
       await store.claimActiveSlot(OWNER, 'token-2', 5, { requestId: 'n:1', expiresAt: LATER });

@@ -32,7 +32,7 @@ export class InMemoryActiveSlotStore implements ActiveSlotStore {
 
   async claimActiveSlot(ownerId: string, token: string, limit: number, alias?: SlotAlias): Promise<SlotClaim> {
     checkLimit(limit);
-    if (alias) checkExpiresAt(alias.expiresAt);
+    if (alias && !alias.forget) checkExpiresAt(alias.expiresAt);
     const key = slotKey(ownerId);
     const tokens = this.#slots.get(key) ?? new Set<string>();
     const held = tokens.has(token);
@@ -42,7 +42,8 @@ export class InMemoryActiveSlotStore implements ActiveSlotStore {
       this.#checkSlotsSize(ownerId, tokens, token);
       this.#slots.set(key, tokens);
     }
-    if (alias) this.#setAlias(ownerId, alias.requestId, { token, expiresAt: alias.expiresAt });
+    if (alias?.forget) this.#aliases.get(key)?.delete(alias.requestId);
+    else if (alias) this.#setAlias(ownerId, alias.requestId, { token, expiresAt: alias.expiresAt });
     return held ? 'already-held' : 'claimed';
   }
 
