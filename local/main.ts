@@ -21,13 +21,14 @@ import { announceNodeVersion, withoutRuntimeWarning } from './node-version-notic
 import { oauthOptionsFrom } from './oauth/oauth-options.ts';
 import { stopOnSignals } from './stop-signals.ts';
 import { toolLabel } from './tool-label.ts';
+import { startLocalTracing } from './local-tracing.ts';
 import { type ToolWatcher, watchToolFiles } from './tool-watcher.ts';
 import { isDurableArn } from '../lambdas/aws/routing-workflow-engine.ts';
 
 const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR] [--watch]
                     [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
                     [--events-webhook http://127.0.0.1:PORT/PATH [--events-webhook-secret whsec_...]]
-                    [--no-operation-card]
+                    [--no-operation-card] [--trace]
        npm start -- --cdk-out DIR [--port N] [--host HOST] [--data DIR] [--events-webhook URL ...]
        npm start -- --as-deployed [-c key=value ...] [--port N] [--host HOST] [--data DIR] [--events-webhook URL ...]
 
@@ -56,6 +57,8 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
                         new one for each run, printed at startup)
   --no-operation-card   no operation card (docs/apps.md) for hosts that render MCP Apps (default:
                         $ASYNC_MCP_OPERATION_CARD=0 turns it off; as deployed: -c operationCard=false)
+  --trace               print each finished operation's spans as a waterfall in the console (no collector
+                        needed); OTEL_EXPORTER_OTLP_ENDPOINT exports them over OTLP (docs/local.md#tracing)
 
 Environment: ASYNC_MCP_MAX_ACTIVE_OPERATIONS (active operations per principal, default 100),
 ASYNC_MCP_HANDLE_TOOLS=0 (no handle tools for clients without async support; on by default),
@@ -79,6 +82,7 @@ function parseCommandLine() {
         'events-webhook': { type: 'string' },
         'events-webhook-secret': { type: 'string' },
         'no-operation-card': { type: 'boolean' },
+        trace: { type: 'boolean' },
         'cdk-out': { type: 'string' },
         'as-deployed': { type: 'boolean' },
         context: { type: 'string', short: 'c', multiple: true },
@@ -99,6 +103,8 @@ async function main(): Promise<void> {
     return;
   }
   announceNodeVersion();
+  // Before anything is served: the first request's span must find the SDK registered.
+  const tracing = await startLocalTracing(values.trace === true);
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`--port must be a port number, got "${values.port}"\n\n${USAGE}`);
@@ -136,6 +142,7 @@ async function main(): Promise<void> {
       const close = await starting.catch(() => undefined);
       await close?.();
       await delivery?.close();
+      await tracing?.shutdown();
     });
     try {
       await starting;
@@ -223,6 +230,8 @@ async function main(): Promise<void> {
   stopOnSignals(async () => {
     await watcher?.close();
     await stack.close();
+    // Spans still batched are exported before the process ends.
+    await tracing?.shutdown();
   });
 }
 

@@ -5,6 +5,9 @@
  * overwrite a terminal state, and an event of another execution than the record's
  * (say, of a token reused after expiry) never writes into it.
  */
+import { OPERATION_END_ATTRIBUTE, OPERATION_SPANS } from '../observability/span-names.ts';
+import { operationTraceOf } from '../observability/traced-invocation.ts';
+import { linkActiveSpan, type Span, SpanKind, withSpan } from '../observability/tracing.ts';
 import { isTerminal, type OperationRecord } from '../operations/operation.ts';
 import type { OperationsService } from '../operations/operations-service.ts';
 import type { ExecutionSnapshot, ExecutionStatus, WorkflowEngine } from '../operations/ports.ts';
@@ -63,6 +66,14 @@ export function createStatusSyncHandler(
 ): StatusSyncHandler {
   const sync = async (event: StatusChangeEvent) => {
     const change = isDurableStatusChange(event) ? await durableChange(event, engine) : await stateMachineChange(event, engine);
+    // A span of the operation's trace (DESIGN §5b), whose end the terminal write marks.
+    const parent = operationTraceOf(change.snapshot.input);
+    const attributes = { 'async_mcp.execution.status': change.status };
+    return withSpan(OPERATION_SPANS.statusSync, { kind: SpanKind.CONSUMER, attributes, ...(parent ? { parent } : {}) }, (span) =>
+      apply(event, change, span, parent === undefined),
+    );
+  };
+  const apply = async (event: StatusChangeEvent, change: StatusChange, span: Span, linkRecord: boolean) => {
     const { executionArn, status, snapshot } = change;
     // A machine that gets only the arguments is found by its execution's name; so is one
     // whose arguments merely look like our envelope.
@@ -81,6 +92,9 @@ export function createStatusSyncHandler(
       logger.warn('status event matches no operation record', { eventId: event.id, executionArn, status });
       return;
     }
+    // An input that does not carry the trace (arguments only): the record's, as a link.
+    if (linkRecord) linkActiveSpan(applied.trace);
+    if (isTerminal(applied.status)) span.setAttribute(OPERATION_END_ATTRIBUTE, applied.status);
     if (settleEnd && isTerminal(applied.status)) await settleEnd(applied);
     const changedAt = change.changedAt ?? emittedAt(event);
     if (changedAt !== undefined) metrics.milliseconds(METRIC.statusSyncLag, Math.max(0, Date.now() - changedAt), {});

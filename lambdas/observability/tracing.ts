@@ -100,6 +100,49 @@ export function currentCarrier(): TraceCarrier | undefined {
   return traceCarrierOf(carrier.traceparent, carrier.tracestate);
 }
 
+/**
+ * `fn` bound to the context active now: called later from anywhere (a timer, another
+ * request), its spans are still children of the span active here. `fn` itself with tracing off.
+ */
+export function bindToActiveContext<F extends (...args: never[]) => unknown>(fn: F): F {
+  return tracingOn() ? context.bind(context.active(), fn) : fn;
+}
+
+/**
+ * A span that already happened, from `startTime` to now (epoch ms): what a service sees of
+ * work it only hears about, such as a durable step's checkpoints.
+ */
+export function recordSpan(name: string, options: SpanOptions & { startTime: number; failed?: boolean }): void {
+  if (!tracingOn()) return;
+  const parent = options.parent ? contextOf(options.parent) : context.active();
+  const span = trace
+    .getTracer(TRACER_NAME)
+    .startSpan(
+      name,
+      { kind: options.kind ?? SpanKind.INTERNAL, startTime: options.startTime, ...(options.attributes ? { attributes: options.attributes } : {}) },
+      parent,
+    );
+  if (options.failed) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+/** Whether a span is active here (a parent for the next one). */
+export function hasActiveSpan(): boolean {
+  const active = tracingOn() ? trace.getActiveSpan() : undefined;
+  return active !== undefined && isSpanContextValid(active.spanContext());
+}
+
+/**
+ * Links the active span to a trace it reads but does not belong to: a poll of an operation
+ * started elsewhere links to the operation's trace. Nothing with tracing off.
+ */
+export function linkActiveSpan(carrier: TraceCarrier | undefined): void {
+  if (!carrier || !tracingOn()) return;
+  const linked = spanContextOf(carrier);
+  const active = trace.getActiveSpan();
+  if (linked && active) active.addLink({ context: linked });
+}
+
 /** The span context a carrier names, as a remote one; `undefined` if the propagator finds none. */
 export function spanContextOf(carrier: TraceCarrier): SpanContext | undefined {
   const spanContext = trace.getSpanContext(contextOf(carrier));

@@ -4,6 +4,7 @@
  */
 import { OperationError } from './operation-error.ts';
 import { MAX_ID_BYTES } from './ports.ts';
+import type { TraceCarrier } from '../observability/trace-context.ts';
 import type { ToolSpec } from './tool-spec.ts';
 
 /** StartExecution and StartSyncExecution accept at most 256 KB of input (UTF-8 bytes). */
@@ -25,6 +26,18 @@ export function executionInputOf(
   // What the client can answer (elicitation, sampling, roots), so a machine can ask only what it may.
   const capabilities = clientCapabilities && Object.keys(clientCapabilities).length > 0 ? { clientCapabilities } : {};
   return { arguments: args, operation: { token, tool: tool.name, ownerId, ...capabilities } };
+}
+
+/**
+ * The execution input with the start's span context as `operation.trace` (DESIGN §5b), so the
+ * execution and its workers join the operation's trace; the record's own is given again on a
+ * retried start, as StartExecution of the same name must get the same input.
+ */
+export function withExecutionTrace(executionInput: unknown, trace: TraceCarrier | undefined): unknown {
+  if (typeof executionInput !== 'object' || executionInput === null || !('operation' in executionInput)) return executionInput;
+  const { operation, ...rest } = executionInput as { operation: Record<string, unknown> };
+  const { trace: _previous, ...untraced } = operation;
+  return { ...rest, operation: trace ? { ...untraced, trace } : untraced };
 }
 
 /** Ids reach DynamoDB keys (2,048 bytes at most): longer ones are refused before any write. */

@@ -19,6 +19,8 @@
  * it, keeps its key and stays one question. The ask writes it again all the same, so the
  * `operation.input_required` event a failed first try did not record is recorded now.
  */
+import { OPERATION_SPANS } from '../observability/span-names.ts';
+import { currentCarrier, withSpan } from '../observability/tracing.ts';
 import type { Logger } from './ports.ts';
 import { mintId } from './fingerprint.ts';
 import type { Delivery, InputAnswer, InputProtocol } from './input-protocol.ts';
@@ -135,7 +137,12 @@ export class InputRequests {
    * Stores a question with the waiting state's task token and moves the operation to
    * `input_required`. Returns the key it is pending under.
    */
-  async ask(input: AskInput): Promise<{ key: string; operation: OperationKey }> {
+  ask(input: AskInput): Promise<{ key: string; operation: OperationKey }> {
+    // In the asking worker's span, so the operation's trace shows where the run waited.
+    return withSpan(OPERATION_SPANS.questionAsked, {}, () => this.storeQuestion(input));
+  }
+
+  private async storeQuestion(input: AskInput): Promise<{ key: string; operation: OperationKey }> {
     const { request, kind, capability } = this.parseRequest(input.request);
     const operation = input.operation ?? (await this.deps.executions.findByExecutionName(input.executionName));
     if (!operation) throw new InputRequestRefused(INPUT_ERRORS.operationEnded, 'No live operation runs this execution');
@@ -244,7 +251,11 @@ export class InputRequests {
     }
     const resumed: string[] = [];
     for (const [inputKey, delivery] of deliveries) {
-      const delivered = await this.deliver(key, inputKey, delivery);
+      // A span of the operation's trace, linked to the answering request's (another trace, or none).
+      const answering = currentCarrier();
+      const delivered = await withSpan(OPERATION_SPANS.questionAnswered, { ...(record?.trace ? { parent: record.trace } : {}), links: [answering] }, () =>
+        this.deliver(key, inputKey, delivery),
+      );
       if (delivered === true) resumed.push(inputKey);
       else if (delivered === false) ignored.push(inputKey);
       else closed.push({ key: inputKey, reason: delivered });

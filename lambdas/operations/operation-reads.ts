@@ -3,6 +3,7 @@
  * errors), the current one (checked against its execution when status-sync has been quiet
  * too long), a wait until one ends, and the operation an execution runs.
  */
+import { linkActiveSpan } from '../observability/tracing.ts';
 import { isTerminal, type OperationKey, type OperationRecord } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import { isExpired, type OperationsContext } from './operations-options.ts';
@@ -51,7 +52,10 @@ export class OperationReads implements ExecutionLookup {
    * per running operation per interval, however many poll.
    */
   async readCurrent(key: OperationKey): Promise<OperationRecord> {
-    return this.stale.reconcileIfStale(await this.readLive(key));
+    const record = await this.readLive(key);
+    // A poll has its own parent; it links to the operation's trace (DESIGN §5b). A flag check with tracing off.
+    linkActiveSpan(record.trace);
+    return this.stale.reconcileIfStale(record);
   }
 
   /**

@@ -9,7 +9,8 @@
  * reconciliation; none of them fails an execution that is running.
  */
 import type { ActiveSlots } from './active-slots.ts';
-import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
+import { currentCarrier } from '../observability/tracing.ts';
+import { checkExecutionInput, checkId, executionInputOf, withExecutionTrace } from './execution-input.ts';
 import { runningExpiry, statusMessageFor } from './execution-outcome.ts';
 import { argumentsHash, executionNameFor } from './fingerprint.ts';
 import { cancelableByRequestId, type OperationRecord, type Outcome } from './operation.ts';
@@ -56,7 +57,9 @@ export class Starts {
     checkId('token', input.token);
     if (input.requestId !== undefined) checkId('request id', input.requestId);
     const capabilities = protocol.capabilitiesOf(input.clientCapabilities ?? {});
-    const executionInput = executionInputOf(input.ownerId, input.token, tool, input.arguments, capabilities);
+    // The request's span, when tracing is on: the operation's trace from here to its end (DESIGN §5b).
+    const trace = currentCarrier();
+    const executionInput = withExecutionTrace(executionInputOf(input.ownerId, input.token, tool, input.arguments, capabilities), trace);
     checkExecutionInput(executionInput);
     const inputKinds = protocol.kindsOf(capabilities);
 
@@ -84,11 +87,12 @@ export class Starts {
       ...(inputKinds.length === 0 ? {} : { inputKinds }),
       // The result is checked against the tool as this execution runs it, whatever is deployed when it ends.
       resultContract: tool.outputSchema ? { outputSchema: tool.outputSchema } : {},
+      ...(trace ? { trace } : {}),
     };
     // The record first, then its slot: a slot whose record is missing is then always a leak
     // (a crash, or an expired record), never a start still on its way.
     const created = await this.context.store.create(draft);
-    if (!created.created) return this.resume(created.existing, input, hash, executionInput);
+    if (!created.created) return this.resume(created.existing, input, hash, withExecutionTrace(executionInput, created.existing.trace));
     await this.claimSlot(created.record, tool, { discardOnRefusal: true, requestId: input.requestId });
     return this.launch(created.record, tool, executionInput);
   }

@@ -12,6 +12,10 @@ import { asFirstGiven, callbackIdParts, currentCallbackIds, type JournaledApi, t
 import type { CheckpointWorkerClient } from './checkpoint-worker-client.ts';
 import type { RunStatus, StoredExecution } from './execution-store.ts';
 import { errorObjectOf, type InvokedFunction, invokeHandler } from './handler-invocation.ts';
+import { OPERATION_SPANS } from '../../lambdas/observability/span-names.ts';
+import { operationToolOf, withExecutionSpan } from '../../lambdas/observability/traced-invocation.ts';
+import type { TraceCarrier } from '../../lambdas/observability/trace-context.ts';
+import { bindToActiveContext, currentCarrier, recordSpan, SpanKind, withSpan } from '../../lambdas/observability/tracing.ts';
 
 export type { RunStatus } from './execution-store.ts';
 
@@ -92,8 +96,19 @@ export class DurableRun {
     for (const { operation } of first.operationEvents) this.record(operation);
     this.parts.changed();
     this.parts.statusChanged();
-    void this.pollUpdates();
-    void this.invoke(first);
+    // The execution's span, in the operation's trace the payload carries; every invocation,
+    // whoever triggers it (a timer, a callback's answer), is its child.
+    const input = parsedPayload(payload);
+    withExecutionSpan(
+      operationToolOf(input) ?? this.parts.functionName,
+      input,
+      () => {
+        this.invokeInTrace = bindToActiveContext((start?: InvocationStart) => this.invokeOnce(start));
+        void this.pollUpdates();
+        void this.invoke(first);
+      },
+      () => this.finished.then(() => this.status),
+    );
   }
 
   /**
@@ -137,6 +152,7 @@ export class DurableRun {
 
   /** CheckpointDurableExecution from the handler: journaled once the worker has applied it. */
   async checkpoint(input: { CheckpointToken?: string; Updates?: OperationUpdate[]; ClientToken?: string }) {
+    this.traceSteps(input.Updates);
     const params = { ...input, DurableExecutionArn: this.workerExecutionId };
     const output = await this.parts.worker.call<{ CheckpointToken: string; NewExecutionState: { Operations: Operation[] } }>(
       'CheckpointDurableExecutionState',
@@ -299,8 +315,32 @@ export class DurableRun {
     return this.parts.worker.call('UpdateCheckpointData', params, () => this.journaled('UpdateCheckpointData', params));
   }
 
+  /** A step's span from its START checkpoint to its end's, the child of the invocation that ended it. */
+  private traceSteps(updates: OperationUpdate[] | undefined): void {
+    if (!this.invocationTrace) return;
+    for (const update of updates ?? []) {
+      if (update.Type !== 'STEP' || !update.Id) continue;
+      if (update.Action === 'START') {
+        this.stepStarts.set(update.Id, Date.now());
+        continue;
+      }
+      const startTime = this.stepStarts.get(update.Id) ?? Date.now();
+      this.stepStarts.delete(update.Id);
+      recordSpan(OPERATION_SPANS.step(update.Name ?? update.Id), { parent: this.invocationTrace, startTime, failed: update.Action === 'FAIL' });
+    }
+  }
+
+  private readonly stepStarts = new Map<string, number>();
+  private invocationTrace: TraceCarrier | undefined;
+
   /** Invokes the handler, or, while an invocation runs, invokes again once it returns. */
-  private async invoke(first?: InvocationStart): Promise<void> {
+  private invoke(first?: InvocationStart): Promise<void> {
+    return this.invokeInTrace(first);
+  }
+
+  private invokeInTrace: (first?: InvocationStart) => Promise<void> = (first) => this.invokeOnce(first);
+
+  private async invokeOnce(first?: InvocationStart): Promise<void> {
     if (!this.active) return;
     if (this.invoking) {
       this.invokeAgain = true;
@@ -314,12 +354,19 @@ export class DurableRun {
           executionId: this.workerExecutionId,
           invocationId: randomUUID(),
         }));
-      const output = await invokeHandler(this.parts, {
-        durableExecutionArn: this.arn,
-        checkpointToken: invocation.checkpointToken,
-        operations: invocation.operationEvents.map((event) => this.given(event.operation)),
-        updatedOperationIds: invocation.updatedOperationIds,
-      });
+      const output = await withSpan(
+        OPERATION_SPANS.worker(this.parts.functionName),
+        { kind: SpanKind.SERVER, attributes: { 'faas.invoked_name': this.parts.functionName } },
+        () => {
+          this.invocationTrace = currentCarrier();
+          return invokeHandler(this.parts, {
+            durableExecutionArn: this.arn,
+            checkpointToken: invocation.checkpointToken,
+            operations: invocation.operationEvents.map((event) => this.given(event.operation)),
+            updatedOperationIds: invocation.updatedOperationIds,
+          });
+        },
+      );
       const completed = await this.parts.worker.call<{ hasDirtyOperations: boolean }>('CompleteInvocation', {
         executionId: this.workerExecutionId,
         invocationId: invocation.invocationId,
@@ -371,5 +418,14 @@ export class DurableRun {
     if (!this.active) return;
     console.error(JSON.stringify({ level: 'error', message: 'local durable execution failed internally', arn: this.arn, error: String(error) }));
     this.finish('FAILED', undefined, { ErrorType: 'Local.ServiceError', ErrorMessage: errorObjectOf(error).ErrorMessage });
+  }
+}
+
+/** The execution's input as JSON, or `undefined` (its trace is then unknown). */
+function parsedPayload(payload: string | undefined): unknown {
+  try {
+    return payload === undefined ? undefined : JSON.parse(payload);
+  } catch {
+    return undefined;
   }
 }

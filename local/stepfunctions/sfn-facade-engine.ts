@@ -18,6 +18,7 @@ import {
 import { SfnApiError } from './sfn-facade-errors.ts';
 import { ExecutionHistory, type HistoryEvent } from './sfn-facade-history.ts';
 import type { InterpreterRun, LocalInterpreter, RunOutcome } from './local-interpreter.ts';
+import { operationToolOf, withExecutionSpan } from '../../lambdas/observability/traced-invocation.ts';
 import { buildStatusChangeEvent, type ExecutionStatusChangeEvent } from './sfn-facade-status-event.ts';
 import type { ExecutionFile, ExecutionRecord, ExecutionStatus } from './sfn-facade-store.ts';
 import type { TaskTokens } from './sfn-facade-task-tokens.ts';
@@ -229,21 +230,28 @@ export class ExecutionEngine {
   private launch(machine: PreparedMachine, execution: Execution, input: unknown): void {
     const { record } = execution;
     const incomplete = (error: unknown) => this.options.logger.warn(`sfn facade: history of ${record.executionArn} is incomplete: ${String(error)}`);
-    const run = machine.interpreter.run(
+    // The execution's span, in the operation's trace: its workers' spans are its children.
+    const run = withExecutionSpan(
+      operationToolOf(input) ?? machine.name,
       input,
-      {
-        executionArn: record.executionArn,
-        executionName: record.name,
-        stateMachineArn: machine.arn,
-        stateMachineName: machine.name,
-      },
-      (event) => {
-        try {
-          execution.history?.record(event);
-        } catch (error) {
-          incomplete(error);
-        }
-      },
+      () =>
+        machine.interpreter.run(
+          input,
+          {
+            executionArn: record.executionArn,
+            executionName: record.name,
+            stateMachineArn: machine.arn,
+            stateMachineName: machine.name,
+          },
+          (event) => {
+            try {
+              execution.history?.record(event);
+            } catch (error) {
+              incomplete(error);
+            }
+          },
+        ),
+      (started) => started.outcome.then((outcome) => outcome.status),
     );
     execution.run = run;
     // Caught at once: a log that fails early must not be an unhandled rejection.

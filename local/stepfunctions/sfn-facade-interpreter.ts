@@ -12,6 +12,7 @@ import { walkDefinition, type StateGraph } from './asl-definition.ts';
 import { AslMachine } from './asl-interpreter.ts';
 import { classifyTask, runTask, type TaskKind, type TaskMockHandler, type TaskMocks, type WorkerHandler } from './asl-tasks.ts';
 import type { LocalInterpreter } from './local-interpreter.ts';
+import { tracedWorker } from '../../lambdas/observability/traced-invocation.ts';
 import type { TaskTokens } from './sfn-facade-task-tokens.ts';
 
 export interface LocalInterpreterOptions {
@@ -84,7 +85,8 @@ export function bindTasks(
   const workerFor = (name: string) => {
     let handler = workers.get(name);
     if (!handler) {
-      handler = options.resolveWorker(name);
+      // Each invocation a span of the execution's trace, as a worker Lambda's would be.
+      handler = tracedWorker(name, options.resolveWorker(name));
       workers.set(name, handler);
     }
     return handler;

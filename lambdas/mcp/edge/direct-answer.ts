@@ -82,7 +82,7 @@ export async function answerLegacyDirectly(
   if (!isPlainRequest(message) || !isObject(params)) return undefined;
   const meta = params._meta ?? {};
   // Per-request capabilities are all an initialize-era request may carry in `_meta` here.
-  if (!isObject(meta) || Object.keys(meta).some((key) => key !== CLIENT_CAPABILITIES_META_KEY)) return undefined;
+  if (!isObject(meta) || Object.keys(meta).some((key) => key !== CLIENT_CAPABILITIES_META_KEY && !isTraceContextMember(key, meta[key]))) return undefined;
   const headers = request.headers;
   const accept = headers.get('accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
@@ -91,6 +91,11 @@ export async function answerLegacyDirectly(
   if (version === null || !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
   const result = await settled(method(params, legacyRequestViewOf(ownerId, id as string | number, meta, headers), deps));
   return result && answer(result, id as string | number);
+}
+
+/** SEP-414's trace context in `_meta`: strings the SDK passes through, and the request span has already read. */
+function isTraceContextMember(key: string, value: unknown): boolean {
+  return (key === 'traceparent' || key === 'tracestate' || key === 'baggage') && typeof value === 'string';
 }
 
 /** One JSON-RPC request, as the SDK's message schema takes it, with none of a retry's members. */
@@ -123,6 +128,7 @@ function answer(result: Record<string, unknown>, id: string | number): Response 
 function isUsualEnvelope(meta: unknown): meta is Record<string, unknown> {
   if (!isObject(meta)) return false;
   for (const key of Object.keys(meta)) {
+    if (isTraceContextMember(key, meta[key])) continue;
     if (key !== PROTOCOL_VERSION_META_KEY && key !== CLIENT_INFO_META_KEY && key !== CLIENT_CAPABILITIES_META_KEY) return false;
   }
   if (meta[PROTOCOL_VERSION_META_KEY] !== REVISION) return false;

@@ -27,8 +27,10 @@ import { OPERATION_STATUS } from '../calls/handle-tool-schemas.ts';
 import { isAuthenticatedPrincipal } from '../events/events-runtime.ts';
 import { createEventsStreamHandler, isEventsStreamRequest } from '../events/events-stream.ts';
 import { answerLegacyDirectly, answerModernDirectly } from './direct-answer.ts';
-import { guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
+import { type GuardedBody, guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
+import { withRequestSpan } from './request-span.ts';
+import { tracingOn } from '../../observability/tracing.ts';
 import { noMetrics, type MetricsRecorder } from '../../observability/metrics-recorder.ts';
 import { withRequestContext } from '../../observability/request-context.ts';
 import { countPolls, describeRequest, noteEra } from '../../observability/request-observer.ts';
@@ -124,9 +126,15 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     // Size, nesting depth, batches and id lengths are checked before the SDK parses anything.
     const guarded = await guardRequestBody(request);
     if (!guarded.ok) return guarded.response;
-    const { deps } = options;
     const ownerId = ownerIds(principal);
     describeRequest(guarded.parsedBody, ownerId);
+    // One flag read when tracing is off: the poll path builds no span and loads no SDK.
+    return tracingOn()
+      ? withRequestSpan(guarded.parsedBody, request.headers, () => serveParsed(request, principal, guarded, ownerId))
+      : serveParsed(request, principal, guarded, ownerId);
+  };
+  const serveParsed = async (request: Request, principal: string, guarded: Extract<GuardedBody, { ok: true }>, ownerId: string): Promise<Response> => {
+    const { deps } = options;
     let session: SessionCheck;
     try {
       session = await checkSession(guarded.request, guarded.parsedBody, ownerId, deps.secretKey);

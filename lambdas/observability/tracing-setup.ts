@@ -1,0 +1,29 @@
+/**
+ * Whether OpenTelemetry's standard environment asks for traces, and the SDK started only
+ * then: a function or process without it never loads the SDK (tracing-sdk.ts).
+ */
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { TracingSdk } from './tracing-sdk.ts';
+
+/** Whether the environment turns exporting on: an OTLP endpoint, or `OTEL_TRACES_EXPORTER=otlp`, and the SDK not disabled. */
+export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporters = env.OTEL_TRACES_EXPORTER?.split(',').map((name) => name.trim().toLowerCase());
+  if (exporters?.includes('none')) return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || exporters?.includes('otlp'));
+}
+
+/**
+ * Starts the SDK when the environment asks for it or `processors` are given (they see every
+ * span, with or without an exporter); otherwise resolves to `undefined` and loads nothing.
+ */
+export async function startTracing(
+  serviceName: string,
+  processors: SpanProcessor[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TracingSdk | undefined> {
+  const exporting = tracingRequested(env);
+  if (!exporting && processors.length === 0) return undefined;
+  const { startTracingSdk } = await import('./tracing-sdk.ts');
+  return startTracingSdk({ serviceName, processors, export: exporting });
+}
