@@ -8,6 +8,7 @@
  */
 import { GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OPERATIONS_TABLE } from './operations-table.ts';
+import { parseTraceCarrier, type TraceCarrier } from '../observability/trace-context.ts';
 import { isObject } from '../shared/json-values.ts';
 import { randomUUID } from 'node:crypto';
 import {
@@ -173,6 +174,7 @@ function toItem(entry: EventEntry): Item {
     tool: { S: entry.tool },
     // JSON text, so any payload round-trips exactly (empty maps, nested nulls).
     data: { S: JSON.stringify(entry.data) },
+    ...(entry.trace ? { trace: { S: JSON.stringify(entry.trace) } } : {}),
   };
 }
 
@@ -199,5 +201,17 @@ function fromItem(item: Item): EventEntry {
     tool: text('tool'),
     data: isObject(data) ? data : {},
     expiresAt: number(EXPIRES_AT),
+    ...traceOf(item.trace?.S),
   };
+}
+
+/** A stored trace context; an unreadable one is left out rather than failing the read. */
+function traceOf(text: string | undefined): { trace?: TraceCarrier } {
+  if (text === undefined) return {};
+  try {
+    const trace = parseTraceCarrier(JSON.parse(text));
+    return trace ? { trace } : {};
+  } catch {
+    return {};
+  }
 }

@@ -15,6 +15,8 @@ import { eventOwnerIdFor } from '../operations/fingerprint.ts';
 import type { OperationRecord } from '../operations/operation.ts';
 import type { Logger } from '../operations/ports.ts';
 import { METRIC, noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
+import { EVENT_SPAN_ATTRIBUTES, occurrenceParent } from '../events/event-recorder.ts';
+import { currentCarrier, SpanKind, withSpan } from '../observability/tracing.ts';
 import { cachedServerKey } from '../shared/server-key.ts';
 import {
   OPERATION_EVENT_DETAIL_TYPE,
@@ -57,10 +59,15 @@ export function createOperationEventsPublisher(options: OperationEventsPublisher
     metrics.count(METRIC.operationEventsFailed, { tool: record.tool });
   };
 
-  return async (record) => {
+  const publish = async (record: OperationRecord) => {
     let detail: OperationStatusChangedDetail;
     try {
-      detail = { ...operationEventDetail(record), ownerId: eventOwnerIdFor(record.ownerId, await serverKey()) };
+      const trace = currentCarrier() ?? record.trace;
+      detail = {
+        ...operationEventDetail(record),
+        ownerId: eventOwnerIdFor(record.ownerId, await serverKey()),
+        ...(trace ? { traceparent: trace.traceparent, ...(trace.tracestate ? { tracestate: trace.tracestate } : {}) } : {}),
+      };
     } catch (error) {
       // Never the unkeyed id instead: no event is better than one that names its owner.
       return giveUp(record, 0, `the server key could not be read (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})`);
@@ -87,6 +94,17 @@ export function createOperationEventsPublisher(options: OperationEventsPublisher
       }
     }
     giveUp(record, maxAttempts, failure);
+  };
+
+  // A span of the operation's trace (under status sync's when that one is in it): the event's traceparent names it.
+  return (record) => {
+    const parent = occurrenceParent(record.trace);
+    const attributes = {
+      [EVENT_SPAN_ATTRIBUTES.operationId]: record.token,
+      [EVENT_SPAN_ATTRIBUTES.tool]: record.tool,
+      [EVENT_SPAN_ATTRIBUTES.eventName]: OPERATION_EVENT_DETAIL_TYPE,
+    };
+    return withSpan(`event ${OPERATION_EVENT_DETAIL_TYPE}`, { kind: SpanKind.PRODUCER, attributes, ...(parent ? { parent } : {}) }, () => publish(record));
   };
 }
 

@@ -40,6 +40,12 @@ export interface OperationStatusChangedDetail {
   isError?: boolean;
   /** Finished operations with a result only: the size of the result the client reads, in UTF-8 bytes. */
   resultBytes?: number;
+  /**
+   * The W3C context of the span that published the event, in the operation's trace (present when
+   * the operation is traced): a rule's API destination can send it on as the `traceparent` header.
+   */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** The detail but its owner, which only the holder of the server key can name. */

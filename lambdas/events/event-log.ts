@@ -6,6 +6,8 @@
  * per-operation type that type and the operation), and a position orders a stream.
  */
 
+import type { TraceCarrier } from '../observability/trace-context.ts';
+
 /** One occurrence as the log keeps it. */
 export interface EventEntry {
   readonly ownerId: string;
@@ -32,6 +34,8 @@ export interface EventEntry {
   readonly data: Record<string, unknown>;
   /** Epoch seconds after which the entry is gone, whether or not the store has deleted it yet. */
   readonly expiresAt: number;
+  /** The W3C context of the span that appended it, in its operation's trace: deliveries are its children, and `_meta` carries it. */
+  readonly trace?: TraceCarrier;
 }
 
 /** A read of one stream: the entries after one position, up to another. */

@@ -13,6 +13,8 @@
  * (`withLenientEventRecording`): its answer stands, and status sync settles the end.
  */
 import { contextSlot } from '../shared/context-slot.ts';
+import { type TraceCarrier, traceIdOf } from '../observability/trace-context.ts';
+import { currentCarrier, SpanKind, withSpan } from '../observability/tracing.ts';
 import { createHash } from 'node:crypto';
 import type { OperationChanges, OperationRecord } from '../operations/operation.ts';
 import type { Logger, RecordStore } from '../operations/ports.ts';
@@ -29,6 +31,22 @@ export interface OccurrenceDraft {
   readonly operationId: string;
   readonly tool: string;
   readonly data: Record<string, unknown>;
+  /** Its operation's trace (the record's `trace`): the append is a span of it. */
+  readonly trace?: TraceCarrier;
+}
+
+/** Attributes of the spans of an occurrence's life (its append here, its deliveries): ids and names, never its data. */
+export const EVENT_SPAN_ATTRIBUTES = {
+  operationId: 'async_mcp.operation.id',
+  tool: 'gen_ai.tool.name',
+  eventName: 'async_mcp.event.name',
+  eventId: 'async_mcp.event.id',
+} as const;
+
+/** The parent an occurrence's span takes: the active span when it is already in the operation's trace (status sync's), else the operation's start. */
+export function occurrenceParent(trace: TraceCarrier | undefined): TraceCarrier | undefined {
+  const active = currentCarrier();
+  return active && trace && traceIdOf(active) === traceIdOf(trace) ? undefined : trace;
 }
 
 /** The occurrences a write that took effect (`changes`, leaving `record`) amounts to; usually none. */
@@ -75,41 +93,58 @@ export class EventRecorder {
    * Within `withLenientEventRecording` it is only logged; `false` then says something was left.
    */
   async record(ownerId: string, drafts: readonly OccurrenceDraft[]): Promise<boolean> {
-    const { handover, onAppended, logger } = this.options;
     let complete = true;
     for (const draft of drafts) {
-      const loggedAt = (this.options.now ?? Date.now)();
-      const drafted: EventEntry = {
-        ...draft,
-        ownerId,
-        stream: streamOf(draft.name, draft.operationId),
-        loggedAt,
-        expiresAt: Math.ceil((loggedAt + this.options.retentionMs) / 1000),
+      const { trace, ...occurrence } = draft;
+      const attributes = {
+        [EVENT_SPAN_ATTRIBUTES.operationId]: draft.operationId,
+        [EVENT_SPAN_ATTRIBUTES.tool]: draft.tool,
+        [EVENT_SPAN_ATTRIBUTES.eventName]: draft.name,
+        [EVENT_SPAN_ATTRIBUTES.eventId]: draft.eventId,
       };
-      let appended: { created: boolean; entry?: EventEntry };
-      try {
-        appended = await this.appendWithRetry(drafted);
-      } catch (error) {
-        // Names and ids only: the payload may carry tool data.
-        logger.error('event not appended', { eventId: drafted.eventId, name: drafted.name, error: describe(error) });
-        if (!lenient.getStore()) throw error;
-        complete = false;
-        continue;
-      }
-      if (!onAppended) continue;
-      // The log's own copy when it says where it placed the entry.
-      const entry = appended.entry ?? drafted;
-      try {
-        if (!appended.created && (!handover || (await handover.handedOver(ownerId, entry.eventId)))) continue;
-        // Nothing enqueued, nothing to mark: a redelivery fans out again to whoever subscribed since (a duplicate at most, same id).
-        if ((await onAppended(entry)) > 0) await handover?.markHandedOver(ownerId, entry.eventId, (this.options.now ?? Date.now)());
-      } catch (error) {
-        logger.error('event not handed to webhook delivery', { eventId: entry.eventId, name: entry.name, error: describe(error) });
-        if (!lenient.getStore()) throw error;
-        complete = false;
-      }
+      const parent = occurrenceParent(trace);
+      const done = await withSpan(`event ${draft.name}`, { kind: SpanKind.PRODUCER, attributes, ...(parent ? { parent } : {}) }, () =>
+        this.recordOne(ownerId, occurrence, currentCarrier() ?? trace),
+      );
+      complete &&= done;
     }
     return complete;
+  }
+
+  /** Appends one occurrence and hands it on; whether both went (see `record`). */
+  private async recordOne(ownerId: string, draft: Omit<OccurrenceDraft, 'trace'>, trace: TraceCarrier | undefined): Promise<boolean> {
+    const { handover, onAppended, logger } = this.options;
+    const loggedAt = (this.options.now ?? Date.now)();
+    const drafted: EventEntry = {
+      ...draft,
+      ownerId,
+      stream: streamOf(draft.name, draft.operationId),
+      loggedAt,
+      expiresAt: Math.ceil((loggedAt + this.options.retentionMs) / 1000),
+      ...(trace ? { trace } : {}),
+    };
+    let appended: { created: boolean; entry?: EventEntry };
+    try {
+      appended = await this.appendWithRetry(drafted);
+    } catch (error) {
+      // Names and ids only: the payload may carry tool data.
+      logger.error('event not appended', { eventId: drafted.eventId, name: drafted.name, error: describe(error) });
+      if (!lenient.getStore()) throw error;
+      return false;
+    }
+    if (!onAppended) return true;
+    // The log's own copy when it says where it placed the entry.
+    const entry = appended.entry ?? drafted;
+    try {
+      if (!appended.created && (!handover || (await handover.handedOver(ownerId, entry.eventId)))) return true;
+      // Nothing enqueued, nothing to mark: a redelivery fans out again to whoever subscribed since (a duplicate at most, same id).
+      if ((await onAppended(entry)) > 0) await handover?.markHandedOver(ownerId, entry.eventId, (this.options.now ?? Date.now)());
+    } catch (error) {
+      logger.error('event not handed to webhook delivery', { eventId: entry.eventId, name: entry.name, error: describe(error) });
+      if (!lenient.getStore()) throw error;
+      return false;
+    }
+    return true;
   }
 
   private async appendWithRetry(entry: EventEntry): Promise<{ created: boolean; entry?: EventEntry }> {
@@ -140,7 +175,8 @@ export function eventRecordingStore(store: RecordStore, describeChange: Describe
   const record = async (changes: OperationChanges, updated: OperationRecord) => {
     let drafts: OccurrenceDraft[] = [];
     try {
-      drafts = describeChange(changes, updated);
+      // Each occurrence joins its operation's trace, whoever described it.
+      drafts = describeChange(changes, updated).map((draft) => (draft.trace || !updated.trace ? draft : { ...draft, trace: updated.trace }));
     } catch (error) {
       logger.error('event not described', { error: describe(error) });
     }

@@ -3,6 +3,7 @@
  * its work off the request path: an SQS queue and a delivery function in AWS, an in-process
  * queue with timers locally. One job is one event for one subscription, retried on its own.
  */
+import type { TraceCarrier } from '../observability/trace-context.ts';
 
 /** One event occurrence to deliver to one webhook subscription. Small: no body, no secret. */
 export interface WebhookDeliveryJob {
@@ -17,6 +18,8 @@ export interface WebhookDeliveryJob {
    * (owed-events.ts), in log order; the end sends those still not settled before `terminated`.
    */
   readonly owed?: readonly string[];
+  /** The occurrence's W3C context (its append span, in its operation's trace): each try is a span under it, and sends it on. */
+  readonly trace?: TraceCarrier;
   /** 1 for the first try; the transport increments it on each retry. */
   readonly attempt: number;
 }

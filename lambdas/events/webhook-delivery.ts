@@ -13,10 +13,17 @@
  * flight, or whose job is still queued behind the end, is one the record does not show
  * settled: the end sends it itself (under its `eventId`, which receivers dedupe on) before
  * `terminated`.
+ *
+ * Each POST is a span (kind CLIENT) under its occurrence's, in the operation's trace, and sends
+ * its context as the W3C `traceparent` (and `tracestate`) header, so a receiver that traces
+ * continues it; with tracing off the header carries the occurrence's context as stored.
  */
+import type { TraceCarrier } from '../observability/trace-context.ts';
+import { currentCarrier, SpanKind, withSpan } from '../observability/tracing.ts';
 import { encodeEventCursor } from './event-cursor.ts';
 import { isPerOperation, type EventEntry } from './event-log.ts';
 import { occurrenceOf } from './event-occurrence.ts';
+import { EVENT_SPAN_ATTRIBUTES } from './event-recorder.ts';
 import type { DeliverWebhookJob, WebhookDeliveryJob, WebhookDeliveryOutcome } from './webhook-delivery-job.ts';
 import { isLive, type DeliveryHealth, type WebhookSubscription } from './webhook-subscription.ts';
 import { deleteEnded, markEnded, terminatedMessageId } from './webhook-subscription-end.ts';
@@ -113,7 +120,7 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
   /** Sends what `ended` still owes, in order; a failed try as the outcome for the end to retry on, or `undefined` once all went (or were refused for good). */
   const sendOwed = async (job: WebhookDeliveryJob, ended: WebhookSubscription): Promise<WebhookDeliveryOutcome | undefined> => {
     for (const entry of await owedBy(job, ended)) {
-      const answer = await post(ended, entry.eventId, eventBody(ended, entry));
+      const answer = await post(ended, entry.eventId, eventBody(ended, entry), { name: entry.name, trace: entry.trace ?? job.trace });
       if ('error' in answer && answer.error === 'body_too_large') {
         await drop(ended, entry.eventId, 'the body is over 256 KiB');
         continue;
@@ -131,11 +138,31 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
     return undefined;
   };
 
-  /** Sends a signed body; the answer as the outcome (before retry decisions), and the error category if it failed. */
-  const post = async (subscription: WebhookSubscription, messageId: string, body: string) => {
-    const secrets = await subscriptions.signingSecrets(subscription, clock.now());
-    const headers = signWebhook({ id: messageId, body, secrets });
-    return deps.send({ url: subscription.url, subscriptionId: subscription.id, body, headers: { ...headers } });
+  /**
+   * Sends a signed body in a span under `sent.trace`; the answer as the outcome (before retry
+   * decisions), and the error category if it failed. The span names ids only: the callback URL
+   * may hold a receiver's token.
+   */
+  const post = async (subscription: WebhookSubscription, messageId: string, body: string, sent: { name: string; trace: TraceCarrier | undefined }) => {
+    const attributes = {
+      'http.request.method': 'POST',
+      [EVENT_SPAN_ATTRIBUTES.eventName]: sent.name,
+      'async_mcp.webhook.message_id': messageId,
+      'async_mcp.webhook.subscription_id': subscription.id,
+    };
+    return withSpan(`webhook ${sent.name}`, { kind: SpanKind.CLIENT, attributes, ...(sent.trace ? { parent: sent.trace } : {}) }, async (span) => {
+      const secrets = await subscriptions.signingSecrets(subscription, clock.now());
+      const headers: Record<string, string> = { ...signWebhook({ id: messageId, body, secrets }) };
+      const carrier = currentCarrier() ?? sent.trace;
+      if (carrier) {
+        headers.traceparent = carrier.traceparent;
+        if (carrier.tracestate) headers.tracestate = carrier.tracestate;
+      }
+      const answer = await deps.send({ url: subscription.url, subscriptionId: subscription.id, body, headers });
+      if ('error' in answer) span.setAttribute('error.type', answer.error);
+      else span.setAttribute('http.response.status_code', answer.status);
+      return answer;
+    });
   };
 
   /** An end job: mark the subscription ended, wait (boundedly) for its pending deliveries, then send `terminated`. */
@@ -160,7 +187,7 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
       if (owing?.kind === 'retry') return owing;
     }
     const body = JSON.stringify({ type: 'terminated', error: ended.ending });
-    const answer = await post(ended, terminatedMessageId(ended), body);
+    const answer = await post(ended, terminatedMessageId(ended), body, { name: 'terminated', trace: job.trace });
     const delivered = !('error' in answer) && answer.status >= 200 && answer.status <= 299;
     const reason = 'error' in answer ? sendErrorCategory(answer) : `HTTP ${answer.status}`;
     const outcome = delivered ? ({ kind: 'delivered' } as const) : retryOrDrop(job, reason, settings.delivery.maxAttempts + PENDING_WAITS);
@@ -190,7 +217,7 @@ export function createDeliverWebhookJob(subscriptions: WebhookSubscriptions): De
       return drop(subscription, eventId, 'the subscription has ended');
     const body = eventBody(subscription, entry);
     // "webhook-id is the eventId for event deliveries"; "Each retry attempt MUST regenerate the timestamp and signature."
-    const answer = await post(subscription, entry.eventId, body);
+    const answer = await post(subscription, entry.eventId, body, { name: entry.name, trace: job.trace ?? entry.trace });
     if ('error' in answer && answer.error === 'body_too_large') return drop(subscription, eventId, 'the body is over 256 KiB');
     let error: string | undefined;
     let outcome: WebhookDeliveryOutcome;

@@ -42,17 +42,18 @@ export class WebhookFanOut {
     const listed = await this.deps.store.listByOwner(entry.ownerId);
     const unlisted = held.filter(([id]) => !listed.some((s) => s.id === id)).map(([id]) => this.deps.store.get(entry.ownerId, id));
     const found = (await Promise.all(unlisted)).filter((s): s is WebhookSubscription => s !== undefined);
+    const traced = entry.trace ? { trace: entry.trace } : {};
     const subscriptions = [...listed, ...found].filter((s) => isLive(s, now) && s.ending === undefined);
     const jobs: WebhookDeliveryJob[] = subscriptions
       .filter((s) => s.active && s.name === entry.name && matchesFilter(s.arguments, entry))
-      .map((s) => ({ subscriptionId: s.id, ownerKey: entry.ownerId, eventId: entry.eventId, attempt: 1 }));
+      .map((s) => ({ subscriptionId: s.id, ownerKey: entry.ownerId, eventId: entry.eventId, ...traced, attempt: 1 }));
     if (entry.name === 'operation.finished' && this.deps.operationEnded) {
       const ended = subscriptions.filter((s) => isPerOperation(s.name) && s.arguments.operationId === entry.operationId);
       // No eventId: the delivery function ends the subscription and sends what it is still owed, then `terminated`.
       if (ended.length > 0) await untilIndexed(this.deps.log, entry.loggedAt, this.deps.clock);
       for (const s of ended) {
         const owed = await owedEvents(this.deps.log, s, now);
-        jobs.push({ subscriptionId: s.id, ownerKey: entry.ownerId, ...(owed.length > 0 ? { owed } : {}), attempt: 1 });
+        jobs.push({ subscriptionId: s.id, ownerKey: entry.ownerId, ...(owed.length > 0 ? { owed } : {}), ...traced, attempt: 1 });
       }
     }
     if (jobs.length > 0) await this.deps.queue.enqueue(jobs);

@@ -147,7 +147,13 @@ export class WebhookSubscriptions {
         version: (existing?.version ?? 0) + 1,
       };
       if (!(await store.save(created, existing?.version))) continue;
-      const jobs: WebhookDeliveryJob[] = replayed.map((entry) => ({ subscriptionId: id, ownerKey: request.ownerId, eventId: entry.eventId, attempt: 1 }));
+      const jobs: WebhookDeliveryJob[] = replayed.map((entry) => ({
+        subscriptionId: id,
+        ownerKey: request.ownerId,
+        eventId: entry.eventId,
+        ...tracedBy(entry),
+        attempt: 1,
+      }));
       // "The server MUST terminate the event stream when the task reaches a terminal status": one that already has, at once
       // (after what it replays, marked pending); where the index may lag, after the second read (catchUp).
       const lagMs = this.deps.log.indexLagMs ?? INDEX_LAG_MS;
@@ -282,7 +288,13 @@ export class WebhookSubscriptions {
     const now = this.deps.clock.now();
     const known = new Set(replayed.map((entry) => entry.eventId));
     const missed = (await this.replayable(request, from, now)).filter((entry) => !known.has(entry.eventId));
-    const jobs: WebhookDeliveryJob[] = missed.map((entry) => ({ subscriptionId: id, ownerKey: request.ownerId, eventId: entry.eventId, attempt: 1 }));
+    const jobs: WebhookDeliveryJob[] = missed.map((entry) => ({
+      subscriptionId: id,
+      ownerKey: request.ownerId,
+      eventId: entry.eventId,
+      ...tracedBy(entry),
+      attempt: 1,
+    }));
     if (isPerOperation(request.name) && (request.operationEnded || (await this.endedSince(request, startedAt, now))))
       jobs.push(endJob(id, request.ownerId, missed));
     if (jobs.length > 0) await this.deps.queue.enqueue(jobs);
@@ -319,6 +331,11 @@ export class WebhookSubscriptions {
 function endJob(id: string, ownerId: string, unmarked: readonly EventEntry[]): WebhookDeliveryJob {
   const owed = unmarked.map((entry) => entry.eventId).slice(-MAX_OWED);
   return { subscriptionId: id, ownerKey: ownerId, ...(owed.length > 0 ? { owed } : {}), attempt: 1 };
+}
+
+/** A job's trace: its occurrence's, so a replayed delivery joins the operation's trace too. */
+function tracedBy(entry: EventEntry): Pick<WebhookDeliveryJob, 'trace'> {
+  return entry.trace ? { trace: entry.trace } : {};
 }
 
 /** The delay before try `attempt + 1`: doubling from the base, capped. */

@@ -50,6 +50,13 @@ export function describeEventLogContract(name: string, makeLog: MakeEventLog): v
       expect(await log.get('owner-a', 'evt_1')).toEqual(entry());
     });
 
+    it("keeps an occurrence's trace context, by key and in a stream read", async () => {
+      const trace = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=opaque' };
+      await append(entry({ eventId: 'evt_traced', trace }));
+      expect((await log.get('owner-a', 'evt_traced'))?.trace).toEqual(trace);
+      expect((await log.read('owner-a', 'operation.finished', all)).entries.map((e) => e.trace)).toEqual([trace]);
+    });
+
     it('places an entry no earlier than the loggedAt it is given, keeps its retention span, and returns it as held', async () => {
       // The log's clock is past the given place: an adapter that takes its own may place it later, never earlier.
       const given = entry({ eventId: 'evt_placed' });

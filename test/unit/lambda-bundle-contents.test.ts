@@ -145,6 +145,8 @@ const LOGGING_PACKAGES: readonly string[] = [
   '@aws-lambda-powertools/logger',
   '@aws-lambda-powertools/metrics',
   '@aws/lambda-invoke-store',
+  // OpenTelemetry's API alone: its SDK is loaded only where tracing is on (lambdas/observability/tracing-setup.ts).
+  '@opentelemetry/api',
 ];
 
 /** What the MCP bundle may hold: the SDK, zod and the MCP Apps helpers, the one schema engine, the logging. */
