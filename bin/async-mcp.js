@@ -19,14 +19,28 @@ const PROJECT_COMMANDS = {
   'new-tool': { module: 'scripts/new-tool', usersTypeScript: false },
 };
 
-const PROJECT_USAGE = `Project commands (run in the project's folder):
-  async-mcp init <folder>                 a new project: tools, CDK app, tests
-  async-mcp start [--port N] [--data DIR] [--as-deployed] [--oauth-dev] [--events-webhook URL]
-                                          serve ./state-machines on the local stack (--help for all)
-  async-mcp validate-tools [DIR]          check the tool folders offline (DIR: ./state-machines)
-  async-mcp new-tool <name> [--sync|--async|--both] [--worker] [--input] [--durable]
-                                          a new tool folder that runs as it is
-`;
+/** The project commands' usage, worded as `bin` starts them (`async-mcp`, `npx async-mcp`), and where `docsPath` finds the docs. */
+function projectUsage(bin, docsPath) {
+  const commands = [
+    ['init <folder>', 'a new project: tools, CDK app, tests'],
+    [
+      'start [--port N] [--data DIR] [--watch] [--as-deployed] [--oauth-dev] [--events-webhook URL]',
+      'serve ./state-machines on the local stack (--help for all)',
+    ],
+    ['validate-tools [DIR]', 'check the tool folders offline (DIR: ./state-machines)'],
+    ['new-tool <name> [--sync|--async|--both] [--worker] [--input] [--durable]', 'a new tool folder that runs as it is'],
+  ];
+  const lines = commands.map(([command, what]) => {
+    const line = `  ${bin} ${command}`;
+    return line.length < 40 ? `${line.padEnd(42)}${what}` : `${line}\n${' '.repeat(42)}${what}`;
+  });
+  const docs = [
+    ['tools.md', 'write a tool'],
+    ['clients.md', 'connect a client; this CLI'],
+    ['deploy.md', 'deploy to AWS'],
+  ].map(([page, what]) => `  ${docsPath(page).padEnd(40)}${what}`);
+  return `Project commands (run in the project's folder):\n${lines.join('\n')}\nDocs:\n${docs.join('\n')}\n`;
+}
 
 const [name, ...rest] = process.argv.slice(2);
 const command = PROJECT_COMMANDS[name];
@@ -47,8 +61,12 @@ if (command) {
     await import(`../dist/${command.module}.js`);
   }
 } else {
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') process.stdout.write(`${PROJECT_USAGE}\n`);
   if (CLONE) await useTsx();
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const ours = (module) => import(CLONE ? `../client/${module}.ts` : `../dist/client/${module}.js`);
+    const [{ cliCommand }, { docsPath }] = await Promise.all([ours('cli-command'), ours('help-paths')]);
+    process.stdout.write(`${projectUsage(cliCommand(), docsPath)}\n`);
+  }
   await import(CLONE ? '../client/cli.ts' : '../dist/client/cli.js');
 }
 

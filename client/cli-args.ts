@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { ASYNC_DIALECTS, type Dialect } from './call-handle.ts';
 import { parseAnswerOption, type ScriptedAnswer } from './cli-answers.ts';
 import { cliCommand } from './cli-command.ts';
+import { docsPath } from './help-paths.ts';
 
 export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, TIMED_OUT: 3, QUESTION_OPEN: 4, PIPE_CLOSED: 141 } as const;
 
@@ -47,7 +48,8 @@ Options for every command:
 Handles and logins are kept in $ASYNC_MCP_STATE_DIR (default: the user's state directory),
 readable only by the user.
 Exit codes: 0 success, 1 tool error or failed/cancelled call or server error, 2 usage, 3 timed out (still running),
-4 waiting for an answer (still running), 141 stdout closed early (… | head).`;
+4 waiting for an answer (still running), 141 stdout closed early (… | head).
+More, with the client library: ${docsPath('clients.md#call-now-join-later-the-client-library-and-cli')}`;
 }
 
 /** The usage text as the installed bin words it. */

@@ -24,13 +24,19 @@ import { toolLabel } from './tool-label.ts';
 import { startLocalTracing } from './local-tracing.ts';
 import { type ToolWatcher, watchToolFiles } from './tool-watcher.ts';
 import { isDurableArn } from '../lambdas/aws/routing-workflow-engine.ts';
+import { commandAsStarted } from '../client/command-as-started.ts';
+import { docsPath, shownPath } from '../client/help-paths.ts';
 
-const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR] [--watch]
-                    [--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
-                    [--events-webhook http://127.0.0.1:PORT/PATH [--events-webhook-secret whsec_...]]
-                    [--no-operation-card] [--trace]
-       npm start -- --cdk-out DIR [--port N] [--host HOST] [--data DIR] [--events-webhook URL ...]
-       npm start -- --as-deployed [-c key=value ...] [--port N] [--host HOST] [--data DIR] [--events-webhook URL ...]
+// Worded as the user started it (`async-mcp start` in a project, `npm start --`), with the folders it
+// would use: the bin points a project's workers at ./workers, a clone's are ./lambdas/handlers/workers.
+const START = commandAsStarted('start', 'start');
+const INDENT = ' '.repeat(`Usage: ${START} `.length);
+const USAGE = `Usage: ${START} [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--data DIR] [--tools DIR] [--workers DIR] [--watch]
+${INDENT}[--oauth-issuer URL [--oauth-audience AUD] [--oauth-scopes "a b"] | --oauth-dev]
+${INDENT}[--events-webhook http://127.0.0.1:PORT/PATH [--events-webhook-secret whsec_...]]
+${INDENT}[--no-operation-card] [--trace]
+       ${START} --cdk-out DIR [--port N] [--host HOST] [--data DIR] [--events-webhook URL ...]
+       ${START} --as-deployed [-c key=value ...] [--port N] [--host HOST] [--data DIR] [--events-webhook URL ...]
 
   --cdk-out DIR run the cloud assembly \`npx cdk synth -o DIR\` wrote, as deployed: its bundled
                 assets, resolved templates and IAM roles (nothing from the source folders)
@@ -40,8 +46,9 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
   --port N      port of the MCP endpoint (0 picks a free one)
   --host HOST   address the MCP endpoint binds; keep it on loopback (the local AWS endpoints bind 127.0.0.1)
   --data DIR    keep operations and execution history in DIR across restarts (default: in memory)
-  --tools DIR   the tools directory (default: $ASYNC_MCP_TOOLS_DIR or ./state-machines)
-  --workers DIR the worker modules the tools name (default: $ASYNC_MCP_WORKERS_DIR or ./lambdas/handlers/workers)
+  --tools DIR   the tools directory (default: ${shownPath(process.env.ASYNC_MCP_TOOLS_DIR ?? 'state-machines')}; $ASYNC_MCP_TOOLS_DIR sets another)
+  --workers DIR the worker modules the tools name (default: ${shownPath(process.env.ASYNC_MCP_WORKERS_DIR ?? DEFAULT_WORKERS_DIR)};
+                $ASYNC_MCP_WORKERS_DIR sets another)
   --watch       reload a tool when a file of it is saved (tool.json, its definition, mocks.json, durable.ts,
                 a worker), without a restart: operations already running keep the code they started with,
                 and a folder that no longer loads is reported while its last good version keeps serving
@@ -51,11 +58,11 @@ const USAGE = `Usage: npm start -- [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HO
   --oauth-scopes "a b"  scopes every token must hold (default: $ASYNC_MCP_OAUTH_SCOPES; none)
   --oauth-dev           also start a development authorization server (any user name, no password) on
                         127.0.0.1, port + 1, and require its tokens (scope mcp:tools)
-  --events-webhook URL  POST each operation status event (docs/events.md) as JSON to this loopback URL
+  --events-webhook URL  POST each operation status event (${docsPath('events.md')}) as JSON to this loopback URL
                         (127.0.0.1, ::1 or localhost only), signed as Standard Webhooks specifies
   --events-webhook-secret whsec_...  the signing secret (default: $ASYNC_MCP_EVENTS_WEBHOOK_SECRET, else a
                         new one for each run, printed at startup)
-  --no-operation-card   no operation card (docs/apps.md) for hosts that render MCP Apps (default:
+  --no-operation-card   no operation card (${docsPath('apps.md')}) for hosts that render MCP Apps (default:
                         $ASYNC_MCP_OPERATION_CARD=0 turns it off; as deployed: -c operationCard=false)
   --trace               print each finished operation's spans as a waterfall in the console (no collector
                         needed); OTEL_EXPORTER_OTLP_ENDPOINT exports them over OTLP (docs/local.md#tracing)

@@ -6,8 +6,10 @@
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InitError, ourPackage, tarballSpec, writeProject } from './project-template.ts';
+import { commandAsStarted } from '../client/command-as-started.ts';
+import { nodeVersionNotice } from '../local/node-version-notice.ts';
 
-const USAGE = 'usage: npx async-mcp init <folder>   (a new or empty folder: the project is written there)';
+const USAGE = `usage: ${commandAsStarted('init')} <folder>   (a new or empty folder: the project is written there)`;
 
 function main(): number {
   let positionals: string[];
@@ -41,6 +43,9 @@ function main(): number {
   console.log(
     `\nNext:\n  cd ${shown}\n  npm install && npm start   # its tools on the local stack\n  npm test                   # validates the tools and calls each one`,
   );
+  // npm's EBADENGINE warnings for the durable SDKs (their engines say Node 22) come before and after this: once, what they mean.
+  const notice = nodeVersionNotice();
+  if (notice) console.error(`${notice} npm's EBADENGINE warnings for @aws/durable-execution-sdk-js say the same; it runs on Node 20.19+ until then.`);
   return 0;
 }
 

@@ -15,9 +15,11 @@ import { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE } from '../lambdas/tools/tool-
 import { REQUEST_INPUT_WORKER } from '../lambdas/tools/request-input-states.ts';
 import { placeholderFor, workerModuleFile, workerSubstitutionKey } from '../lambdas/tools/worker-placeholders.ts';
 import { toolTestFile } from './new-tool-test-file.ts';
+import { commandAsStarted } from '../client/command-as-started.ts';
+import { docsPath, shownPath } from '../client/help-paths.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
-const USAGE = 'usage: npm run new-tool -- <name> [--sync|--async|--both] [--jsonata] [--worker] [--input] [--durable] [--tools-dir DIR] [--workers-dir DIR]';
+const USAGE = `usage: ${commandAsStarted('new-tool', 'new-tool')} <name> [--sync|--async|--both] [--jsonata] [--worker] [--input] [--durable] [--tools-dir DIR] [--workers-dir DIR]`;
 const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
 /** How long the scaffold waits for an answer: a person may take a while. */
 const ASK_TIMEOUT_SECONDS = 3600;
@@ -258,6 +260,7 @@ function main(): number {
       durable: { type: 'boolean' },
       'tools-dir': { type: 'string' },
       'workers-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   } satisfies ParseArgsConfig;
   let parsed: ReturnType<typeof parseArgs<typeof args>>;
@@ -268,6 +271,15 @@ function main(): number {
     return 2;
   }
   const { values, positionals } = parsed;
+  const toolsDir = resolve(values['tools-dir'] ?? join(REPO_ROOT, 'state-machines'));
+  const workersDir = resolve(values['workers-dir'] ?? join(REPO_ROOT, 'lambdas', 'handlers', 'workers'));
+  if (values.help) {
+    console.log(`${USAGE}
+  --tools-dir DIR    where the tool's folder is written (default: ${shownPath(toolsDir)})
+  --workers-dir DIR  where --worker writes its worker module (default: ${shownPath(workersDir)})
+What a tool folder may hold: ${docsPath('tools.md')}`);
+    return 0;
+  }
   const modes = (['sync', 'async', 'both'] as const).filter((mode) => values[mode]);
   const name = positionals[0];
   if (positionals.length !== 1 || !name || modes.length > 1) {
@@ -290,8 +302,8 @@ function main(): number {
       worker: values.worker ?? false,
       input: values.input ?? false,
       durable: values.durable ?? false,
-      toolsDir: resolve(values['tools-dir'] ?? join(REPO_ROOT, 'state-machines')),
-      workersDir: resolve(values['workers-dir'] ?? join(REPO_ROOT, 'lambdas', 'handlers', 'workers')),
+      toolsDir,
+      workersDir,
     });
     for (const file of files) console.log(`created ${relative(process.cwd(), file)}`);
     console.log('next: edit them, then `npm run validate-tools` and `npm start` (or `cdk deploy`)');

@@ -13,8 +13,11 @@ import { inspectToolFolders, ToolFolderError } from '../lambdas/tools/tool-folde
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 // Where the built-in workers' sources are, in a clone and in the installed package alike (whose scripts run from dist/).
 import { DEFAULT_WORKERS_DIR as BUILT_IN_WORKERS_DIR } from '../cdk/repo-paths.ts';
+import { commandAsStarted } from '../client/command-as-started.ts';
+import { docsPath, shownPath } from '../client/help-paths.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
+const USAGE = `usage: ${commandAsStarted('validate-tools', 'validate-tools')} [DIR] [--workers DIR]`;
 
 /** Every problem in the tool folders under `toolsDir`, workers looked up in `workersDir`. */
 async function validateTools(toolsDir: string, workersDir: string): Promise<{ tools: string[]; problems: ToolFolderError[] }> {
@@ -42,15 +45,19 @@ async function main(): Promise<number> {
   try {
     parsed = parseArgs(args);
   } catch (error) {
-    console.error(`${(error as Error).message}\nusage: npm run validate-tools [-- DIR] [--workers DIR]`);
+    console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;
-  }
-  if (parsed.values.help || parsed.positionals.length > 1) {
-    console.error('usage: npm run validate-tools [-- DIR] [--workers DIR]   (DIR defaults to state-machines)');
-    return parsed.values.help ? 0 : 2;
   }
   const toolsDir = resolve(parsed.positionals[0] ?? join(REPO_ROOT, 'state-machines'));
   const workersDir = resolve(parsed.values.workers ?? join(REPO_ROOT, 'lambdas', 'handlers', 'workers'));
+  if (parsed.values.help || parsed.positionals.length > 1) {
+    const help = `${USAGE}
+  DIR            the tool folders (default: ${shownPath(toolsDir)})
+  --workers DIR  the worker modules they name (default: ${shownPath(workersDir)})
+What a tool folder may hold: ${docsPath('tools.md')}`;
+    (parsed.values.help ? console.log : console.error)(help);
+    return parsed.values.help ? 0 : 2;
+  }
   const { tools, problems } = await validateTools(toolsDir, workersDir);
   for (const problem of problems) console.error(`${relative(process.cwd(), problem.file) || problem.file}: ${problem.reason}`);
   if (problems.length > 0) {
