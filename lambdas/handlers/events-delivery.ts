@@ -6,7 +6,9 @@
  * (the sealed signing secrets), the SSRF-guarded sender in the deployment's callback mode (public
  * https only; the local as-deployed runner alone switches it to loopback callbacks), and the
  * wire form of an operation's end from the edge's error table; webhook-job-runner.ts delivers
- * over them, and each batch runs through sqs-delivery-batch.ts.
+ * over them, and each batch runs through sqs-delivery-batch.ts. With OpenTelemetry's environment
+ * set (the construct's tracing setting), the SDK starts at init and each batch's spans are
+ * flushed before the invocation returns, as Lambda may freeze the container right after.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -22,6 +24,7 @@ import { createWebhookJobRunner } from '../events/webhook-job-runner.ts';
 import { createWebhookSender } from '../events/webhooks/webhook-sender.ts';
 import { createSqsDeliveryBatch, type RetryScheduler, type SqsBatchResponse, type SqsDeliveryEvent } from '../events/webhooks/sqs-delivery-batch.ts';
 import { consoleLogger } from '../logging/logger.ts';
+import { startTracing } from '../observability/tracing-setup.ts';
 import type { Logger } from '../operations/ports.ts';
 import { cachedServerKey } from '../shared/server-key.ts';
 import { eventsWireError } from '../mcp/edge/events-wire-errors.ts';
@@ -48,5 +51,17 @@ const deliver = createWebhookJobRunner({
   operationEnded: eventsWireError(operationEndedError()),
 });
 
+const tracing = await startTracing('async-mcp-events-delivery');
+const deliverBatch = createEventsDeliveryHandler(deliver, queue);
+
 /** Lambda entry point: one SQS batch per invocation, its failed items reported for redelivery. */
-export const handler = createEventsDeliveryHandler(deliver, queue);
+export const handler = tracing
+  ? async (event: SqsDeliveryEvent): Promise<SqsBatchResponse> => {
+      try {
+        return await deliverBatch(event);
+      } finally {
+        // A failed export is the exporter's to log: it never fails the batch.
+        await tracing.forceFlush().catch(() => undefined);
+      }
+    }
+  : deliverBatch;
