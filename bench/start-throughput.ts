@@ -54,12 +54,12 @@ const legacyHeaders = { 'mcp-protocol-version': LEGACY_VERSION };
 const rpc = (method: string, params: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
 
 /** A 2025-11-25 start: `tools/call` with `params.task`. */
-function legacyTaskStart(url: URL, call: { name: string; arguments: Record<string, unknown> }): LoadTarget {
+export function legacyTaskStart(url: URL, call: { name: string; arguments: Record<string, unknown> }): LoadTarget {
   return { url, headers: legacyHeaders, body: rpc('tools/call', { ...call, task: { ttl: 3_600_000 } }) };
 }
 
 /** A 2026-07-28 start with the Tasks extension declared: the server makes it a task. */
-function modernTaskStart(url: URL): LoadTarget {
+export function modernTaskStart(url: URL): LoadTarget {
   const _meta = {
     'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
     'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
@@ -73,7 +73,7 @@ function modernTaskStart(url: URL): LoadTarget {
 }
 
 /** A SEP-1391 start: a fresh client-chosen token each time, the capability declared in `_meta`. */
-function sepStart(url: URL): LoadTarget {
+export function sepStart(url: URL): LoadTarget {
   const bodyWith = (token: string) =>
     rpc('tools/call', { ...WAITING_RUN, operation: { token }, _meta: { 'io.modelcontextprotocol/clientCapabilities': LONG_RUNNING_OPERATIONS } });
   return { url, headers: legacyHeaders, body: bodyWith('warm-up'), nextBody: () => bodyWith(randomUUID()) };
