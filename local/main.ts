@@ -65,7 +65,7 @@ ${INDENT}[--no-operation-card] [--trace]
   --no-operation-card   no operation card (${docsPath('apps.md')}) for hosts that render MCP Apps (default:
                         $ASYNC_MCP_OPERATION_CARD=0 turns it off; as deployed: -c operationCard=false)
   --trace               print each finished operation's spans as a waterfall in the console (no collector
-                        needed); OTEL_EXPORTER_OTLP_ENDPOINT exports them over OTLP (docs/local.md#tracing)
+                        needed); OTEL_EXPORTER_OTLP_ENDPOINT exports them over OTLP (${docsPath('local.md#tracing')})
 
 Environment: ASYNC_MCP_MAX_ACTIVE_OPERATIONS (active operations per principal, default 100),
 ASYNC_MCP_HANDLE_TOOLS=0 (no handle tools for clients without async support; on by default),
