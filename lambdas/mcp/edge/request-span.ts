@@ -43,7 +43,7 @@ export function withRequestSpan(body: unknown, headers: Headers, serve: () => Pr
   // A session id may work as a bearer: only a digest of it, as the conventions suggest.
   if (session) attributes[MCP_ATTRIBUTES.sessionId] = createHash('sha256').update(session).digest('hex').slice(0, 16);
   return withSpan(
-    mcpSpanName(method ?? 'mcp', target),
+    mcpSpanName(method ?? (isObject(body) && ('result' in body || 'error' in body) ? 'response' : 'mcp'), target),
     { kind: SpanKind.SERVER, attributes, ...(carrier ? { parent: baggage ? { ...carrier, baggage } : carrier } : {}) },
     async (span) => {
       const response = await serve();
