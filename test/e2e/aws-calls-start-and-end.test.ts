@@ -80,7 +80,8 @@ describe('AWS calls of a start and an end, every client', () => {
   });
 
   it('a durable function: Invoke in place of StartExecution, and each status event reads its execution (GetDurableExecution), which the event does not carry', async () => {
-    const calls = await startAndEnd({ name: 'count_primes_durable', arguments: { below: 100, chunks: 1, pauseSeconds: 0 } });
+    // A pause, so the RUNNING event's read finds it running: a read after the end would settle it there.
+    const calls = await startAndEnd({ name: 'count_primes_durable', arguments: { below: 100, chunks: 1, pauseSeconds: 3 } });
     expect(calls.request).toEqual({ 'dynamodb:PutItem': 1, 'dynamodb:UpdateItem': 1, 'lambda:Invoke': 1, 'dynamodb:GetItem': 1 });
     expect(calls.RUNNING).toEqual({ 'lambda:GetDurableExecution': 1, 'dynamodb:GetItem': 1, 'eventBridge:PutEvents': 1 });
     expect(calls.terminal).toEqual({ 'lambda:GetDurableExecution': 1, ...END_CALLS });
