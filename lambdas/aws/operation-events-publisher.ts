@@ -16,6 +16,7 @@ import type { OperationRecord } from '../operations/operation.ts';
 import type { Logger } from '../operations/ports.ts';
 import { METRIC, noMetrics, type MetricsRecorder } from '../observability/metrics-recorder.ts';
 import { EVENT_SPAN_ATTRIBUTES, occurrenceParent } from '../events/event-recorder.ts';
+import { hashForLog } from '../observability/request-context.ts';
 import { currentCarrier, SpanKind, withSpan } from '../observability/tracing.ts';
 import { cachedServerKey } from '../shared/server-key.ts';
 import {
@@ -100,7 +101,7 @@ export function createOperationEventsPublisher(options: OperationEventsPublisher
   return (record) => {
     const parent = occurrenceParent(record.trace);
     const attributes = {
-      [EVENT_SPAN_ATTRIBUTES.operationId]: record.token,
+      [EVENT_SPAN_ATTRIBUTES.operationHash]: hashForLog(record.token),
       [EVENT_SPAN_ATTRIBUTES.tool]: record.tool,
       [EVENT_SPAN_ATTRIBUTES.eventName]: OPERATION_EVENT_DETAIL_TYPE,
     };

@@ -13,6 +13,7 @@
  * (`withLenientEventRecording`): its answer stands, and status sync settles the end.
  */
 import { contextSlot } from '../shared/context-slot.ts';
+import { hashForLog } from '../observability/request-context.ts';
 import { type TraceCarrier, traceIdOf } from '../observability/trace-context.ts';
 import { currentCarrier, SpanKind, withSpan } from '../observability/tracing.ts';
 import { createHash } from 'node:crypto';
@@ -35,9 +36,13 @@ export interface OccurrenceDraft {
   readonly trace?: TraceCarrier;
 }
 
-/** Attributes of the spans of an occurrence's life (its append here, its deliveries): ids and names, never its data. */
+/**
+ * Attributes of the spans of an occurrence's life (its append here, its deliveries): names and
+ * hashed ids, never its data. The operation is named by its id's log hash (`operationHash` in
+ * log lines): an id is a client's handle on its operation, kept out of telemetry as out of logs.
+ */
 export const EVENT_SPAN_ATTRIBUTES = {
-  operationId: 'async_mcp.operation.id',
+  operationHash: 'async_mcp.operation.hash',
   tool: 'gen_ai.tool.name',
   eventName: 'async_mcp.event.name',
   eventId: 'async_mcp.event.id',
@@ -97,7 +102,7 @@ export class EventRecorder {
     for (const draft of drafts) {
       const { trace, ...occurrence } = draft;
       const attributes = {
-        [EVENT_SPAN_ATTRIBUTES.operationId]: draft.operationId,
+        [EVENT_SPAN_ATTRIBUTES.operationHash]: hashForLog(draft.operationId),
         [EVENT_SPAN_ATTRIBUTES.tool]: draft.tool,
         [EVENT_SPAN_ATTRIBUTES.eventName]: draft.name,
         [EVENT_SPAN_ATTRIBUTES.eventId]: draft.eventId,

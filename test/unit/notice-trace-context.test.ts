@@ -19,6 +19,7 @@ import { EventRecorder } from '../../lambdas/events/event-recorder.ts';
 import type { EventEntry } from '../../lambdas/events/event-log.ts';
 import { WebhookFanOut } from '../../lambdas/events/webhook-fan-out.ts';
 import { deliveryMessageOf, parseDeliveryMessage } from '../../lambdas/events/webhooks/delivery-message.ts';
+import { hashForLog } from '../../lambdas/observability/request-context.ts';
 import { traceIdOf } from '../../lambdas/observability/trace-context.ts';
 import { markTracingOn } from '../../lambdas/observability/tracing.ts';
 import type { OperationRecord } from '../../lambdas/operations/operation.ts';
@@ -115,7 +116,7 @@ describe('with tracing on', () => {
     expect(append.parentSpanContext?.spanId).toBe(START_SPAN);
     expect(entry.trace?.traceparent).toBe(`00-${TRACE_ID}-${append.spanContext().spanId}-01`);
     expect(entry.trace?.tracestate).toBe('vendor=opaque');
-    expect(append.attributes).toMatchObject({ 'async_mcp.operation.id': 'op-1', 'async_mcp.event.name': 'operation.finished' });
+    expect(append.attributes).toMatchObject({ 'async_mcp.operation.hash': hashForLog('op-1'), 'async_mcp.event.name': 'operation.finished' });
   });
 
   it('the webhook POST is a CLIENT span under the occurrence and sends its own context as the traceparent header; the body’s _meta carries the occurrence’s', async () => {
@@ -140,13 +141,13 @@ describe('with tracing on', () => {
     expect(body._meta).toEqual(entry.trace);
   });
 
-  it('no span carries the occurrence’s data or the callback URL', async () => {
+  it('no span carries the occurrence’s data, the operation’s id or the callback URL', async () => {
     const setUp = webhookSetUp();
     await recordedEnd(setUp);
     for (const job of setUp.jobs) await setUp.deliver(job);
     const values = (await finishedSpans()).flatMap((span) => Object.values(span.attributes).map(String));
     expect(values.length).toBeGreaterThan(0);
-    expect(values.filter((value) => value.includes(SECRET_DATA) || value.includes(receiver.origin))).toEqual([]);
+    expect(values.filter((value) => value.includes(SECRET_DATA) || value.includes(receiver.origin) || value === 'op-1')).toEqual([]);
   });
 
   describe('the EventBridge event', () => {
