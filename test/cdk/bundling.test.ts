@@ -130,7 +130,7 @@ describe('bundled assets', () => {
     expect(requestInput).toContain('"@aws-sdk/client-dynamodb"');
   });
 
-  it('keep the MCP bundle within 606 KB, the AWS SDK left out', () => {
+  it('keep the MCP bundle within 623 KB, the AWS SDK left out', () => {
     const size = statSync(join(assetDirOf(stack.server.mcpFunction), 'index.mjs')).size;
     // 499 KB before subscriptions/listen (+8 KB), 518 KB before the operation card (+8 KB) and the
     // Events extension (+42 KB): 568 KB; 579 KB with the clients built on first need and the poll's read
@@ -144,7 +144,8 @@ describe('bundled assets', () => {
     // events' wiring checked at startup, the end job's owed progress reports, the subscribe's second
     // read under a lagging index, Lambda's closed callbacks, +4 KB). The in-process parts the deployed function never
     // runs (webhook delivery, the in-memory log and stores, about 6 KB) are the next cut. Its cold import is measured by `npm run bench -- --only=bundle`.
-    expect(size).toBeLessThanOrEqual(606_000);
+    // 623 KB with one trace per operation: OpenTelemetry's API (10 KB; its SDK is never bundled here) and the request span (4 KB).
+    expect(size).toBeLessThanOrEqual(623_000);
   });
 
   it("carry one JSON Schema engine in the MCP bundle: neither our Ajv nor the MCP SDK's", () => {

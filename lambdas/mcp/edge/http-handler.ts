@@ -118,6 +118,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     statusMethods: new Set(options.dialects.flatMap((d) => d.statusMethods)),
     ...(handleToolsOn(options) ? { statusTool: OPERATION_STATUS } : {}),
   };
+  const isCatalogName = (name: string) => options.deps.catalog.get(name) !== undefined;
   const serve: McpFetch = async (request, principal) => {
     if (options.allowedHostnames) {
       const rejected = hostHeaderValidationResponse(request, options.allowedHostnames) ?? originValidationResponse(request, options.allowedHostnames);
@@ -130,7 +131,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
     describeRequest(guarded.parsedBody, ownerId);
     // One flag read when tracing is off: the poll path builds no span and loads no SDK.
     return tracingOn()
-      ? withRequestSpan(guarded.parsedBody, request.headers, () => serveParsed(request, principal, guarded, ownerId))
+      ? withRequestSpan(guarded.parsedBody, request.headers, isCatalogName, () => serveParsed(request, principal, guarded, ownerId))
       : serveParsed(request, principal, guarded, ownerId);
   };
   const serveParsed = async (request: Request, principal: string, guarded: Extract<GuardedBody, { ok: true }>, ownerId: string): Promise<Response> => {

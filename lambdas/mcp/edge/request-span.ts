@@ -16,14 +16,18 @@ const TARGET_PARAM: Readonly<Record<string, string>> = { 'tools/call': 'name', '
 // A target is a catalog name; anything longer is not one worth a span name.
 const MAX_TARGET_CHARS = 128;
 
-/** Runs `serve` in the request's span; call it only with tracing on (the poll path pays nothing otherwise). */
-export function withRequestSpan(body: unknown, headers: Headers, serve: () => Promise<Response>): Promise<Response> {
+/**
+ * Runs `serve` in the request's span; call it only with tracing on (the poll path pays nothing
+ * otherwise). `isTarget` says which names are the server's own (its tools): a name a client made
+ * up may hold anything, and stays out of the span.
+ */
+export function withRequestSpan(body: unknown, headers: Headers, isTarget: (name: string) => boolean, serve: () => Promise<Response>): Promise<Response> {
   const message = isObject(body) && typeof body.method === 'string' ? body : undefined;
   const method = message?.method as string | undefined;
   const params = message && isObject(message.params) ? message.params : undefined;
   const targetParam = method === undefined ? undefined : TARGET_PARAM[method];
   const rawTarget = targetParam && params ? params[targetParam] : undefined;
-  const target = typeof rawTarget === 'string' && rawTarget.length <= MAX_TARGET_CHARS ? rawTarget : undefined;
+  const target = typeof rawTarget === 'string' && rawTarget.length <= MAX_TARGET_CHARS && isTarget(rawTarget) ? rawTarget : undefined;
   const carrier = traceCarrierFromMeta(params) ?? traceCarrierFromHeaders(headers);
   const baggage = carrier && traceCarrierFromMeta(params) ? baggageFromMeta(params) : (headers.get('baggage') ?? undefined);
   const attributes: Record<string, string> = {
