@@ -4,10 +4,13 @@
  * one waiting `analyze_dataset` operation per async dialect and reports, over IPC, the URL
  * and each operation's id. Closes on a `{ close: true }` message or when the IPC channel closes.
  * With `--starts`, one principal may keep any number of operations running (the starts bench).
+ * OpenTelemetry's standard environment (`OTEL_EXPORTER_OTLP_ENDPOINT`) turns tracing on, as for
+ * `npm start`: the polls bench runs a second one so, exporting to a loopback receiver.
  */
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { startLocalStack } from '../local/local-stack.ts';
+import { startLocalTracing } from '../local/local-tracing.ts';
 import { legacyRequest, modernRequest } from '../test/support/raw-mcp.ts';
 
 /** What the process reports once it serves. */
@@ -51,13 +54,19 @@ function cpuMs(): number {
 if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // --starts: the starts bench leaves every operation it starts waiting, far past the per-principal default.
   const starts = process.argv.includes('--starts');
+  // Before the stack serves, as npm start does: nothing is loaded unless the environment asks.
+  const tracing = await startLocalTracing(false);
   const stack = await startLocalStack({
     toolsDir: 'state-machines',
     port: 0,
     ...(starts ? { limits: { ...DEFAULT_LIMITS, maxActiveOperations: 1_000_000 } } : {}),
   });
   const ids = await startWaitingOperations(stack.url);
-  const stop = () => void stack.close().then(() => process.exit(0));
+  const stop = () =>
+    void stack
+      .close()
+      .then(() => tracing?.shutdown())
+      .then(() => process.exit(0));
   process.on('message', (message) => {
     if ((message as { close?: boolean } | null)?.close) stop();
     // The poll bench reads this process's CPU time around each segment (and its clock, where a CPU profile starts).

@@ -3,9 +3,13 @@
  * servers (bench/reference-server.ts answering JSON, and the same answering SSE, each its own
  * process), measured alternately in one run (ours, json, sse, ours, json, sse...) so that all
  * see the same machine load. Each line pairs one of our poll requests with the reference
- * segments run right after it.
+ * segments run right after it. A fourth process is this server again with tracing on
+ * (OpenTelemetry's standard environment, exporting OTLP to a receiver in this process on
+ * 127.0.0.1), measured in the same alternation, so tracing off and on are side by side.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { LEGACY_VERSION, MODERN_VERSION } from '../test/support/raw-mcp.ts';
 import { quantile, runLoad, type LoadResult, type LoadTarget } from './http-load.ts';
@@ -32,8 +36,15 @@ export async function pollThroughput(options: PollThroughputOptions = {}): Promi
   const seconds = options.seconds ?? 3;
   const rounds = options.rounds ?? 2;
   // Two references, each its own process: the same v1 SDK server answering JSON, and answering over SSE.
-  const [ours, json, sse] = await Promise.all([
-    startChild<LocalServerReady>('./local-server-process.ts'),
+  const sink = await startOtlpSink();
+  const [ours, traced, json, sse] = await Promise.all([
+    // Off even when the bench itself runs with OpenTelemetry's environment set.
+    startChild<LocalServerReady>('./local-server-process.ts', [], { OTEL_SDK_DISABLED: 'true' }),
+    startChild<LocalServerReady>('./local-server-process.ts', [], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_SERVICE_NAME: 'async-mcp-bench',
+    }),
     startChild<ReferenceServerReady>('./reference-server.ts'),
     startChild<ReferenceServerReady>('./reference-server.ts', ['--sse']),
   ]);
@@ -45,10 +56,17 @@ export async function pollThroughput(options: PollThroughputOptions = {}): Promi
       { label: 'tasks/get (2026-07-28 era, Tasks extension)', target: modernTasksGet(url, ours.ready.modernTaskId) },
       { label: 'tools/async/status (SEP-1391)', target: legacyTarget(url, 'tools/async/status', { token: ours.ready.token }) },
     ];
+    const tracedUrl = new URL(traced.ready.url);
+    const tracedLines: LoadTarget[] = [
+      legacyTarget(tracedUrl, 'tasks/get', { taskId: traced.ready.legacyTaskId }),
+      modernTasksGet(tracedUrl, traced.ready.modernTaskId),
+      legacyTarget(tracedUrl, 'tools/async/status', { token: traced.ready.token }),
+    ];
     const referenceTargets = references.map((r) => legacyTarget(new URL(r.ready.url), 'tasks/get', { taskId: r.ready.taskId }));
 
     // Warm-up: JIT, schema compilation and connections, on every side, not counted.
     for (const line of lines) await runLoad(line.target, { concurrency: 8, seconds: 1 });
+    for (const target of tracedLines) await runLoad(target, { concurrency: 8, seconds: 1 });
     for (const target of referenceTargets) await runLoad(target, { concurrency: 8, seconds: 1 });
 
     console.log(
@@ -61,14 +79,20 @@ export async function pollThroughput(options: PollThroughputOptions = {}): Promi
       "  cpu/req: each server process's CPU time (user + system) over the requests it answered in the segment; ours excludes dynalite, which runs in its own process.",
     );
     console.log(
-      `  ${'c'.padStart(3)}  ${'request'.padEnd(44)} ${'ours rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ${'json rps'.padStart(8)} ${'sse rps'.padStart(8)}  ${'/json'.padStart(5)} ${'/sse'.padStart(5)}  ${'cpu/req ours json sse'.padStart(21)}  ${'/json'.padStart(5)} ${'/sse'.padStart(5)}`,
+      '  traced: this server again with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT, http/protobuf, to a loopback receiver in the bench process), each poll a SERVER span with a link to its operation; /off is traced over ours (tracing off).',
+    );
+    console.log(
+      `  ${'c'.padStart(3)}  ${'request'.padEnd(44)} ${'ours rps'.padStart(8)} ${'p50/p95/p99 ms'.padStart(17)}  ${'traced rps'.padStart(10)} ${'p50/p95/p99 ms'.padStart(17)} ${'/off'.padStart(5)}  ${'json rps'.padStart(8)} ${'sse rps'.padStart(8)}  ${'/json'.padStart(5)} ${'/sse'.padStart(5)}  ${'cpu/req ours traced json sse'.padStart(28)}  ${'/json'.padStart(5)} ${'/sse'.padStart(5)}`,
     );
     for (const concurrency of concurrencies) {
       const ourResults = lines.map(() => [] as MeteredResult[]);
+      const tracedResults = lines.map(() => [] as MeteredResult[]);
       const referenceResults = lines.map(() => references.map(() => [] as MeteredResult[]));
       for (let round = 0; round < rounds; round++) {
         for (const [index, line] of lines.entries()) {
           ourResults[index]?.push(await withCpu(ours, () => runLoad(line.target, { concurrency, seconds })));
+          const tracedTarget = tracedLines[index];
+          if (tracedTarget) tracedResults[index]?.push(await withCpu(traced, () => runLoad(tracedTarget, { concurrency, seconds })));
           for (const [r, reference] of references.entries()) {
             const target = referenceTargets[r];
             if (target) referenceResults[index]?.[r]?.push(await withCpu(reference, () => runLoad(target, { concurrency, seconds })));
@@ -77,19 +101,50 @@ export async function pollThroughput(options: PollThroughputOptions = {}): Promi
       }
       for (const [index, line] of lines.entries()) {
         const a = merge(ourResults[index] ?? []);
+        const t = merge(tracedResults[index] ?? []);
         const [b, c] = (referenceResults[index] ?? []).map(merge);
         if (!b || !c) continue;
-        const errors = a.errors + b.errors + c.errors > 0 ? `  errors: ours ${a.errors}, json ${b.errors}, sse ${c.errors}` : '';
+        const errors = a.errors + t.errors + b.errors + c.errors > 0 ? `  errors: ours ${a.errors}, traced ${t.errors}, json ${b.errors}, sse ${c.errors}` : '';
         const ratio = (x: number, y: number) => (x / y).toFixed(2).padStart(5);
-        const cpu = `${a.cpuPerRequest.toFixed(2)} ${b.cpuPerRequest.toFixed(2)} ${c.cpuPerRequest.toFixed(2)} ms`;
+        const cpu = `${a.cpuPerRequest.toFixed(2)} ${t.cpuPerRequest.toFixed(2)} ${b.cpuPerRequest.toFixed(2)} ${c.cpuPerRequest.toFixed(2)} ms`;
         console.log(
-          `  ${String(concurrency).padStart(3)}  ${line.label.padEnd(44)} ${a.rps.toFixed(0).padStart(8)} ${a.percentiles.padStart(17)}  ${b.rps.toFixed(0).padStart(8)} ${c.rps.toFixed(0).padStart(8)}  ${ratio(a.rps, b.rps)} ${ratio(a.rps, c.rps)}  ${cpu.padStart(21)}  ${ratio(a.cpuPerRequest, b.cpuPerRequest)} ${ratio(a.cpuPerRequest, c.cpuPerRequest)}${errors}`,
+          `  ${String(concurrency).padStart(3)}  ${line.label.padEnd(44)} ${a.rps.toFixed(0).padStart(8)} ${a.percentiles.padStart(17)}  ${t.rps.toFixed(0).padStart(10)} ${t.percentiles.padStart(17)} ${ratio(t.rps, a.rps)}  ${b.rps.toFixed(0).padStart(8)} ${c.rps.toFixed(0).padStart(8)}  ${ratio(a.rps, b.rps)} ${ratio(a.rps, c.rps)}  ${cpu.padStart(28)}  ${ratio(a.cpuPerRequest, b.cpuPerRequest)} ${ratio(a.cpuPerRequest, c.cpuPerRequest)}${errors}`,
         );
       }
     }
   } finally {
-    await Promise.all([ours.close(), ...references.map((r) => r.close())]);
+    await Promise.all([ours.close(), traced.close(), ...references.map((r) => r.close())]);
+    await sink.close();
+    if (sink.requests() > 0) console.log(`  traced: the receiver took ${sink.requests()} OTLP exports (${(sink.bytes() / 1024).toFixed(0)} KiB).`);
   }
+}
+
+/** An OTLP/HTTP trace receiver on 127.0.0.1 that takes every export and keeps only its size. */
+async function startOtlpSink(): Promise<{ url: string; requests: () => number; bytes: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  let bytes = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    req.on('end', () => {
+      requests++;
+      // An empty ExportTraceServiceResponse: full success.
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    bytes: () => bytes,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** A load segment with the server process's CPU time over it. */
@@ -140,11 +195,12 @@ export interface Child<T> {
 }
 
 /** Forks a bench server module (with this process's loader flags) and waits for its ready message. */
-export async function startChild<T>(relative: string, args: readonly string[] = []): Promise<Child<T>> {
+export async function startChild<T>(relative: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<Child<T>> {
   // BENCH_CPU_PROF=DIR: each server writes a CPU profile there when it closes (npx tsx bench/cpu-profile-summary.ts FILE).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child: ChildProcess = fork(fileURLToPath(new URL(relative, import.meta.url)), [...args], {
     execArgv: [...process.execArgv, ...profile],
+    env: { ...process.env, ...env },
     // Their log lines are not bench output; their errors are.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
