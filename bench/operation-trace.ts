@@ -84,35 +84,39 @@ function spansOf(request: any): ExportedSpan[] {
   return found;
 }
 
+/** One webhook POST as received: its `traceparent` header and its body's `_meta`. */
+export interface ReceivedNotice {
+  traceparent: string | undefined;
+  meta: unknown;
+}
+
 /** A receiver of webhook posts that answers verification challenges and takes everything else. */
-async function startWebhookSink(): Promise<{ url: string; traceparents: string[]; close: () => Promise<void> }> {
-  const traceparents: string[] = [];
+async function startWebhookSink(): Promise<{ url: string; notices: ReceivedNotice[]; close: () => Promise<void> }> {
+  const notices: ReceivedNotice[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { type?: string; challenge?: string };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { type?: string; challenge?: string; _meta?: unknown };
       if (body.type === 'verification')
         return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge: body.challenge }));
       const header = req.headers.traceparent;
-      if (typeof header === 'string') traceparents.push(header);
+      notices.push({ traceparent: typeof header === 'string' ? header : undefined, meta: body._meta });
       res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, traceparents, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { url: `http://127.0.0.1:${port}/hook`, notices, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** Runs one traced operation on the local stack; the spans of its trace and of the traces linking to it. */
-export async function traceOneOperation(): Promise<{ traceId: string; operation: ExportedSpan[]; linked: ExportedSpan[]; webhookTraceparents: string[] }> {
+export async function traceOneOperation(): Promise<{ traceId: string; operation: ExportedSpan[]; linked: ExportedSpan[]; notices: ReceivedNotice[] }> {
   const otlp = await startOtlpReceiver();
   const hook = await startWebhookSink();
-  Object.assign(process.env, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-  });
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' };
+  const before = Object.fromEntries(Object.keys(otel).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, otel);
   const tracing = await startLocalTracing(false);
   // Webhook subscriptions need a principal: the development authorization server signs one in.
   const stack = await startLocalStackWithDevAuthorization(
@@ -151,18 +155,22 @@ export async function traceOneOperation(): Promise<{ traceId: string; operation:
       const got = await modernRequest(stack.url, 'tasks/get', { taskId }, { capabilities: TASKS, headers: bearer });
       if (got.message?.result?.status === 'completed' || got.message?.result?.status === 'failed') break;
     }
-    for (let waited = 0; hook.traceparents.length === 0 && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let waited = 0; hook.notices.length === 0 && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 100));
     await stack.drainEvents();
   } finally {
     await stack.close();
     await tracing?.forceFlush();
     await tracing?.shutdown();
+    for (const [key, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
     await hook.close();
     await otlp.close();
   }
   const operation = otlp.spans.filter((s) => s.traceId === traceId);
   const linked = otlp.spans.filter((s) => s.traceId !== traceId && s.links.some((l) => l.traceId === traceId));
-  return { traceId, operation, linked, webhookTraceparents: hook.traceparents };
+  return { traceId, operation, linked, notices: hook.notices };
 }
 
 const ROW = 22;
@@ -244,13 +252,13 @@ async function screenshot(svgFile: string, pngFile: string): Promise<boolean> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { traceId, operation, linked, webhookTraceparents } = await traceOneOperation();
+  const { traceId, operation, linked, notices } = await traceOneOperation();
   const byName = new Map<string, number>();
   for (const span of operation) byName.set(span.name, (byName.get(span.name) ?? 0) + 1);
   const linkedTraces = new Set(linked.map((s) => s.traceId));
   console.log(`trace ${traceId}: ${operation.length} spans in the operation's trace; ${linkedTraces.size} linked traces (${linked.length} spans)`);
   for (const [name, count] of [...byName].sort()) console.log(`  ${String(count).padStart(3)}  ${name}`);
-  console.log(`webhook traceparent headers: ${webhookTraceparents.map((t) => (t.includes(traceId) ? 'in the trace' : t)).join(', ') || 'none'}`);
+  console.log(`webhook traceparent headers: ${notices.map(({ traceparent: t }) => (t?.includes(traceId) ? 'in the trace' : String(t))).join(', ') || 'none'}`);
   const dir = join(REPO_ROOT, 'docs', 'images');
   await mkdir(dir, { recursive: true });
   const svgFile = join(dir, 'operation-trace.svg');
