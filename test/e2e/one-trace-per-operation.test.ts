@@ -374,10 +374,56 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT and http/json', () => {
     });
   });
 
+  it('quick_calculation, a sync tool called without a task: its EXPRESS execution and worker are children of the request', async () => {
+    const caller = callerContext();
+    const answered = await modernRequest(
+      server.url,
+      'tools/call',
+      { name: 'quick_calculation', arguments: { a: 6007, b: 3, op: 'mul' }, _meta: { traceparent: caller.traceparent } },
+      { capabilities: {} },
+    );
+    expect(ok(answered).isError).toBeFalsy();
+    await vi.waitFor(() => expect(receiver.spans.some((span) => span.traceId === caller.traceId && span.name === 'execution quick_calculation')).toBe(true), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    const { inTrace } = spansOf(receiver, caller.traceId);
+    const request = only(inTrace, 'tools/call quick_calculation');
+    expect(request.parentSpanId).toBe(caller.spanId);
+    const execution = only(inTrace, 'execution quick_calculation');
+    expect(execution.parentSpanId).toBe(request.spanId);
+    expect(attributeText(inTrace)).not.toContain('6007');
+  });
+
   // The notice (the event appended, each webhook POST with its traceparent header) joins these
   // traces too: its checks go here, beside the operation's.
+  // The webhook POST and its header need a signed-in principal: test/e2e/notice-in-operation-trace.test.ts.
   describe('the notice', () => {
-    it.todo('each event appended and each webhook POST is in the operation trace, the POST with its traceparent header');
+    it("the end's event is a span under status sync's end, and events/poll gives it with that span's traceparent in _meta", async () => {
+      const caller = callerContext();
+      const poll = (cursor: unknown) =>
+        modernRequest(server.url, 'events/poll', { name: 'operation.finished', arguments: { tool: 'analyze_dataset' }, cursor }, { capabilities: TASKS });
+      const { cursor } = ok(await poll(null));
+      const driver = tasksExtension(() => server.url);
+      const taskId = await driver.start('analyze_dataset', { rows: 64 }, caller.traceparent);
+      expect(await driver.untilEnd(taskId, caller.traceparent)).toBe('completed');
+      await untilEnded(receiver, caller.traceId);
+      const { inTrace } = spansOf(receiver, caller.traceId);
+      const end = inTrace.find((span) => span.name === 'status sync' && span.attributes[END_ATTRIBUTE] !== undefined);
+      const event = only(inTrace, 'event operation.finished');
+      expect(event.parentSpanId).toBe(end?.spanId);
+      // Polls read a few seconds behind now: the event comes on a later poll.
+      const occurrence = await vi.waitFor(
+        async () => {
+          const { events } = ok(await poll(cursor));
+          const ours = (events as { data: { operationId?: string }; _meta?: Record<string, string> }[]).find((e) => e.data.operationId === taskId);
+          if (!ours) throw new Error('not polled yet');
+          return ours;
+        },
+        { timeout: 20_000, interval: 500 },
+      );
+      expect(occurrence._meta?.traceparent).toBe(`00-${caller.traceId}-${event.spanId}-01`);
+    });
   });
 });
 
