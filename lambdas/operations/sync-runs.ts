@@ -3,7 +3,8 @@
  * as a tracked operation the caller waits for within its sync bound (stopped past it, or
  * handed off to a client that can come back later).
  */
-import { checkExecutionInput, checkId, executionInputOf } from './execution-input.ts';
+import { currentCarrier } from '../observability/tracing.ts';
+import { checkExecutionInput, checkId, executionInputOf, withExecutionTrace } from './execution-input.ts';
 import { outcomeOf, runningExpiry } from './execution-outcome.ts';
 import { mintId } from './fingerprint.ts';
 import type { InputProtocol } from './input-protocol.ts';
@@ -183,7 +184,11 @@ export class SyncRuns {
   private async runExpress(input: SyncRunInput, boundSeconds: number, deadline: number): Promise<Outcome> {
     const { tool } = input;
     if (input.requestId !== undefined) checkId('request id', input.requestId);
-    const executionInput = executionInputOf(input.ownerId, null, tool, input.arguments, this.deps.protocol.capabilitiesOf(input.clientCapabilities ?? {}));
+    // No record to keep it: the request's span context goes in the input, so the run joins the request's trace.
+    const executionInput = withExecutionTrace(
+      executionInputOf(input.ownerId, null, tool, input.arguments, this.deps.protocol.capabilitiesOf(input.clientCapabilities ?? {})),
+      currentCarrier(),
+    );
     checkExecutionInput(executionInput);
     // Forgetting the id runs beside the run, so it adds no latency; its failure fails no call.
     const forget =

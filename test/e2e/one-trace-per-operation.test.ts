@@ -374,7 +374,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT and http/json', () => {
     });
   });
 
-  it('quick_calculation, a sync tool called without a task: its EXPRESS execution and worker are children of the request', async () => {
+  it('quick_calculation, a sync tool called without a task: its EXPRESS execution is the child of the request', async () => {
     const caller = callerContext();
     const answered = await modernRequest(
       server.url,
