@@ -31,7 +31,8 @@ export const OPERATION_END_ATTRIBUTE = 'async_mcp.operation.status';
 export const OPERATION_SPANS = {
   execution: (tool: string) => `execution ${tool}`,
   worker: (worker: string) => `invoke ${worker}`,
-  step: (name: string) => `step ${name}`,
+  /** A durable step by its order in the run: its name is the tool's, and may quote arguments. */
+  step: (ordinal: number) => `step ${ordinal}`,
   questionAsked: 'question asked',
   questionAnswered: 'question answered',
   statusSync: 'status sync',

@@ -326,11 +326,14 @@ export class DurableRun {
       }
       const startTime = this.stepStarts.get(update.Id) ?? Date.now();
       this.stepStarts.delete(update.Id);
-      recordSpan(OPERATION_SPANS.step(update.Name ?? update.Id), { parent: this.invocationTrace, startTime, failed: update.Action === 'FAIL' });
+      // Numbered, not named: a tool may name its steps after its arguments, which stay out of traces.
+      this.stepsEnded += 1;
+      recordSpan(OPERATION_SPANS.step(this.stepsEnded), { parent: this.invocationTrace, startTime, failed: update.Action === 'FAIL' });
     }
   }
 
   private readonly stepStarts = new Map<string, number>();
+  private stepsEnded = 0;
   private invocationTrace: TraceCarrier | undefined;
 
   /** Invokes the handler, or, while an invocation runs, invokes again once it returns. */

@@ -169,9 +169,9 @@ async function untilEnded(receiver: Receiver, traceId: string): Promise<void> {
   await new Promise((done) => setTimeout(done, 600));
 }
 
-/** Every attribute value of every span, as text, to look for argument values in. */
+/** Every name and attribute value of every span, as text, to look for argument values in. */
 function attributeText(spans: readonly ReceivedSpan[]): string {
-  return JSON.stringify(spans.map((span) => span.attributes));
+  return JSON.stringify(spans.map((span) => [span.name, span.attributes]));
 }
 
 function only(spans: readonly ReceivedSpan[], name: string): ReceivedSpan {
