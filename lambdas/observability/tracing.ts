@@ -26,14 +26,19 @@ export type { Span };
 // On globalThis, as the API keeps its own globals: every copy of this module in a thread
 // (the local stack reloads tool modules fresh) sees the one SDK that thread started.
 const TRACING_ON = Symbol.for('async-mcp.tracing-on');
-type Flagged = { [TRACING_ON]?: boolean };
 
 const TRACER_NAME = 'async-mcp';
 const NO_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
-/** Whether this thread exports spans: set once the SDK's provider is registered. */
+// Where the API keeps what is registered (its global-utils): a provider registered by other
+// code, such as the ADOT Lambda layer's wrapper, turns tracing on without our SDK in the bundle.
+const API_GLOBALS = Symbol.for('opentelemetry.js.api.1');
+type Flagged = { [TRACING_ON]?: boolean; [API_GLOBALS]?: { trace?: unknown } };
+
+/** Whether spans are recorded in this thread: our SDK started, or a tracer provider registered by its host. */
 export function tracingOn(): boolean {
-  return (globalThis as Flagged)[TRACING_ON] === true;
+  const globals = globalThis as Flagged;
+  return globals[TRACING_ON] === true || globals[API_GLOBALS]?.trace !== undefined;
 }
 
 /** Marks this thread's tracing on or off; only the SDK setup calls this. */
