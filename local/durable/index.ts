@@ -57,10 +57,17 @@ export async function startLocalDurableService(options: LocalDurableServiceOptio
       region,
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
-    return new DurableExecutionApiClient(handlerClient);
+    return new StopAwareApiClient(handlerClient, (arn) => {
+      try {
+        return service.describe(arn, false).Status === 'STOPPED';
+      } catch {
+        // An execution this service does not know was not stopped by it.
+        return false;
+      }
+    });
   };
   const store = options.dataDir === undefined ? undefined : new ExecutionStore(options.dataDir);
-  const service = new DurableExecutionService(
+  const service: DurableExecutionService = new DurableExecutionService(
     worker,
     transport,
     { region, accountId: options.accountId ?? '000000000000' },
@@ -81,4 +88,29 @@ export async function startLocalDurableService(options: LocalDurableServiceOptio
       await worker.close();
     },
   };
+}
+
+/**
+ * The SDK's client, except that a checkpoint refused because the execution was stopped is not
+ * logged: Lambda refuses it too, but the stop was this service's, so the handler's ERROR line
+ * with its stack would only alarm. Any other refusal is logged as the SDK logs it.
+ */
+class StopAwareApiClient extends DurableExecutionApiClient {
+  constructor(
+    client: LambdaClient,
+    private readonly stopped: (arn: string) => boolean,
+  ) {
+    super(client);
+  }
+
+  override async checkpoint(...[params, logger]: Parameters<DurableExecutionApiClient['checkpoint']>) {
+    try {
+      return await super.checkpoint(params);
+    } catch (error) {
+      if (!this.stopped(params.DurableExecutionArn ?? '')) {
+        logger?.error('Failed to checkpoint durable execution', error, { requestId: (error as { $metadata?: { requestId?: string } }).$metadata?.requestId });
+      }
+      throw error;
+    }
+  }
 }
