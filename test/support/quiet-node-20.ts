@@ -6,11 +6,16 @@
 import { nodeVersionNotice } from '../../local/node-version-notice.ts';
 
 const OIDC_PROVIDER_RUNTIME_WARNING = /^oidc-provider WARNING: Unsupported runtime\b/;
+// A worker that does not isolate its files runs this before each of them: wrap console.warn once.
+const QUIET = Symbol.for('async-mcp.quiet-node-20');
 
-if (nodeVersionNotice() !== undefined) {
+if (nodeVersionNotice() !== undefined && !(QUIET in console.warn)) {
   const warn = console.warn;
-  console.warn = (...args: unknown[]) => {
-    if (typeof args[0] === 'string' && OIDC_PROVIDER_RUNTIME_WARNING.test(args[0])) return;
-    warn.apply(console, args);
-  };
+  console.warn = Object.assign(
+    (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && OIDC_PROVIDER_RUNTIME_WARNING.test(args[0])) return;
+      warn.apply(console, args);
+    },
+    { [QUIET]: true },
+  );
 }
