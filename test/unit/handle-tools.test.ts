@@ -4,7 +4,8 @@
  * them. Executions finish when a test says so.
  */
 import { TEST_SECRET_KEY } from '../support/core-harness.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAsyncMcpApp, type AsyncMcpApp } from '../../lambdas/app/async-mcp-app.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
@@ -282,8 +283,17 @@ describe('the built-in tools', () => {
 
   it("operation_list lists this principal's handle operations only, newest first, in pages", async () => {
     const principal = 'Bearer lister';
-    const ids: string[] = [];
-    for (let i = 0; i < 51; i++) ids.push(await startJob(as(principal)));
+    // Each start answers only at the 1 s sync bound, its execution still running: the next is sent
+    // once the engine has this one, a millisecond later, so creation order is call order and
+    // the 51 bounds overlap instead of adding up to most of a minute.
+    const starts: Promise<string>[] = [];
+    for (let i = 0; i < 51; i++) {
+      const before = on.engine.executionCount;
+      starts.push(startJob(as(principal)));
+      await vi.waitFor(() => expect(on.engine.executionCount).toBe(before + 1), { interval: 1, timeout: 10_000 });
+      await sleep(1);
+    }
+    const ids = await Promise.all(starts);
     // An operation of another dialect, and another principal's handle, are not listed.
     ok(await legacyRequest(on.server.url, 'tools/call', { name: 'job', arguments: {}, operation: { token: 'sep-op' } }, { version: OLD, ...as(principal) }));
     await startJob(as('Bearer someone-else'));
