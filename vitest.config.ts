@@ -30,12 +30,24 @@ export default defineConfig({
         resolve: shared.resolve,
         test: {
           ...shared,
+          // Template tests: each file builds its own App, so the files of a worker share one
+          // load of aws-cdk-lib (it was most of their time); a process each, for synth's spawns.
+          name: 'cdk',
+          include: ['test/cdk/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...cliExclude],
+          isolate: false,
+        },
+      },
+      {
+        resolve: shared.resolve,
+        test: {
+          ...shared,
           // Files that start local stacks, spawn processes or synthesize get a fresh process each.
-          // Named to sort before "unit": the default sequencer runs projects in name order, so the
-          // long files start first and the short unit files fill the end of the run.
+          // Named to sort before "unit": the default sequencer runs projects in name order ("cdk",
+          // "stack", "unit"), so the long files start first and the short unit files fill the end.
           name: 'stack',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...cliExclude, 'test/unit/**'],
+          exclude: [...configDefaults.exclude, ...cliExclude, 'test/unit/**', 'test/cdk/**'],
         },
       },
       {
