@@ -5,8 +5,7 @@
  * gone. Every dialect, read through the project's client library and the v1 SDK Client,
  * still answers the result the operation finished with.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join as joinPath } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -45,7 +44,9 @@ async function withStack<T>(toolsDir: string, read: (stack: LocalStack) => Promi
 }
 
 beforeAll(async () => {
-  root = await mkdtemp(joinPath(tmpdir(), 'async-mcp-redeploy-'));
+  // Inside the project: a defineTool durable.ts is loaded, and its imports resolve from the project's node_modules.
+  await mkdir(joinPath(import.meta.dirname, '../../.scratch'), { recursive: true });
+  root = await mkdtemp(joinPath(import.meta.dirname, '../../.scratch/redeploy-'));
   dataDir = joinPath(root, 'data');
   const first = await startTestStack({ toolsDir: await toolsFolder('first', async () => undefined), dataDir });
   try {
