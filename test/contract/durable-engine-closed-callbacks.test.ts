@@ -12,29 +12,21 @@ import {
   LambdaClient,
   SendDurableExecutionCallbackSuccessCommand,
 } from '@aws-sdk/client-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DurableFunctionEngine } from '../../lambdas/aws/durable-function-engine.ts';
 import { TaskGoneError } from '../../lambdas/operations/ports.ts';
 import { callbackIdFor } from '../local/durable-handlers.ts';
-import { type DurableHarness, startDurableHarness } from '../local/durable-harness.ts';
+import { durableEngineFixture, functionArn } from './durable-engine-fixture.ts';
 
-let harness: DurableHarness;
-let engine: DurableFunctionEngine;
-const functionArn = (name: string) => `arn:aws:lambda:us-east-1:000000000000:function:${name}:$LATEST`;
-
-beforeAll(async () => {
-  harness = await startDurableHarness();
-  engine = new DurableFunctionEngine(harness.lambda);
-});
-afterAll(async () => {
-  await harness.close();
-});
+const durable = durableEngineFixture();
 
 /** Reads the execution's operations until one of `type` has `status`. */
 function waitForOperation(executionArn: string, type: string, status: string): Promise<void> {
   return vi.waitFor(
     async () => {
-      const state = await harness.lambda.send(new GetDurableExecutionStateCommand({ DurableExecutionArn: executionArn, CheckpointToken: undefined as never }));
+      const state = await durable.harness.lambda.send(
+        new GetDurableExecutionStateCommand({ DurableExecutionArn: executionArn, CheckpointToken: undefined as never }),
+      );
       expect(state.Operations?.find((operation) => operation.Type === type)?.Status).toBe(status);
     },
     { interval: 100, timeout: 10_000 },
@@ -43,7 +35,7 @@ function waitForOperation(executionArn: string, type: string, status: string): P
 
 describe("Lambda's answer for a closed callback, through the durable engine", () => {
   it('a callback that timed out while its execution runs on is TaskGoneError, as TaskTimedOut is, for success and failure alike', async () => {
-    const { executionArn } = await engine.start({
+    const { executionArn } = await durable.engine.start({
       stateMachineArn: functionArn('callback-then-wait'),
       name: 'engine-expired',
       input: { key: 'engine-expired', timeoutSeconds: 1 },
@@ -53,35 +45,39 @@ describe("Lambda's answer for a closed callback, through the durable engine", ()
     await waitForOperation(executionArn, 'WAIT', 'STARTED');
     // What Lambda answers, as the client raises it.
     await expect(
-      harness.lambda.send(new SendDurableExecutionCallbackSuccessCommand({ CallbackId: callbackId, Result: new Uint8Array() })),
+      durable.harness.lambda.send(new SendDurableExecutionCallbackSuccessCommand({ CallbackId: callbackId, Result: new Uint8Array() })),
     ).rejects.toBeInstanceOf(CallbackTimeoutException);
-    await expect(engine.sendTaskSuccess(callbackId, { approved: true })).rejects.toBeInstanceOf(TaskGoneError);
-    await expect(engine.sendTaskFailure(callbackId, { error: 'Mcp.InputDeclined', cause: 'late' })).rejects.toBeInstanceOf(TaskGoneError);
-    expect((await engine.describe(executionArn)).status).toBe('RUNNING');
-    await engine.stop(executionArn, { error: 'Cancelled', cause: 'test over' });
+    await expect(durable.engine.sendTaskSuccess(callbackId, { approved: true })).rejects.toBeInstanceOf(TaskGoneError);
+    await expect(durable.engine.sendTaskFailure(callbackId, { error: 'Mcp.InputDeclined', cause: 'late' })).rejects.toBeInstanceOf(TaskGoneError);
+    expect((await durable.engine.describe(executionArn)).status).toBe('RUNNING');
+    await durable.engine.stop(executionArn, { error: 'Cancelled', cause: 'test over' });
   });
 
   it('a callback answered already is TaskGoneError, and so is one of an execution that was stopped', async () => {
-    const { executionArn } = await engine.start({
+    const { executionArn } = await durable.engine.start({
       stateMachineArn: functionArn('callback-then-wait'),
       name: 'engine-answered',
       input: { key: 'engine-answered', timeoutSeconds: 3600 },
     });
     const callbackId = await callbackIdFor('engine-answered');
-    await engine.sendTaskSuccess(callbackId, { approved: true });
-    await expect(engine.sendTaskSuccess(callbackId, { approved: false })).rejects.toBeInstanceOf(TaskGoneError);
+    await durable.engine.sendTaskSuccess(callbackId, { approved: true });
+    await expect(durable.engine.sendTaskSuccess(callbackId, { approved: false })).rejects.toBeInstanceOf(TaskGoneError);
     // Resumed by the answer, the run goes on to its wait before it is stopped.
     await waitForOperation(executionArn, 'WAIT', 'STARTED');
-    await engine.stop(executionArn, { error: 'Cancelled', cause: 'test over' });
-    await expect(engine.sendTaskFailure(callbackId, { error: 'E', cause: 'c' })).rejects.toBeInstanceOf(TaskGoneError);
+    await durable.engine.stop(executionArn, { error: 'Cancelled', cause: 'test over' });
+    await expect(durable.engine.sendTaskFailure(callbackId, { error: 'E', cause: 'c' })).rejects.toBeInstanceOf(TaskGoneError);
     // Stopping it again changes nothing, as the port asks.
-    await engine.stop(executionArn, { error: 'Cancelled', cause: 'again' });
-    expect(await engine.describe(executionArn)).toMatchObject({ status: 'ABORTED', error: 'Cancelled', cause: 'test over' });
+    await durable.engine.stop(executionArn, { error: 'Cancelled', cause: 'again' });
+    expect(await durable.engine.describe(executionArn)).toMatchObject({ status: 'ABORTED', error: 'Cancelled', cause: 'test over' });
   });
 
   it('should Lambda refuse stopping an execution as an invalid parameter, an execution that has ended is stopped all the same, a running one is not', async () => {
     // A client whose StopDurableExecution is refused, as a fault injected into its stack.
-    const refusing = new LambdaClient({ endpoint: harness.local.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    const refusing = new LambdaClient({
+      endpoint: durable.harness.local.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
     refusing.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName !== 'StopDurableExecutionCommand') return next(args);
@@ -91,14 +87,14 @@ describe("Lambda's answer for a closed callback, through the durable engine", ()
     );
     const refused = new DurableFunctionEngine(refusing);
     try {
-      const ended = await engine.start({ stateMachineArn: functionArn('steps'), name: 'refused-stop-ended', input: { value: 2 } });
-      await vi.waitFor(async () => expect((await engine.describe(ended.executionArn)).status).toBe('SUCCEEDED'), { interval: 50, timeout: 10_000 });
+      const ended = await durable.engine.start({ stateMachineArn: functionArn('steps'), name: 'refused-stop-ended', input: { value: 2 } });
+      await vi.waitFor(async () => expect((await durable.engine.describe(ended.executionArn)).status).toBe('SUCCEEDED'), { interval: 50, timeout: 10_000 });
       await refused.stop(ended.executionArn, { error: 'Cancelled', cause: 'late' });
-      expect((await engine.describe(ended.executionArn)).status).toBe('SUCCEEDED');
+      expect((await durable.engine.describe(ended.executionArn)).status).toBe('SUCCEEDED');
 
-      const running = await engine.start({ stateMachineArn: functionArn('long-wait'), name: 'refused-stop-running', input: {} });
+      const running = await durable.engine.start({ stateMachineArn: functionArn('long-wait'), name: 'refused-stop-running', input: {} });
       await expect(refused.stop(running.executionArn, { error: 'Cancelled', cause: 'now' })).rejects.toBeInstanceOf(InvalidParameterValueException);
-      await engine.stop(running.executionArn, { error: 'Cancelled', cause: 'test over' });
+      await durable.engine.stop(running.executionArn, { error: 'Cancelled', cause: 'test over' });
     } finally {
       refusing.destroy();
     }

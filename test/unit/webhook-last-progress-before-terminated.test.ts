@@ -7,25 +7,15 @@
  * The jobs are the fan-out's, and run as the transport runs them: each at its time, a retry
  * again after its delay.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_OWED } from '../../lambdas/events/owed-events.ts';
 import type { WebhookDeliveryJob } from '../../lambdas/events/webhook-delivery-job.ts';
 import { WebhookFanOut } from '../../lambdas/events/webhook-fan-out.ts';
 import { deliveryMessageOf, parseDeliveryMessage } from '../../lambdas/events/webhooks/delivery-message.ts';
-import { answerVerifications, eventEntry, subscribeRequest, T0, webhookSetUp } from '../support/webhook-harness.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventEntry, subscribeRequest, T0, webhookSetUp } from '../support/webhook-harness.ts';
+import { webhookReceiverFixture } from '../support/webhook-receiver-fixture.ts';
 
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver?.close();
-});
-beforeEach(() => {
-  receiver.posts.length = 0;
-  answerVerifications(receiver);
-});
+const receiver = webhookReceiverFixture();
 
 type SetUp = ReturnType<typeof webhookSetUp>;
 
@@ -43,8 +33,8 @@ async function runAsTransport(setUp: SetUp, jobs: Array<{ job: WebhookDeliveryJo
 
 /** What the receiver was sent after verification, in the order it answered: [status, eventId or type]. */
 function answered(): Array<[number, string]> {
-  return receiver.posts
-    .filter((p) => !p.body.includes('"verification"'))
+  return receiver()
+    .posts.filter((p) => !p.body.includes('"verification"'))
     .map((p) => {
       const body = JSON.parse(p.body) as { eventId?: string; type?: string };
       return [p.status, body.eventId ?? body.type ?? '?'];
@@ -62,7 +52,7 @@ function progressAcknowledgedBeforeTerminated(): boolean {
 /** A progress subscription, its last report and its operation's end, each logged and fanned out: the jobs the queue holds. */
 async function progressSubscription(setUp: SetUp) {
   const { id } = await setUp.subscriptions.subscribe(
-    subscribeRequest(receiver, { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver.origin}/progress` }),
+    subscribeRequest(receiver(), { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver().origin}/progress` }),
   );
   const fanOut = new WebhookFanOut(setUp.subscriptions.deps);
   const progress = eventEntry({ eventId: 'evt_progress', name: 'operation.progress', data: { progress: 9, total: 10 } });
@@ -87,7 +77,7 @@ describe('an end job through the delivery queue', () => {
 });
 
 describe('the last progress report before terminated', () => {
-  it('a progress report still in flight when the end is handled (a slow receiver, then a 503) reaches the receiver before terminated', async () => {
+  it('a progress report still in flight when the end is handled (a slow receiver(), then a 503) reaches the receiver before terminated', async () => {
     const setUp = webhookSetUp();
     const { progressJob, endJob, id } = await progressSubscription(setUp);
     // The first try of the report hangs at the receiver until the end has been handled, then gets a 503.
@@ -96,7 +86,7 @@ describe('the last progress report before terminated', () => {
     let release: () => void = () => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     let firstTry = true;
-    receiver.handle = async (request) => {
+    receiver().handle = async (request) => {
       const body = (await request.json()) as { type?: string; challenge?: string; eventId?: string };
       if (body.type === 'verification') return Response.json({ challenge: body.challenge });
       if (body.eventId === 'evt_progress' && firstTry) {

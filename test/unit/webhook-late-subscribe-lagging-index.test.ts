@@ -6,7 +6,7 @@
  * here are the in-memory stores with their index made to lag 500 ms, as DynamoDB's may; the
  * sender is the real one, posting to a receiver on 127.0.0.1.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { timePosition } from '../../lambdas/events/event-log.ts';
 import { resolveEventsSettings } from '../../lambdas/events/events-settings.ts';
 import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
@@ -16,22 +16,12 @@ import { WebhookFanOut } from '../../lambdas/events/webhook-fan-out.ts';
 import { subscriptionIdFor } from '../../lambdas/events/webhook-subscription.ts';
 import { WebhookSubscriptions, type SubscribeRequest } from '../../lambdas/events/webhook-subscriptions.ts';
 import { createWebhookSender } from '../../lambdas/events/webhooks/webhook-sender.ts';
-import { answerVerifications, eventEntry, OPERATION_ENDED, subscribeRequest, T0 } from '../support/webhook-harness.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventEntry, OPERATION_ENDED, subscribeRequest, T0 } from '../support/webhook-harness.ts';
+import { webhookReceiverFixture } from '../support/webhook-receiver-fixture.ts';
 
 const INDEX_LAG_MS = 500;
 
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver?.close();
-});
-beforeEach(() => {
-  receiver.posts.length = 0;
-  answerVerifications(receiver);
-});
+const receiver = webhookReceiverFixture();
 
 function laggingSetUp() {
   const clock = { now: () => T0 };
@@ -71,7 +61,7 @@ describe('the stores made to lag as DynamoDB may', () => {
       id: 'sub_1',
       name: 'operation.finished',
       arguments: {},
-      url: `${receiver.origin}/hook`,
+      url: `${receiver().origin}/hook`,
       secrets: ['v1.sealed'],
       createdAt: T0,
       refreshedAt: T0,
@@ -100,13 +90,13 @@ describe('late subscribe under a lagging index', () => {
     await setUp.log.append(end);
     expect(await setUp.fanOut.fanOut(end)).toBe(0);
     // The host subscribes before the index shows the end (300 ms later, the index 500 ms behind).
-    const { id } = await setUp.subscriptions.subscribe(subscribeRequest(receiver, { arguments: { operationId: 'op-1' }, cursor: null }));
+    const { id } = await setUp.subscriptions.subscribe(subscribeRequest(receiver(), { arguments: { operationId: 'op-1' }, cursor: null }));
     expect(setUp.jobs).toEqual([{ subscriptionId: id, ownerKey: 'owner-a', eventId: end.eventId, attempt: 1 }]);
   });
 
   it('a webhook subscribed to operation.finished just before the operation ended gets a job for that end, though the listing does not show it yet', async () => {
     const setUp = laggingSetUp();
-    const { id, done } = await subscribing(setUp, subscribeRequest(receiver, { arguments: { operationId: 'op-1' }, cursor: null }));
+    const { id, done } = await subscribing(setUp, subscribeRequest(receiver(), { arguments: { operationId: 'op-1' }, cursor: null }));
     // The end is logged and fanned out while the owner index does not show the new subscription yet.
     const end = eventEntry({ loggedAt: T0 + 300 });
     await setUp.log.append(end);
@@ -119,7 +109,7 @@ describe('late subscribe under a lagging index', () => {
     const setUp = laggingSetUp();
     const { id, done } = await subscribing(
       setUp,
-      subscribeRequest(receiver, { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver.origin}/progress` }),
+      subscribeRequest(receiver(), { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver().origin}/progress` }),
     );
     const end = eventEntry({ loggedAt: T0 + 300 });
     await setUp.log.append(end);
@@ -133,10 +123,10 @@ describe('late subscribe under a lagging index', () => {
     await setUp.log.append(eventEntry({ eventId: 'evt_progress', name: 'operation.progress', loggedAt: T0 - 400, data: { progress: 10, total: 10 } }));
     await setUp.log.append(eventEntry({ eventId: 'evt_finished', loggedAt: T0 - 300 }));
     const { id } = await setUp.subscriptions.subscribe(
-      subscribeRequest(receiver, {
+      subscribeRequest(receiver(), {
         name: 'operation.progress',
         arguments: { operationId: 'op-1' },
-        url: `${receiver.origin}/progress`,
+        url: `${receiver().origin}/progress`,
         cursor: timePosition(T0 - 60_000),
         operationEnded: true,
       }),
@@ -150,7 +140,7 @@ describe('late subscribe under a lagging index', () => {
   it('the end job of a progress webhook owes the last report, logged a moment before the end while the index does not show it yet', async () => {
     const setUp = laggingSetUp();
     const { id } = await setUp.subscriptions.subscribe(
-      subscribeRequest(receiver, { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver.origin}/progress` }),
+      subscribeRequest(receiver(), { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver().origin}/progress` }),
     );
     const progress = eventEntry({ eventId: 'evt_progress', name: 'operation.progress', data: { progress: 9, total: 10 } });
     const end = eventEntry({ eventId: 'evt_finished' });
@@ -165,7 +155,7 @@ describe('late subscribe under a lagging index', () => {
     const setUp = laggingSetUp();
     const end = eventEntry({ loggedAt: T0 });
     let fannedOut: number | undefined;
-    receiver.handle = async (request) => {
+    receiver().handle = async (request) => {
       const body = (await request.json()) as { type?: string; challenge?: string };
       // The caller saw the operation running; it ends now, before the subscription is stored.
       if (body.type === 'verification' && fannedOut === undefined) {
@@ -175,7 +165,7 @@ describe('late subscribe under a lagging index', () => {
       return body.type === 'verification' ? Response.json({ challenge: body.challenge }) : new Response(null, { status: 204 });
     };
     const { id } = await setUp.subscriptions.subscribe(
-      subscribeRequest(receiver, { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver.origin}/progress` }),
+      subscribeRequest(receiver(), { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver().origin}/progress` }),
     );
     expect(fannedOut).toBe(0);
     expect(setUp.jobs).toEqual([{ subscriptionId: id, ownerKey: 'owner-a', attempt: 1 }]);

@@ -5,24 +5,17 @@
  * `cursor: null`; and a progress subscription whose operation has already ended gets its
  * `terminated` at once, after the progress still in the log.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { positionOf, timePosition } from '../../lambdas/events/event-log.ts';
-import { answerVerifications, eventEntry, OPERATION_ENDED, subscribeRequest, T0, webhookSetUp } from '../support/webhook-harness.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventEntry, OPERATION_ENDED, subscribeRequest, T0, webhookSetUp } from '../support/webhook-harness.ts';
+import { webhookReceiverFixture } from '../support/webhook-receiver-fixture.ts';
 
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver?.close();
-});
-beforeEach(() => {
-  receiver.posts.length = 0;
-  answerVerifications(receiver);
-});
+const receiver = webhookReceiverFixture();
 
-const deliveredBodies = () => receiver.posts.filter((p) => !p.body.includes('"verification"')).map((p) => JSON.parse(p.body) as Record<string, unknown>);
+const deliveredBodies = () =>
+  receiver()
+    .posts.filter((p) => !p.body.includes('"verification"'))
+    .map((p) => JSON.parse(p.body) as Record<string, unknown>);
 
 describe('a webhook subscribed after the events it asks for', () => {
   it('a webhook subscribed to operation.finished with cursor null just after the operation ended still gets that end', async () => {
@@ -30,7 +23,7 @@ describe('a webhook subscribed after the events it asks for', () => {
     // The task ends; its operation.finished is logged a moment before the host subscribes (the ChatGPT flow).
     const end = eventEntry({ loggedAt: T0 - 300 });
     await log.append(end);
-    const { id, position } = await subscriptions.subscribe(subscribeRequest(receiver, { arguments: { operationId: 'op-1' }, cursor: null }));
+    const { id, position } = await subscriptions.subscribe(subscribeRequest(receiver(), { arguments: { operationId: 'op-1' }, cursor: null }));
     // The answer's cursor lies before the end: a poll from it returns the end, and so does the webhook.
     expect(position < positionOf(end)).toBe(true);
     expect(jobs).toEqual([{ subscriptionId: id, ownerKey: 'owner-a', eventId: end.eventId, attempt: 1 }]);
@@ -41,14 +34,14 @@ describe('a webhook subscribed after the events it asks for', () => {
   it('a cursor from before the end replays it, though it was logged within the settle window', async () => {
     const { subscriptions, jobs, log } = webhookSetUp();
     await log.append(eventEntry({ loggedAt: T0 - 300 }));
-    await subscriptions.subscribe(subscribeRequest(receiver, { cursor: timePosition(T0 - 60_000) }));
+    await subscriptions.subscribe(subscribeRequest(receiver(), { cursor: timePosition(T0 - 60_000) }));
     expect(jobs.map((job) => job.eventId)).toEqual(['evt_1']);
   });
 
   it('a cursor null does not replay what was logged before the settled horizon', async () => {
     const { subscriptions, jobs, log, subscriptions: s } = webhookSetUp();
     await log.append(eventEntry({ loggedAt: T0 - s.deps.settings.settleMs - 1 }));
-    await subscriptions.subscribe(subscribeRequest(receiver, { cursor: null }));
+    await subscriptions.subscribe(subscribeRequest(receiver(), { cursor: null }));
     expect(jobs).toEqual([]);
   });
 
@@ -56,7 +49,7 @@ describe('a webhook subscribed after the events it asks for', () => {
     const { subscriptions, jobs, log, deliver, store } = webhookSetUp();
     await log.append(eventEntry({ eventId: 'evt_progress', name: 'operation.progress', loggedAt: T0 - 5000, data: { progress: 10, total: 10 } }));
     const { id } = await subscriptions.subscribe(
-      subscribeRequest(receiver, {
+      subscribeRequest(receiver(), {
         name: 'operation.progress',
         arguments: { operationId: 'op-1' },
         cursor: timePosition(T0 - 60_000),

@@ -5,32 +5,22 @@
  * version conflict), lets the progress deliveries still pending go first, sends `terminated`
  * under a stable `webhook-id`, then deletes the subscription and gives its slot back.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InMemoryWebhookSubscriptions } from '../../lambdas/events/in-memory-webhook-subscriptions.ts';
 import type { WebhookSubscription, WebhookSubscriptionStore } from '../../lambdas/events/webhook-subscription.ts';
-import { answerVerifications, eventEntry, OPERATION_ENDED, subscribeRequest, T0, webhookSetUp } from '../support/webhook-harness.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventEntry, OPERATION_ENDED, subscribeRequest, T0, webhookSetUp } from '../support/webhook-harness.ts';
+import { webhookReceiverFixture } from '../support/webhook-receiver-fixture.ts';
 
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver?.close();
-});
-beforeEach(() => {
-  receiver.posts.length = 0;
-  answerVerifications(receiver);
-});
+const receiver = webhookReceiverFixture();
 
 const progressRequest = () =>
-  subscribeRequest(receiver, { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver.origin}/progress` });
+  subscribeRequest(receiver(), { name: 'operation.progress', arguments: { operationId: 'op-1' }, url: `${receiver().origin}/progress` });
 const endJob = (subscriptionId: string, attempt = 1) => ({ subscriptionId, ownerKey: 'owner-a', attempt });
-const terminatedPosts = () => receiver.posts.filter((p) => p.body.includes('"terminated"'));
+const terminatedPosts = () => receiver().posts.filter((p) => p.body.includes('"terminated"'));
 
 /** Answers `status` to every event and terminated body, while still echoing verifications. */
 function answerDeliveries(status: number): void {
-  receiver.handle = async (request) => {
+  receiver().handle = async (request) => {
     const body = (await request.json()) as { type?: string; challenge?: string };
     return body.type === 'verification' ? Response.json({ challenge: body.challenge }) : new Response(null, { status });
   };
@@ -107,7 +97,9 @@ describe('the end of a progress webhook subscription', () => {
     expect(await deliver(progressJob(2))).toEqual({ kind: 'delivered' });
     expect(await deliver(endJob(id, 2))).toEqual({ kind: 'delivered' });
     expect(
-      receiver.posts.filter((p) => !p.body.includes('"verification"')).map((p) => [p.status, JSON.parse(p.body).type ?? JSON.parse(p.body).eventId]),
+      receiver()
+        .posts.filter((p) => !p.body.includes('"verification"'))
+        .map((p) => [p.status, JSON.parse(p.body).type ?? JSON.parse(p.body).eventId]),
     ).toEqual([
       [503, 'evt_progress'],
       [204, 'evt_progress'],

@@ -4,7 +4,7 @@
  * and each outcome of one delivery try (delivered, retry with backoff, final answers,
  * exhausted retries, suspension, expiry, the terminated envelope).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { streamOf, timePosition, type EventEntry } from '../../lambdas/events/event-log.ts';
 import { EVENTS_DEFAULTS, resolveEventsSettings, type EventsSettingsInput } from '../../lambdas/events/events-settings.ts';
 import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
@@ -16,25 +16,13 @@ import { WebhookFanOut } from '../../lambdas/events/webhook-fan-out.ts';
 import { WebhookSubscriptions } from '../../lambdas/events/webhook-subscriptions.ts';
 import { generateWebhookSecret, parseWebhookSecret, type WebhookSecret } from '../../lambdas/events/webhooks/webhook-secret.ts';
 import { createWebhookSender } from '../../lambdas/events/webhooks/webhook-sender.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { webhookReceiverFixture } from '../support/webhook-receiver-fixture.ts';
 
 const T0 = 1_760_000_000_000;
 const SERVER_KEY = new Uint8Array(32).fill(9);
 
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver?.close();
-});
-beforeEach(() => {
-  receiver.posts.length = 0;
-  receiver.handle = async (request) => {
-    const body = (await request.json()) as { type?: string; challenge?: string };
-    return body.type === 'verification' ? Response.json({ challenge: body.challenge }) : new Response(null, { status: 204 });
-  };
-});
+const receiver = webhookReceiverFixture();
 
 function secret(): WebhookSecret {
   const parsed = parseWebhookSecret(generateWebhookSecret());
@@ -61,7 +49,7 @@ function setUp(settings: EventsSettingsInput = {}) {
   return { clock, jobs, log, store, subscriptions, deliver: createDeliverWebhookJob(subscriptions) };
 }
 
-const url = (path: string) => `${receiver.origin}${path}`;
+const url = (path: string) => `${receiver().origin}${path}`;
 const request = (overrides: Partial<Parameters<WebhookSubscriptions['subscribe']>[0]> = {}) => ({
   ownerId: 'owner-a',
   name: 'operation.finished',
@@ -113,7 +101,7 @@ describe('subscription identity', () => {
     expect(again.id).toBe(first.id);
     expect(again.refreshBefore).toBe(T0 + 10_000 + EVENTS_DEFAULTS.maxSubscriptionTtlSeconds * 1000);
     expect(await store.listByOwner('owner-a')).toHaveLength(1);
-    expect(receiver.posts.filter((p) => p.body.includes('"verification"'))).toHaveLength(1);
+    expect(receiver().posts.filter((p) => p.body.includes('"verification"'))).toHaveLength(1);
   });
 
   it('keeps the signing secret sealed in the store', async () => {
@@ -158,7 +146,7 @@ describe('limits and verification', () => {
     await subscriptions.subscribe(request({ arguments: { tool: 'a' } }));
     await subscriptions.subscribe(request({ arguments: { tool: 'b' } }));
     await subscriptions.subscribe(request({ ownerId: 'owner-b' }));
-    expect(receiver.posts.filter((p) => p.body.includes('"verification"'))).toHaveLength(2);
+    expect(receiver().posts.filter((p) => p.body.includes('"verification"'))).toHaveLength(2);
   });
 
   it('an unreachable callback is CallbackEndpointError with a connection category, and nothing is stored', async () => {
@@ -200,7 +188,7 @@ describe('fan-out and delivery', () => {
     // The fan-out writes no subscription (status sync's role may not): the end job's delivery ends it.
     expect((await store.get('owner-a', progress.id))?.ending).toBeUndefined();
     expect(await deliver(jobs[0] as WebhookDeliveryJob)).toEqual({ kind: 'delivered' });
-    const delivered = receiver.posts.find((p) => p.path === '/all' && !p.body.includes('verification'));
+    const delivered = receiver().posts.find((p) => p.path === '/all' && !p.body.includes('verification'));
     expect(JSON.parse(delivered?.body ?? '{}')).toMatchObject({
       eventId: 'evt_1',
       name: 'operation.finished',
@@ -208,7 +196,7 @@ describe('fan-out and delivery', () => {
       cursor: expect.any(String),
     });
     expect(await deliver(jobs[1] as WebhookDeliveryJob)).toEqual({ kind: 'delivered' });
-    const terminated = receiver.posts.find((p) => p.path === '/progress' && p.body.includes('terminated'));
+    const terminated = receiver().posts.find((p) => p.path === '/progress' && p.body.includes('terminated'));
     expect(JSON.parse(terminated?.body ?? '{}')).toEqual({
       type: 'terminated',
       error: { code: -32023, message: 'The operation has ended', data: { reason: 'operation_ended' } },
@@ -221,14 +209,14 @@ describe('fan-out and delivery', () => {
     const { subscriptions, deliver, log } = setUp({ delivery: { baseDelaySeconds: 10, maxDelaySeconds: 25, maxAttempts: 4 } });
     const { id } = await subscriptions.subscribe(request());
     await log.append(entry());
-    receiver.handle = async () => new Response(null, { status: 503 });
+    receiver().handle = async () => new Response(null, { status: 503 });
     const job = (attempt: number) => ({ subscriptionId: id, ownerKey: 'owner-a', eventId: 'evt_1', attempt });
     expect(await deliver(job(1))).toEqual({ kind: 'retry', afterSeconds: 10, reason: 'HTTP 503' });
     expect(await deliver(job(2))).toEqual({ kind: 'retry', afterSeconds: 20, reason: 'HTTP 503' });
     expect(await deliver(job(3))).toEqual({ kind: 'retry', afterSeconds: 25, reason: 'HTTP 503' });
     expect(await deliver(job(4))).toMatchObject({ kind: 'dropped' });
     for (const status of [410, 413]) {
-      receiver.handle = async () => new Response(null, { status });
+      receiver().handle = async () => new Response(null, { status });
       expect(await deliver(job(1))).toMatchObject({ kind: 'dropped', reason: `the receiver answered HTTP ${status}` });
     }
   });
@@ -238,12 +226,12 @@ describe('fan-out and delivery', () => {
     const { id } = await subscriptions.subscribe(request());
     await log.append(entry());
     const job = { subscriptionId: id, ownerKey: 'owner-a', eventId: 'evt_1', attempt: 1 };
-    receiver.handle = async () => new Response(null, { status: 500 });
+    receiver().handle = async () => new Response(null, { status: 500 });
     for (let i = 0; i < 3; i++) await deliver(job);
     expect(await deliver(job)).toEqual({ kind: 'dropped', reason: 'delivery is suspended' });
     const refreshed = await subscriptions.subscribe(request());
     expect(refreshed.deliveryStatus).toEqual({ active: false, lastDeliveryAt: null, lastError: 'http_5xx', failedSince: new Date(T0).toISOString() });
-    receiver.handle = async () => new Response(null, { status: 204 });
+    receiver().handle = async () => new Response(null, { status: 204 });
     expect(await deliver(job)).toEqual({ kind: 'delivered' });
     expect((await subscriptions.subscribe(request())).deliveryStatus).toEqual({ active: true, lastDeliveryAt: new Date(T0).toISOString(), lastError: null });
   });
