@@ -14,15 +14,15 @@ import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
-import { type JsonRpcMessage, openStream, postAnswer } from '../support/sse-reader.ts';
+import { SEP_1391_CAPABILITIES, sep1391Status, untilAskedOnStatus } from '../support/sep-1391-status.ts';
+import { type JsonRpcMessage, postAnswer } from '../support/sse-reader.ts';
 
 const DURABLE_TOOL = 'ask_callback_closes';
 const MACHINE_TOOL = 'ask_with_deadline';
 const NOT_APPROVED = 'no answer in time: not approved';
 const APPROVE = { action: 'accept', content: {} };
 const NO_LONGER_OPEN = /^The question approve is no longer open: .+; the run went on without the answer$/;
-const LRO = { experimental: { longRunningOperations: {} }, elicitation: {} };
-const LRO_META = { 'io.modelcontextprotocol/clientCapabilities': LRO };
+const LRO = SEP_1391_CAPABILITIES;
 
 let stack: LocalStack;
 beforeAll(async () => {
@@ -32,31 +32,13 @@ afterAll(async () => {
   await stack?.close();
 });
 
-type StatusResult = { status?: string; content?: Array<{ text?: string }> };
-
-async function status(token: string): Promise<{ requests: JsonRpcMessage[]; result: StatusResult }> {
-  const stream = await openStream(stack.url, {
-    jsonrpc: '2.0',
-    id: `status-${randomUUID()}`,
-    method: 'tools/async/status',
-    params: { token, _meta: LRO_META },
-  });
-  const messages = await stream.rest();
-  return { requests: messages.slice(0, -1), result: messages.at(-1)!.result };
-}
+const status = (token: string) => sep1391Status(stack.url, token);
 
 /** Starts `tool` (SEP-1391) and reads its status until it asks; answers the question it asked. */
 async function startAsking(tool: string): Promise<{ token: string; question: JsonRpcMessage }> {
   const token = `tok-${randomUUID()}`;
   ok(await legacyRequest(stack.url, 'tools/call', { name: tool, arguments: {}, operation: { token } }, { capabilities: LRO }));
-  const asked = await vi.waitFor(
-    async () => {
-      const polled = await status(token);
-      expect(polled.result.status).toBe('input_required');
-      return polled;
-    },
-    { interval: 100, timeout: 15_000 },
-  );
+  const asked = await untilAskedOnStatus(stack.url, token);
   return { token, question: asked.requests[0]! };
 }
 

@@ -7,19 +7,19 @@
  * approve-deployment.test.ts and handle-tools-input.test.ts for both twins.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseInputRequestId } from '../../lambdas/mcp/input/server-requests.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { initialize } from '../support/input-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { legacyRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
-import { type JsonRpcMessage, openStream, postAnswer } from '../support/sse-reader.ts';
+import { SEP_1391_CAPABILITIES, untilAskedOnStatus } from '../support/sep-1391-status.ts';
+import { openStream, postAnswer } from '../support/sse-reader.ts';
 
 const TOOL = 'approve_deployment_durable';
 const CHANGES = ['api: v2.3.1', 'web: v1.9.0'];
-const LRO = { experimental: { longRunningOperations: {} }, elicitation: {} };
-const LRO_META = { 'io.modelcontextprotocol/clientCapabilities': LRO };
+const LRO = SEP_1391_CAPABILITIES;
 
 let stack: LocalStack;
 beforeAll(async () => {
@@ -30,17 +30,6 @@ afterAll(async () => {
 });
 
 describe('SEP-1391: the question on the stream of tools/async/status', () => {
-  async function status(token: string): Promise<{ requests: JsonRpcMessage[]; result: Record<string, unknown> }> {
-    const stream = await openStream(stack.url, {
-      jsonrpc: '2.0',
-      id: `status-${randomUUID()}`,
-      method: 'tools/async/status',
-      params: { token, _meta: LRO_META },
-    });
-    const messages = await stream.rest();
-    return { requests: messages.slice(0, -1), result: messages.at(-1)!.result };
-  }
-
   it('"input_required" with the approval request carrying _operation.token; the answer resumes the durable callback and the changes deploy', async () => {
     const token = `tok-${randomUUID()}`;
     ok(
@@ -51,14 +40,7 @@ describe('SEP-1391: the question on the stream of tools/async/status', () => {
         { capabilities: LRO },
       ),
     );
-    const asked = await vi.waitFor(
-      async () => {
-        const polled = await status(token);
-        expect(polled.result.status).toBe('input_required');
-        return polled;
-      },
-      { interval: 100, timeout: 15_000 },
-    );
+    const asked = await untilAskedOnStatus(stack.url, token);
     expect(asked.requests).toEqual([
       {
         jsonrpc: '2.0',
