@@ -8,16 +8,15 @@ import type { DurableLambdaHandler } from '@aws/durable-execution-sdk-js';
 import { LocalDurableTestRunner } from '@aws/durable-execution-sdk-js-testing';
 import { fileURLToPath } from 'node:url';
 import { RoutingWorkflowEngine } from '../../lambdas/aws/routing-workflow-engine.ts';
-import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
 import type { OperationKey, OperationRecord } from '../../lambdas/operations/operation.ts';
-import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import type { RecordStore } from '../../lambdas/operations/ports.ts';
 import type { ToolSpec } from '../../lambdas/operations/tool-spec.ts';
 import { definedToolConfig } from '../../lambdas/tools/defined-tool-config.ts';
 import { withOperations } from '../../lambdas/workers/built-in-scope.ts';
-import { ManualClock, memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';
+import { memoryLogger } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
+import { startTestOperation } from '../support/start-test-operation.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
 /** The tool `state-machines/<name>/durable.ts` defines, as the catalog would serve it from a durable function's alias ARN. */
@@ -108,22 +107,10 @@ export async function startDurableTool(tool: ToolSpec, handler: DurableLambdaHan
   const store = renamingStore(inMemory, names, options.failWrites);
   const callbacks = new RunnerCallbacks(options.callbacks ?? []);
   const logger = memoryLogger();
-  const service = createOperations({
-    store,
-    engine: new RoutingWorkflowEngine(new FakeWorkflowEngine(), callbacks),
-    limits: TEST_LIMITS,
-    clock: new ManualClock(),
-    logger,
-    input: mcpInputProtocol,
-  });
-  const record = await service.start({
-    ownerId: 'o1',
-    tool,
-    arguments: args,
-    token: 't1',
-    dialect: 'tasks-2026-07-28',
-    clientCapabilities: options.clientCapabilities ?? {},
-  });
+  const { service, record } = await startTestOperation(
+    { store, engine: new RoutingWorkflowEngine(new FakeWorkflowEngine(), callbacks), logger },
+    { tool, arguments: args, clientCapabilities: options.clientCapabilities },
+  );
   names.core = record.executionName;
   const started = callbacks.executions.get(record.executionArn ?? '');
   if (!started) throw new Error('the core did not start the durable execution');

@@ -8,12 +8,11 @@ import type { EventEntry } from '../../lambdas/events/event-log.ts';
 import { InMemoryEventHandover } from '../../lambdas/events/in-memory-event-handover.ts';
 import { InMemoryEventLog } from '../../lambdas/events/in-memory-event-log.ts';
 import { withEventRecording } from '../../lambdas/mcp/events/event-recording.ts';
-import { mcpInputProtocol } from '../../lambdas/mcp/input/mcp-input-protocol.ts';
-import { createOperations } from '../../lambdas/operations/operations-service.ts';
 import { createRequestInputHandler } from '../../lambdas/workers/request-input-worker.ts';
-import { ManualClock, memoryLogger, TEST_LIMITS } from '../support/core-harness.ts';
+import { memoryLogger } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
+import { startTestOperation } from '../support/start-test-operation.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
 const confirm = { method: 'elicitation/create', params: { message: 'Deploy?', requestedSchema: { type: 'object', properties: {} } } };
@@ -34,22 +33,10 @@ describe('request-input worker, event hand-over', () => {
         return 1;
       },
     });
-    const service = createOperations({
-      store,
-      engine: new FakeWorkflowEngine(),
-      limits: TEST_LIMITS,
-      clock: new ManualClock(),
-      logger,
-      input: mcpInputProtocol,
-    });
-    const record = await service.start({
-      ownerId: 'o1',
-      tool: testTool({ name: 'approve' }),
-      arguments: {},
-      token: 't1',
-      dialect: 'tasks-2026-07-28',
-      clientCapabilities: { elicitation: {} },
-    });
+    const { service, record } = await startTestOperation(
+      { store, engine: new FakeWorkflowEngine(), logger },
+      { tool: testTool({ name: 'approve' }), clientCapabilities: { elicitation: {} } },
+    );
     const ask = createRequestInputHandler(() => service);
     const attempt = (taskToken: string, retryCount: number) =>
       ask({
