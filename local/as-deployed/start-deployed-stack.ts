@@ -13,7 +13,6 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadDeployedStack } from '../assembly/build-deployed-stack.ts';
 import type { DeployedFunction, DeployedStack } from '../assembly/deployed-stack.ts';
 import { ENV } from '../../lambdas/handlers/environment.ts';
@@ -29,12 +28,13 @@ import { startLocalResults } from '../s3/local-results.ts';
 import { startLocalSecretsManager } from '../secretsmanager/local-secrets-manager.ts';
 import { startPutEventsEndpoint, type EventBridgeEvent } from '../events/put-events-endpoint.ts';
 import { type LocalSqs, startLocalSqs } from '../sqs/local-sqs.ts';
-import { startSqsEventSource } from '../sqs/sqs-event-source.ts';
 import { TaskError } from '../stepfunctions/sfn-facade-errors.ts';
 import { startSfnFacade, type TaskAuthorization } from '../stepfunctions/sfn-facade.ts';
 import { createDeadLetterQueue, type DeadLetterQueue } from './dead-letter-queue.ts';
+import { replayDeadLetters } from './dead-letter-replay.ts';
 import { callbackOwners, durableFunctionsOf, sandboxedDurableHandlers } from './durable-functions.ts';
 import { createRuleDelivery, type RuleDelivery } from './event-rule-delivery.ts';
+import { startEventSourceMappings } from './event-source-mappings.ts';
 import { createFunctionLogs } from './function-logs.ts';
 import { rebindingGuard } from './rebinding-guard.ts';
 
@@ -42,8 +42,6 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** Under the data directory: which assembly ran on it last. */
 export const ASSEMBLY_RECORD = 'assembly.json';
 export const DEFAULT_PORT = 3000;
-/** Pollers per SQS event source mapping at most, whatever its maximum concurrency. */
-const LOCAL_POLLERS = 2;
 /** s3rver checks signatures against its own fixed key pair; the gateway re-signs with it. */
 const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
@@ -285,37 +283,8 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       functions.set(fn.logicalId, local);
       closers.push(() => local.close());
     }
-    // Lambda polls each mapped queue with the function's role: the role needs sqs:ReceiveMessage and sqs:DeleteMessage, as in AWS.
-    for (const mapping of model.eventSourceMappings.filter((m) => m.enabled)) {
-      const fn = model.functions.find((f) => f.logicalId === mapping.functionLogicalId);
-      const local = functions.get(mapping.functionLogicalId);
-      const queue = model.queues.find((q) => q.arn === mapping.queueArn);
-      if (!fn || !local || !queue)
-        throw new Error(`${options.cdkOut}: event source mapping ${mapping.logicalId} names a function or queue that is not running`);
-      const client = new SQSClient({
-        region: model.region,
-        endpoint: gateways.sqs,
-        credentials: authority.credentialsFor(fn.roleArn, fn.name),
-        maxAttempts: 1,
-      });
-      const sink = logs.sink(mapping.logicalId);
-      const source = startSqsEventSource({
-        client,
-        queueUrl: queue.url,
-        queueArn: queue.arn,
-        region: model.region,
-        batchSize: mapping.batchSize,
-        // Lambda scales pollers up to the mapping's maximum; a few here, on a laptop's cores.
-        maxConcurrency: Math.min(mapping.maximumConcurrency ?? LOCAL_POLLERS, LOCAL_POLLERS),
-        reportBatchItemFailures: mapping.reportBatchItemFailures,
-        invoke: (event) => local.invoke(event),
-        logger: { warn: (line) => sink(line) },
-      });
-      closers.push(async () => {
-        await source.close();
-        client.destroy();
-      });
-    }
+    // Lambda polls each mapped queue with the function's role.
+    startEventSourceMappings({ model, functions, authority, sqsEndpoint: gateways.sqs, logs, cdkOut: options.cdkOut, closers });
 
     // Stopping: executions stop without an outcome first (as a stopped process would, see the
     // facade; a durable execution keeps its state and no invocation starts), then pending
@@ -372,22 +341,6 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
 async function authorizeMachineTask(authority: IamAuthority, request: TaskAuthorization): Promise<void> {
   const denied = await authorizeTask(authority, request);
   if (denied) throw new TaskError(denied.error, denied.cause);
-}
-
-async function replayDeadLetters(queues: DeadLetterQueue[], rules: RuleDelivery[], model: DeployedStack): Promise<{ replayed: number; failed: number }> {
-  let replayed = 0;
-  let failed = 0;
-  for (const queue of queues) {
-    for (const letter of await queue.list()) {
-      const rule = rules[model.rules.findIndex((deployed) => deployed.arn === letter.attributes.RULE_ARN)];
-      const ok = rule !== undefined && (await rule.replay(letter));
-      if (ok) {
-        await queue.remove(letter.messageId);
-        replayed++;
-      } else failed++;
-    }
-  }
-  return { replayed, failed };
 }
 
 /** `close` run once, however many closers name it. */
