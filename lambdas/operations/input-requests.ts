@@ -22,20 +22,13 @@
 import { OPERATION_SPANS } from '../observability/span-names.ts';
 import { currentCarrier, withSpan } from '../observability/tracing.ts';
 import type { Logger } from './ports.ts';
-import { mintId } from './fingerprint.ts';
 import type { Delivery, InputAnswer, InputProtocol } from './input-protocol.ts';
-import {
-  isTerminal,
-  type ClosedInput,
-  type InputRequestMessage,
-  type OperationChanges,
-  type OperationKey,
-  type OperationRecord,
-  type PendingInput,
-} from './operation.ts';
+import { isTerminal, type InputRequestMessage, type OperationKey, type OperationRecord, type PendingInput } from './operation.ts';
 import { OperationError } from './operation-error.ts';
 import type { ExecutionLookup } from './operation-reads.ts';
 import { RecordTooLargeError, TaskGoneError, type Clock, type RecordStore, type WorkflowEngine } from './ports.ts';
+import { closedReason, closeWhere, type LateReason, pendingChanges, timedOut } from './question-closing.ts';
+import { freeKey, ownQuestion } from './question-keys.ts';
 import { nextUpdatedAt, updateRecord } from './record-updates.ts';
 
 /** The error names a state's Catch sees when a question cannot be asked or was not answered. */
@@ -107,8 +100,7 @@ export interface ClosedAnswer {
   reason: LateReason;
 }
 
-/** Why an answer came too late. */
-export type LateReason = Exclude<ClosedInput['reason'], 'answered'>;
+export type { LateReason } from './question-closing.ts';
 
 /** What became of a set of answers: resumed states, keys not open (answered, unknown), and keys whose question had closed. */
 export interface AnswerOutcome {
@@ -367,48 +359,6 @@ export class InputRequests {
   }
 }
 
-/** The changes that leave `open` pending; with none, the operation is back to `working`. */
-function pendingChanges(record: OperationRecord, open: Record<string, PendingInput>): OperationChanges {
-  const empty = Object.keys(open).length === 0;
-  return {
-    pendingInputs: empty ? undefined : open,
-    ...(empty && record.status === 'input_required' ? { status: 'working' as const, statusMessage: 'The operation is running' } : {}),
-  };
-}
-
-/** Splits the pending questions: those `closes` picks are closed (`closed` is the new closedInputs, undefined when none is). */
-function closeWhere(record: OperationRecord, now: number, closes: (entry: PendingInput, key: string) => boolean) {
-  const open: Record<string, PendingInput> = {};
-  let closed: Record<string, ClosedInput> | undefined;
-  for (const [key, entry] of Object.entries(record.pendingInputs ?? {})) {
-    if (!closes(entry, key)) {
-      open[key] = entry;
-      continue;
-    }
-    closed ??= { ...record.closedInputs };
-    closed[key] = { reason: timedOut(entry, now) ? 'timed-out' : 'ended', at: now };
-  }
-  return { open, closed };
-}
-
-function timedOut(entry: PendingInput, now: number): boolean {
-  return entry.deadline !== undefined && entry.deadline <= now;
-}
-
-/**
- * Why an answer to `key` comes too late, when it does: its question closed, timed out, or
- * was still waiting when the operation ended. Undefined for a key answered already (or being
- * answered) or never asked.
- */
-function closedReason(record: OperationRecord, key: string, now: number): LateReason | undefined {
-  const closed = record.closedInputs?.[key];
-  if (closed) return closed.reason === 'answered' ? undefined : closed.reason;
-  const entry = record.pendingInputs?.[key];
-  if (entry && timedOut(entry, now)) return 'timed-out';
-  // Asked, never answered, and the run is over (its questions may have been cleared as it ended).
-  return isTerminal(record.status) && (entry !== undefined || (record.usedInputKeys ?? []).includes(key)) ? 'ended' : undefined;
-}
-
 /**
  * The deadline of a question asked by a state entered at `enteredAt` (epoch ms): the sooner
  * of its TimeoutSeconds and HeartbeatSeconds (the worker sends no heartbeat, so the first
@@ -417,34 +367,4 @@ function closedReason(record: OperationRecord, key: string, now: number): LateRe
 export function inputDeadline(enteredAt: number, timeoutSeconds: number | undefined, heartbeatSeconds: number | undefined): number | undefined {
   const bounds = [timeoutSeconds, heartbeatSeconds].filter((seconds): seconds is number => seconds !== undefined && Number.isFinite(seconds) && seconds > 0);
   return bounds.length === 0 ? undefined : enteredAt + Math.min(...bounds) * 1000;
-}
-
-/**
- * The question this ask already stored, by key: the pending one with its task token, else, for
- * a retried attempt of a state that runs alone, the open question that state stored under the
- * key it asks for (its failed attempt's token is void; nothing else of the execution runs, so
- * no other question can be that state's).
- */
-function ownQuestion(record: OperationRecord, input: AskInput, now: number): [string, PendingInput] | undefined {
-  const pending = Object.entries(record.pendingInputs ?? {});
-  const same = pending.find(([, entry]) => entry.taskToken === input.taskToken);
-  if (same || !input.retried || input.concurrent !== false || input.state === undefined) return same;
-  const asked = pending.filter(
-    ([key, entry]) =>
-      entry.state === input.state && entry.concurrent === false && entry.answeringSince === undefined && !timedOut(entry, now) && askedAs(key, input.key),
-  );
-  return asked.sort(([, a], [, b]) => b.askedAt - a.askedAt)[0];
-}
-
-/** Whether `key` is one `freeKey` gives for `wanted`. */
-function askedAs(key: string, wanted: string | undefined): boolean {
-  if (wanted === undefined) return key.startsWith('input-');
-  return key === wanted || (key.startsWith(`${wanted}-`) && /^\d+$/.test(key.slice(wanted.length + 1)));
-}
-
-/** The state's own key when it is free; a used one gets the first free `-N` suffix; none gets a minted key. */
-function freeKey(wanted: string | undefined, used: readonly string[]): string {
-  if (wanted === undefined) return `input-${mintId()}`;
-  if (!used.includes(wanted)) return wanted;
-  for (let n = 2; ; n++) if (!used.includes(`${wanted}-${n}`)) return `${wanted}-${n}`;
 }
