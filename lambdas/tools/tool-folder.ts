@@ -9,17 +9,16 @@
  */
 import type { Dirent } from 'node:fs';
 import { access, readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { createRequire } from 'node:module';
-import type * as esbuild from 'esbuild';
+import { join } from 'node:path';
 import type * as z from 'zod';
-import { aslFindingMessages, type AslFinding } from './asl-findings.ts';
+import { checkDefinition } from './definition-check.ts';
 import { type DefinedToolConfig, definedToolConfig, type TypeScriptLoader, withTypeScriptLoader } from './defined-tool-config.ts';
+import { durableHandlerProblems } from './durable-handler-check.ts';
 import { schemaProblem } from './json-schema.ts';
 import { parseJsonText } from './json-text.ts';
 import { injectReportContext } from './report-progress-states.ts';
 import { injectRequestInputContext } from './request-input-states.ts';
-import { listStates, localRunProblems, mockOnlyDefinition, noStandInDefinition } from './local-tasks.ts';
+import { localRunProblems, mockOnlyDefinition, noStandInDefinition } from './local-tasks.ts';
 import {
   crossFieldProblems,
   DEFINITION_FILE,
@@ -35,12 +34,6 @@ import { findWorkerPlaceholders } from './worker-placeholders.ts';
 
 export { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE, ToolConfigSchema, type ToolConfig } from './tool-config.ts';
 export { MOCKS_FILE } from './tool-mocks.ts';
-
-const require = createRequire(import.meta.url);
-type AslValidator = (
-  definition: unknown,
-  options?: { checkPaths?: boolean; checkArn?: boolean },
-) => { isValid: boolean; errors: AslFinding[] | null; errorsText: (separator?: string) => string };
 
 /** One validated tool folder. */
 export interface ToolFolder {
@@ -253,45 +246,6 @@ async function inspectDurableFolder(
   return { folder: { dir, config, durable: { file: durableFile }, workers: [], localDefinitionText: '', localProblems: [] }, problems };
 }
 
-/**
- * Whether `durable.ts` compiles and exports `handler`, found without running it: esbuild
- * bundles it in memory, packages left out, and its metafile lists the entry's exports.
- */
-async function durableHandlerProblems(file: string): Promise<string[]> {
-  // Required here, not at module load: esbuild is a devDependency and the deployed Lambda never checks.
-  const { build } = require('esbuild') as typeof esbuild;
-  let result: esbuild.BuildResult<{ metafile: true; write: false }>;
-  try {
-    result = await build({
-      entryPoints: [file],
-      bundle: true,
-      write: false,
-      platform: 'node',
-      format: 'esm',
-      packages: 'external',
-      // The helpers are the server's code, not the tool's (tsc checks their use): bundled through
-      // tsconfig's paths once per tool, they made 30 tools take seconds instead of milliseconds.
-      external: ['async-mcp', 'async-mcp/*'],
-      metafile: true,
-      logLevel: 'silent',
-    });
-  } catch (error) {
-    const failure = error as Partial<esbuild.BuildFailure>;
-    if (!Array.isArray(failure.errors)) return [`cannot be compiled (${(error as Error).message})`];
-    return failure.errors.map(esbuildMessage);
-  }
-  const exported = Object.values(result.metafile.outputs).find((output) => output.entryPoint !== undefined)?.exports ?? [];
-  if (exported.includes('handler')) return [];
-  const found = exported.length === 0 ? 'it exports nothing' : `it exports ${exported.join(', ')}`;
-  return [`must export handler (export const handler = withDurableExecution(...)); ${found}`];
-}
-
-/** An esbuild error as `<file>:<line>:<col>: <text>`, the file relative to the working directory. */
-function esbuildMessage({ location, text }: esbuild.Message): string {
-  if (!location) return text;
-  return `${relative(process.cwd(), location.file) || location.file}:${location.line}:${location.column + 1}: ${text}`;
-}
-
 async function inspectStateMachineFolder(
   dir: string,
   folderName: string,
@@ -381,27 +335,6 @@ async function inspectStateMachineFolder(
 function checkJsonSchema(schema: object, key: string, report: (reason: string) => void): void {
   const problem = schemaProblem(schema);
   if (problem !== undefined) report(`${key} is not a valid JSON Schema (${problem})`);
-}
-
-/** asl-validator's findings, one problem each; JSONPath and JSONata both pass (DESIGN §3). */
-function checkDefinition(definition: unknown, report: (reason: string) => void): void {
-  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
-    report('the definition must be a JSON object');
-    return;
-  }
-  // Required here, not at module load: the deployed Lambda never validates definitions.
-  const validateAsl = require('asl-validator') as AslValidator;
-  const result = validateAsl(definition, { checkPaths: true, checkArn: true });
-  if (!result.isValid) {
-    const messages = result.errors ? aslFindingMessages(result.errors, definition) : [result.errorsText('; ')];
-    for (const message of messages) report(`not valid Amazon States Language: ${message}`);
-  }
-  const seen = new Set<string>();
-  for (const { name } of listStates(definition)) {
-    // Local mocks and handlers are keyed by state name; ASL requires names unique across the machine.
-    if (seen.has(name)) report(`state name "${name}" is used twice; state names must be unique across the machine`);
-    seen.add(name);
-  }
 }
 
 type Read<T> = { ok: true; value: T } | { ok: false; error: ToolFolderError };
