@@ -9,13 +9,15 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorObject, Operation, OperationUpdate } from '@aws/durable-execution-sdk-js';
 import { asFirstGiven, callbackIdParts, currentCallbackIds, type JournaledApi, type JournalEntry, operationKey, replayJournal } from './checkpoint-journal.ts';
+import { callbackTimeoutEntries, type PolledOperation } from './callback-timeouts.ts';
 import type { CheckpointWorkerClient } from './checkpoint-worker-client.ts';
 import type { RunStatus, StoredExecution } from './execution-store.ts';
 import { errorObjectOf, type InvokedFunction, invokeHandler } from './handler-invocation.ts';
 import { OPERATION_SPANS } from '../../lambdas/observability/span-names.ts';
 import { operationToolOf, withExecutionSpan } from '../../lambdas/observability/traced-invocation.ts';
-import type { TraceCarrier } from '../../lambdas/observability/trace-context.ts';
-import { bindToActiveContext, currentCarrier, recordSpan, SpanKind, withSpan } from '../../lambdas/observability/tracing.ts';
+import { bindToActiveContext, currentCarrier, SpanKind, withSpan } from '../../lambdas/observability/tracing.ts';
+import { RunTimers } from './run-timers.ts';
+import { StepSpans } from './step-spans.ts';
 
 export type { RunStatus } from './execution-store.ts';
 
@@ -25,11 +27,6 @@ interface InvocationStart {
   invocationId: string;
   operationEvents: { operation: Operation }[];
   updatedOperationIds: string[];
-}
-
-interface PolledOperation {
-  operation: Operation;
-  update?: OperationUpdate;
 }
 
 /** What a run needs from its service: the backend, and the function it invokes. */
@@ -61,7 +58,8 @@ export class DurableRun {
   private workerCallbackIds = new Map<string, string>();
   /** A rebuilt execution's operations, for {@link proceed} to arm timers from. */
   private resumedOperations: Operation[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new RunTimers();
+  private readonly steps = new StepSpans();
   private invoking = false;
   private halted = false;
   private invokeAgain = false;
@@ -152,7 +150,7 @@ export class DurableRun {
 
   /** CheckpointDurableExecution from the handler: journaled once the worker has applied it. */
   async checkpoint(input: { CheckpointToken?: string; Updates?: OperationUpdate[]; ClientToken?: string }) {
-    this.traceSteps(input.Updates);
+    this.steps.checkpointed(input.Updates);
     const params = { ...input, DurableExecutionArn: this.workerExecutionId };
     const output = await this.parts.worker.call<{ CheckpointToken: string; NewExecutionState: { Operations: Operation[] } }>(
       'CheckpointDurableExecutionState',
@@ -230,7 +228,6 @@ export class DurableRun {
   /** Cancels this run's timers when the service closes: the execution stays as it was. */
   halt(): void {
     this.halted = true;
-    for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }
 
@@ -249,9 +246,10 @@ export class DurableRun {
     while (this.active) {
       let polled: { operations: PolledOperation[] };
       try {
-        polled = await this.parts.worker.call('PollCheckpointData', { executionId: this.workerExecutionId }, (reply: { operations: PolledOperation[] }) =>
-          this.journalTimeouts(reply.operations),
-        );
+        polled = await this.parts.worker.call('PollCheckpointData', { executionId: this.workerExecutionId }, (reply: { operations: PolledOperation[] }) => {
+          // Saved with the poll's operations, after this reply.
+          this.journal.push(...callbackTimeoutEntries(reply.operations, this.operations, this.workerExecutionId));
+        });
       } catch (error) {
         this.failInternally(error);
         return;
@@ -259,21 +257,6 @@ export class DurableRun {
       for (const { operation } of polled.operations) this.record(operation);
       this.saveOrLog();
       for (const { operation, update } of polled.operations) this.react(this.given(operation), update);
-    }
-  }
-
-  /**
-   * A callback the worker timed out by its own timer is a change no call made: journaled as the
-   * update that sets it, in its place among the calls (the poll's reply comes before the
-   * worker reads its next call).
-   */
-  private journalTimeouts(operations: PolledOperation[]): void {
-    for (const { operation, update } of operations) {
-      if (operation.Type !== 'CALLBACK' || operation.Status !== 'TIMED_OUT' || update || !operation.Id) continue;
-      if (this.operations.get(operation.Id)?.Status === 'TIMED_OUT') continue; // a replayed timer firing again
-      const operationData = { Status: operation.Status, CallbackDetails: operation.CallbackDetails };
-      // Saved with the poll's operations, after this reply.
-      this.journal.push({ api: 'UpdateCheckpointData', params: { executionId: this.workerExecutionId, operationId: operation.Id, operationData } });
     }
   }
 
@@ -295,46 +278,21 @@ export class DurableRun {
     }
   }
 
+  /** At `when`, `then` changes an operation in the worker, and the handler is invoked to go on. */
   private at(when: Date | undefined, then: () => Promise<void>): void {
-    // A test server may end waits at once (async-mcp/testing's skipWaits, testing/durable-wait-skipping.ts).
-    const skipped = ((globalThis as Record<symbol, number | undefined>)[Symbol.for('async-mcp/durable-waits-skipped')] ?? 0) > 0;
-    const delay = when && !skipped ? Math.max(0, new Date(when).getTime() - Date.now()) : 0;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
+    this.timers.at(when, () => {
       if (!this.active) return;
       then().then(
         () => this.invoke(),
         (error: unknown) => this.failInternally(error),
       );
-    }, delay);
-    this.timers.add(timer);
+    });
   }
 
   private complete(operationId: string, status: 'SUCCEEDED' | 'READY'): Promise<void> {
     const params = { executionId: this.workerExecutionId, operationId, operationData: { Status: status } };
     return this.parts.worker.call('UpdateCheckpointData', params, () => this.journaled('UpdateCheckpointData', params));
   }
-
-  /** A step's span from its START checkpoint to its end's, the child of the invocation that ended it. */
-  private traceSteps(updates: OperationUpdate[] | undefined): void {
-    if (!this.invocationTrace) return;
-    for (const update of updates ?? []) {
-      if (update.Type !== 'STEP' || !update.Id) continue;
-      if (update.Action === 'START') {
-        this.stepStarts.set(update.Id, Date.now());
-        continue;
-      }
-      const startTime = this.stepStarts.get(update.Id) ?? Date.now();
-      this.stepStarts.delete(update.Id);
-      // Numbered, not named: a tool may name its steps after its arguments, which stay out of traces.
-      this.stepsEnded += 1;
-      recordSpan(OPERATION_SPANS.step(this.stepsEnded), { parent: this.invocationTrace, startTime, failed: update.Action === 'FAIL' });
-    }
-  }
-
-  private readonly stepStarts = new Map<string, number>();
-  private stepsEnded = 0;
-  private invocationTrace: TraceCarrier | undefined;
 
   /** Invokes the handler, or, while an invocation runs, invokes again once it returns. */
   private invoke(first?: InvocationStart): Promise<void> {
@@ -361,7 +319,7 @@ export class DurableRun {
         OPERATION_SPANS.worker(this.parts.functionName),
         { kind: SpanKind.SERVER, attributes: { 'faas.invoked_name': this.parts.functionName } },
         () => {
-          this.invocationTrace = currentCarrier();
+          this.steps.invocation = currentCarrier();
           return invokeHandler(this.parts, {
             durableExecutionArn: this.arn,
             checkpointToken: invocation.checkpointToken,
@@ -395,7 +353,6 @@ export class DurableRun {
     this.result = result;
     this.error = error;
     this.endTimestamp = new Date();
-    for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.markFinished();
     this.saveOrLog();

@@ -12,7 +12,6 @@ const SOURCE_DIRS = ['lambdas', 'local', 'client', 'cdk', 'bench', 'scripts', 'b
 const MAX_LINES = 400;
 /** Files this wave grew past the limit, held at their size until they are split (next in line); the list only shrinks. */
 const TO_SPLIT: Readonly<Record<string, number>> = {
-  'local/durable/durable-run.ts': 434,
   'bench/events-soak.ts': 596,
 };
 const WIRE_NAMES = /elicitation\/|sampling\/|roots\/|tasks\/|tools\/async|inputResponses/;
