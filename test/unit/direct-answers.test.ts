@@ -17,6 +17,7 @@ import { createReportProgressHandler } from '../../lambdas/workers/report-progre
 import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
+import { modernAppRequest } from '../support/modern-app-request.ts';
 import { jsonRpcMessagesOf } from '../support/raw-mcp.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
@@ -45,25 +46,9 @@ function stack() {
 
 type App = ReturnType<typeof stack>['direct'];
 
-function request(body: unknown, headers: Record<string, string> = {}): Request {
-  const message = body as { method?: string; params?: { taskId?: string; name?: string } };
-  return new Request('http://127.0.0.1/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': REVISION,
-      ...(message.method ? { 'mcp-method': message.method } : {}),
-      ...(message.params?.taskId || message.params?.name ? { 'mcp-name': message.params.taskId || message.params.name } : {}),
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-}
-
-/** `request` without the headers named in `omit`. */
+/** `modernAppRequest` without the headers named in `omit`. */
 function requestWithout(body: unknown, headers: Record<string, string> | undefined, omit: readonly string[]): Request {
-  const sent = request(body, headers);
+  const sent = modernAppRequest(body, headers);
   const kept = new Headers(sent.headers);
   for (const name of omit) kept.delete(name);
   return new Request(sent.url, { method: 'POST', headers: kept, body: JSON.stringify(body) });

@@ -14,6 +14,7 @@ import { createToolCatalog } from '../../lambdas/operations/tool-spec.ts';
 import { TEST_SECRET_KEY } from '../support/core-harness.ts';
 import { FakeWorkflowEngine } from '../support/fake-workflow-engine.ts';
 import { InMemoryRecordStore } from '../support/in-memory-record-store.ts';
+import { modernAppRequest } from '../support/modern-app-request.ts';
 import { testTool } from '../support/tool-spec-fixture.ts';
 
 const REVISION = '2026-07-28';
@@ -29,20 +30,9 @@ const ENVELOPE = {
   ...TRACE,
 };
 
-function post(body: { method: string; params: Record<string, unknown> }, name: string): Request {
-  return new Request('http://127.0.0.1/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': REVISION,
-      'mcp-method': body.method,
-      'mcp-name': name,
-      traceparent: TRACE.traceparent,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...body }),
-  });
-}
+/** The request with the SEP-414 trace context in its header too. */
+const post = (body: { method: string; params: Record<string, unknown> }): Request =>
+  modernAppRequest({ jsonrpc: '2.0', id: 1, ...body }, { traceparent: TRACE.traceparent });
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -73,10 +63,10 @@ describe('tracing off', () => {
       vi.spyOn(context, 'active'),
       vi.spyOn(context, 'with'),
     ];
-    const started = await app.fetch(post({ method: 'tools/call', params: { name: 'analyze', arguments: {}, _meta: ENVELOPE } }, 'analyze'), 'alice');
+    const started = await app.fetch(post({ method: 'tools/call', params: { name: 'analyze', arguments: {}, _meta: ENVELOPE } }), 'alice');
     const taskId = ((await started.json()) as { result: { taskId: string } }).result.taskId;
     const connect = vi.spyOn(Server.prototype, 'connect');
-    const polled = await app.fetch(post({ method: 'tasks/get', params: { taskId, _meta: ENVELOPE } }, taskId), 'alice');
+    const polled = await app.fetch(post({ method: 'tasks/get', params: { taskId, _meta: ENVELOPE } }), 'alice');
     expect(((await polled.json()) as { result: { status: string } }).result.status).toBe('working');
     expect(connect).not.toHaveBeenCalled();
     for (const call of calls) expect(call).not.toHaveBeenCalled();
