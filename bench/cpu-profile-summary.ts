@@ -3,7 +3,8 @@
  * our source folder, Node internals or V8's own entries ((garbage collector), (program)).
  * A bundle built unminified keeps esbuild's `// path` comment before each module, which is
  * how a sample in a bundle is traced to its package without a source map.
- * Run alone with `npx tsx bench/cpu-profile-summary.ts [--by-caller] PROFILE.cpuprofile [SECONDS_TO_SKIP]`.
+ * Run alone with `npx tsx bench/cpu-profile-summary.ts [--by-caller [--by-module]] PROFILE.cpuprofile [SECONDS_TO_SKIP]`
+ * (`--by-module`: our own code by file, not by folder).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -22,7 +23,7 @@ interface CpuProfile {
 
 /** Self milliseconds per package, largest first, and the profile's total. */
 export function selfTimeByPackage(profilePath: string, afterSeconds = 0): { total: number; parts: [string, number][] } {
-  return selfTime(profilePath, keyFor, afterSeconds);
+  return selfTime(profilePath, (frame) => keyFor(frame), afterSeconds);
 }
 
 /**
@@ -30,11 +31,12 @@ export function selfTimeByPackage(profilePath: string, afterSeconds = 0): { tota
  * promise hook) goes to the nearest package or source folder on its stack, the code that
  * asked for the work; one with none on its stack stays where it ran. Idle time is left out.
  */
-export function timeByCallingPackage(profilePath: string, afterSeconds = 0): { total: number; parts: [string, number][] } {
+export function timeByCallingPackage(profilePath: string, afterSeconds = 0, ourModules = false): { total: number; parts: [string, number][] } {
   const profile = JSON.parse(readFileSync(profilePath, 'utf8')) as CpuProfile;
   const parents = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
-  const ownKey = new Map(profile.nodes.map((node) => [node.id, keyFor(node.callFrame)]));
+  // ourModules: our own code by file (lambdas/aws/hot-get-item.ts) instead of by folder.
+  const ownKey = new Map(profile.nodes.map((node) => [node.id, keyFor(node.callFrame, ourModules ? 4 : 2)]));
   const borrowed = (key: string) => key === 'node: internals' || key === '(native)';
   const keys = new Map<number, string>();
   for (const node of profile.nodes) {
@@ -72,7 +74,7 @@ function sumSamples(profile: CpuProfile, keys: Map<number, string>, afterSeconds
   return { total, parts: [...sums].sort((x, y) => y[1] - x[1]) };
 }
 
-function keyFor({ functionName, url }: ProfileNode['callFrame']): string {
+function keyFor({ functionName, url }: ProfileNode['callFrame'], depth = 2): string {
   if (!url) return functionName.startsWith('(') ? functionName : '(native)';
   if (url.startsWith('node:')) return 'node: internals';
   const path = url.startsWith('file:') ? fileURLToPath(url) : url;
@@ -81,7 +83,7 @@ function keyFor({ functionName, url }: ProfileNode['callFrame']): string {
   return path
     .replace(/^.*?\/(lambdas|local|bench|cdk|client)\//, '$1/')
     .split('/')
-    .slice(0, 2)
+    .slice(0, depth)
     .join('/');
 }
 
@@ -124,9 +126,10 @@ export function printSelfTime({ total, parts }: { total: number; parts: [string,
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const byCaller = process.argv.includes('--by-caller');
-  const [profile, second] = process.argv.slice(2).filter((arg) => arg !== '--by-caller');
+  const byModule = process.argv.includes('--by-module');
+  const [profile, second] = process.argv.slice(2).filter((arg) => !arg.startsWith('--by-'));
   if (!profile) throw new Error('usage: cpu-profile-summary.ts [--by-caller] PROFILE.cpuprofile [UNMINIFIED_BUNDLE.mjs | SECONDS_TO_SKIP]');
   const skip = Number(second);
   if (second && Number.isNaN(skip)) printSelfTime(bundleSelfTime(profile, second));
-  else printSelfTime(byCaller ? timeByCallingPackage(profile, skip || 0) : selfTimeByPackage(profile, skip || 0));
+  else printSelfTime(byCaller ? timeByCallingPackage(profile, skip || 0, byModule) : selfTimeByPackage(profile, skip || 0));
 }

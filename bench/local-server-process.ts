@@ -3,7 +3,9 @@
  * gets a core as the reference server does (dynalite runs in a third process). It starts
  * one waiting `analyze_dataset` operation per async dialect and reports, over IPC, the URL
  * and each operation's id. Closes on a `{ close: true }` message or when the IPC channel closes.
- * With `--starts`, one principal may keep any number of operations running (the starts bench).
+ * With `--starts`, one principal may keep any number of operations running (the starts bench),
+ * and the process reports where its AWS stand-ins listen (mcp-function-process.ts serves the
+ * MCP function apart on them).
  * OpenTelemetry's standard environment (`OTEL_EXPORTER_OTLP_ENDPOINT`) turns tracing on, as for
  * `npm start`: the polls bench runs a second one so, exporting to a loopback receiver.
  */
@@ -12,6 +14,7 @@ import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { startLocalStack } from '../local/local-stack.ts';
 import { startLocalTracing } from '../local/local-tracing.ts';
 import { legacyRequest, modernRequest } from '../test/support/raw-mcp.ts';
+import type { StackEndpoints } from './mcp-function-process.ts';
 
 /** What the process reports once it serves. */
 export interface LocalServerReady {
@@ -22,6 +25,8 @@ export interface LocalServerReady {
   modernTaskId: string;
   /** A SEP-1391 operation token. */
   token: string;
+  /** With `--starts`: where the stack's AWS stand-ins listen, for an MCP function in another process. */
+  endpoints?: StackEndpoints;
 }
 
 /** The `_meta` capability that makes a 2026-07-28 `tools/call` a task. */
@@ -73,5 +78,13 @@ if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').hre
     if ((message as { cpu?: boolean } | null)?.cpu) process.send?.({ cpuMs: cpuMs(), uptimeMs: performance.now() });
   });
   process.on('disconnect', stop);
-  process.send({ url: stack.url.href, ...ids } satisfies LocalServerReady);
+  const endpoints: StackEndpoints = {
+    dynamodb: stack.dynamo.endpoint,
+    tableName: stack.dynamo.tableName,
+    stepFunctions: stack.sfnEndpoint,
+    ...(stack.durableEndpoint ? { lambda: stack.durableEndpoint } : {}),
+    s3: stack.results.endpoint,
+    bucketName: stack.results.bucketName,
+  };
+  process.send({ url: stack.url.href, ...ids, ...(starts ? { endpoints } : {}) } satisfies LocalServerReady);
 }
