@@ -10,48 +10,29 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { IConstruct } from 'constructs';
 import { ENV } from '../../lambdas/handlers/environment.ts';
 import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../../lambdas/tools/durable-function-names.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
-import { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
-import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
+import { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE } from '../../lambdas/tools/tool-folder.ts';
 import { REQUIRED_SDK_PACKAGES } from '../../cdk/lambda-bundling.ts';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { BUNDLED_TOOLS_DIR } from '../../cdk/tool-asset-commands.ts';
-import { buildStack, deployedTemplate, logicalIdOf, resourcesOf, testApp, toolsWithInputFixtures } from './cdk-test-app.ts';
+import { bundledSynthFixture } from './bundled-synth-fixture.ts';
+import { toolsWithInputFixtures } from './cdk-test-app.ts';
 
-let tools: ToolFolder[];
-let stack: AsyncMcpStack;
-let template: Template;
-let assemblyDir: string;
+// With the input fixtures, so the built-in request_input worker is bundled too.
+const synth = bundledSynthFixture(toolsWithInputFixtures);
 const scratch: string[] = [];
 
-beforeAll(async () => {
-  // With the input fixtures, so the built-in request_input worker is bundled too.
-  tools = await toolsWithInputFixtures();
-  const app = testApp({ bundle: true });
-  stack = buildStack(app, tools);
-  assemblyDir = app.synth().directory;
-  // The workers are in nested stacks: their functions too.
-  template = deployedTemplate(stack);
-}, 180_000);
-
 afterAll(() => {
-  for (const dir of [assemblyDir, ...scratch]) rmSync(dir, { recursive: true, force: true });
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });
-
-/** The asset directory of a function's code (`asset.<hash>` next to the template). */
-function assetDirOf(fn: IConstruct): string {
-  const code = resourcesOf(template, 'AWS::Lambda::Function')[logicalIdOf(fn)]!.Properties.Code as { S3Key: string };
-  return join(assemblyDir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
-}
 
 /** The files a function's bundle was built from, as its source map lists them. */
 function sourcesOf(fn: IConstruct): string[] {
-  return (JSON.parse(readFileSync(join(assetDirOf(fn), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
+  return (JSON.parse(readFileSync(join(synth.assetDirOf(fn), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
 }
 
 /** Copies an asset where only `@aws-sdk/*` resolves, as in the Lambda Node.js runtime. */
@@ -77,18 +58,18 @@ function runNode(cwd: string, script: string, env: Record<string, string> = {}) 
 
 function allFunctions(): [string, IConstruct][] {
   return [
-    ['mcp', stack.server.mcpFunction],
-    ['status-sync', stack.server.statusSync!.function.function],
-    ['events-delivery', stack.server.events.deliveryFunction!.function],
-    ...[...stack.server.workerFunctions].map(([name, fn]): [string, IConstruct] => [`worker ${name}`, fn]),
-    ...[...stack.server.durableToolFunctions].map(([name, tool]): [string, IConstruct] => [`durable tool ${name}`, tool.function]),
+    ['mcp', synth.stack.server.mcpFunction],
+    ['status-sync', synth.stack.server.statusSync!.function.function],
+    ['events-delivery', synth.stack.server.events.deliveryFunction!.function],
+    ...[...synth.stack.server.workerFunctions].map(([name, fn]): [string, IConstruct] => [`worker ${name}`, fn]),
+    ...[...synth.stack.server.durableToolFunctions].map(([name, tool]): [string, IConstruct] => [`durable tool ${name}`, tool.function]),
   ];
 }
 
 describe('bundled assets', () => {
   it('are one ESM file per function, with a source map, that Node parses', () => {
     for (const [name, fn] of allFunctions()) {
-      const dir = assetDirOf(fn);
+      const dir = synth.assetDirOf(fn);
       expect(existsSync(join(dir, 'index.mjs')), name).toBe(true);
       expect(existsSync(join(dir, 'index.mjs.map')), name).toBe(true);
       const check = spawnSync(process.execPath, ['--check', join(dir, 'index.mjs')], { encoding: 'utf8' });
@@ -97,7 +78,7 @@ describe('bundled assets', () => {
   });
 
   it('leave the AWS SDK to the runtime, required rather than imported, and load the S3 client only when a large result needs it', () => {
-    const mcp = readFileSync(join(assetDirOf(stack.server.mcpFunction), 'index.mjs'), 'utf8');
+    const mcp = readFileSync(join(synth.assetDirOf(synth.stack.server.mcpFunction), 'index.mjs'), 'utf8');
     // A require of CommonJS costs a cold start about half of what an ESM import of it costs.
     for (const name of REQUIRED_SDK_PACKAGES) {
       expect(mcp, name).toContain(`"${name}"`);
@@ -113,7 +94,7 @@ describe('bundled assets', () => {
 
   it('leave the AWS SDK to the runtime in every bundle, the built-in workers included', () => {
     for (const [name, fn] of allFunctions()) {
-      const code = readFileSync(join(assetDirOf(fn), 'index.mjs'), 'utf8');
+      const code = readFileSync(join(synth.assetDirOf(fn), 'index.mjs'), 'utf8');
       // An external module stays a specifier: imported, or the name a require shim passes to the runtime.
       const mentions = [...code.matchAll(/(.{0,8})"@aws-sdk\/[a-z0-9-]+"/g)].map((match) => match[1]!);
       expect(
@@ -126,12 +107,12 @@ describe('bundled assets', () => {
         name,
       ).toEqual([]);
     }
-    const requestInput = readFileSync(join(assetDirOf(stack.server.workerFunctions.get('request_input')!), 'index.mjs'), 'utf8');
+    const requestInput = readFileSync(join(synth.assetDirOf(synth.stack.server.workerFunctions.get('request_input')!), 'index.mjs'), 'utf8');
     expect(requestInput).toContain('"@aws-sdk/client-dynamodb"');
   });
 
   it('keep the MCP bundle within 623 KB, the AWS SDK left out', () => {
-    const size = statSync(join(assetDirOf(stack.server.mcpFunction), 'index.mjs')).size;
+    const size = statSync(join(synth.assetDirOf(synth.stack.server.mcpFunction), 'index.mjs')).size;
     // 499 KB before subscriptions/listen (+8 KB), 518 KB before the operation card (+8 KB) and the
     // Events extension (+42 KB): 568 KB; 579 KB with the clients built on first need and the poll's read
     // signed from the Lambda environment (its signer ships beside the bundle); 586 KB with Events that
@@ -149,17 +130,17 @@ describe('bundled assets', () => {
   });
 
   it("carry one JSON Schema engine in the MCP bundle: neither our Ajv nor the MCP SDK's", () => {
-    const sources = sourcesOf(stack.server.mcpFunction);
+    const sources = sourcesOf(synth.stack.server.mcpFunction);
     expect(sources.filter((source) => /node_modules\/ajv\/|ajvProvider/.test(source))).toEqual([]);
     expect(sources.some((source) => source.includes('node_modules/@cfworker/json-schema/'))).toBe(true);
   });
 
   it('ship jose beside the MCP bundle, where its lazy import finds it, instead of in it', () => {
-    const assetDir = assetDirOf(stack.server.mcpFunction);
+    const assetDir = synth.assetDirOf(synth.stack.server.mcpFunction);
     const mcp = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
     expect(mcp).toMatch(/import\(\s*"jose"\s*\)/);
     expect(mcp).not.toMatch(/from\s*"jose"/);
-    expect(sourcesOf(stack.server.mcpFunction).filter((source) => source.includes('node_modules/jose/'))).toEqual([]);
+    expect(sourcesOf(synth.stack.server.mcpFunction).filter((source) => source.includes('node_modules/jose/'))).toEqual([]);
     const dir = lambdaLikeCopy(assetDir);
     const run = runNode(
       dir,
@@ -167,22 +148,22 @@ describe('bundled assets', () => {
     );
     expect(run.stdout.trim(), run.stderr).toBe(`function function ${pathToFileURL(join(dir, 'node_modules', 'jose', 'index.js')).href}`);
     // The other functions never verify tokens.
-    expect(existsSync(join(assetDirOf(stack.server.statusSync!.function.function), 'node_modules'))).toBe(false);
+    expect(existsSync(join(synth.assetDirOf(synth.stack.server.statusSync!.function.function), 'node_modules'))).toBe(false);
   });
 
   it("sign a poll's GetItem without @smithy/signature-v4, neither bundled nor shipped beside the bundle", () => {
-    const assetDir = assetDirOf(stack.server.mcpFunction);
+    const assetDir = synth.assetDirOf(synth.stack.server.mcpFunction);
     const mcp = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
     expect(mcp).not.toMatch(/@smithy\/signature-v4/);
     expect(mcp).toMatch(/AWS4-HMAC-SHA256/);
-    expect(sourcesOf(stack.server.mcpFunction).filter((source) => source.includes('node_modules/@smithy/signature-v4/'))).toEqual([]);
+    expect(sourcesOf(synth.stack.server.mcpFunction).filter((source) => source.includes('node_modules/@smithy/signature-v4/'))).toEqual([]);
     expect(existsSync(join(assetDir, 'node_modules', '@smithy', 'signature-v4'))).toBe(false);
   });
 
   it("carry every tool's tool.json and definition.asl.json, or durable.ts, in the MCP Lambda's asset", () => {
-    const bundled = join(assetDirOf(stack.server.mcpFunction), BUNDLED_TOOLS_DIR);
-    expect(tools.some((tool) => tool.durable)).toBe(true);
-    for (const tool of tools) {
+    const bundled = join(synth.assetDirOf(synth.stack.server.mcpFunction), BUNDLED_TOOLS_DIR);
+    expect(synth.tools.some((tool) => tool.durable)).toBe(true);
+    for (const tool of synth.tools) {
       // The deployed loader tells a durable tool by its durable.ts.
       for (const file of [TOOL_FILE, tool.durable ? DURABLE_FILE : DEFINITION_FILE]) {
         // A tool defined in its durable.ts (defineTool) gets the tool.json synth derived from it.
@@ -191,13 +172,13 @@ describe('bundled assets', () => {
       }
     }
     // Workers and status sync do not need them.
-    expect(existsSync(join(assetDirOf(stack.server.statusSync!.function.function), BUNDLED_TOOLS_DIR))).toBe(false);
+    expect(existsSync(join(synth.assetDirOf(synth.stack.server.statusSync!.function.function), BUNDLED_TOOLS_DIR))).toBe(false);
   });
 
   it('load with only the AWS SDK available, each exporting handler', () => {
     for (const [name, fn] of allFunctions()) {
-      if (fn === stack.server.mcpFunction) continue;
-      const dir = lambdaLikeCopy(assetDirOf(fn));
+      if (fn === synth.stack.server.mcpFunction) continue;
+      const dir = lambdaLikeCopy(synth.assetDirOf(fn));
       const run = runNode(dir, "const m = await import('./index.mjs'); console.log(typeof m.handler);", {
         [ENV.tableName]: 'operations',
         [ENV.resultsBucket]: 'results',
@@ -211,7 +192,7 @@ describe('bundled assets', () => {
 
   /** Runs the MCP bundle's handler on one Function URL event, as the Lambda runtime would. */
   function runMcpBundle(authorizer: object | undefined, environment: Record<string, string> = {}) {
-    const dir = lambdaLikeCopy(assetDirOf(stack.server.mcpFunction));
+    const dir = lambdaLikeCopy(synth.assetDirOf(synth.stack.server.mcpFunction));
     const event = {
       version: '2.0',
       routeKey: '$default',
@@ -309,7 +290,7 @@ describe('bundled assets', () => {
     expect(result.prelude.statusCode).toBe(200);
     expect(result.finished).toBe(true);
     // Old clients see the sync and hybrid tools (async-only tools are hidden from them).
-    const listed = tools.filter((tool) => tool.config.invocation !== 'async').map((tool) => tool.config.name);
+    const listed = synth.tools.filter((tool) => tool.config.invocation !== 'async').map((tool) => tool.config.name);
     for (const name of listed) expect(result.body).toContain(`"name":"${name}"`);
   });
 
@@ -317,7 +298,7 @@ describe('bundled assets', () => {
     const run = runMcpBundle(signedCaller);
     expect(run.status, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { body: string; sdk: string[] };
-    const durable = tools.filter((tool) => tool.durable && tool.config.invocation !== 'async');
+    const durable = synth.tools.filter((tool) => tool.durable && tool.config.invocation !== 'async');
     expect(durable.length).toBeGreaterThan(0);
     for (const tool of durable) expect(result.body).toContain(`"name":"${tool.config.name}"`);
     // Each engine's client loads on its first call: a start, a cancel, an answer.
@@ -328,7 +309,7 @@ describe('bundled assets', () => {
   });
 
   it('bundle each durable tool with the durable execution SDK and the async-mcp/durable helpers inside, the AWS SDK left to the runtime', () => {
-    for (const [name, tool] of stack.server.durableToolFunctions) {
+    for (const [name, tool] of synth.stack.server.durableToolFunctions) {
       const sources = sourcesOf(tool.function);
       expect(
         sources.some((source) => source.includes('node_modules/@aws/durable-execution-sdk-js/')),
@@ -338,15 +319,15 @@ describe('bundled assets', () => {
         sources.some((source) => source.endsWith(`state-machines/${name}/durable.ts`)),
         name,
       ).toBe(true);
-      const code = readFileSync(join(assetDirOf(tool.function), 'index.mjs'), 'utf8');
+      const code = readFileSync(join(synth.assetDirOf(tool.function), 'index.mjs'), 'utf8');
       expect(code, name).not.toMatch(/from\s*"async-mcp\/durable"/);
       expect(code, name).not.toMatch(/from\s*"@aws-sdk\/client-lambda"/);
     }
     // The tools that import the helpers have them inlined, as esbuild resolves async-mcp/durable through tsconfig.json's paths.
-    const usingHelpers = tools.filter((tool) => tool.durable && /from\s+['"]async-mcp\/durable['"]/.test(readFileSync(tool.durable.file, 'utf8')));
+    const usingHelpers = synth.tools.filter((tool) => tool.durable && /from\s+['"]async-mcp\/durable['"]/.test(readFileSync(tool.durable.file, 'utf8')));
     expect(usingHelpers.length).toBeGreaterThan(0);
     for (const tool of usingHelpers) {
-      const fn = stack.server.durableToolFunctions.get(tool.config.name)!.function;
+      const fn = synth.stack.server.durableToolFunctions.get(tool.config.name)!.function;
       expect(
         sourcesOf(fn).some((source) => source.includes('lambdas/durable/')),
         tool.config.name,
