@@ -34,6 +34,7 @@ export default defineConfig({
           // load of aws-cdk-lib (it was most of their time); a process each, for synth's spawns.
           name: 'cdk',
           include: ['test/cdk/**/*.test.ts'],
+          setupFiles: [...shared.setupFiles, 'test/cdk/remove-app-outdirs.ts'],
           exclude: [...configDefaults.exclude, ...cliExclude],
           isolate: false,
         },

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, type AppProps, CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { afterAll, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
 import { DURABLE_FILE, loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { AsyncMcpStack, type AsyncMcpStackProps } from '../../cdk/async-mcp-stack.ts';
@@ -24,16 +24,18 @@ export interface TestAppOptions {
 }
 
 const outdirs: string[] = [];
-// Registered while the importing test file is collected: cleans up after that file.
-afterAll(() => {
-  for (const dir of outdirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 /**
- * An outdir for one App, removed when the test that made it ends, else with the file: a
- * worker may evaluate this module once for several files, and then only the first file's
- * afterAll is registered.
+ * Removes the outdirs made outside a test (at collection or in a hook). The cdk project runs
+ * its files without isolation, so this module is evaluated once per worker and an afterAll
+ * registered here would serve only the first file: remove-app-outdirs.ts, a setup file run
+ * before every file, registers this for each.
  */
+export function removeAppOutdirs(): void {
+  for (const dir of outdirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** An outdir for one App, removed when the test that made it ends, else after its file. */
 function appOutdir(): string {
   const outdir = mkdtempSync(join(tmpdir(), 'async-mcp-cdk-'));
   try {
