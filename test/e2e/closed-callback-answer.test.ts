@@ -14,7 +14,7 @@ import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
-import { SEP_1391_CAPABILITIES, sep1391Status, untilAskedOnStatus } from '../support/sep-1391-status.ts';
+import { SEP_1391_CAPABILITIES, type StatusRead, sep1391Status, untilAskedOnStatus } from '../support/sep-1391-status.ts';
 import { type JsonRpcMessage, postAnswer } from '../support/sse-reader.ts';
 
 const DURABLE_TOOL = 'ask_callback_closes';
@@ -70,7 +70,7 @@ async function answerLate(token: string, question: JsonRpcMessage) {
 async function finalText(token: string): Promise<string | undefined> {
   await pollUntilStatus(() => legacyRequest(stack.url, 'tools/async/status', { token }, { capabilities: LRO }), ['completed'], { timeout: 20_000 });
   const final = ok(await legacyRequest(stack.url, 'tools/async/result', { token }, { capabilities: LRO }));
-  return (final.result as StatusResult).content?.[0]?.text;
+  return (final.result as StatusRead['result']).content?.[0]?.text;
 }
 
 describe("Lambda's answer for a closed callback", () => {
@@ -115,6 +115,6 @@ describe("Lambda's answer for a closed callback", () => {
     expect(after.inputRequests).toBeUndefined();
     expect(after.status).not.toBe('input_required');
     const done = await pollUntilStatus(() => ext('tasks/get', { taskId }), ['completed', 'failed', 'cancelled'], { timeout: 20_000 });
-    expect((done.result as StatusResult).content?.[0]?.text).toBe(NOT_APPROVED);
+    expect((done.result as StatusRead['result']).content?.[0]?.text).toBe(NOT_APPROVED);
   });
 });
