@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { startLocalStack } from '../local/local-stack.ts';
 import { startLocalTracing } from '../local/local-tracing.ts';
 import { legacyRequest, modernRequest } from '../test/support/raw-mcp.ts';
+import { answerBenchParent } from './bench-child.ts';
 import type { StackEndpoints } from './mcp-function-process.ts';
 
 /** What the process reports once it serves. */
@@ -50,12 +51,6 @@ export async function startWaitingOperations(url: URL): Promise<Omit<LocalServer
   return { legacyTaskId, modernTaskId, token };
 }
 
-/** CPU time this process has used, user and system, in ms. */
-function cpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
-
 if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // --starts: the starts bench leaves every operation it starts waiting, far past the per-principal default.
   const starts = process.argv.includes('--starts');
@@ -72,12 +67,7 @@ if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').hre
       .close()
       .then(() => tracing?.shutdown())
       .then(() => process.exit(0));
-  process.on('message', (message) => {
-    if ((message as { close?: boolean } | null)?.close) stop();
-    // The poll bench reads this process's CPU time around each segment (and its clock, where a CPU profile starts).
-    if ((message as { cpu?: boolean } | null)?.cpu) process.send?.({ cpuMs: cpuMs(), uptimeMs: performance.now() });
-  });
-  process.on('disconnect', stop);
+  answerBenchParent(stop);
   const endpoints: StackEndpoints = {
     dynamodb: stack.dynamo.endpoint,
     tableName: stack.dynamo.tableName,

@@ -40,6 +40,7 @@ import { serveFetch } from '../local/node-http-server.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-scope.ts';
 import { localSecretKey } from '../local/secretsmanager/local-secret.ts';
 import { stateMachineArn } from '../local/stepfunctions/sfn-facade-arns.ts';
+import { answerBenchParent } from './bench-child.ts';
 
 /** Where a local stack's AWS stand-ins listen (local-server-process.ts reports them with `--starts`). */
 export interface StackEndpoints {
@@ -110,13 +111,6 @@ async function serveMcpFunction(stack: StackEndpoints): Promise<{ url: URL; clos
 if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const server = await serveMcpFunction(JSON.parse(process.argv[2] ?? '{}') as StackEndpoints);
   const stop = () => void server.close().then(() => process.exit(0));
-  process.on('message', (message) => {
-    if ((message as { close?: boolean } | null)?.close) stop();
-    if ((message as { cpu?: boolean } | null)?.cpu) {
-      const { user, system } = process.cpuUsage();
-      process.send?.({ cpuMs: (user + system) / 1000, uptimeMs: performance.now() });
-    }
-  });
-  process.on('disconnect', stop);
+  answerBenchParent(stop);
   process.send({ url: server.url.href } satisfies McpFunctionReady);
 }

@@ -19,6 +19,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import * as z from 'zod/v4';
+import { answerBenchParent } from './bench-child.ts';
 
 export interface ReferenceServer {
   url: URL;
@@ -99,20 +100,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-/** CPU time this process has used, user and system, in ms. */
-function cpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
-
 if (process.send && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const server = await startReferenceServer({ sse: process.argv.includes('--sse') });
   const stop = () => void server.close().then(() => process.exit(0));
-  process.on('message', (message) => {
-    if ((message as { close?: boolean } | null)?.close) stop();
-    // The poll bench reads this process's CPU time around each segment (and its clock, where a CPU profile starts).
-    if ((message as { cpu?: boolean } | null)?.cpu) process.send?.({ cpuMs: cpuMs(), uptimeMs: performance.now() });
-  });
-  process.on('disconnect', stop);
+  answerBenchParent(stop);
   process.send({ url: server.url.href, taskId: server.taskId } satisfies ReferenceServerReady);
 }
