@@ -6,6 +6,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { BuildOptions } from 'esbuild';
+import { SHIPPED_TRACING_SDK_FLAG, TRACING_SDK_PACKAGE } from '../lambdas/observability/tracing-setup.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT } from './repo-paths.ts';
 
 // ESM bundles of CommonJS dependencies call `require` for Node built-ins; give them one.
@@ -34,16 +35,26 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Packages the MCP Lambda needs for some requests only: jose verifies OAuth tokens, and a
- * server without OAuth never loads it. Left out of the bundle (parsed at every cold start)
- * and shipped beside it, where Node finds the bundle's `import()`. (A poll's GetItem is
- * signed with node:crypto alone, lambdas/aws/hot-read-signer.ts.)
+ * Lazy modules built from one of our modules rather than a package, by the name the bundles
+ * import them by: OpenTelemetry's SDK, which a function loads only where its environment asks
+ * for tracing (lambdas/observability/tracing-setup.ts).
  */
-export const MCP_LAZY_MODULES: readonly string[] = ['jose'];
+export const LAZY_MODULE_ENTRIES: Readonly<Record<string, string>> = {
+  [TRACING_SDK_PACKAGE]: join(REPO_ROOT, 'lambdas/observability/tracing-sdk.ts'),
+};
+
+/**
+ * Packages the MCP Lambda needs for some requests only: jose verifies OAuth tokens, and a
+ * server without OAuth never loads it; the tracing SDK, which a function without tracing never
+ * loads. Left out of the bundle (parsed at every cold start) and shipped beside it, where Node
+ * finds the bundle's `import()`. (A poll's GetItem is signed with node:crypto alone,
+ * lambdas/aws/hot-read-signer.ts.)
+ */
+export const MCP_LAZY_MODULES: readonly string[] = ['jose', TRACING_SDK_PACKAGE];
 
 /** The packages the bundle of `entry` (absolute, or relative to the repository root) leaves out, to ship beside it. */
 export function lazyModulesOf(entry: string): readonly string[] {
-  return resolve(REPO_ROOT, entry) === MCP_HTTP_ENTRY ? MCP_LAZY_MODULES : [];
+  return resolve(REPO_ROOT, entry) === MCP_HTTP_ENTRY ? MCP_LAZY_MODULES : [TRACING_SDK_PACKAGE];
 }
 
 /** The esbuild settings, in the CDK's terms (`BundlingOptions`, less what is per function). */
@@ -58,6 +69,8 @@ export const LAMBDA_BUNDLING = {
   sourceMap: true,
   sourcesContent: false,
   banner: REQUIRE_BANNER,
+  /** The tracing SDK is imported by name, from beside the bundle (LAZY_MODULE_ENTRIES), never bundled. */
+  define: { [`process.env.${SHIPPED_TRACING_SDK_FLAG}`]: '"1"' },
   esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
 } as const;
 
@@ -86,6 +99,7 @@ export function esbuildOptions(entry: string, outfile: string, root: string, laz
     sourcemap: LAMBDA_BUNDLING.sourceMap,
     sourcesContent: LAMBDA_BUNDLING.sourcesContent,
     banner: { js: LAMBDA_BUNDLING.banner },
+    define: { ...LAMBDA_BUNDLING.define },
     alias: { ...BUNDLE_ALIASES },
     logLevel: 'warning',
   };
@@ -94,11 +108,13 @@ export function esbuildOptions(entry: string, outfile: string, root: string, laz
 /**
  * How a lazily loaded package is built into an asset: `node_modules/<name>/index.js`, which
  * Node resolves for `import('<name>')` from the bundle beside it. CommonJS, so it needs no
- * package.json; esbuild annotates its export names for ESM importers.
+ * package.json; esbuild annotates its export names for ESM importers. One of our modules
+ * (LAZY_MODULE_ENTRIES) carries its own copy of `@opentelemetry/api`: the API keeps what is
+ * registered on a global that every copy of the same version shares.
  */
 export function lazyModuleOptions(name: string, assetDir: string, root: string): BuildOptions {
   return {
-    entryPoints: [name],
+    entryPoints: [LAZY_MODULE_ENTRIES[name] ?? name],
     outfile: join(assetDir, 'node_modules', name, 'index.js'),
     absWorkingDir: root,
     bundle: true,

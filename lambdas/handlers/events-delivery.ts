@@ -24,7 +24,7 @@ import { createWebhookJobRunner } from '../events/webhook-job-runner.ts';
 import { createWebhookSender } from '../events/webhooks/webhook-sender.ts';
 import { createSqsDeliveryBatch, type RetryScheduler, type SqsBatchResponse, type SqsDeliveryEvent } from '../events/webhooks/sqs-delivery-batch.ts';
 import { consoleLogger } from '../logging/logger.ts';
-import { startTracing } from '../observability/tracing-setup.ts';
+import { tracedLambdaHandler } from '../observability/traced-lambda-handler.ts';
 import type { Logger } from '../operations/ports.ts';
 import { cachedServerKey } from '../shared/server-key.ts';
 import { eventsWireError } from '../mcp/edge/events-wire-errors.ts';
@@ -51,17 +51,5 @@ const deliver = createWebhookJobRunner({
   operationEnded: eventsWireError(operationEndedError()),
 });
 
-const tracing = await startTracing('async-mcp-events-delivery');
-const deliverBatch = createEventsDeliveryHandler(deliver, queue);
-
 /** Lambda entry point: one SQS batch per invocation, its failed items reported for redelivery. */
-export const handler = tracing
-  ? async (event: SqsDeliveryEvent): Promise<SqsBatchResponse> => {
-      try {
-        return await deliverBatch(event);
-      } finally {
-        // A failed export is the exporter's to log: it never fails the batch.
-        await tracing.forceFlush().catch(() => undefined);
-      }
-    }
-  : deliverBatch;
+export const handler = tracedLambdaHandler('async-mcp-events-delivery', createEventsDeliveryHandler(deliver, queue));

@@ -24,6 +24,7 @@ import { createAsyncMcpApp } from '../app/async-mcp-app.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { observeInvocation } from '../observability/request-observer.ts';
+import { lambdaInvocationTracing } from '../observability/traced-lambda-handler.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../tools/state-machine-names.ts';
 import { DURABLE_FUNCTION_ARN_PREFIX_ENV, deployedToolArns } from '../tools/durable-function-names.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
@@ -82,12 +83,14 @@ const serve = authenticatedFunctionUrlFetch((request, principal) => app.fetch(re
 });
 
 const observe = observeInvocation(metrics);
+// With the construct's tracing setting, the SDK starts at init (loaded from beside the bundle).
+const traced = lambdaInvocationTracing('async-mcp');
 
 /**
  * Lambda entry point, wrapped by `awslambda.streamifyResponse`. Log lines carry the request
- * id; metrics are flushed once the response stream has ended; a listen stream ends before
- * the function's timeout.
+ * id; metrics and spans are flushed once the response stream has ended; a listen stream ends
+ * before the function's timeout.
  */
 export const handler = streamingFunctionUrlHandler(serve, lambdaStreamingRuntime(), (context, invocation) =>
-  observe(context, () => withInvocationDeadline(invocationDeadlineOf(context), invocation)),
+  traced(() => observe(context, () => withInvocationDeadline(invocationDeadlineOf(context), invocation))),
 );

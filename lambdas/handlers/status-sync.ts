@@ -19,6 +19,7 @@ import { consoleLogger } from '../logging/logger.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { ObservedRecordStore } from '../observability/observed-record-store.ts';
 import type { InvocationContext } from '../observability/request-observer.ts';
+import { tracedLambdaHandler } from '../observability/traced-lambda-handler.ts';
 import { createOperations } from '../operations/operations-service.ts';
 import { shapeFinishedResult } from '../mcp/results/result-shaping.ts';
 import { deployedEventRecordingStore } from './deployed-event-stores.ts';
@@ -59,13 +60,16 @@ const events =
     : undefined;
 if (eventBusName && !secretArn) consoleLogger.warn('operation events are off: the function has no server key secret', { missing: ENV.secretArn });
 
-/** Lambda entry point: one event per invocation, its metrics flushed when it is handled. */
-export const handler: (event: StatusChangeEvent, context?: InvocationContext) => Promise<void> = createStatusSyncHandler(
-  operations,
-  engine,
-  consoleLogger,
-  metrics,
-  events,
-  // A redelivered end finds its record terminal: its events are settled again (event-recorder.ts).
-  (record) => settleEventsOf(store, record),
+/** Lambda entry point: one event per invocation, its metrics (and spans, with tracing on) flushed when it is handled. */
+export const handler: (event: StatusChangeEvent, context?: InvocationContext) => Promise<void> = tracedLambdaHandler(
+  'async-mcp-status-sync',
+  createStatusSyncHandler(
+    operations,
+    engine,
+    consoleLogger,
+    metrics,
+    events,
+    // A redelivered end finds its record terminal: its events are settled again (event-recorder.ts).
+    (record) => settleEventsOf(store, record),
+  ),
 );

@@ -24,6 +24,17 @@ export async function startTracing(
 ): Promise<TracingSdk | undefined> {
   const exporting = tracingRequested(env);
   if (!exporting && processors.length === 0) return undefined;
-  const { startTracingSdk } = await import('./tracing-sdk.ts');
+  const { startTracingSdk } = await loadTracingSdk();
   return startTracingSdk({ serviceName, processors, export: exporting });
+}
+
+/** The bare name a Lambda bundle imports the SDK by: a lazy module shipped beside the bundle (cdk/lambda-bundling.ts), never in it. */
+export const TRACING_SDK_PACKAGE = 'async-mcp-tracing-sdk';
+
+/** The variable the Lambda bundles define as "1" (LAMBDA_BUNDLING.define), so esbuild keeps only the shipped SDK's import. */
+export const SHIPPED_TRACING_SDK_FLAG = 'ASYNC_MCP_SHIPPED_TRACING_SDK';
+
+function loadTracingSdk(): Promise<typeof import('./tracing-sdk.ts')> {
+  // Spelled out, not through SHIPPED_TRACING_SDK_FLAG: esbuild's define replaces this very expression.
+  return process.env.ASYNC_MCP_SHIPPED_TRACING_SDK === '1' ? import(TRACING_SDK_PACKAGE) : import('./tracing-sdk.ts');
 }
