@@ -4,25 +4,13 @@
  * 2026-07-28 rounds (`input_required`, then the same call again with `inputResponses` and the
  * `requestState`), against the local stack's conformance tools.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvalidAnswerError, join, MemoryRequestStateStore, startToolCall, type Answer, type Question } from '../../client/index.ts';
-import type { LocalStack } from '../../local/local-stack.ts';
-import { startTestStack } from '../support/local-stack-fixture.ts';
+import { ASYNC_DIALECTS, localStackForFile } from './support/client-dialects.ts';
 
-/** How each forced dialect calls a sync-only tool: a 2026-07-28 call, or an initialize-era one. */
-const DIALECTS = ['tasks', 'tasks-2025-11-25', 'sep-1391'] as const;
+const stack = localStackForFile('test/conformance/tools');
 
-let stack: LocalStack;
-let url: string;
-beforeAll(async () => {
-  stack = await startTestStack({ toolsDir: 'test/conformance/tools' });
-  url = stack.url.href;
-}, 60_000);
-afterAll(async () => {
-  await stack?.close();
-});
-
-describe.concurrent.each(DIALECTS)('%s, a sync-only tool that asks', (dialect) => {
+describe.concurrent.each(ASYNC_DIALECTS)('%s, a sync-only tool that asks', (dialect) => {
   it('onQuestion answers it before the call returns, and the result is kept with the handle', async () => {
     const store = new MemoryRequestStateStore();
     const asked: Question[] = [];
@@ -30,7 +18,7 @@ describe.concurrent.each(DIALECTS)('%s, a sync-only tool that asks', (dialect) =
       asked.push(question);
       return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
     };
-    const handle = await startToolCall(url, 'test_elicitation', { message: 'Who are you?' }, { store, dialect, onQuestion });
+    const handle = await startToolCall(stack.url(), 'test_elicitation', { message: 'Who are you?' }, { store, dialect, onQuestion });
     expect(handle.dialect).toBe('sync');
     expect(asked).toEqual([expect.objectContaining({ key: 'user_info', message: 'Who are you?' })]);
     const result = await join(handle, { store });
@@ -40,7 +28,7 @@ describe.concurrent.each(DIALECTS)('%s, a sync-only tool that asks', (dialect) =
   it('an answer that does not fit is refused before it is sent, naming the field, and the call stops without waiting out its bound', async () => {
     const onQuestion = (): Answer => ({ action: 'accept', content: { username: 'ada', email: 7 } });
     const started = Date.now();
-    const call = startToolCall(url, 'test_elicitation', { message: 'Who?' }, { store: new MemoryRequestStateStore(), dialect, onQuestion });
+    const call = startToolCall(stack.url(), 'test_elicitation', { message: 'Who?' }, { store: new MemoryRequestStateStore(), dialect, onQuestion });
     await expect(call).rejects.toSatisfy((error) => error instanceof InvalidAnswerError && error.field === 'email');
     // The tool waits 30 s (its syncTimeoutSeconds) for an answer that never comes.
     expect(Date.now() - started).toBeLessThan(20_000);

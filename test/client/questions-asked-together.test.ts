@@ -4,27 +4,16 @@
  * to the next, answers each by its key, and a join handler answers both. And a question the
  * Tasks extension asks before its task exists, answered in `startToolCall`'s rounds.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { answer, join, MemoryRequestStateStore, questions, startToolCall, status, type Answer, type Question } from '../../client/index.ts';
-import type { LocalStack } from '../../local/local-stack.ts';
-import { startTestStack } from '../support/local-stack-fixture.ts';
+import { ASYNC_DIALECTS, localStackForFile } from './support/client-dialects.ts';
 
-const DIALECTS = ['tasks', 'tasks-2025-11-25', 'sep-1391'] as const;
+const stack = localStackForFile('test/fixtures/input-tools');
 
-let stack: LocalStack;
-let url: string;
-beforeAll(async () => {
-  stack = await startTestStack({ toolsDir: 'test/fixtures/input-tools' });
-  url = stack.url.href;
-}, 60_000);
-afterAll(async () => {
-  await stack?.close();
-});
-
-describe.concurrent.each(DIALECTS)('%s', (dialect) => {
+describe.concurrent.each(ASYNC_DIALECTS)('%s', (dialect) => {
   it('lists both open questions with stable keys, and answers each by its key', async () => {
     const store = new MemoryRequestStateStore();
-    const handle = await startToolCall(url, 'ask_two', {}, { store, dialect, canAnswer: true });
+    const handle = await startToolCall(stack.url(), 'ask_two', {}, { store, dialect, canAnswer: true });
     const listed = await vi.waitFor(
       async () => {
         const current = await status(handle, { store });
@@ -50,7 +39,7 @@ describe.concurrent.each(DIALECTS)('%s', (dialect) => {
       seen.push(question.key);
       return { action: 'accept', content: { value: question.key.toUpperCase() } };
     };
-    const handle = await startToolCall(url, 'ask_two', {}, { store, dialect, onQuestion });
+    const handle = await startToolCall(stack.url(), 'ask_two', {}, { store, dialect, onQuestion });
     const result = await join(handle, { store, onQuestion, timeoutMs: 60_000 });
     expect(result?.content).toEqual([{ type: 'text', text: 'first=FIRST second=SECOND' }]);
     expect(seen.sort()).toEqual(['first', 'second']);
@@ -64,13 +53,13 @@ describe('tasks, a question asked before the task exists (askBeforeTaskSeconds)'
       expect(question).toMatchObject({ key: 'user_name', message: 'What is your name?' });
       return { action: 'accept', content: { name: 'Alice' } };
     };
-    const handle = await startToolCall(url, 'ask_before_task', { waitSeconds: 2 }, { store, dialect: 'tasks', onQuestion });
+    const handle = await startToolCall(stack.url(), 'ask_before_task', { waitSeconds: 2 }, { store, dialect: 'tasks', onQuestion });
     expect(handle).toMatchObject({ dialect: 'tasks', remoteId: expect.any(String) });
     expect((await join(handle, { store, timeoutMs: 60_000 }))?.content).toEqual([{ type: 'text', text: 'Hello, Alice!' }]);
   });
 
   it('without a handler, a call that can answer only later says the round needs one', async () => {
-    const call = startToolCall(url, 'ask_before_task', {}, { store: new MemoryRequestStateStore(), dialect: 'tasks', canAnswer: true });
+    const call = startToolCall(stack.url(), 'ask_before_task', {}, { store: new MemoryRequestStateStore(), dialect: 'tasks', canAnswer: true });
     await expect(call).rejects.toThrow(/nothing here answers it: pass onQuestion/);
   });
 });
