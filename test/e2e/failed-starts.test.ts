@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../lambdas/operations/operations-service.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { modernRequest } from '../support/raw-mcp.ts';
 import { ok, rpcError } from '../support/rpc-assertions.ts';
 
@@ -62,12 +63,16 @@ describe('a start whose StartExecution fails', () => {
   it('throttled past the SDK’s retries, again and again: the principal is never locked out', async () => {
     const alice = principal();
     const before = (await executionNames()).length;
+    const logs = captureLogs('request failed');
     fault = 'throttle';
     try {
       for (let attempt = 0; attempt < LIMIT + 2; attempt++) expect(rpcError(await alice.start()).code).toBe(-32603);
     } finally {
       fault = undefined;
     }
+    // Each failed start is logged as an internal error, with the throttling as its cause.
+    expect(logs.lines()).toEqual(Array(LIMIT + 2).fill('ERROR request failed'));
+    for (const entry of logs.entries) expect(entry).toMatchObject({ tool: 'analyze_dataset', error: expect.stringContaining('ThrottlingException') });
     expect((await executionNames()).length).toBe(before);
     // Every failed start gave its slot back: the principal still starts up to its limit.
     const started = [ok(await alice.start()), ok(await alice.start())];

@@ -10,6 +10,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 
@@ -64,9 +65,13 @@ async function throttledQuestionWaits(tool: string) {
   const { cursor } = ok(await rpc('events/poll', { name: INPUT_REQUIRED, arguments: {}, cursor: null }));
   faults.left = 2;
   faults.injected = 0;
+  const logs = captureLogs('event not appended');
   const { taskId } = ok(await rpc('tools/call', { name: tool, arguments: { environment: 'staging', changes: ['api: v2.3.1'] } }));
   const events = await questionEvents(taskId, cursor);
   expect(faults.injected).toBe(2);
+  // The recorder gave up on the throttled append (both tries) and said so; the retried ask appended it.
+  expect(logs.lines()).toEqual(['ERROR event not appended']);
+  expect(logs.entries[0]).toMatchObject({ name: INPUT_REQUIRED, error: expect.stringContaining('ProvisionedThroughputExceededException') });
   expect(new Set(events.map((event) => event.eventId)).size).toBe(1);
   expect(Object.keys(events[0]?.data.inputRequests ?? {})).toEqual(['approval']);
   const waiting = await pollUntilStatus(() => rpc('tasks/get', { taskId }), ['input_required'], { timeout: 60_000 });

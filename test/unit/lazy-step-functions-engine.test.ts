@@ -3,12 +3,13 @@
  * does not load the SFN client; once loaded it is the same engine, on the local stack's
  * Step Functions facade.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { executionArnFor as arnOfTheEngine } from '../../lambdas/aws/step-functions-engine.ts';
 import { lazyStepFunctionsEngine } from '../../lambdas/aws/lazy-step-functions-engine.ts';
 import { ExecutionNotFoundError } from '../../lambdas/operations/ports.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
+import { captureLogs } from '../support/log-capture.ts';
 
 let stack: LocalStack;
 
@@ -34,6 +35,8 @@ describe('the Step Functions engine loaded on first use', () => {
 
   it('starts, describes and stops an execution on first use, and names one that never started as not found', async () => {
     const engine = engineOn(stack.sfnEndpoint);
+    // Started behind the server's back, the run has no operation: status sync says so of its start and its stop.
+    const logs = captureLogs('status event for an execution without an operation');
     const stateMachineArn = stack.catalog.get('analyze_dataset')?.stateMachineArn;
     if (!stateMachineArn) throw new Error('analyze_dataset is not in the catalog');
     const name = `lazy-${Date.now()}`;
@@ -44,5 +47,7 @@ describe('the Step Functions engine loaded on first use', () => {
     // Stopping an execution, running or already ended, is not an error.
     await engine.stop(executionArn, { error: 'Test', cause: 'done' });
     await expect(engine.describe(engine.executionArnFor(stateMachineArn, 'never-started'))).rejects.toBeInstanceOf(ExecutionNotFoundError);
+    await vi.waitFor(() => expect(logs.entries).toHaveLength(2));
+    for (const entry of logs.entries) expect(entry).toMatchObject({ level: 'ERROR', executionArn });
   }, 60_000);
 });

@@ -1,0 +1,66 @@
+/**
+ * A green run reads green: a log line a test provokes on purpose is taken out of the output and
+ * handed to the test, and an ERROR line or a stack trace nobody took still passes, noted for
+ * the guard that fails the test which wrote it.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { captureLogs } from '../support/log-capture.ts';
+import { type LineClaim, type Tap, tapWrites } from '../support/output-tap.ts';
+
+const line = (level: string, message: string) => `${JSON.stringify({ level, message, service: 'async-mcp' })}\n`;
+
+function tappedStandIn(claims: LineClaim[] = []) {
+  const tap: Tap = { claims: new Set(claims), unclaimed: [] };
+  const written: string[] = [];
+  const stream = {
+    write: (chunk: unknown, callback?: () => void) => {
+      written.push(String(chunk));
+      callback?.();
+      return true;
+    },
+  };
+  tapWrites(stream as never, tap);
+  return { tap, written, write: (text: string, callback?: () => void) => (stream.write as (text: string, callback?: () => void) => boolean)(text, callback) };
+}
+
+describe('the output tap', () => {
+  it('passes an ERROR line and a stack trace nobody claimed, and notes them for the guard', () => {
+    const { tap, written, write } = tappedStandIn();
+    write(line('ERROR', 'request failed'));
+    write('Error: boom\n    at run (/work/x.ts:3:9)\n');
+    write(`${JSON.stringify({ level: 'INFO', message: 'Error: refused\n    at TCPConnectWrap.afterConnect (node:net:1611:16)' })}\n`);
+    expect(written).toHaveLength(3);
+    expect(tap.unclaimed).toEqual([line('ERROR', 'request failed'), '    at run (/work/x.ts:3:9)\n', written[2]]);
+  });
+
+  it('leaves a WARN line, a plain line and a line that only mentions "at" alone', () => {
+    const { tap, written, write } = tappedStandIn();
+    write(line('WARN', 'request rejected'));
+    write('look at this: 12:30\n');
+    expect(written).toEqual([line('WARN', 'request rejected'), 'look at this: 12:30\n']);
+    expect(tap.unclaimed).toEqual([]);
+  });
+
+  it('takes a claimed line out of the output, keeping the rest of the chunk, and still calls back', () => {
+    const taken: string[] = [];
+    const claim = { takes: (text: string) => text.includes('"request failed"'), take: (text: string) => taken.push(text) };
+    const { tap, written, write } = tappedStandIn([claim]);
+    const done = vi.fn();
+    write(`${line('ERROR', 'request failed')}kept\n`);
+    write(line('ERROR', 'request failed'), done);
+    expect(written).toEqual(['kept\n']);
+    expect(taken).toEqual([line('ERROR', 'request failed'), line('ERROR', 'request failed')]);
+    expect(tap.unclaimed).toEqual([]);
+    return vi.waitFor(() => expect(done).toHaveBeenCalledOnce());
+  });
+});
+
+describe('captureLogs', () => {
+  it("takes the test's expected lines off the process's output, parsed, and lets go when the test ends", () => {
+    const logs = captureLogs('answer ignored: its question had closed', /^token rejected/);
+    process.stderr.write(line('WARN', 'answer ignored: its question had closed'));
+    process.stderr.write(line('WARN', 'token rejected: expired'));
+    expect(logs.lines()).toEqual(['WARN answer ignored: its question had closed', 'WARN token rejected: expired']);
+    expect(logs.entries[0]).toMatchObject({ service: 'async-mcp' });
+  });
+});
