@@ -1,7 +1,8 @@
 /**
- * SigV4 for the hot GetItem (hot-get-item.ts), synchronous and over node:crypto: the same
- * signature `@smithy/signature-v4` computes for the request the hot read builds (a POST to a
- * plain path, no query, lower-case header names), at a quarter of its cost. The SDK's signer
+ * SigV4 for the hot calls (hot-call.ts: the poll's GetItem, a start's writes and its
+ * StartExecution), synchronous and over node:crypto: the same signature `@smithy/signature-v4`
+ * computes for the request a hot call builds (a POST to a plain path, no query, lower-case
+ * header names), at a quarter of its cost. The SDK's signer
  * is general: it clones the request, awaits a hash object per digest and walks every header
  * against its unsignable list, about 30 µs a poll on a quiet core and three times that under
  * load. Here one SHA-256 of the body, one of the canonical request and one HMAC, with the
@@ -31,7 +32,6 @@ export interface SigningCredentials {
   readonly sessionToken?: string;
 }
 
-const SERVICE = 'dynamodb';
 const ALGORITHM = 'AWS4-HMAC-SHA256';
 
 /** Headers SigV4 signers leave unsigned; the hot read sends none of them. */
@@ -53,11 +53,17 @@ const UNSIGNABLE = new Set([
   'x-amzn-trace-id',
 ]);
 
-/** The last signing key derived: a Lambda, and a local server, sign with one identity per day. */
-let lastKey: { day: string; region: string; secret: string; key: Buffer } | undefined;
+/** The last signing key derived per service: a Lambda, and a local server, sign with one identity per day. */
+const lastKeys = new Map<string, { day: string; region: string; secret: string; key: Buffer }>();
 
-/** `request` with its SigV4 headers (dynamodb, `region`) added, signed at `signingDate`. */
-export function signHotRequest<R extends SignableRequest>(request: R, credentials: SigningCredentials, region: string, signingDate: Date): R {
+/** `request` with its SigV4 headers (`service`, `region`) added, signed at `signingDate`. */
+export function signHotRequest<R extends SignableRequest>(
+  request: R,
+  credentials: SigningCredentials,
+  region: string,
+  signingDate: Date,
+  service = 'dynamodb',
+): R {
   if (!isPlainPath(request.path)) throw new Error('the hot read signs plain paths only');
   if (Object.keys(request.query).length > 0) throw new Error('the hot read signs requests without a query');
   const amzDate = amzDateOf(signingDate);
@@ -80,9 +86,9 @@ export function signHotRequest<R extends SignableRequest>(request: R, credential
   }
   const signedHeaders = names.join(';');
   const canonicalRequest = `${request.method}\n${request.path}\n\n${canonicalHeaders}\n${signedHeaders}\n${payloadHash}`;
-  const scope = `${day}/${region}/${SERVICE}/aws4_request`;
+  const scope = `${day}/${region}/${service}/aws4_request`;
   const stringToSign = `${ALGORITHM}\n${amzDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
-  const signature = createHmac('sha256', signingKey(day, region, credentials.secretAccessKey))
+  const signature = createHmac('sha256', signingKey(day, region, service, credentials.secretAccessKey))
     .update(stringToSign)
     .digest('hex');
   headers.authorization = `${ALGORITHM} Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
@@ -118,10 +124,11 @@ export function isPlainPath(path: string): boolean {
   return segments.every((segment) => /^[A-Za-z0-9\-._~]+$/.test(segment) && segment !== '.' && segment !== '..');
 }
 
-function signingKey(day: string, region: string, secret: string): Buffer {
-  if (lastKey?.day === day && lastKey.region === region && lastKey.secret === secret) return lastKey.key;
+function signingKey(day: string, region: string, service: string, secret: string): Buffer {
+  const last = lastKeys.get(service);
+  if (last?.day === day && last.region === region && last.secret === secret) return last.key;
   let key = createHmac('sha256', `AWS4${secret}`).update(day).digest();
-  for (const part of [region, SERVICE, 'aws4_request']) key = createHmac('sha256', key).update(part).digest();
-  lastKey = { day, region, secret, key };
+  for (const part of [region, service, 'aws4_request']) key = createHmac('sha256', key).update(part).digest();
+  lastKeys.set(service, { day, region, secret, key });
   return key;
 }
