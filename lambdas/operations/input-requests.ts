@@ -15,8 +15,8 @@
  * Closed keys are remembered, so a late answer is told that it came too late.
  *
  * Asking is idempotent: a question whose task token is already pending (a durable step run
- * again, a worker invoked twice), or one asked by a retried attempt of the state that stored
- * it, keeps its key and stays one question. The ask writes it again all the same, so the
+ * again, a worker invoked twice), or one asked by a retried attempt of the state (and branch or
+ * Map iteration) that stored it, keeps its key and stays one question. The ask writes it again all the same, so the
  * `operation.input_required` event a failed first try did not record is recorded now.
  */
 import { OPERATION_SPANS } from '../observability/span-names.ts';
@@ -89,9 +89,11 @@ export interface AskInput {
   state?: string;
   /**
    * This is a retry of an attempt of the same state that may have stored the question already
-   * (under another task token): a state that runs alone then takes that question over.
+   * (under another task token): it then takes that question over.
    */
   retried?: boolean;
+  /** When the asking state was entered (epoch ms; a retry keeps it), stored with the question to tell Map iterations apart. */
+  enteredAt?: number;
 }
 
 /** A question that closed before its answer came, and why. */
@@ -153,7 +155,7 @@ export class InputRequests {
         );
       }
       const now = nextUpdatedAt(this.deps.clock, record);
-      const own = ownQuestion(record, input, now);
+      const own = ownQuestion(record, { ...input, request }, now);
       // Being answered already: the client has it, and the answer is on its way to the state.
       if (own && own[1].answeringSince !== undefined) return { key: own[0], operation };
       const { open: pending, closed } = this.closeOnAsk(record, now, input.concurrent, own?.[0]);
@@ -171,6 +173,7 @@ export class InputRequests {
         ...(deadline === undefined ? {} : { deadline }),
         ...(input.concurrent === undefined ? {} : { concurrent: input.concurrent }),
         ...(input.state === undefined ? {} : { state: input.state }),
+        ...(input.enteredAt === undefined ? {} : { enteredAt: input.enteredAt }),
       };
       try {
         const updated = await this.deps.store.transition(

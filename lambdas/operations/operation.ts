@@ -145,6 +145,11 @@ export interface PendingInput {
   concurrent?: boolean;
   /** The asking state's name, so a retried attempt of that state finds the question its failed attempt stored. */
   state?: string;
+  /**
+   * When the asking state was entered (epoch ms, its `$$.State.EnteredTime`, which a retry
+   * keeps), so a retried attempt in a Parallel branch or a Map iteration finds its own question.
+   */
+  enteredAt?: number;
 }
 
 /**

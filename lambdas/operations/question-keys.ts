@@ -3,6 +3,7 @@
  * is idempotent), else the state's own key when it is free, a `-N` suffix when it is used, or a
  * minted one when the state names none.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { mintId } from './fingerprint.ts';
 import type { OperationRecord, PendingInput } from './operation.ts';
 import { timedOut } from './question-closing.ts';
@@ -14,23 +15,45 @@ export interface Asking {
   concurrent?: boolean;
   state?: string;
   retried?: boolean;
+  enteredAt?: number;
+  /** The question as the protocol parsed it. */
+  request?: unknown;
 }
 
 /**
  * The question this ask already stored, by key: the pending one with its task token, else, for
- * a retried attempt of a state that runs alone, the open question that state stored under the
- * key it asks for (its failed attempt's token is void; nothing else of the execution runs, so
- * no other question can be that state's).
+ * a retried attempt (its failed attempt's token is void), the open question its state stored
+ * under the key it asks for. A state that runs alone owns the latest such question (nothing
+ * else of the execution runs). In a Parallel branch or a Map iteration, the state name tells
+ * branches apart (names are unique in a machine), and the entry time, which a retry keeps, and
+ * the question tell iterations apart.
  */
 export function ownQuestion(record: OperationRecord, input: Asking, now: number): [string, PendingInput] | undefined {
   const pending = Object.entries(record.pendingInputs ?? {});
   const same = pending.find(([, entry]) => entry.taskToken === input.taskToken);
-  if (same || !input.retried || input.concurrent !== false || input.state === undefined) return same;
+  if (same || !input.retried || input.state === undefined) return same;
   const asked = pending.filter(
-    ([key, entry]) =>
-      entry.state === input.state && entry.concurrent === false && entry.answeringSince === undefined && !timedOut(entry, now) && askedAs(key, input.key),
+    ([key, entry]) => entry.state === input.state && entry.answeringSince === undefined && !timedOut(entry, now) && askedAs(key, input.key),
   );
-  return asked.sort(([, a], [, b]) => b.askedAt - a.askedAt)[0];
+  if (input.concurrent === false) return asked.filter(([, entry]) => entry.concurrent === false).sort(([, a], [, b]) => b.askedAt - a.askedAt)[0];
+  return sameAttempt(asked, input);
+}
+
+/**
+ * Among the questions of one state inside a Parallel or Map, the one asked by the attempt this
+ * one retries: entered when this one was, asking the same. Iterations can enter in the same
+ * millisecond: when two such questions are open, none is taken, since taking another
+ * iteration's would leave that iteration waiting for an answer that never reaches it.
+ */
+function sameAttempt(asked: Array<[string, PendingInput]>, input: Asking): [string, PendingInput] | undefined {
+  if (input.enteredAt === undefined) return undefined;
+  const same = asked.filter(([, entry]) => entry.concurrent !== false && entry.enteredAt === input.enteredAt && sameJson(entry.request, input.request));
+  return same.length === 1 ? same[0] : undefined;
+}
+
+/** Whether two JSON values are equal (a stored question has been through JSON). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
 }
 
 /** Whether `key` is one `freeKey` gives for `wanted`. */

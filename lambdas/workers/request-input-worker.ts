@@ -12,7 +12,8 @@
  *
  * Any other failure (the store, or the question's event, not written) fails the state with
  * `Mcp.AskFailed`, which the loader makes the state retry with backoff: the retried attempt
- * takes over the question its failed attempt may have stored (same key, its new task token)
+ * takes over the question its failed attempt may have stored (same key, its new task token;
+ * in a Parallel or Map, the one its branch or iteration stored, by the state's entry time)
  * and records the event again, so the run waits for its answer instead of failing.
  */
 import * as z from 'zod';
@@ -47,8 +48,13 @@ const RequestInputEvent = z.looseObject({
  */
 function attemptStart(enteredTime: unknown, retryCount: unknown): number {
   const retried = typeof retryCount === 'number' && retryCount > 0;
-  const parsed = typeof enteredTime === 'string' && !retried ? Date.parse(enteredTime) : Number.NaN;
-  return Number.isFinite(parsed) ? parsed : Date.now();
+  return (retried ? undefined : enteredAt(enteredTime)) ?? Date.now();
+}
+
+/** When the state was entered (epoch ms): the same for every retried attempt, so it names the branch's or iteration's question. */
+function enteredAt(enteredTime: unknown): number | undefined {
+  const parsed = typeof enteredTime === 'string' ? Date.parse(enteredTime) : Number.NaN;
+  return Number.isFinite(parsed) ? parsed : undefined;
 }
 
 const errorName = (error: unknown): string => (error instanceof Error ? error.name : typeof error);
@@ -71,6 +77,7 @@ export function createRequestInputHandler(fallback: () => OperationsService) {
     }
     const { taskToken, request, key, executionName, operation, asking } = parsed.data;
     const { inputs } = operationsInScope(fallback);
+    const entered = enteredAt(asking?.enteredTime);
     const deadline = asking
       ? inputDeadline(attemptStart(asking.enteredTime, asking.retryCount), seconds(asking.timeoutSeconds), seconds(asking.heartbeatSeconds))
       : undefined;
@@ -85,6 +92,7 @@ export function createRequestInputHandler(fallback: () => OperationsService) {
         ...(typeof asking?.concurrent === 'boolean' ? { concurrent: asking.concurrent } : {}),
         ...(typeof asking?.stateName === 'string' ? { state: asking.stateName } : {}),
         ...(typeof asking?.retryCount === 'number' && asking.retryCount > 0 ? { retried: true } : {}),
+        ...(entered === undefined ? {} : { enteredAt: entered }),
       });
       return { key: asked.key };
     } catch (error) {

@@ -121,13 +121,16 @@ export class AslExecution {
     }
   }
 
-  /** Builds the context object a state sees as `$$` or `$states.context`. */
-  contextFor(name: string, retryCount: number): Record<string, unknown> {
+  /**
+   * Builds the context object a state sees as `$$` or `$states.context`. A retry is no new
+   * entry: Step Functions gives every attempt the EnteredTime of the first, with its RetryCount.
+   */
+  contextFor(name: string, enteredTime: string, retryCount: number): Record<string, unknown> {
     const { context } = this.options;
     return {
       Execution: { Id: context.executionArn, Input: this.executionInput, Name: context.executionName, RedriveCount: 0, StartTime: this.startTime },
       StateMachine: { Id: context.stateMachineArn, Name: context.stateMachineName },
-      State: { Name: name, EnteredTime: new Date().toISOString(), RetryCount: retryCount },
+      State: { Name: name, EnteredTime: enteredTime, RetryCount: retryCount },
     };
   }
 
@@ -139,8 +142,9 @@ export class AslExecution {
     const retriers = (state.Retry as State[] | undefined) ?? [];
     const catchers = (state.Catch as State[] | undefined) ?? [];
     const attempts = retriers.map(() => 0);
+    const enteredTime = new Date().toISOString();
     for (let retryCount = 0; ; retryCount++) {
-      const frame: StateFrame = { name, state, jsonata, input, scope, context: this.contextFor(name, retryCount) };
+      const frame: StateFrame = { name, state, jsonata, input, scope, context: this.contextFor(name, enteredTime, retryCount) };
       let result: StateResult;
       try {
         result = await this.body(frame, signal);

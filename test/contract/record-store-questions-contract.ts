@@ -76,6 +76,47 @@ export function describeQuestionCases(makeStore: MakeStore): void {
     expect(after.closedInputs).toBeUndefined();
   });
 
+  it('a retried attempt inside a Map iteration takes over its own question, not the one another iteration asked under the same key', async () => {
+    const enteredAt = record.createdAt + 1_000;
+    const item = (n: number) => ({ ...confirm, params: { ...confirm.params, message: `Deploy item ${n}?` } });
+    const inMap = { concurrent: true, state: 'ConfirmItem' };
+    expect((await ask('item-0-attempt-1', { ...inMap, enteredAt, request: item(0) })).key).toBe('confirm');
+    expect((await ask('item-1-attempt-1', { ...inMap, enteredAt: enteredAt + 2, request: item(1) })).key).toBe('confirm-2');
+    // Iterations entered in the same millisecond are told apart by what they ask.
+    expect((await ask('item-2-attempt-1', { ...inMap, enteredAt, request: item(2) })).key).toBe('confirm-3');
+    const retried = await ask('item-0-attempt-2', { ...inMap, enteredAt, request: item(0), retried: true });
+    expect(retried.key).toBe('confirm');
+    const after = await stored();
+    expect(Object.keys(after.pendingInputs ?? {}).sort()).toEqual(['confirm', 'confirm-2', 'confirm-3']);
+    expect(after.pendingInputs?.confirm?.taskToken).toBe('item-0-attempt-2');
+    expect(after.pendingInputs?.['confirm-2']?.taskToken).toBe('item-1-attempt-1');
+    expect(after.pendingInputs?.['confirm-3']?.taskToken).toBe('item-2-attempt-1');
+    expect(after.usedInputKeys).toEqual(['confirm', 'confirm-2', 'confirm-3']);
+  });
+
+  it("a retried attempt inside a Parallel branch takes over its branch's question, and two branches asking one key keep two questions", async () => {
+    const enteredAt = record.createdAt + 1_000;
+    expect((await ask('left-1', { concurrent: true, state: 'AskLeft', enteredAt })).key).toBe('confirm');
+    expect((await ask('right-1', { concurrent: true, state: 'AskRight', enteredAt })).key).toBe('confirm-2');
+    expect((await ask('right-2', { concurrent: true, state: 'AskRight', enteredAt, retried: true })).key).toBe('confirm-2');
+    const after = await stored();
+    expect(Object.keys(after.pendingInputs ?? {}).sort()).toEqual(['confirm', 'confirm-2']);
+    expect(after.pendingInputs?.confirm?.taskToken).toBe('left-1');
+    expect(after.pendingInputs?.['confirm-2']?.taskToken).toBe('right-2');
+    expect(after.closedInputs).toBeUndefined();
+  });
+
+  it("a retry that cannot tell its iteration's question from another one (entered at once, the same question) asks under a new key rather than take one over", async () => {
+    const enteredAt = record.createdAt + 1_000;
+    const inMap = { concurrent: true, state: 'ConfirmItem', enteredAt };
+    await ask('item-0-attempt-1', inMap);
+    await ask('item-1-attempt-1', inMap);
+    expect((await ask('item-0-attempt-2', { ...inMap, retried: true })).key).toBe('confirm-3');
+    const after = await stored();
+    expect(after.pendingInputs?.confirm?.taskToken).toBe('item-0-attempt-1');
+    expect(after.pendingInputs?.['confirm-2']?.taskToken).toBe('item-1-attempt-1');
+  });
+
   it('another question with the same key and a new token is still a second question', async () => {
     await ask('branch-1');
     expect((await ask('branch-2')).key).toBe('confirm-2');
