@@ -62,6 +62,8 @@ export interface DeployedStackOptions {
   log?: (line: string) => void;
   /** Each event a function put on the default bus (PutEvents through its IAM gateway). */
   onEvent?: (event: EventBridgeEvent) => void;
+  /** Timeouts in seconds, by function logical id, in place of the template's (a test's short invocations). */
+  functionTimeoutSeconds?: Readonly<Record<string, number>>;
 }
 
 export interface DeployedLocalStack {
@@ -90,7 +92,7 @@ export interface DeployedLocalStack {
 }
 
 export async function startDeployedStack(options: DeployedStackOptions): Promise<DeployedLocalStack> {
-  const model = loadDeployedStack(resolve(options.cdkOut));
+  const model = withTimeouts(loadDeployedStack(resolve(options.cdkOut)), options.functionTimeoutSeconds ?? {});
   const scope = { region: model.region, accountId: model.accountId };
   const host = options.host ?? DEFAULT_HOST;
   const data = options.dataDir ? resolve(options.dataDir) : undefined;
@@ -353,4 +355,9 @@ async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
   for (const close of closers.splice(0).reverse()) {
     await close().catch(() => undefined);
   }
+}
+
+/** The model with these functions' timeouts: the sandbox's deadline and the context's remaining time follow them. */
+function withTimeouts(model: DeployedStack, timeouts: Readonly<Record<string, number>>): DeployedStack {
+  return { ...model, functions: model.functions.map((fn) => ({ ...fn, timeoutSeconds: timeouts[fn.logicalId] ?? fn.timeoutSeconds })) };
 }

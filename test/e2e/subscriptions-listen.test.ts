@@ -7,6 +7,7 @@
 import { readAcceptedTaskIdsV2, contributeTaskFilterV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { TaskStatusNotificationV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDeployedStack } from '../../local/as-deployed/index.ts';
 import type { DeployedLocalStack } from '../../local/as-deployed/start-deployed-stack.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../support/deployed-assembly.ts';
@@ -202,9 +203,14 @@ describe('subscriptions/listen turned off', () => {
 });
 
 describe('as deployed: the bundled MCP function in its Lambda sandbox', () => {
+  // The template's MCP timeout is over a minute; a stream ends 5 s before it, so 15 s still
+  // shows the graceful end using the invocation's time, in a quarter of the wait.
+  const MCP_TIMEOUT_SECONDS = 15;
   let deployed: DeployedLocalStack;
   beforeAll(async () => {
-    ({ stack: deployed } = await startAssemblyStack(await deployedAssembly(NO_AUTH)));
+    const cdkOut = await deployedAssembly(NO_AUTH);
+    const mcpLogicalId = loadDeployedStack(cdkOut).functionUrl?.targetFunctionLogicalId ?? '';
+    ({ stack: deployed } = await startAssemblyStack(cdkOut, { functionTimeoutSeconds: { [mcpLogicalId]: MCP_TIMEOUT_SECONDS } }));
   }, 240_000);
   afterAll(async () => {
     await deployed?.close();
@@ -213,7 +219,7 @@ describe('as deployed: the bundled MCP function in its Lambda sandbox', () => {
   it("a listen stream ends cleanly before the function's timeout, and the client re-listens", async () => {
     const mcp = deployed.model.functions.find((f) => f.logicalId === deployed.model.functionUrl?.targetFunctionLogicalId);
     const timeoutMs = (mcp?.timeoutSeconds ?? 0) * 1000;
-    expect(timeoutMs).toBeGreaterThan(0);
+    expect(timeoutMs).toBe(MCP_TIMEOUT_SECONDS * 1000);
     const created = ok(
       await modernRequest(deployed.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10, delaySeconds: 86_400 } }, { capabilities: EXT }),
     );
