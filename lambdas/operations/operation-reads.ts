@@ -61,13 +61,15 @@ export class OperationReads implements ExecutionLookup {
   /**
    * Waits until the operation is terminal, `until` holds for it (e.g. it asks a question)
    * or `boundMs` passes; returns the last record seen. Reads the store, so any instance can
-   * wait on any operation; `onRead` sees every record read.
+   * wait on any operation; `onRead` sees every record read. Once `signal` aborts (the
+   * waiting request ended), it stops at once: no timer or read outlives the request.
    */
   async waitFor(
     key: OperationKey,
     boundMs: number,
     until?: (record: OperationRecord) => boolean,
     onRead?: (record: OperationRecord) => Promise<void>,
+    signal?: AbortSignal,
   ): Promise<OperationRecord> {
     const { clock } = this.context;
     const deadline = clock.now() + boundMs;
@@ -77,8 +79,9 @@ export class OperationReads implements ExecutionLookup {
       // Each record read goes to the caller (a waiting call streams its new reports from it).
       await onRead?.(record);
       const left = deadline - clock.now();
-      if (isTerminal(record.status) || until?.(record) || left <= 0) return record;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+      if (isTerminal(record.status) || until?.(record) || left <= 0 || signal?.aborted) return record;
+      await pause(Math.min(delay, left), signal);
+      if (signal?.aborted) return record;
       delay = Math.min(delay * 2, 1000, record.pollIntervalSeconds * 1000);
     }
   }
@@ -89,4 +92,17 @@ export class OperationReads implements ExecutionLookup {
     if (!pointer || pointer.expiresAt * 1000 <= this.context.clock.now()) return undefined;
     return { ownerId: pointer.ownerId, token: pointer.token };
   }
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts, leaving neither its timer nor its listener behind. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

@@ -162,14 +162,15 @@ export class OperationsService {
     return this.#parts.reads.waitFor(key, boundMs);
   }
 
-  /** Waits until the operation is terminal, `until` holds for it or `boundMs` passes (see operation-reads.ts). */
+  /** Waits until the operation is terminal, `until` holds for it, `boundMs` passes or `signal` aborts (see operation-reads.ts). */
   waitFor(
     key: OperationKey,
     boundMs: number,
     until?: (record: OperationRecord) => boolean,
     onRead?: (record: OperationRecord) => Promise<void>,
+    signal?: AbortSignal,
   ): Promise<OperationRecord> {
-    return this.#parts.reads.waitFor(key, boundMs, until, onRead);
+    return this.#parts.reads.waitFor(key, boundMs, until, onRead, signal);
   }
 
   /** The operation the latest cancelable `tools/call` with this typed request id started, while it lives. */

@@ -112,14 +112,15 @@ function relatedTo(params: Record<string, unknown>, taskId: string): Record<stri
 /**
  * Waits until the task is terminal or `boundMs` passes, sending each question the task asks
  * meanwhile on `stream` ("When the requestor encounters the input_required status, it SHOULD
- * preemptively call tasks/result").
+ * preemptively call tasks/result"). It ends with the request (`signal`: the client went away,
+ * its stream was cancelled): nothing is left waiting on the task for a response nobody reads.
  */
-async function waitAsking(deps: McpDeps, key: OperationKey, boundMs: number, stream: ServerRequests): Promise<OperationRecord> {
+async function waitAsking(deps: McpDeps, key: OperationKey, boundMs: number, stream: ServerRequests, signal: AbortSignal): Promise<OperationRecord> {
   const deadline = Date.now() + boundMs;
   const unsent = (record: OperationRecord) => stream.hasUnsent(deps.operations.inputs.pending(record));
   for (;;) {
-    const record = await deps.operations.waitFor(key, Math.max(0, deadline - Date.now()), unsent);
-    if (isTerminal(record.status) || !unsent(record)) return record;
+    const record = await deps.operations.waitFor(key, Math.max(0, deadline - Date.now()), unsent, undefined, signal);
+    if (isTerminal(record.status) || !unsent(record) || signal.aborted) return record;
     await stream.send(record.token, deps.operations.inputs.pending(record));
   }
 }
@@ -224,7 +225,8 @@ export const tasks20251125Dialect: AsyncDialect = {
         // "When a receiver receives a tasks/result request for a task in any other non-terminal status
         // (working or input_required), it MUST block the response until the task reaches a terminal status."
         const boundSeconds = deps.operations.limits.maxBlockingSeconds;
-        const record = await waitAsking(deps, key, boundSeconds * 1000, new ServerRequests(server, ctx.mcpReq.id, (p) => relatedTo(p, taskId)));
+        const stream = new ServerRequests(server, ctx.mcpReq.id, (p) => relatedTo(p, taskId));
+        const record = await waitAsking(deps, key, boundSeconds * 1000, stream, ctx.mcpReq.signal);
         if (!isTerminal(record.status)) {
           const { status } = toTask(record, deps);
           throw new OperationError(
