@@ -50,6 +50,7 @@ export async function startLocalDurableService(options: LocalDurableServiceOptio
   const worker = new CheckpointWorkerClient();
   let handlerClient: LambdaClient | undefined;
   let endpoint = '';
+  let closed = false;
   // Handlers checkpoint through the unmodified Lambda client, over HTTP, to this service.
   const transport = () => {
     handlerClient ??= new LambdaClient({
@@ -58,6 +59,8 @@ export async function startLocalDurableService(options: LocalDurableServiceOptio
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
     return new StopAwareApiClient(handlerClient, (arn) => {
+      // A handler still running when the service closed checkpoints to a closed port: the service's own doing too.
+      if (closed) return true;
       try {
         return service.describe(arn, false).Status === 'STOPPED';
       } catch {
@@ -82,6 +85,7 @@ export async function startLocalDurableService(options: LocalDurableServiceOptio
     endpoint,
     service,
     close: async () => {
+      closed = true;
       service.halt();
       handlerClient?.destroy();
       await server.close();
@@ -91,9 +95,9 @@ export async function startLocalDurableService(options: LocalDurableServiceOptio
 }
 
 /**
- * The SDK's client, except that a checkpoint refused because the execution was stopped is not
- * logged: Lambda refuses it too, but the stop was this service's, so the handler's ERROR line
- * with its stack would only alarm. Any other refusal is logged as the SDK logs it.
+ * The SDK's client, except that a checkpoint refused because the execution was stopped, or the
+ * service closed, is not logged: Lambda refuses it too, but the stop was this service's, so the
+ * handler's ERROR line with its stack would only alarm. Any other refusal is logged as the SDK logs it.
  */
 class StopAwareApiClient extends DurableExecutionApiClient {
   constructor(
