@@ -1,9 +1,9 @@
 /**
- * The MCP function alone, in a process of its own, for the starts bench: the app the local
- * stack serves (the same record store with the hot read, Step Functions engine, events stores
- * and HTTP edge), its SDK clients pointed at another process's local stack
- * (local-server-process.ts `--starts`) for DynamoDB (dynalite), Step Functions (the facade),
- * Lambda (the durable service) and S3. So this process's CPU is what the MCP function spends
+ * The MCP function alone, in a process of its own, for the starts bench: the app the MCP
+ * function serves (the same record store with the hot read and the start's hot writes, Step
+ * Functions engine with the hot StartExecution, events stores and HTTP edge), its SDK clients
+ * pointed at another process's local stack (local-server-process.ts `--starts`) for DynamoDB
+ * (dynalite), Step Functions (the facade), Lambda (the durable service) and S3. So this process's CPU is what the MCP function spends
  * in AWS: request handling and the SDK clients' serialisation, signing and HTTP; the facade
  * running the execution, status sync and the local workers stay in the stack's process.
  *
@@ -28,7 +28,9 @@ import { DynamoDbEventHandover } from '../lambdas/aws/dynamodb-event-handover.ts
 import { DynamoDbEventLog } from '../lambdas/aws/dynamodb-event-log.ts';
 import { DynamoDbRecordStore } from '../lambdas/aws/dynamodb-record-store.ts';
 import { DynamoDbWebhookSubscriptions } from '../lambdas/aws/dynamodb-webhook-subscriptions.ts';
+import { HotDynamoDbWrites } from '../lambdas/aws/hot-dynamodb-writes.ts';
 import { HotGetItem } from '../lambdas/aws/hot-get-item.ts';
+import { HotStartExecution } from '../lambdas/aws/hot-start-execution.ts';
 import { RoutingWorkflowEngine } from '../lambdas/aws/routing-workflow-engine.ts';
 import { S3ResultStore } from '../lambdas/aws/s3-result-store.ts';
 import { StepFunctionsEngine } from '../lambdas/aws/step-functions-engine.ts';
@@ -77,9 +79,10 @@ async function serveMcpFunction(stack: StackEndpoints): Promise<{ url: URL; clos
   const functionArnPrefix = `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:`;
   const folders = await loadToolFolders(TOOLS_DIR);
   const catalog = buildToolCatalog(folders, (name, folder) => (folder.durable ? `${functionArnPrefix}${name}` : stateMachineArn(arnScope, name)));
-  const stepFunctions = new StepFunctionsEngine(sfn);
+  // A start's calls as the MCP function sends them (lazy-dynamodb-record-store.ts, lazy-step-functions-engine.ts): over the hot wire.
+  const stepFunctions = new StepFunctionsEngine(sfn, new HotStartExecution(sfn));
   const app = createAsyncMcpApp({
-    store: new DynamoDbRecordStore({ ...table, operationReads: new HotGetItem(dynamodb) }),
+    store: new DynamoDbRecordStore({ ...table, operationReads: new HotGetItem(dynamodb), writes: new HotDynamoDbWrites(dynamodb) }),
     engine: lambda ? new RoutingWorkflowEngine(stepFunctions, new DurableFunctionEngine(lambda)) : stepFunctions,
     catalog,
     // The starts bench leaves every operation it starts waiting, far past the per-principal default.

@@ -8,6 +8,7 @@
 import { DeleteItemCommand, GetItemCommand, UpdateItemCommand, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { MAX_REQUEST_ALIASES_PER_OPERATION } from '../operations/ports.ts';
 import type { ActiveSlotStore, RequestAlias, SlotAlias, SlotClaim } from '../operations/ports.ts';
+import type { DynamoDbWrites } from './hot-dynamodb-writes.ts';
 import { EXPIRES_AT, PK, numberAttribute, slotPk, type Item } from './operation-item.ts';
 import { RecordStoreError, isConditionFailure, storeCall, storeError } from './record-store-error.ts';
 
@@ -32,15 +33,19 @@ const ALIAS_WRITE_ATTEMPTS = 3;
 export interface DynamoDbActiveSlotStoreOptions {
   readonly client: DynamoDBClient;
   readonly tableName: string;
+  /** What sends the claim's UpdateItem (a start's write, hot-dynamodb-writes.ts); by default the client. */
+  readonly writes?: Pick<DynamoDbWrites, 'updateItem'>;
 }
 
 /** `ActiveSlotStore` over the operations table's per-owner slot items (see `OPERATIONS_TABLE`). */
 export class DynamoDbActiveSlotStore implements ActiveSlotStore {
   readonly #client: DynamoDBClient;
   readonly #tableName: string;
+  readonly #writes: Pick<DynamoDbWrites, 'updateItem'>;
 
   constructor(options: DynamoDbActiveSlotStoreOptions) {
     this.#client = options.client;
+    this.#writes = options.writes ?? { updateItem: (input) => options.client.send(new UpdateItemCommand(input)) };
     this.#tableName = options.tableName;
   }
 
@@ -54,14 +59,7 @@ export class DynamoDbActiveSlotStore implements ActiveSlotStore {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     const Key = { [PK]: { S: slotPk(ownerId) } };
     try {
-      await this.#client.send(
-        new UpdateItemCommand({
-          TableName: this.#tableName,
-          Key,
-          ...claimUpdate(token, limit, alias),
-          ConditionExpression: SLOT_IS_FREE,
-        }),
-      );
+      await this.#writes.updateItem({ TableName: this.#tableName, Key, ...claimUpdate(token, limit, alias), ConditionExpression: SLOT_IS_FREE });
       return 'claimed';
     } catch (error) {
       if (!isConditionFailure(error)) throw storeError('UpdateItem', error);

@@ -12,6 +12,7 @@ import { RecordTooLargeError } from '../operations/ports.ts';
 import type { CreateResult, Page, RecordStore, RequestAlias, SlotAlias, SlotClaim } from '../operations/ports.ts';
 import { DynamoDbActiveSlotStore } from './dynamodb-active-slot-store.ts';
 import { DYNAMODB_LIMITS } from './dynamodb-limits.ts';
+import { type DynamoDbWrites, sdkWrites } from './hot-dynamodb-writes.ts';
 import {
   EXPIRES_AT,
   PK,
@@ -57,6 +58,11 @@ export interface DynamoDbRecordStoreOptions {
    * and the local server pass a `HotGetItem` (lambdas/aws/hot-get-item.ts); by default the client.
    */
   readonly operationReads?: OperationReads;
+  /**
+   * What sends a start's conditional writes (the record's PutItem, the slot claim's UpdateItem):
+   * the MCP function passes `HotDynamoDbWrites` (lambdas/aws/hot-dynamodb-writes.ts); by default the client.
+   */
+  readonly writes?: DynamoDbWrites;
 }
 
 /** `RecordStore` over the operations table (see `OPERATIONS_TABLE`); both halves share the client and the table. */
@@ -65,13 +71,15 @@ export class DynamoDbRecordStore implements RecordStore {
   readonly #tableName: string;
   readonly #slots: DynamoDbActiveSlotStore;
   readonly #operationReads: OperationReads;
+  readonly #writes: DynamoDbWrites;
 
   constructor(options: DynamoDbRecordStoreOptions) {
     this.#client = options.client;
     // Without a hot read, the operation's GetItem goes through the client like the store's other reads.
     this.#operationReads = options.operationReads ?? { send: (request) => options.client.send(new GetItemCommand(request)) };
+    this.#writes = options.writes ?? sdkWrites(options.client);
     this.#tableName = options.tableName;
-    this.#slots = new DynamoDbActiveSlotStore(options);
+    this.#slots = new DynamoDbActiveSlotStore({ ...options, writes: this.#writes });
   }
 
   async create(record: OperationRecord): Promise<CreateResult> {
@@ -80,15 +88,13 @@ export class DynamoDbRecordStore implements RecordStore {
     // A second round only if the existing item vanished (TTL) between the put and the read.
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        await this.#client.send(
-          new PutItemCommand({
-            TableName: this.#tableName,
-            Item: item,
-            ConditionExpression: TOKEN_IS_NEW,
-            ExpressionAttributeNames: { '#pk': PK },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
+        await this.#writes.putItem({
+          TableName: this.#tableName,
+          Item: item,
+          ConditionExpression: TOKEN_IS_NEW,
+          ExpressionAttributeNames: { '#pk': PK },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        });
         return { created: true, record: decodeOperationItem(item) };
       } catch (error) {
         if (!isConditionFailure(error)) throw storeError('PutItem', error);

@@ -2,7 +2,8 @@
  * The MCP function's record store, whose DynamoDB half loads on first need: a poll's `get`
  * is the store's own read (operation-read.ts: one GetItem through the operation reads, a
  * HotGetItem), so a cold start that only polls never imports the store or the DynamoDB
- * client. Every other method (a start, a write, a listing) loads the store.
+ * client. Every other method (a start, a write, a listing) loads the store, whose start
+ * writes then go over the client's hot wire (hot-dynamodb-writes.ts).
  */
 import type { RecordStore } from '../operations/ports.ts';
 import type { DynamoDbClientHandle } from './lazy-dynamodb-client.ts';
@@ -12,13 +13,16 @@ export interface LazyDynamoDbRecordStoreOptions {
   readonly client: DynamoDbClientHandle;
   readonly tableName: string;
   readonly operationReads: OperationReads;
+  /** Hears when the writes' hot wire is given up (every write then takes the SDK path). */
+  readonly onWireDropped?: (reason: string) => void;
 }
 
-export function lazyDynamoDbRecordStore({ client, tableName, operationReads }: LazyDynamoDbRecordStoreOptions): RecordStore {
+export function lazyDynamoDbRecordStore({ client, tableName, operationReads, onWireDropped }: LazyDynamoDbRecordStoreOptions): RecordStore {
   let loaded: Promise<RecordStore> | undefined;
   const store = () =>
-    (loaded ??= Promise.all([client.get(), import('./dynamodb-record-store.ts')]).then(
-      ([built, { DynamoDbRecordStore }]) => new DynamoDbRecordStore({ client: built, tableName, operationReads }),
+    (loaded ??= Promise.all([client.get(), import('./dynamodb-record-store.ts'), import('./hot-dynamodb-writes.ts')]).then(
+      ([built, { DynamoDbRecordStore }, { HotDynamoDbWrites }]) =>
+        new DynamoDbRecordStore({ client: built, tableName, operationReads, writes: new HotDynamoDbWrites(built, { onWireDropped }) }),
     ));
   return {
     // The store's own get, before or after it is loaded: one GetItem through the operation reads.

@@ -27,11 +27,23 @@ import {
 } from '../operations/ports.ts';
 import { parseJsonOrText } from '../shared/json-values.ts';
 import { executionArnFor } from './execution-arn.ts';
+import type { StartExecutionSender } from './hot-start-execution.ts';
 
 export { executionArnFor };
 
 export class StepFunctionsEngine implements WorkflowEngine {
-  constructor(private readonly client: SFNClient) {}
+  readonly #starts: StartExecutionSender;
+
+  /**
+   * `starts` sends a start's StartExecution: the MCP function passes `HotStartExecution`
+   * (lambdas/aws/hot-start-execution.ts); by default the client.
+   */
+  constructor(
+    private readonly client: SFNClient,
+    starts?: StartExecutionSender,
+  ) {
+    this.#starts = starts ?? { send: (input) => client.send(new StartExecutionCommand(input)) };
+  }
 
   executionArnFor(stateMachineArn: string, name: string): string {
     return executionArnFor(stateMachineArn, name);
@@ -39,9 +51,7 @@ export class StepFunctionsEngine implements WorkflowEngine {
 
   async start(input: StartExecutionInput): Promise<{ executionArn: string }> {
     try {
-      const out = await this.client.send(
-        new StartExecutionCommand({ stateMachineArn: input.stateMachineArn, name: input.name, input: JSON.stringify(input.input) }),
-      );
+      const out = await this.#starts.send({ stateMachineArn: input.stateMachineArn, name: input.name, input: JSON.stringify(input.input) });
       // The name fixes the ARN, so a reply without one still names this execution.
       return { executionArn: out.executionArn ?? executionArnFor(input.stateMachineArn, input.name) };
     } catch (error) {
