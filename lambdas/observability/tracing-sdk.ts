@@ -26,6 +26,12 @@ import { markTracingOn } from './tracing.ts';
 /** What the running SDK offers its host: flush before a process or an invocation ends, and stop. */
 export interface TracingSdk {
   forceFlush(): Promise<void>;
+  /**
+   * Exports what is buffered, waiting at most `boundMs`, and never throws: the failure's name
+   * (`TimeoutError` past the bound), or `undefined` once exported. An export still under way
+   * at the bound goes on. Here rather than in its caller: only a process with tracing on loads it.
+   */
+  flushWithin(boundMs: number): Promise<string | undefined>;
   shutdown(): Promise<void>;
 }
 
@@ -59,6 +65,7 @@ export function startTracingSdk(options: TracingSdkOptions): TracingSdk {
   markTracingOn(true);
   const sdk: TracingSdk = {
     forceFlush: () => provider.forceFlush(),
+    flushWithin: (boundMs) => flushWithin(provider, boundMs),
     shutdown: async () => {
       markTracingOn(false);
       await provider.shutdown();
@@ -70,6 +77,24 @@ export function startTracingSdk(options: TracingSdkOptions): TracingSdk {
   };
   (globalThis as Started)[STARTED] = sdk;
   return sdk;
+}
+
+async function flushWithin(provider: TracerProvider, boundMs: number): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<string>((expired) => {
+    timer = setTimeout(() => expired('TimeoutError'), boundMs);
+  });
+  try {
+    return await Promise.race([provider.forceFlush().then(() => undefined, errorName), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The provider rejects with every processor's error: the first one's name. */
+function errorName(error: unknown): string {
+  const first: unknown = Array.isArray(error) ? error[0] : error;
+  return first instanceof Error ? first.name : typeof first;
 }
 
 const STARTED = Symbol.for('async-mcp.tracing-sdk');

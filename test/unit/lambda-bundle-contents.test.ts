@@ -4,18 +4,23 @@
  * for `npm run bench -- --only=bundle`; this holds what goes in.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { esbuildOptions, lazyModulesOf } from '../../cdk/lambda-bundling.ts';
+import { esbuildOptions, lazyModuleOptions, lazyModulesOf } from '../../cdk/lambda-bundling.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT, STATUS_SYNC_ENTRY } from '../../cdk/repo-paths.ts';
 import { toolFileManifest } from '../../cdk/tool-asset-commands.ts';
 import { ENV } from '../../lambdas/handlers/environment.ts';
+import { TRACING_SDK_PACKAGE } from '../../lambdas/observability/tracing-setup.ts';
 import { loadToolFolders } from '../../lambdas/tools/tool-folder.ts';
 import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../../lambdas/tools/durable-function-names.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
+import { iamFunctionUrlEvent } from '../support/function-url-event.ts';
+import { invokeInProcess } from '../support/lambda-invocation-process.ts';
+import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 
 const SHAPING_ENTRY = join(REPO_ROOT, 'lambdas/mcp/results/result-shaping.ts');
 
@@ -82,38 +87,53 @@ describe('the Lambda bundles import at module init only what a cold start needs'
 });
 
 /**
- * The packages the built bundle of `entry` loads with `require` (the AWS SDK, through its
- * require shims) while a fresh Node imports it: its module init, as a cold start runs it.
+ * Builds the bundle of `entry` with the deployed settings into a scratch asset inside the
+ * project (so its external @aws-sdk imports resolve as they do in Lambda's runtime), with the
+ * tool folders of `toolsDir` and the lazy modules named, runs `use` on it, and removes it.
  */
-async function requiredAtInit(entry: string, environment: Record<string, string>, toolsDir?: string): Promise<string[]> {
-  // Inside the project, so the bundle's external @aws-sdk imports resolve as they do in Lambda's runtime.
+async function withBuiltAsset<T>(
+  entry: string,
+  options: { toolsDir?: string; lazyModules?: readonly string[] },
+  use: (asset: { dir: string; outfile: string; env: Record<string, string> }) => Promise<T>,
+): Promise<T> {
   await mkdir(join(REPO_ROOT, 'node_modules/.cache'), { recursive: true });
-  const dir = await mkdtemp(join(REPO_ROOT, 'node_modules/.cache/bundle-init-'));
+  const dir = await mkdtemp(join(REPO_ROOT, 'node_modules/.cache/bundle-asset-'));
   try {
     const outfile = join(dir, 'index.mjs');
     await build({ ...esbuildOptions(entry, outfile, REPO_ROOT, lazyModulesOf(entry)), sourcemap: false });
-    const assetTools: Record<string, string> = {};
-    if (toolsDir) {
+    for (const name of options.lazyModules ?? []) await build(lazyModuleOptions(name, dir, REPO_ROOT));
+    const env: Record<string, string> = {};
+    if (options.toolsDir) {
       // What copy-tool-files.mjs puts in the asset: each tool's tool.json (derived, for a defineTool one) and its definition or durable.ts.
-      for (const { target, files, write = {} } of toolFileManifest(await loadToolFolders(toolsDir))) {
+      for (const { target, files, write = {} } of toolFileManifest(await loadToolFolders(options.toolsDir))) {
         await mkdir(join(dir, target), { recursive: true });
         for (const file of files) await cp(file, join(dir, target, basename(file)));
         for (const [name, text] of Object.entries(write)) await writeFile(join(dir, target, name), text);
       }
-      assetTools[ENV.toolsDir] = join(dir, 'state-machines');
+      env[ENV.toolsDir] = join(dir, 'state-machines');
     }
+    return await use({ dir, outfile, env });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The packages the built bundle of `entry` loads with `require` (the AWS SDK, through its
+ * require shims) while a fresh Node imports it: its module init, as a cold start runs it.
+ */
+function requiredAtInit(entry: string, environment: Record<string, string>, toolsDir?: string): Promise<string[]> {
+  return withBuiltAsset(entry, toolsDir ? { toolsDir } : {}, async ({ outfile, env: assetEnv }) => {
     const script = `import Module from 'node:module';
       const load = Module._load; const required = [];
       Module._load = function (request, ...rest) { required.push(request); return load.call(this, request, ...rest); };
       globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };
       await import(${JSON.stringify(pathToFileURL(outfile).href)});
       console.log(JSON.stringify(required));`;
-    const env = { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', ...environment, ...assetTools };
+    const env = { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', ...environment, ...assetEnv };
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     return (JSON.parse(out.toString()) as string[]).filter((request) => !request.startsWith('node:'));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 describe("the MCP function's module init leaves the DynamoDB client to the first request that needs it", () => {
@@ -137,6 +157,63 @@ describe("the MCP function's module init leaves the DynamoDB client to the first
     expect(required).toContain('@aws-sdk/util-dynamodb');
     expect(required).not.toContain('@aws-sdk/client-dynamodb');
   }, 60_000);
+});
+
+describe('with the tracing setting, the MCP bundle loads the SDK shipped beside it and exports its spans', () => {
+  it('carries no part of the SDK in index.mjs, only its import by name', async () => {
+    const result = await build({
+      ...esbuildOptions(MCP_HTTP_ENTRY, 'bundle-contents/index.mjs', REPO_ROOT, lazyModulesOf(MCP_HTTP_ENTRY)),
+      write: false,
+      metafile: true,
+      sourcemap: false,
+    });
+    const output = Object.values((result.metafile as Metafile).outputs).find((candidate) => candidate.entryPoint !== undefined);
+    const inputs = Object.keys(output?.inputs ?? {});
+    expect(inputs.filter((input) => /node_modules\/@opentelemetry\/(?!api\/)/.test(input) || input.endsWith('observability/tracing-sdk.ts'))).toEqual([]);
+    // Imported by its name, which Node resolves beside the bundle (the import's specifier is a variable esbuild leaves alone).
+    expect(result.outputFiles[0]?.text).toContain(JSON.stringify(TRACING_SDK_PACKAGE));
+  }, 60_000);
+
+  it('exports the request span of tools/list, under the service name, before the invocation returns', async () => {
+    const otlp = await startOtlpReceiver();
+    try {
+      const outcome = await withBuiltAsset(
+        MCP_HTTP_ENTRY,
+        { toolsDir: resolve(REPO_ROOT, 'state-machines'), lazyModules: lazyModulesOf(MCP_HTTP_ENTRY) },
+        async ({ dir, outfile, env }) => {
+          // Nothing but the SDK shipped beside the bundle could have sent spans.
+          expect(readFileSync(outfile, 'utf8')).not.toMatch(/BatchSpanProcessor|OTLPTraceExporter/);
+          expect(existsSync(join(dir, 'node_modules', TRACING_SDK_PACKAGE, 'index.js'))).toBe(true);
+          return invokeInProcess({
+            module: outfile,
+            cwd: dir,
+            streaming: true,
+            event: iamFunctionUrlEvent({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+            env: {
+              ...env,
+              AWS_REGION: 'us-east-1',
+              [ENV.tableName]: 'operations',
+              [ENV.resultsBucket]: 'results',
+              [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:server-key-AbCdEf',
+              [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:123456789012:stateMachine:Test-',
+              [DURABLE_FUNCTION_ARN_PREFIX_ENV]: 'arn:aws:lambda:us-east-1:123456789012:function:Test-',
+              AWS_LAMBDA_FUNCTION_NAME: 'bundled-mcp',
+              OTEL_SERVICE_NAME: 'bundled-mcp',
+              OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+              OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+              // Only the invocation's flush can export within the test.
+              OTEL_BSP_SCHEDULE_DELAY: '600000',
+            },
+          });
+        },
+      );
+      expect(outcome.ok, `${outcome.error}\n${outcome.output}`).toBe(true);
+      expect((outcome.result as { prelude: { statusCode: number } }).prelude.statusCode).toBe(200);
+      expect(otlp.spans.map(({ serviceName, name }) => ({ serviceName, name }))).toContainEqual({ serviceName: 'bundled-mcp', name: 'tools/list' });
+    } finally {
+      await otlp.close();
+    }
+  }, 120_000);
 });
 
 /** Structured logs and EMF metrics, with the runtime's invoke store they read the request id from. */
