@@ -17,6 +17,7 @@ import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../../lambdas/tools/durable-fun
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
 import { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE } from '../../lambdas/tools/tool-folder.ts';
 import { REQUIRED_SDK_PACKAGES } from '../../cdk/lambda-bundling.ts';
+import { TRACING_SDK_PACKAGE } from '../../lambdas/observability/tracing-setup.ts';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { BUNDLED_TOOLS_DIR } from '../../cdk/tool-asset-commands.ts';
 import { bundledSynthFixture } from './bundled-synth-fixture.ts';
@@ -148,7 +149,22 @@ describe('bundled assets', () => {
     );
     expect(run.stdout.trim(), run.stderr).toBe(`function function ${pathToFileURL(join(dir, 'node_modules', 'jose', 'index.js')).href}`);
     // The other functions never verify tokens.
-    expect(existsSync(join(synth.assetDirOf(synth.stack.server.statusSync!.function.function), 'node_modules'))).toBe(false);
+    expect(existsSync(join(synth.assetDirOf(synth.stack.server.statusSync!.function.function), 'node_modules', 'jose'))).toBe(false);
+  });
+
+  it("ship OpenTelemetry's SDK beside every function's bundle, where its import by name finds it, and never in it", () => {
+    for (const [name, fn] of allFunctions()) {
+      const assetDir = synth.assetDirOf(fn);
+      expect(
+        sourcesOf(fn).filter((source) => /node_modules\/@opentelemetry\/(?!api\/)|observability\/tracing-sdk\.ts$/.test(source)),
+        name,
+      ).toEqual([]);
+      expect(existsSync(join(assetDir, 'node_modules', TRACING_SDK_PACKAGE, 'index.js')), name).toBe(true);
+    }
+    // Loaded as the bundles load it: a CommonJS module whose named exports an ES import sees.
+    const dir = lambdaLikeCopy(synth.assetDirOf(synth.stack.server.statusSync!.function.function));
+    const run = runNode(dir, `const sdk = await import(${JSON.stringify(TRACING_SDK_PACKAGE)}); console.log(typeof sdk.startTracingSdk);`);
+    expect(run.stdout.trim(), run.stderr).toBe('function');
   });
 
   it("sign a poll's GetItem without @smithy/signature-v4, neither bundled nor shipped beside the bundle", () => {
