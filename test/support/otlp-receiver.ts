@@ -92,13 +92,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         return;
       }
       const body = Buffer.concat(chunks).toString('utf8');
+      const json = (request.headers['content-type'] ?? '').includes('json');
       receiver.bodies.push(body);
-      if ((request.headers['content-type'] ?? '').includes('json')) receiver.spans.push(...spansOf(body));
+      if (json) receiver.spans.push(...spansOf(body));
       if (receiver.answer === 'never') {
         hung.push(response);
         return;
       }
-      response.writeHead(receiver.answer, { 'content-type': 'application/json' }).end('{}');
+      // An empty export response, in the request's encoding.
+      if (json) response.writeHead(receiver.answer, { 'content-type': 'application/json' }).end('{}');
+      else response.writeHead(receiver.answer, { 'content-type': 'application/x-protobuf' }).end();
     });
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));

@@ -174,42 +174,51 @@ describe('with the tracing setting, the MCP bundle loads the SDK shipped beside 
     expect(result.outputFiles[0]?.text).toContain(JSON.stringify(TRACING_SDK_PACKAGE));
   }, 60_000);
 
-  it('exports the request span of tools/list, under the service name, before the invocation returns', async () => {
+  it('exports the request span of tools/list, under the service name, before the invocation returns, in both OTLP protocols', async () => {
     const otlp = await startOtlpReceiver();
     try {
-      const outcome = await withBuiltAsset(
+      const outcomes = await withBuiltAsset(
         MCP_HTTP_ENTRY,
         { toolsDir: resolve(REPO_ROOT, 'state-machines'), lazyModules: lazyModulesOf(MCP_HTTP_ENTRY) },
         async ({ dir, outfile, env }) => {
           // Nothing but the SDK shipped beside the bundle could have sent spans.
           expect(readFileSync(outfile, 'utf8')).not.toMatch(/BatchSpanProcessor|OTLPTraceExporter/);
           expect(existsSync(join(dir, 'node_modules', TRACING_SDK_PACKAGE, 'index.js'))).toBe(true);
-          return invokeInProcess({
-            module: outfile,
-            cwd: dir,
-            streaming: true,
-            event: iamFunctionUrlEvent({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-            env: {
-              ...env,
-              AWS_REGION: 'us-east-1',
-              [ENV.tableName]: 'operations',
-              [ENV.resultsBucket]: 'results',
-              [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:server-key-AbCdEf',
-              [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:123456789012:stateMachine:Test-',
-              [DURABLE_FUNCTION_ARN_PREFIX_ENV]: 'arn:aws:lambda:us-east-1:123456789012:function:Test-',
-              AWS_LAMBDA_FUNCTION_NAME: 'bundled-mcp',
-              OTEL_SERVICE_NAME: 'bundled-mcp',
-              OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-              OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-              // Only the invocation's flush can export within the test.
-              OTEL_BSP_SCHEDULE_DELAY: '600000',
-            },
-          });
+          const invoke = (serviceName: string, protocol: string) =>
+            invokeInProcess({
+              module: outfile,
+              cwd: dir,
+              streaming: true,
+              event: iamFunctionUrlEvent({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+              env: {
+                ...env,
+                AWS_REGION: 'us-east-1',
+                [ENV.tableName]: 'operations',
+                [ENV.resultsBucket]: 'results',
+                [ENV.secretArn]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:server-key-AbCdEf',
+                [STATE_MACHINE_ARN_PREFIX_ENV]: 'arn:aws:states:us-east-1:123456789012:stateMachine:Test-',
+                [DURABLE_FUNCTION_ARN_PREFIX_ENV]: 'arn:aws:lambda:us-east-1:123456789012:function:Test-',
+                AWS_LAMBDA_FUNCTION_NAME: serviceName,
+                OTEL_SERVICE_NAME: serviceName,
+                OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+                OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+                // Only the invocation's flush can export within the test.
+                OTEL_BSP_SCHEDULE_DELAY: '600000',
+              },
+            });
+          // One after the other: each export must be in before its own invocation returns.
+          return [await invoke('bundled-mcp-json', 'http/json'), await invoke('bundled-mcp-protobuf', 'http/protobuf')];
         },
       );
-      expect(outcome.ok, `${outcome.error}\n${outcome.output}`).toBe(true);
-      expect((outcome.result as { prelude: { statusCode: number } }).prelude.statusCode).toBe(200);
-      expect(otlp.spans.map(({ serviceName, name }) => ({ serviceName, name }))).toContainEqual({ serviceName: 'bundled-mcp', name: 'tools/list' });
+      for (const outcome of outcomes) {
+        expect(outcome.ok, `${outcome.error}\n${outcome.output}`).toBe(true);
+        expect((outcome.result as { prelude: { statusCode: number } }).prelude.statusCode).toBe(200);
+      }
+      expect(otlp.spans.map(({ serviceName, name }) => ({ serviceName, name }))).toContainEqual({ serviceName: 'bundled-mcp-json', name: 'tools/list' });
+      // http/protobuf, the setting's default: protobuf keeps strings as they are, so the body names the service and the span.
+      const protobuf = otlp.bodies.filter((body) => body.includes('bundled-mcp-protobuf'));
+      expect(protobuf.length).toBe(1);
+      expect(protobuf[0]).toContain('tools/list');
     } finally {
       await otlp.close();
     }
