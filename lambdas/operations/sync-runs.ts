@@ -24,6 +24,12 @@ export interface SyncRunInput {
   requestId?: string;
   /** What the client declared it can answer, should the execution ask (see input-protocol.ts). */
   clientCapabilities?: Record<string, unknown>;
+  /**
+   * The request's: once it aborts (the client went away), the run is no longer waited on and
+   * a round hands its operation off, still running. Only the wait ends, never the run:
+   * "Disconnection SHOULD NOT be interpreted as the client cancelling its request" (Streamable HTTP).
+   */
+  signal?: AbortSignal;
 }
 
 /** How a run that may be handed off ended: its outcome, or the operation still running at the bound. */
@@ -55,7 +61,7 @@ export interface SyncStepInput extends SyncRunInput {
   onRecord?: (record: OperationRecord) => Promise<void>;
 }
 
-/** How a round ended: finished, stopped at a question, or handed off at the bound. */
+/** How a round ended: finished, stopped at a question, or handed off (at the bound, or its request ended first). */
 export type SyncStep =
   | { kind: 'finished'; outcome: Outcome; record?: OperationRecord }
   | { kind: 'input-required'; record: OperationRecord }
@@ -127,7 +133,8 @@ export class SyncRuns {
     const unshown = (r: OperationRecord) => Object.keys(openQuestions(r)).some((key) => !shown.has(key));
     let done: OperationRecord;
     for (;;) {
-      done = await this.deps.reads.waitFor(record, Math.max(0, deadline - Date.now()), unshown, input.onRecord);
+      done = await this.deps.reads.waitFor(record, Math.max(0, deadline - Date.now()), unshown, input.onRecord, input.signal);
+      if (input.signal?.aborted && !isTerminal(done.status)) return { kind: 'handed-off', record: done };
       if (isTerminal(done.status) || !unshown(done)) break;
       if (input.onQuestion === 'return') return { kind: 'input-required', record: done };
       for (const key of Object.keys(openQuestions(done))) shown.add(key);
@@ -201,9 +208,11 @@ export class SyncRuns {
           });
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), Math.max(0, deadline - Date.now()));
+    // The client going away ends the wait for the answer too (the execution cannot be stopped either way).
+    const signal = input.signal ? AbortSignal.any([abort.signal, input.signal]) : abort.signal;
     try {
       const [snapshot] = await Promise.all([
-        this.deps.engine.startSync({ stateMachineArn: tool.stateMachineArn, name: `sync-${mintId()}`, input: executionInput }, abort.signal),
+        this.deps.engine.startSync({ stateMachineArn: tool.stateMachineArn, name: `sync-${mintId()}`, input: executionInput }, signal),
         forget,
       ]);
       return outcomeOf(snapshot) ?? { kind: 'tool-error', error: 'States.Aborted', cause: 'The execution was stopped' };
@@ -211,6 +220,8 @@ export class SyncRuns {
       if (abort.signal.aborted) {
         return { kind: 'tool-error', error: 'SyncTimeout', cause: `${tool.name} did not finish within ${boundSeconds} seconds.` };
       }
+      // Nobody reads this: the request has ended.
+      if (input.signal?.aborted) return { kind: 'tool-error', error: 'ClientGone', cause: `The client went away before ${tool.name} finished.` };
       throw new OperationError('INTERNAL', 'The workflow engine did not run the tool', { cause: error });
     } finally {
       clearTimeout(timer);

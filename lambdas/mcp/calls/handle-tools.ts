@@ -132,6 +132,8 @@ export async function callWithHandle(
       ...round,
       onInput: (record) => stream.send(record.token, deps.operations.inputs.pending(record)),
       onRecord: (record) => notifications.send(record),
+      // A client that goes away ends the wait; its run goes on, as at the bound.
+      signal: ctx.mcpReq.signal,
     });
     if (step.record) await notifications.send(step.record);
   }
@@ -221,7 +223,10 @@ async function operationResult(
   const stream = view.era === 'legacy' ? new ServerRequests(server, ctx.mcpReq.id) : undefined;
   const shown = new Set<string>();
   const unshown = (r: OperationRecord) => Object.keys(deps.operations.inputs.pending(r)).some((k) => !shown.has(k));
+  // A client that goes away ends the wait (never the run): nobody reads this answer then.
+  const { signal } = ctx.mcpReq;
   for (;;) {
+    if (signal.aborted) break;
     if (!isTerminal(record.status) && unshown(record)) {
       if (call && view.era === 'modern') return inputRequiredResult(record, call, deps);
       if (stream) {
@@ -232,7 +237,7 @@ async function operationResult(
     }
     const left = deadline - Date.now();
     if (isTerminal(record.status) || left <= 0) break;
-    record = await deps.operations.waitFor(key, left, stream || call ? unshown : () => false);
+    record = await deps.operations.waitFor(key, left, stream || call ? unshown : () => false, undefined, signal);
   }
   if (!isTerminal(record.status)) return handleResult(statusFields(record), nextStep(record));
   if (record.status === 'canceled') return handleResult(statusFields(record), nextStep(record), true);

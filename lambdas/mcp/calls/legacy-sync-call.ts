@@ -7,10 +7,11 @@
  * written (`notifications/progress` for the request's `progressToken`, and
  * `notifications/message` at or above the principal's `logging/setLevel`), each before the result.
  */
-import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import { OperationError } from '../../operations/operation-error.ts';
 import type { ToolSpec } from '../../operations/tool-spec.ts';
 import type { McpDeps } from '../dialects/dialect.ts';
+import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import type { RequestView } from '../edge/request-view.ts';
 import { progressTokenOf, RunNotifications } from './run-notifications.ts';
 import { roundOf } from '../input/input-responses.ts';
@@ -35,7 +36,11 @@ export async function legacySyncCall(
     onInput: (record) => stream.send(record.token, deps.operations.inputs.pending(record)),
     // Each record the wait reads carries the reports made since the last (an EXPRESS run has none).
     onRecord: (record) => notifications.send(record),
+    signal: ctx.mcpReq.signal,
   });
+  // Handed off only when the client went away (the bound stops the run): its run goes on, and
+  // the SDK sends nothing for an aborted request, so this is neither an answer nor a failure to log.
+  if (step.kind === 'handed-off') throw new ProtocolError(JSONRPC.INTERNAL_ERROR, 'The client went away before the call finished');
   if (step.kind !== 'finished') throw new OperationError('INTERNAL', 'The synchronous call did not finish');
   // Reports the final record brings go out before the result.
   if (step.record) await notifications.send(step.record);

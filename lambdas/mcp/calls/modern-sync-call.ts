@@ -28,8 +28,9 @@ export async function modernSyncCall(
   const call: RoundCall = { tool, arguments: args, view, dialect: 'sync' };
   const step = await modernRound(call, { ...roundOf(call), atBound: 'stop', onQuestion: 'return', deadline }, ctx, deps);
   if (step.kind === 'input-required') return inputRequiredResult(step.record, call, deps);
-  // A run that is stopped at its bound is never handed off.
-  if (step.kind === 'handed-off') throw new ProtocolError(JSONRPC.INTERNAL_ERROR, 'Internal error: the synchronous call did not finish');
+  // A run that is stopped at its bound is handed off only when the client went away: its run
+  // goes on, and the SDK sends nothing for an aborted request.
+  if (step.kind === 'handed-off') throw new ProtocolError(JSONRPC.INTERNAL_ERROR, 'The client went away before the call finished');
   return toCallToolResult(step.outcome, tool);
 }
 
@@ -40,7 +41,9 @@ export async function modernSyncCall(
 export async function modernRound(call: RoundCall, round: SyncStepInput, ctx: ServerContext, deps: McpDeps): Promise<SyncStep> {
   const resume = await continueRetry(ctx, call, deps);
   const offered = resume === undefined ? answersOf(ctx.mcpReq.inputResponses ?? {}) : {};
-  return runRound({ ...round, ...(resume === undefined ? {} : { resume }) }, deps, offered).catch((error: unknown) => {
+  // The request's signal: a client that goes away ends the wait, not the run.
+  const signalled = { ...round, signal: ctx.mcpReq.signal, ...(resume === undefined ? {} : { resume }) };
+  return runRound(signalled, deps, offered).catch((error: unknown) => {
     throw resume === undefined ? error : retryEnded(error);
   });
 }

@@ -219,6 +219,8 @@ export const tasks20260728Dialect: AsyncDialect = {
         atBound: 'hand-off',
         boundSeconds: askBeforeTaskSeconds,
         onQuestion: 'return',
+        // A client that goes away ends the wait; the operation goes on, its task as created.
+        signal: request.ctx.mcpReq.signal,
         ...(resume === undefined ? {} : { resume }),
       };
       const offered = resume === undefined ? answersOf(request.ctx.mcpReq.inputResponses ?? {}) : {};
