@@ -12,6 +12,7 @@ import { GetDurableExecutionStateCommand, ListDurableExecutionsByFunctionCommand
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 import { SEP_1391_CAPABILITIES, type StatusRead, sep1391Status, untilAskedOnStatus } from '../support/sep-1391-status.ts';
@@ -23,6 +24,8 @@ const NOT_APPROVED = 'no answer in time: not approved';
 const APPROVE = { action: 'accept', content: {} };
 const NO_LONGER_OPEN = /^The question approve is no longer open: .+; the run went on without the answer$/;
 const LRO = SEP_1391_CAPABILITIES;
+/** What the server logs of a late answer (WARN): taken here, and asserted by the tests that give one. */
+const IGNORED = 'answer ignored: its question had closed';
 
 let stack: LocalStack;
 beforeAll(async () => {
@@ -83,6 +86,7 @@ describe("Lambda's answer for a closed callback", () => {
     expect(before.result.status).toBe('input_required');
     expect(before.requests.map((request) => request.id)).toEqual([durable.question.id]);
 
+    const logs = captureLogs(IGNORED);
     const durableLate = await answerLate(durable.token, durable.question);
     // The state machine's question times out past its deadline (TimeoutSeconds 2).
     await vi.waitFor(async () => expect((await status(machine.token)).result.status).toBe('working'), { interval: 200, timeout: 10_000 });
@@ -92,6 +96,10 @@ describe("Lambda's answer for a closed callback", () => {
       expect(late.status).toBe(400);
       expect(late.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32602, message: expect.stringMatching(NO_LONGER_OPEN) } });
     }
+    expect(logs.entries).toEqual([
+      expect.objectContaining({ level: 'WARN', tool: DURABLE_TOOL, reason: 'ended' }),
+      expect.objectContaining({ level: 'WARN', tool: MACHINE_TOOL, reason: 'timed-out' }),
+    ]);
     // Not offered again, and the run goes on without the answer, as its twin's does.
     const after = await status(durable.token);
     expect(after.requests).toEqual([]);
@@ -110,7 +118,9 @@ describe("Lambda's answer for a closed callback", () => {
     expect(Object.keys(asked.inputRequests)).toEqual(['approve']);
     await callbackClosed();
     // "A server SHOULD ignore any inputResponses responses mapped to a key that is not currently outstanding."
+    const logs = captureLogs(IGNORED);
     expect(ok(await ext('tasks/update', { taskId, inputResponses: { approve: APPROVE } }))).toMatchObject({ resultType: 'complete' });
+    expect(logs.entries).toEqual([expect.objectContaining({ level: 'WARN', tool: DURABLE_TOOL, reason: 'ended' })]);
     const after = ok(await ext('tasks/get', { taskId }));
     expect(after.inputRequests).toBeUndefined();
     expect(after.status).not.toBe('input_required');

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { firstText, sdkClients, type AnyClient } from '../support/sdk-clients.ts';
 import { legacyRequest, modernRequest, postRaw, postWithHost } from '../support/raw-mcp.ts';
 import { rpcError } from '../support/rpc-assertions.ts';
@@ -165,10 +166,14 @@ describe('raw HTTP error cases', () => {
   });
 
   it('never crashes on a request with no method or wrong types', async () => {
+    const logs = captureLogs('request rejected');
     for (const body of ['[]', '{"jsonrpc":"2.0","id":1}', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}', 'null']) {
       const response = await postRaw(stack.url, body, { 'mcp-protocol-version': '2025-11-25' });
       expect(response.status).toBeLessThan(500);
     }
+    // The two bodies that are no JSON-RPC message at all ([] and null) are logged as rejections, not errors.
+    expect(logs.entries).toHaveLength(2);
+    for (const entry of logs.entries) expect(entry).toMatchObject({ level: 'WARN', error: expect.stringContaining('invalid-json-rpc-body') });
     const ok = await legacyRequest(stack.url, 'tools/list');
     expect(ok.status).toBe(200);
   });

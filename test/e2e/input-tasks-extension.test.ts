@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRecordStore } from '../../lambdas/aws/dynamodb-record-store.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { startInputStack, type InputStack } from '../support/input-stack.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { MODERN_VERSION, modernDispatch, modernRequest, type CallOptions } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus, rpcError } from '../support/rpc-assertions.ts';
 
@@ -165,8 +166,11 @@ describe('tasks/get and tasks/update', () => {
     const record = await input.stack.app.operations.readLive({ ownerId: ownerIdFor('local'), token: taskId });
     const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: record.executionArn! }));
     expect(execution.status).toBe('ABORTED');
+    const logs = captureLogs('answer ignored: its question had closed');
     expect(ok(await update(taskId, { confirm: accept({ comment: 'too late' }) })).resultType).toBe('complete');
     expect(ok(await getTask(taskId))).toMatchObject({ status: 'cancelled' });
+    // Ignored, and logged as such: the question ended with its task.
+    expect(logs.entries).toEqual([expect.objectContaining({ level: 'WARN', inputKey: 'confirm', reason: 'ended' })]);
   });
 
   it("Servers MUST perform authorization checks: another principal's tasks/update gets -32602 and answers nothing", async () => {

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { firstText, sdkClients, type AnyClient } from '../support/sdk-clients.ts';
 import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, rpcError } from '../support/rpc-assertions.ts';
@@ -173,8 +174,11 @@ describe('SEP-2243 custom headers (2026-07-28)', () => {
     ['with invalid Base64 padding', { 'mcp-param-region': '=?base64?dXMtZWFzdC0?=', 'mcp-param-priority': '2' }, 'Mcp-Param-Region'],
     ['an integer that differs', { 'mcp-param-region': 'us-east-1', 'mcp-param-priority': '3' }, 'Mcp-Param-Priority'],
   ])('a header %s is refused with HTTP 400 and -32020', async (_case, headers, header) => {
+    const logs = captureLogs('request rejected');
     const response = await callWith(headers);
     expect(response.status).toBe(400);
+    // Logged as a rejection (WARN), naming what did not match and no value.
+    expect(logs.entries).toEqual([expect.objectContaining({ level: 'WARN', error: 'Mcp-Param header does not match the arguments' })]);
     const error = rpcError(response);
     expect(error.code).toBe(-32020);
     expect(error.data).toEqual({ mismatch: { header, body: header === 'Mcp-Param-Region' ? 'region' : 'priority' } });
