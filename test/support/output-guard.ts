@@ -20,7 +20,7 @@ function failOnUnclaimed(writer: string): void {
   if (lines.length === 0) return;
   const first = (lines[0] as string).trim().slice(0, 400);
   throw new Error(
-    `${writer} wrote ${lines.length} ERROR log line(s) or stack trace(s) to the run's output that no test expected: ` +
+    `${writer} wrote ${lines.length} line(s) of ERROR logs or stack traces to the run's output that no test expected: ` +
       `take the ones provoked on purpose with captureLogs() (test/support/log-capture.ts) and assert them. The first: ${first}`,
   );
 }
