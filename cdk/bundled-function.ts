@@ -11,7 +11,8 @@ import { Architecture, type DurableConfig, type IDestination, LayerVersion, Runt
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FUNCTION_NODE_OPTIONS, LAMBDA_BUNDLING, lazyModuleOptions, lazyModulesOf } from './lambda-bundling.ts';
+import { lazyModuleBuildOptions } from './durable-tracing-bundling.ts';
+import { FUNCTION_NODE_OPTIONS, LAMBDA_BUNDLING, lazyModulesOf } from './lambda-bundling.ts';
 import { LOCK_FILE, REPO_ROOT } from './repo-paths.ts';
 import type { FunctionTracing } from './server-tracing.ts';
 import { commandScratch } from './synth-scratch.ts';
@@ -60,6 +61,17 @@ export interface BundledFunctionProps {
    * @default - lazyModulesOf(entry): jose for the MCP handler, none for the others
    */
   readonly lazyModules?: readonly string[];
+  /**
+   * Module substitutions for this function alone, as esbuild's alias takes them (a worker's
+   * module under the name its entry imports, worker-bundling.ts), beside LAMBDA_BUNDLING's.
+   * @default - none
+   */
+  readonly aliases?: Readonly<Record<string, string>>;
+  /**
+   * Expressions replaced at bundling for this function alone, as esbuild's define takes them.
+   * @default - none
+   */
+  readonly define?: Readonly<Record<string, string>>;
   /**
    * The folder esbuild resolves the entry's imports from; it must hold the entry and this package.
    * @default - this repository (or the installed package)
@@ -129,7 +141,10 @@ export class BundledFunction extends Construct {
         format: OutputFormat.ESM,
         mainFields: [...LAMBDA_BUNDLING.mainFields],
         externalModules: [...LAMBDA_BUNDLING.externalModules, ...lazyModules],
-        esbuildArgs: { '--alias': [...LAMBDA_BUNDLING.esbuildArgs['--alias']] },
+        define: { ...LAMBDA_BUNDLING.define, ...props.define },
+        esbuildArgs: {
+          '--alias': [...LAMBDA_BUNDLING.esbuildArgs['--alias'], ...Object.entries(props.aliases ?? {}).map(([from, to]) => `${from}=${to}`)],
+        },
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
         ...(hooks
@@ -158,7 +173,7 @@ export class BundledFunction extends Construct {
  * to a scratch file the command removes, so the command line stays short.
  */
 function lazyModuleCommands(modules: readonly string[], outputDir: string): string[] {
-  const options = JSON.stringify(modules.map((name) => lazyModuleOptions(name, outputDir, REPO_ROOT)));
+  const options = JSON.stringify(modules.map((name) => lazyModuleBuildOptions(name, outputDir, REPO_ROOT)));
   const file = commandScratch(outputDir).write('lazy-modules.json', options);
   // `node` from PATH on Windows: cmd /c strips the outer quotes of a command line that starts with one.
   const win = process.platform === 'win32';

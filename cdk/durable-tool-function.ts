@@ -3,7 +3,9 @@
  * are (Node 24, ESM, the AWS SDK left to the runtime, the durable SDK and the helpers inside),
  * `durableConfig` and sizes from tool.json, a deterministic name (durable-function-names.ts),
  * and a published version behind the alias the MCP Lambda invokes, so an execution keeps the
- * code it started on across deploys. Its role may checkpoint its own executions, write logs,
+ * code it started on across deploys. With tracing on, the durable SDK loads our plugin from
+ * beside the bundle (durable-tracing-bundling.ts), so its invocations and steps join the
+ * operation's trace. Its role may checkpoint its own executions, write logs,
  * do what the built-in workers do on the operations table (the helpers ask and report from
  * inside it), put large results, and whatever the folder's `permissions` allow.
  */
@@ -18,6 +20,7 @@ import { DURABLE_FUNCTION_ALIAS } from '../lambdas/tools/durable-function-names.
 import { MAX_RUN_SECONDS } from '../lambdas/tools/tool-catalog.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { BundledFunction, projectRootOf } from './bundled-function.ts';
+import { DURABLE_LAZY_MODULES, durableTracingEnvironment } from './durable-tracing-bundling.ts';
 import type { FunctionTracing } from './server-tracing.ts';
 
 export { projectRootOf } from './bundled-function.ts';
@@ -83,7 +86,8 @@ export class DurableToolFunction extends Construct {
         executionTimeout: Duration.seconds(settings.executionTimeoutSeconds),
         retentionPeriod: Duration.days(settings.retentionDays),
       },
-      environment: { [ENV.tableName]: props.operations.tableName },
+      environment: { [ENV.tableName]: props.operations.tableName, ...durableTracingEnvironment(props.tracing.environment) },
+      lazyModules: DURABLE_LAZY_MODULES,
       logRetention: props.logRetention,
       tracing: props.tracing,
     });

@@ -1,7 +1,8 @@
 /**
  * One Lambda per distinct `${Worker_<name>}` across the deployed definitions, each in the
  * nested worker stack its name hashes to (catalog-stacks.ts), so the workers may grow with
- * the tools.
+ * the tools. Each is bundled around its module (worker-bundling.ts): the module is the user's,
+ * unchanged, and the entry traces its invocations.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,12 +13,13 @@ import { Construct } from 'constructs';
 import { ENV } from '../lambdas/handlers/environment.ts';
 import type { ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
-import { BundledFunction } from './bundled-function.ts';
+import { BundledFunction, projectRootOf } from './bundled-function.ts';
 import type { FunctionTracing } from './server-tracing.ts';
 import type { CatalogStacks } from './catalog-stacks.ts';
 import type { OperationsTable } from './operations-table.ts';
 import { DEFAULT_WORKERS_DIR } from './repo-paths.ts';
 import type { ResultsBucket } from './results-bucket.ts';
+import { workerBundling } from './worker-bundling.ts';
 
 export interface WorkerFunctionsProps {
   readonly tools: readonly ToolFolder[];
@@ -48,7 +50,9 @@ export function createWorkerFunctions(props: WorkerFunctionsProps): Map<string, 
       throw new Error(`Worker "${worker}" (used by ${tools.join(', ')}) has no module: expected ${entry} exporting handler`);
     }
     const fn = new BundledFunction(workersScope(props.stacks.stackFor(worker)), worker, {
-      entry,
+      ...workerBundling(worker, entry),
+      // The folder that holds the worker's module and the package, whose entry it is bundled from.
+      projectRoot: projectRootOf(entry),
       description: `async-mcp worker ${worker} (${tools.join(', ')})`,
       memorySize: props.memorySize,
       timeout: props.timeout,
