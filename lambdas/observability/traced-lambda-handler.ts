@@ -16,7 +16,8 @@ export type InvocationTracing = <T>(invocation: () => Promise<T>) => Promise<T>;
 /**
  * How long an invocation waits past its own end for its spans to be exported: a collector
  * that hangs costs each invocation this much, never the exporter's own timeout (10 s by
- * default). An export still under way then goes on when the container is next thawed.
+ * default), and it fits in the 5 s a listen stream leaves before the function's timeout. An
+ * export still under way then goes on when the container is next thawed.
  */
 export const INVOCATION_FLUSH_BOUND_MS = 2_000;
 

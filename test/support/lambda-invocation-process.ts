@@ -12,6 +12,7 @@ import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 const MARKER = 'INVOCATION-OUTCOME ';
 
 const SCRIPT = `
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 const { moduleUrl, event, streaming } = JSON.parse(process.env.INVOCATION_SPEC);
 let prelude;
@@ -36,6 +37,7 @@ try {
   outcome = { ok: false, error: error?.name ?? String(error) };
 }
 outcome.ms = performance.now() - started;
+outcome.commonJs = Object.keys(createRequire(import.meta.url).cache);
 process.stdout.write(${JSON.stringify(MARKER)} + JSON.stringify(outcome) + '\\n');
 process.exit(0);
 `;
@@ -59,6 +61,8 @@ export interface InvocationOutcome {
   error?: string;
   /** How long the invocation took, from the handler's call until it settled. */
   ms: number;
+  /** The files of the CommonJS modules loaded by then (an `import()` of one loads it as CommonJS too). */
+  commonJs: string[];
   /** Everything else the process wrote (its logs). */
   output: string;
 }

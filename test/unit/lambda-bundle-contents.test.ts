@@ -174,7 +174,7 @@ describe('with the tracing setting, the MCP bundle loads the SDK shipped beside 
     expect(result.outputFiles[0]?.text).toContain(JSON.stringify(TRACING_SDK_PACKAGE));
   }, 60_000);
 
-  it('exports the request span of tools/list, under the service name, before the invocation returns, in both OTLP protocols', async () => {
+  it('exports the request span of tools/list, under the service name, before the invocation returns, in both OTLP protocols, and never loads the SDK with tracing off', async () => {
     const otlp = await startOtlpReceiver();
     try {
       const outcomes = await withBuiltAsset(
@@ -184,7 +184,7 @@ describe('with the tracing setting, the MCP bundle loads the SDK shipped beside 
           // Nothing but the SDK shipped beside the bundle could have sent spans.
           expect(readFileSync(outfile, 'utf8')).not.toMatch(/BatchSpanProcessor|OTLPTraceExporter/);
           expect(existsSync(join(dir, 'node_modules', TRACING_SDK_PACKAGE, 'index.js'))).toBe(true);
-          const invoke = (serviceName: string, protocol: string) =>
+          const invoke = (serviceName: string, protocol?: string) =>
             invokeInProcess({
               module: outfile,
               cwd: dir,
@@ -200,20 +200,27 @@ describe('with the tracing setting, the MCP bundle loads the SDK shipped beside 
                 [DURABLE_FUNCTION_ARN_PREFIX_ENV]: 'arn:aws:lambda:us-east-1:123456789012:function:Test-',
                 AWS_LAMBDA_FUNCTION_NAME: serviceName,
                 OTEL_SERVICE_NAME: serviceName,
-                OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-                OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-                // Only the invocation's flush can export within the test.
-                OTEL_BSP_SCHEDULE_DELAY: '600000',
+                ...(protocol
+                  ? {
+                      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+                      OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+                      // Only the invocation's flush can export within the test.
+                      OTEL_BSP_SCHEDULE_DELAY: '600000',
+                    }
+                  : {}),
               },
             });
           // One after the other: each export must be in before its own invocation returns.
-          return [await invoke('bundled-mcp-json', 'http/json'), await invoke('bundled-mcp-protobuf', 'http/protobuf')];
+          return [await invoke('bundled-mcp-json', 'http/json'), await invoke('bundled-mcp-protobuf', 'http/protobuf'), await invoke('bundled-mcp-off')];
         },
       );
       for (const outcome of outcomes) {
         expect(outcome.ok, `${outcome.error}\n${outcome.output}`).toBe(true);
         expect((outcome.result as { prelude: { statusCode: number } }).prelude.statusCode).toBe(200);
       }
+      // The SDK is loaded from beside the bundle where tracing is on, and never where it is off.
+      const shipped = (outcome: (typeof outcomes)[number]) => outcome.commonJs.some((file) => file.includes(`/node_modules/${TRACING_SDK_PACKAGE}/`));
+      expect(outcomes.map(shipped)).toEqual([true, true, false]);
       expect(otlp.spans.map(({ serviceName, name }) => ({ serviceName, name }))).toContainEqual({ serviceName: 'bundled-mcp-json', name: 'tools/list' });
       // http/protobuf, the setting's default: protobuf keeps strings as they are, so the body names the service and the span.
       const protobuf = otlp.bodies.filter((body) => body.includes('bundled-mcp-protobuf'));
