@@ -8,10 +8,11 @@
  * stack) still counts: it was asked for. `attempts` counts what went on the wire
  * (the `finalizeRequest` step, after retries), which is what AWS bills where attempts differ.
  *
- * A call sent beside the middleware stack (the poll's `GetItem`, lambdas/aws/hot-get-item.ts)
- * reports itself with `countDirectCall`: it counts as a call when it answers, and as an
- * attempt when it goes on the wire; when it falls back to `client.send`, the stack counts
- * that call, so one read is still one call.
+ * A call sent beside the middleware stack (the hot calls of lambdas/aws/hot-call.ts: a poll's
+ * `GetItem`, a start's `PutItem`, `UpdateItem` and `StartExecution`) reports itself with
+ * `countDirectCall`: it counts as a call when it answers, and as an attempt when it goes on
+ * the wire; when it falls back to `client.send` (or its answer is replayed as the SDK's first
+ * attempt), the stack counts that call, so one call is still one call.
  */
 
 /** Calls by command name without the `Command` suffix ("GetItem", "StartExecution"). */

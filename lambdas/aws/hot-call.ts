@@ -133,11 +133,6 @@ export class HotCall<C extends SdkClient> {
     this.#wireSource = wire ?? (() => (instrumentedSince() ? Promise.resolve(undefined) : clientWire(client, signingName)));
   }
 
-  /** The client, loaded if need be. */
-  client(): Promise<C> {
-    return this.#client.get();
-  }
-
   /** `operation` with `input`, by the hot path, or, on anything but its plain success, the SDK's; `hot: false` goes straight to the SDK. */
   async send<Input, Output>(operation: HotOperation<Input, Output>, input: Input, options: { hot?: boolean } = {}): Promise<Output> {
     const wire = options.hot !== false && isPlainJson(input) ? await this.#resolveWire() : undefined;
