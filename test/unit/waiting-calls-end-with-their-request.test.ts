@@ -110,7 +110,7 @@ const modernMeta = (capabilities: Record<string, unknown> = {}) => ({
 const modernHeaders = (name: string) => ({ 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': name });
 
 /** An initialize-era call that streams: the client reads its question, then goes away. */
-async function abandonAfterQuestion(served: Served, params: Record<string, unknown>, ask: () => Promise<void>): Promise<string> {
+async function abandonAfterQuestion(served: Served, params: Record<string, unknown>, ask: () => Promise<unknown>): Promise<string> {
   const client = new AbortController();
   const responding = post(served, { method: 'tools/call', params }, await legacyHeaders(), client);
   await ask();
