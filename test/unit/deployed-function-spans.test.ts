@@ -14,7 +14,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DURABLE_LAZY_MODULES, DURABLE_PLUGINS_ENV, durableTracingEnvironment, lazyModuleBuildOptions } from '../../cdk/durable-tracing-bundling.ts';
+import {
+  DURABLE_LAZY_MODULES,
+  DURABLE_PLUGINS_ENV,
+  DURABLE_TRACING_PLUGIN,
+  durableTracingEnvironment,
+  lazyModuleBuildOptions,
+} from '../../cdk/durable-tracing-bundling.ts';
 import { esbuildOptions } from '../../cdk/lambda-bundling.ts';
 import { DEFAULT_WORKERS_DIR, REPO_ROOT } from '../../cdk/repo-paths.ts';
 import { workerBundling } from '../../cdk/worker-bundling.ts';
@@ -132,7 +138,7 @@ describe('a deployed worker, with tracing on', () => {
 describe('a deployed durable tool, with tracing on', () => {
   it('turns the durable SDK’s plugin on only where the functions export spans', () => {
     expect(durableTracingEnvironment({})).toEqual({});
-    expect(durableTracingEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318' })).toEqual({ [DURABLE_PLUGINS_ENV]: DURABLE_LAZY_MODULES[1] });
+    expect(durableTracingEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318' })).toEqual({ [DURABLE_PLUGINS_ENV]: DURABLE_TRACING_PLUGIN });
   });
 
   it("exports each invocation's span in the operation's trace, and its steps' within it, before the invocation resolves", async () => {
