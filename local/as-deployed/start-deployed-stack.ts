@@ -60,6 +60,8 @@ export interface DeployedStackOptions {
   ttl?: Pick<TtlSweeperOptions, 'lagSeconds' | 'intervalMs'>;
   /** Where prefixed function log lines go. @default stdout */
   log?: (line: string) => void;
+  /** Where the stack's own notices go: IAM gateway refusals, event rule retries and dead letters. @default console */
+  notices?: Pick<Console, 'warn' | 'error'>;
   /** Each event a function put on the default bus (PutEvents through its IAM gateway). */
   onEvent?: (event: EventBridgeEvent) => void;
   /** Timeouts in seconds, by function logical id, in place of the template's (a test's short invocations). */
@@ -100,6 +102,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
   const authority = new IamAuthority(model.roles, { ...scope, permissions: model.permissions });
   const closers: Array<() => Promise<void>> = [];
   const logs = createFunctionLogs({ ...(data ? { dataDir: data } : {}), ...(options.log ? { console: options.log } : {}) });
+  const notices = options.notices ?? console;
   closers.push(() => logs.close());
   try {
     const { table } = model;
@@ -180,6 +183,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
         rule,
         invoke: (arn, event) => functionFor(arn).local.invoke(event),
         deadLetterQueues: new Map(deadLetterQueues.map((q) => [q.queue.arn, q])),
+        logger: notices,
         ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
         // EventBridge needs the function's resource policy (AWS::Lambda::Permission) to allow it.
         mayInvoke: async (arn) =>
@@ -220,7 +224,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
     // go to the event rules as Step Functions' do.
     const durableFunctions = durableFunctionsOf(model);
     if (durableFunctions.length > 0 && !model.rules.some((rule) => rule.durableStatusChanges))
-      console.warn(`${options.cdkOut}: no event rule selects durable execution status changes; durable tools end only when polled`);
+      notices.warn(`${options.cdkOut}: no event rule selects durable execution status changes; durable tools end only when polled`);
     const durable = await startLocalDurableService({
       functions: sandboxedDurableHandlers(durableFunctions, functions),
       onStatusChange: (event) => {
@@ -237,6 +241,7 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
         service,
         upstream,
         authority,
+        logger: notices,
         ...(service === 's3' ? { upstreamCredentials: S3RVER_CREDENTIALS } : {}),
         resolve: {
           secretArn: (id) => secrets.secretArn(id),

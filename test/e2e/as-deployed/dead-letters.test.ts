@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { deadLetterFolder, type DeployedLocalStack, readCloudAssembly } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
+import { noticeLog } from '../../support/notice-log.ts';
 import { modernRequest } from '../../support/raw-mcp.ts';
 import { ok } from '../../support/rpc-assertions.ts';
 
@@ -48,7 +49,8 @@ describe('the status-sync rule target, failing', () => {
     const assembly = await deployedAssembly(NO_AUTH);
     const data = mkdtempSync(join(tmpdir(), 'dead-letters-data-'));
     temporary.push(data);
-    running = (await startAssemblyStack(withoutStatusSyncTableGrant(assembly), { dataDir: data })).stack;
+    const notices = noticeLog();
+    running = (await startAssemblyStack(withoutStatusSyncTableGrant(assembly), { dataDir: data, notices })).stack;
     const rule = running.model.rules[0]!;
     const target = rule.targets[0]!;
     const queue = running.model.queues.find((q) => q.arn === target.deadLetterQueueArn)!;
@@ -80,6 +82,12 @@ describe('the status-sync rule target, failing', () => {
     // The function's own log says why, in its file under the data directory and on the console.
     const statusSync = running.model.functions.find((f) => f.arn === target.functionArn)!;
     expect(readFileSync(join(data, 'logs', `${statusSync.logicalId}.log`), 'utf8')).toMatch(/AccessDeniedException/);
+    // The stack's own notices say it too: the table's gateway refused the role, and the rule retried, then dead-lettered.
+    expect(notices.lines).toContainEqual(expect.stringMatching(/^WARN IAM gateway \(dynamodb\): AccessDenied: /));
+    expect(notices.lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^WARN event rule ${rule.name}: delivery of event .* failed \\(attempt 1\\), retrying$`)),
+    );
+    expect(notices.lines.filter((line) => line.includes('dead-lettered'))).toHaveLength(letters.length);
     await running.close();
     running = undefined;
 

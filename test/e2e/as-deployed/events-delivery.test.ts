@@ -14,12 +14,15 @@ import { OPERATIONS_TABLE } from '../../../lambdas/aws/operations-table.ts';
 import { SQS_CLIENT_CONFIG, SqsWebhookDeliveryQueue } from '../../../lambdas/aws/sqs-webhook-delivery-queue.ts';
 import type { DeployedLocalStack } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
+import { noticeLog } from '../../support/notice-log.ts';
 
 let stack: DeployedLocalStack;
 let logs: string[];
+/** The gateways' refusals, which the tests below provoke and assert. */
+const notices = noticeLog();
 
 beforeAll(async () => {
-  ({ stack, logs } = await startAssemblyStack(await deployedAssembly(NO_AUTH)));
+  ({ stack, logs } = await startAssemblyStack(await deployedAssembly(NO_AUTH), { notices }));
 }, 600_000);
 
 afterAll(async () => {
@@ -86,6 +89,7 @@ describe('webhook delivery as deployed', () => {
         name: 'AccessDeniedException',
         message: expect.stringContaining('sqs:ReceiveMessage'),
       });
+      expect(notices.take()).toEqual([expect.stringMatching(/^WARN IAM gateway \(sqs\): AccessDenied: .*sqs:ReceiveMessage/)]);
     } finally {
       client.destroy();
     }
@@ -104,6 +108,7 @@ describe('webhook delivery as deployed', () => {
       await expect(get('SUB#nobody#sub_1')).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
       await expect(get('EVT#nobody#evt_1')).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
       await expect(get('OP#nobody#token')).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('dynamodb:GetItem') });
+      expect(notices.take()).toEqual([expect.stringMatching(/^WARN IAM gateway \(dynamodb\): AccessDenied: .*dynamodb:GetItem/)]);
     } finally {
       client.destroy();
     }
