@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEV_MCP_SCOPE } from '../../local/oauth/dev-authorization-server.ts';
 import { startLocalStackWithDevAuthorization, type LocalStackWithDevAuthorization } from '../../local/oauth/local-stack-with-dev-authorization.ts';
 import { expectedStats } from '../support/expected-stats.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { MemoryOAuthProvider } from '../support/oauth-dev-client.ts';
 import { MODERN_VERSION, modernDispatch, modernRequest } from '../support/raw-mcp.ts';
 import { ok, rpcError } from '../support/rpc-assertions.ts';
@@ -164,6 +165,7 @@ describe.skipIf(!hasChromium)(
       expect(dana.provider.savedTokens!.refresh_token).toBeTruthy();
 
       const before = dana.provider.savedTokens!.access_token;
+      const logs = captureLogs('token rejected');
       vi.useFakeTimers({ toFake: ['Date'] });
       try {
         vi.setSystemTime(decodeJwt(before).exp! * 1000 + 120_000);
@@ -175,6 +177,9 @@ describe.skipIf(!hasChromium)(
       expect(dana.provider.savedTokens!.access_token).not.toBe(before);
       expect(decodeJwt(dana.provider.savedTokens!.access_token).sub).toBe('dana');
       expect(dana.provider.authorizationUrls).toHaveLength(1);
+      // The stale token was refused, and logged so, before the SDK renewed it.
+      expect(logs.entries.length).toBeGreaterThan(0);
+      for (const entry of logs.entries) expect(entry).toMatchObject({ level: 'WARN', reason: expect.any(String) });
     });
 
     it('offline_access is in neither the protected-resource metadata nor the WWW-Authenticate challenge', async () => {
@@ -187,6 +192,7 @@ describe.skipIf(!hasChromium)(
 
     it('alice’s expired access token is refreshed without opening the browser again', async () => {
       const before = alice.provider.savedTokens!.access_token;
+      const logs = captureLogs('token rejected');
       vi.useFakeTimers({ toFake: ['Date'] });
       try {
         vi.setSystemTime(decodeJwt(before).exp! * 1000 + 120_000);
@@ -197,6 +203,8 @@ describe.skipIf(!hasChromium)(
       }
       expect(alice.provider.savedTokens!.access_token).not.toBe(before);
       expect(alice.provider.authorizationUrls).toHaveLength(1);
+      expect(logs.entries.length).toBeGreaterThan(0);
+      for (const entry of logs.entries) expect(entry).toMatchObject({ level: 'WARN', reason: expect.any(String) });
     });
   },
 );

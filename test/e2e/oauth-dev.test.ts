@@ -15,6 +15,7 @@ import { OAuthConfigError } from '../../lambdas/auth/oauth-config.ts';
 import { DEV_MCP_SCOPE, startDevAuthorizationServer } from '../../local/oauth/dev-authorization-server.ts';
 import { startLocalStackWithDevAuthorization, type LocalStackWithDevAuthorization } from '../../local/oauth/local-stack-with-dev-authorization.ts';
 import { expectedStats } from '../support/expected-stats.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { MemoryOAuthProvider, signInWithFetch } from '../support/oauth-dev-client.ts';
 import { MODERN_VERSION, modernDispatch, modernRequest } from '../support/raw-mcp.ts';
 import { ok, rpcError } from '../support/rpc-assertions.ts';
@@ -114,6 +115,7 @@ describe('npm start -- --oauth-dev with the SDK OAuth client', () => {
     const before = alice.provider.savedTokens!.access_token;
     const expiresAt = decodeJwt(before).exp! * 1000;
     // Both servers run in this process: moving the clock past the token's expiry (and the 60 s skew) ages it for both.
+    const logs = captureLogs('token rejected');
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(expiresAt + 120_000);
@@ -129,6 +131,9 @@ describe('npm start -- --oauth-dev with the SDK OAuth client', () => {
     expect(alice.provider.savedTokens!.access_token).not.toBe(before);
     expect(decodeJwt(alice.provider.savedTokens!.access_token).sub).toBe('alice');
     expect(alice.provider.authorizationUrls).toHaveLength(1);
+    // The stale token was refused (and logged so) before the SDK refreshed it: by our request, then by the client's.
+    expect(logs.entries.length).toBeGreaterThan(0);
+    for (const entry of logs.entries) expect(entry).toMatchObject({ level: 'WARN', reason: expect.any(String) });
     await alice.client.close();
   });
 
@@ -139,6 +144,7 @@ describe('npm start -- --oauth-dev with the SDK OAuth client', () => {
     expect(await auth(provider, { serverUrl: stack.url, authorizationCode: first.callback.get('code')!, iss: first.callback.get('iss')! })).toBe('AUTHORIZED');
     expect(String(decodeJwt(provider.savedTokens!.access_token).scope ?? '').split(' ')).not.toContain(DEV_MCP_SCOPE);
 
+    const logs = captureLogs('token rejected');
     const refused = await modernRequest(stack.url, 'tools/list', {}, { headers: bearer(provider) });
     expect(refused.status).toBe(403);
     const challenge = refused.headers.get('www-authenticate')!;
@@ -152,6 +158,9 @@ describe('npm start -- --oauth-dev with the SDK OAuth client', () => {
     await expect(client.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.authorizationUrls).toHaveLength(2);
     expect(provider.authorizationUrls[1]!.searchParams.get('scope')?.split(' ')).toContain(DEV_MCP_SCOPE);
+    // Each refusal of the scope-less token (ours, then the SDK's first connect) is logged, naming the scope it lacks.
+    expect(logs.entries.length).toBeGreaterThan(0);
+    for (const entry of logs.entries) expect(entry).toMatchObject({ level: 'WARN', reason: 'insufficient scope', missing: DEV_MCP_SCOPE });
     const second = await signInWithFetch(provider.authorizationUrls[1]!, 'carol');
     await transport.finishAuth(second.callback);
     const again = new Client({ name: 'e2e-step-up', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
@@ -169,9 +178,11 @@ describe('npm start -- --oauth-dev with the SDK OAuth client', () => {
     expect(await auth(provider, { serverUrl: stack.url, authorizationCode: pages.callback.get('code')!, iss: pages.callback.get('iss')! })).toBe('AUTHORIZED');
     expect(decodeJwt(provider.savedTokens!.access_token)).toMatchObject({ sub: 'alice', aud: OTHER_RESOURCE });
 
+    const logs = captureLogs('token rejected');
     const response = await modernRequest(stack.url, 'tools/list', {}, { headers: bearer(provider) });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(logs.entries).toEqual([expect.objectContaining({ level: 'WARN', reason: expect.any(String) })]);
   });
 });
 

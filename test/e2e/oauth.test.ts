@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startDevIssuer, type DevIssuer } from '../../local/oauth/dev-issuer.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { modernRequest } from '../support/raw-mcp.ts';
 
 let issuer: DevIssuer;
@@ -40,6 +41,7 @@ describe('OAuth resource server', () => {
   });
 
   it('a token for another audience gets 401 invalid_token', async () => {
+    const logs = captureLogs('token rejected');
     const response = await modernRequest(
       stack.url,
       'tools/list',
@@ -48,6 +50,7 @@ describe('OAuth resource server', () => {
     );
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(logs.entries).toEqual([expect.objectContaining({ level: 'WARN', reason: expect.any(String) })]);
   });
 
   it('the same subject with a fresh token keeps its operations; another subject sees none of them', async () => {
