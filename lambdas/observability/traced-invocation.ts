@@ -50,8 +50,9 @@ export function tracedWorker<E, R>(worker: string, handler: (event: E, ...rest: 
     if (!tracingOn()) return handler(event, ...rest);
     // Inside an execution's span (the local stack) its child; invoked on its own (a Lambda), the operation's.
     const parent = hasActiveSpan() ? undefined : operationTraceOf(event);
-    return withSpan(OPERATION_SPANS.worker(worker), { kind: SpanKind.SERVER, attributes: { 'faas.invoked_name': worker }, ...(parent ? { parent } : {}) }, () =>
-      handler(event, ...rest),
-    );
+    // The tool too, when the event names it: in AWS nothing else on the worker's span does.
+    const tool = operationToolOf(event);
+    const attributes = { 'faas.invoked_name': worker, ...(tool ? { [TOOL_ATTRIBUTE]: tool } : {}) };
+    return withSpan(OPERATION_SPANS.worker(worker), { kind: SpanKind.SERVER, attributes, ...(parent ? { parent } : {}) }, () => handler(event, ...rest));
   };
 }

@@ -129,7 +129,7 @@ describe('a deployed worker, with tracing on', () => {
         name: 'invoke calculate',
         traceId: TRACE_ID,
         parentSpanId: START_SPAN_ID,
-        attributes: expect.objectContaining({ 'faas.invoked_name': 'calculate' }),
+        attributes: expect.objectContaining({ 'faas.invoked_name': 'calculate', 'gen_ai.tool.name': 'some_tool' }),
       }),
     ]);
   }, 60_000);
