@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { hasExpired, LoginRequiredError, loginFetch } from '../../client/login/login-fetch.ts';
 import { browserCommand } from '../../client/login/open-browser.ts';
 import { FileLoginStore, loginKey, type StoredLogin } from '../../client/stores/login-store.ts';
@@ -104,6 +104,16 @@ function keptLogin(overrides: Partial<StoredLogin> = {}): StoredLogin {
   };
 }
 
+/** Tokens as the SDK stores them: stamped with their issuer (SEP-2352), so reading them back warns of nothing. */
+const stamped = (tokens: Omit<NonNullable<StoredLogin['tokens']>, 'issuer'>) => ({ ...tokens, issuer: origin }) as StoredLogin['tokens'];
+
+/** The SDK's console.warn notices from here to the end of the test, kept off the output: read them to assert them. */
+function sdkNotices(): () => string[] {
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  onTestFinished(() => warn.mockRestore());
+  return () => warn.mock.calls.map((args) => args.map(String).join(' '));
+}
+
 const send = (fetch: ReturnType<typeof loginFetch>) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
 const base = (input: string, init: RequestInit) => fetch(input, init);
@@ -127,7 +137,7 @@ describe('a kept login renews itself', () => {
   });
 
   it('a 401 to a token the client still thought good refreshes it and sends the request again', async () => {
-    await store.put(keptLogin({ tokens: { access_token: 'revoked', refresh_token: 'refresh-0', token_type: 'Bearer', expires_in: 3600 } }));
+    await store.put(keptLogin({ tokens: stamped({ access_token: 'revoked', refresh_token: 'refresh-0', token_type: 'Bearer', expires_in: 3600 }) }));
     const response = await send(loginFetch(store, base));
     expect(response.status).toBe(200);
     expect(state).toMatchObject({ refreshes: 1, refusedRequests: 1 });
@@ -138,13 +148,15 @@ describe('a kept login renews itself', () => {
     await store.put(
       keptLogin({
         tokensSavedAt: Date.now() - 3_700_000,
-        tokens: { access_token: 'old', refresh_token: 'refresh-revoked', token_type: 'Bearer', expires_in: 3600 },
+        tokens: stamped({ access_token: 'old', refresh_token: 'refresh-revoked', token_type: 'Bearer', expires_in: 3600 }),
       }),
     );
+    const notices = sdkNotices();
     const failure = await send(loginFetch(store, base)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LoginRequiredError);
     expect((failure as Error).message).toBe(`The login for ${url} has expired and could not be renewed: run async-mcp login ${url}`);
     expect((await store.get(url))?.tokens).toBeUndefined();
+    expect(notices()).toEqual([expect.stringMatching(/^\[mcp-sdk\] OAuth "invalid_grant" — invalidating the stored tokens/)]);
   });
 
   it('a refresh that lost the race to another process, which rotated the refresh token, goes on with the tokens that process kept', async () => {
@@ -157,13 +169,16 @@ describe('a kept login renews itself', () => {
       await store.put(
         keptLogin({
           tokensSavedAt: expired,
-          tokens: { access_token: 'access-5', refresh_token: 'refresh-5', token_type: 'Bearer', expires_in: 3600 } as StoredLogin['tokens'],
+          tokens: stamped({ access_token: 'access-5', refresh_token: 'refresh-5', token_type: 'Bearer', expires_in: 3600 }),
         }),
       );
     };
+    const notices = sdkNotices();
     const response = await send(loginFetch(store, base));
     expect(response.status).toBe(200);
     expect((await store.get(url))?.tokens).toMatchObject({ access_token: 'access-6', refresh_token: 'refresh-6' });
+    // The refused refresh token is the SDK's invalid_grant, which it names as it recovers.
+    expect(notices()).toEqual([expect.stringMatching(/^\[mcp-sdk\] OAuth "invalid_grant" — invalidating the stored tokens/)]);
   });
 
   it('without a kept login, a 401 is LoginRequiredError, and any other answer passes through', async () => {
