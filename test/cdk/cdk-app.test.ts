@@ -35,6 +35,23 @@ function runApp(context: Record<string, unknown>) {
   return { ...run, outdir };
 }
 
+/**
+ * The limits and the events settings are read by different constructs, so one synth with both
+ * sets of context serves the two tests that read them (a synth is several seconds of CPU).
+ */
+let configured: ReturnType<typeof runApp> | undefined;
+const runConfigured = () =>
+  (configured ??= runApp({
+    maxActiveOperations: '25',
+    mcpReservedConcurrency: '50',
+    statusSyncReservedConcurrency: '5',
+    workerReservedConcurrency: '20',
+    toolStackCount: '1',
+    eventsRetentionHours: '72',
+    eventsMaxSubscriptionTtlSeconds: '7200',
+    eventsDeliveryConcurrency: '7',
+  }));
+
 describe('cdk/app.ts', () => {
   it('synthesizes the AsyncMcp stack with cdk-nag clean', () => {
     const run = runApp({});
@@ -48,13 +65,7 @@ describe('cdk/app.ts', () => {
   });
 
   it('takes the active-operation limit, the reserved concurrencies and the tool stack count from context (-c key=value)', () => {
-    const run = runApp({
-      maxActiveOperations: '25',
-      mcpReservedConcurrency: '50',
-      statusSyncReservedConcurrency: '5',
-      workerReservedConcurrency: '20',
-      toolStackCount: '1',
-    });
+    const run = runConfigured();
     expect(run.status, run.stderr).toBe(0);
     // The workers are in nested stacks, each a template file of its own.
     const files = ['AsyncMcp.template.json', ...readdirSync(run.outdir).filter((file) => file.endsWith('.nested.template.json'))];
@@ -82,7 +93,7 @@ describe('cdk/app.ts', () => {
   });
 
   it('takes the events settings from context (-c eventsRetentionHours=72 -c eventsMaxSubscriptionTtlSeconds=7200 -c eventsDeliveryConcurrency=7)', () => {
-    const run = runApp({ eventsRetentionHours: '72', eventsMaxSubscriptionTtlSeconds: '7200', eventsDeliveryConcurrency: '7' });
+    const run = runConfigured();
     expect(run.status, run.stderr).toBe(0);
     const template = JSON.parse(readFileSync(join(run.outdir, 'AsyncMcp.template.json'), 'utf8')) as {
       Resources: Record<
