@@ -43,11 +43,11 @@ export class Arrivals {
   }
 }
 
-/** What became of each question: the events and keys it was told by, the keys tasks/get showed, whether it was answered. */
+/** What became of each operation's questions: the events and keys it was told by, the keys tasks/get showed, the keys answered. */
 export class Questions {
   readonly events = new Map<string, Set<string>>();
   readonly keys = new Map<string, Set<string>>();
-  readonly answered = new Set<string>();
+  readonly answered = new Map<string, Set<string>>();
   noteEvent(taskId: string, eventId: string, keys: string[]): void {
     if (!this.events.has(taskId)) this.events.set(taskId, new Set());
     this.events.get(taskId)?.add(eventId);
@@ -56,6 +56,13 @@ export class Questions {
   noteShown(taskId: string, keys: string[]): void {
     if (!this.keys.has(taskId)) this.keys.set(taskId, new Set());
     for (const key of keys) this.keys.get(taskId)?.add(key);
+  }
+  noteAnswered(taskId: string, key: string): void {
+    if (!this.answered.has(taskId)) this.answered.set(taskId, new Set());
+    this.answered.get(taskId)?.add(key);
+  }
+  answeredKeys(taskId: string): ReadonlySet<string> {
+    return this.answered.get(taskId) ?? new Set();
   }
   eventIds(): Set<string> {
     return new Set([...this.events.values()].flatMap((ids) => [...ids]));

@@ -84,15 +84,22 @@ export function printQuestions(m: {
     const keys = questions.keys.get(id);
     return keys?.size === 1 && keys.has('confirm');
   }).length;
-  const answered = [...asking].filter((id) => questions.answered.has(id)).length;
+  const answered = [...asking].filter((id) => questions.answeredKeys(id).size === 1).length;
   const done = [...asking].filter((id) => completed.has(id)).length;
-  const exactlyOnce = [...asking].filter(
-    (id) => questions.events.get(id)?.size === 1 && questions.keys.get(id)?.size === 1 && questions.answered.has(id) && completed.has(id),
-  ).length;
+  const exactly = (id: string) =>
+    questions.events.get(id)?.size === 1 && questions.keys.get(id)?.size === 1 && questions.answeredKeys(id).size === 1 && completed.has(id);
+  const exactlyOnce = [...asking].filter(exactly).length;
   console.log(
     `  questions: ${asking.size} asked (${m.askFailed} asks failed with Mcp.AskFailed and were retried); ${told} told by event, ${oneEvent} by exactly one event; ${oneKey} only ever under the key confirm; ${answered} answered once; ${done} completed with the answer`,
   );
   console.log(`  questions waited for their answer exactly once: ${exactlyOnce}/${asking.size}${exactlyOnce === asking.size ? '' : ' (LOST OR DOUBLED)'}`);
+  // What became of the first few others, to tell a lost question from a doubled one.
+  for (const id of [...asking].filter((one) => !exactly(one)).slice(0, 3)) {
+    const keys = [...(questions.keys.get(id) ?? [])].join(', ') || 'none';
+    console.log(
+      `    ${id}: keys ${keys}; ${questions.events.get(id)?.size ?? 0} events; answered ${[...questions.answeredKeys(id)].join(', ') || 'nothing'}; ${completed.has(id) ? 'completed' : 'not completed'}`,
+    );
+  }
   const row = (name: string, arrivals: Arrivals[]) => {
     const missing = arrivals.reduce((n, a) => n + a.missingOf(m.questionEvents), 0);
     const complete = arrivals.filter((a) => a.missingOf(m.questionEvents) === 0).length;

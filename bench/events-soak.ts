@@ -130,24 +130,29 @@ export async function printEventsSoak(): Promise<void> {
   const questions = new Questions();
   const expected = new Set<string>();
   const asking = new Set<string>();
+  // Answers each question it is told of, once per key: a question asked again under another key
+  // is answered too (so its operation ends), and the report counts it as doubled.
   const answerOnce = async (event: QuestionEvent) => {
     const taskId = event.data.operationId;
     const keys = Object.keys(event.data.inputRequests ?? {});
     questions.noteEvent(taskId, event.eventId, keys);
     // Only confirm_payload asks; its start may not be back yet, so the answer does not wait for it.
-    if (questions.answered.has(taskId)) return;
+    const unanswered = keys.filter((key) => !questions.answeredKeys(taskId).has(key));
+    if (unanswered.length === 0) return;
     const task = (await rpc('tasks/get', { taskId }))?.message?.result as { inputRequests?: Record<string, unknown> } | undefined;
     questions.noteShown(taskId, Object.keys(task?.inputRequests ?? {}));
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const ack = await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: {} } } });
-      // Sending the answer again is safe: once its key is answered, the server acks a repeat and
-      // ignores it (test/e2e/input-tasks-extension.test.ts), so a repeat's ack counts as answered.
-      if (ack?.message?.result) {
-        questions.answered.add(taskId);
-        return;
+    for (const key of unanswered) {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const ack = await rpc('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: {} } } });
+        // Sending the answer again is safe: once its key is answered, the server acks a repeat and
+        // ignores it (test/e2e/input-tasks-extension.test.ts), so a repeat's ack counts as answered.
+        if (ack?.message?.result) {
+          questions.noteAnswered(taskId, key);
+          break;
+        }
+        // A throttled write the SDK could not get through, or a request lost: the client answers again, as a host would.
+        await sleep(100);
       }
-      // A throttled write the SDK could not get through, or a request lost: the client answers again, as a host would.
-      await sleep(100);
     }
   };
   const failedStarts = { count: 0 };
