@@ -5,7 +5,6 @@
  * after. Without that environment, or outside a Lambda runtime (the local stack starts its
  * own SDK, local/local-tracing.ts), the handler is returned as it is and nothing is loaded.
  */
-import { consoleLogger } from '../logging/logger.ts';
 import type { Logger } from '../operations/ports.ts';
 import type { TracingSdk } from './tracing-sdk.ts';
 import { startTracing, tracingRequested } from './tracing-setup.ts';
@@ -28,6 +27,14 @@ export interface LambdaTracingOptions {
   logger?: Pick<Logger, 'warn'>;
 }
 
+/**
+ * A warning as one JSON line, the shape of the functions' other log lines: the structured
+ * logger would add tens of KB to a worker's bundle, whose own code may be a few hundred bytes.
+ */
+const warnAsJsonLine: Pick<Logger, 'warn'> = {
+  warn: (message, fields) => console.warn(JSON.stringify({ level: 'WARN', message, timestamp: new Date().toISOString(), ...fields })),
+};
+
 /** Whether the tracing environment is set and this process is a Lambda runtime (or its local stand-in). */
 export function lambdaTracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.AWS_LAMBDA_FUNCTION_NAME !== undefined && tracingRequested(env);
@@ -40,7 +47,7 @@ export function lambdaTracingRequested(env: NodeJS.ProcessEnv = process.env): bo
  * not on every invocation while a collector is down.
  */
 export function lambdaInvocationTracing(serviceName: string, options: LambdaTracingOptions = {}): InvocationTracing {
-  const { env = process.env, logger = consoleLogger, start = (name: string) => startTracing(name, [], env) } = options;
+  const { env = process.env, logger = warnAsJsonLine, start = (name: string) => startTracing(name, [], env) } = options;
   if (!lambdaTracingRequested(env)) return (invocation) => invocation();
   const started = start(serviceName).catch((error: unknown) => {
     // Tracing is an aid: a function whose SDK cannot load still serves, untraced.
