@@ -20,7 +20,7 @@ import { secretsManagerKey } from '../aws/secrets-manager-key.ts';
 import { lazyStepFunctionsEngine } from '../aws/lazy-step-functions-engine.ts';
 import { lazyDurableFunctionEngine } from '../aws/lazy-durable-function-engine.ts';
 import { RoutingWorkflowEngine } from '../aws/routing-workflow-engine.ts';
-import { createAsyncMcpApp } from '../app/async-mcp-app.ts';
+import { composeAsyncMcpApp } from '../app/compose-async-mcp-app.ts';
 import { consoleLogger } from '../logging/logger.ts';
 import { createEmfMetrics } from '../observability/emf-metrics.ts';
 import { observeInvocation } from '../observability/request-observer.ts';
@@ -51,7 +51,8 @@ const operationReads = new HotGetItem(table.client, lambdaEnvironmentWire(proces
   onWireDropped: (reason) => consoleLogger.warn('hot GetItem wire given up: polls take the SDK path', { reason }),
 });
 const deliveryQueueUrl = eventsDeliveryQueueUrlFromEnv();
-const app = createAsyncMcpApp({
+// Every part is an AWS one: none of the in-process defaults the local stack's app has (async-mcp-app.ts).
+const app = composeAsyncMcpApp({
   store: lazyDynamoDbRecordStore({ ...table, operationReads }),
   // Each client built on its engine's first call: a poll never calls Step Functions or Lambda, so a cold start loads neither.
   // A durable tool's synchronous run waits on its Invoke as an EXPRESS run waits on StartSyncExecution.

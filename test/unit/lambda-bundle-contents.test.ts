@@ -24,8 +24,8 @@ import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 
 const SHAPING_ENTRY = join(REPO_ROOT, 'lambdas/mcp/results/result-shaping.ts');
 
-/** Bytes of the bundle of `entry` per npm package, and in all, and what it imports at module init. */
-async function bundleContents(entry: string): Promise<{ bytes: number; packages: Map<string, number>; staticImports: string[] }> {
+/** Bytes of the bundle of `entry` per npm package, and in all, our modules in it, and what it imports at module init. */
+async function bundleContents(entry: string): Promise<{ bytes: number; packages: Map<string, number>; modules: string[]; staticImports: string[] }> {
   const result = await build({
     ...esbuildOptions(entry, 'bundle-contents/index.mjs', REPO_ROOT, lazyModulesOf(entry)),
     write: false,
@@ -35,12 +35,14 @@ async function bundleContents(entry: string): Promise<{ bytes: number; packages:
   const output = Object.values((result.metafile as Metafile).outputs).find((candidate) => candidate.entryPoint !== undefined);
   if (!output) throw new Error(`esbuild's metafile has no output for ${entry}`);
   const packages = new Map<string, number>();
+  const modules: string[] = [];
   for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
     const name = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
     if (name && bytesInOutput > 0) packages.set(name, (packages.get(name) ?? 0) + bytesInOutput);
+    if (!name && bytesInOutput > 0) modules.push(input);
   }
   const staticImports = output.imports.filter(({ kind }) => kind === 'import-statement').map(({ path }) => path);
-  return { bytes: output.bytes, packages, staticImports };
+  return { bytes: output.bytes, packages, modules, staticImports };
 }
 
 describe('the Lambda bundles carry only the packages their handler uses', () => {
@@ -61,6 +63,13 @@ describe('the Lambda bundles carry only the packages their handler uses', () => 
     const { packages } = await bundleContents(MCP_HTTP_ENTRY);
     expect([...packages.keys()].filter((name) => !MCP_PACKAGES.includes(name))).toEqual([]);
     for (const name of ['@modelcontextprotocol/server', 'zod', '@cfworker/json-schema']) expect(packages.has(name), name).toBe(true);
+  }, 60_000);
+
+  it('the MCP function carries none of the Events parts only one process runs: the log and stores in memory, the in-process queue and the job it runs', async () => {
+    const { modules } = await bundleContents(MCP_HTTP_ENTRY);
+    // The function composes its app from AWS parts only (compose-async-mcp-app.ts); the local stack's app adds these.
+    expect(modules).toContain('lambdas/app/compose-async-mcp-app.ts');
+    expect(modules.filter((module) => IN_PROCESS_ONLY.includes(module) || /\/(?:in-memory|local)-[^/]+\.ts$/.test(module))).toEqual([]);
   }, 60_000);
 });
 
@@ -240,6 +249,23 @@ const LOGGING_PACKAGES: readonly string[] = [
   '@aws/lambda-invoke-store',
   // OpenTelemetry's API alone: its SDK is loaded only where tracing is on (lambdas/observability/tracing-setup.ts).
   '@opentelemetry/api',
+];
+
+/**
+ * What only a single process runs (lambdas/mcp/events/in-process-events.ts), passed by the local
+ * stack's and the testing kit's app (async-mcp-app.ts) and never by the MCP function; any
+ * in-memory or local module is held out by its name as well.
+ */
+const IN_PROCESS_ONLY: readonly string[] = [
+  'lambdas/app/async-mcp-app.ts',
+  'lambdas/mcp/events/in-process-events.ts',
+  'lambdas/events/in-memory-event-log.ts',
+  'lambdas/events/in-memory-event-handover.ts',
+  'lambdas/events/in-memory-webhook-subscriptions.ts',
+  'lambdas/events/local-webhook-delivery-queue.ts',
+  // One try of a job, which the delivery function runs from its own bundle (webhook-job-runner.ts).
+  'lambdas/events/webhook-delivery.ts',
+  'lambdas/events/webhook-subscription-end.ts',
 ];
 
 /** What the MCP bundle may hold: the SDK, zod and the MCP Apps helpers, the one schema engine, the logging. */

@@ -1,19 +1,18 @@
 /**
- * The Events extension's part of the app (createAsyncMcpApp): the log and the record store
- * that feeds it, the webhook subscriptions with their fan-out, sender and queue, and the
- * runtime the MCP edge serves `events/*` from. Every part has a default: in one process (the
- * local stack) everything lives in memory and jobs run on timers; a deployment passes the
- * DynamoDB log and subscriptions and its SQS queue.
+ * The Events extension's part of the app (compose-async-mcp-app.ts): the log and the record
+ * store that feeds it, the webhook subscriptions with their fan-out, sender and queue, and the
+ * runtime the MCP edge serves `events/*` from. A deployment passes the DynamoDB log and
+ * subscriptions and its SQS queue. The parts only one process runs (the log and subscriptions
+ * in memory, the in-process queue on timers) come in as `InProcessEvents` from
+ * createAsyncMcpApp, the local stack's and the testing kit's app, and are its defaults: this
+ * module never imports them, so the MCP function's bundle carries none.
  */
 import type { EventHandover } from '../../events/event-handover.ts';
 import type { EventEntry, EventLog } from '../../events/event-log.ts';
 import { resolveEventsSettings, type EventsSettings, type EventsSettingsInput } from '../../events/events-settings.ts';
-import { InMemoryEventHandover } from '../../events/in-memory-event-handover.ts';
-import { InMemoryEventLog } from '../../events/in-memory-event-log.ts';
-import { InMemoryWebhookSubscriptions } from '../../events/in-memory-webhook-subscriptions.ts';
-import { createLocalWebhookDeliveryQueue, type LocalWebhookDeliveryQueue } from '../../events/local-webhook-delivery-queue.ts';
+import type { InMemoryEventLog } from '../../events/in-memory-event-log.ts';
+import type { LocalWebhookDeliveryQueue } from '../../events/local-webhook-delivery-queue.ts';
 import { operationEndedError } from '../../events/operation-ended.ts';
-import { createDeliverWebhookJob } from '../../events/webhook-delivery.ts';
 import type { DeliverWebhookJob, WebhookDeliveryQueue } from '../../events/webhook-delivery-job.ts';
 import type { WebhookSubscriptionStore } from '../../events/webhook-subscription.ts';
 import { WebhookFanOut } from '../../events/webhook-fan-out.ts';
@@ -65,55 +64,67 @@ export interface AppEvents {
   recordingStore(store: RecordStore): RecordStore;
   /** What the MCP edge serves `events/*` from; `store` holds the push streams' leases. */
   runtime(store: RecordStore, wake?: StatusSignal): EventsRuntime;
-  /** One try of one delivery job, for the transport (the delivery function, the local queue). */
+  /** One try of one delivery job, for an in-process transport (the local queue, the soak bench). */
   readonly deliverWebhookJob?: DeliverWebhookJob;
   /** The in-process queue, when this app runs one (the local stack). */
   readonly localQueue?: LocalWebhookDeliveryQueue;
 }
 
-export function createAppEvents(options: EventsAppOptions, context: { logger: Logger; secretKey: ServerKey; local: boolean }): AppEvents {
-  const {
-    log: givenLog,
-    handover: givenHandover,
-    subscriptions: store = new InMemoryWebhookSubscriptions(),
-    queue: givenQueue,
-    send,
-    callbackMode,
-    ...input
-  } = options;
+/**
+ * The Events parts only a single process runs (in-process-events.ts), the defaults of
+ * createAsyncMcpApp. The deployed MCP function passes none: its parts are all given.
+ */
+export interface InProcessEvents {
+  /** A log in memory: the local server's, when it is given none. */
+  memoryLog(): InMemoryEventLog;
+  /** Marks in memory for `log` when it is a log in memory; none for a shared log, which brings its own. */
+  memoryHandover(log: EventLog): EventHandover | undefined;
+  /** Webhook subscriptions in memory, when none are given. */
+  subscriptions(): WebhookSubscriptionStore;
+  /** The in-process queue, running each job `deliver` gives it on timers. */
+  queue(deliver: () => DeliverWebhookJob, logger: Logger): LocalWebhookDeliveryQueue;
+  /** One try of one job over `subscriptions`, which only an in-process transport runs here (the delivery function has its own). */
+  deliverJob(subscriptions: WebhookSubscriptions): DeliverWebhookJob;
+}
+
+export function createAppEvents(
+  options: EventsAppOptions,
+  context: { logger: Logger; secretKey: ServerKey; local: boolean; inProcess?: InProcessEvents },
+): AppEvents {
+  const { log: givenLog, handover: givenHandover, subscriptions: givenStore, queue: givenQueue, send, callbackMode, ...input } = options;
+  const { logger, inProcess } = context;
   // A log in memory serves one process only: elsewhere, without a shared log, events stay off rather than half-work.
-  const log = givenLog ?? (context.local ? new InMemoryEventLog() : undefined);
+  const log = givenLog ?? (context.local ? inProcess?.memoryLog() : undefined);
+  const handover = log && (givenHandover ?? inProcess?.memoryHandover(log));
   // Untyped config can still pair a shared log with no marks: refuse to start rather than skip the second fan-out.
-  if (log && !givenHandover && !(log instanceof InMemoryEventLog))
-    throw new Error('events: a shared event log needs its handover marks (`handover`) beside it');
-  const handover = givenHandover ?? new InMemoryEventHandover();
-  const resolved = resolveEventsSettings(input);
-  const settings: EventsSettings = log ? resolved : { ...resolved, enabled: false };
-  if (!log) return disabledEvents(settings);
-  const { logger } = context;
+  if (log && !handover) throw new Error('events: a shared event log needs its handover marks (`handover`) beside it');
+  const settings = resolveEventsSettings(input);
+  if (!log || !handover) return disabledEvents({ ...settings, enabled: false });
   const mode: CallbackMode = callbackMode ?? (context.local ? 'local' : 'aws');
   let deliver: DeliverWebhookJob | undefined;
-  const localQueue = !givenQueue && context.local ? createLocalWebhookDeliveryQueue(() => deliverOrThrow(deliver), logger) : undefined;
+  const localQueue = !givenQueue && context.local ? inProcess?.queue(() => deliverOrThrow(deliver), logger) : undefined;
   const queue = givenQueue ?? localQueue;
-  const subscriptions = queue
-    ? new WebhookSubscriptions({
-        store,
-        log,
-        send: send ?? createWebhookSender({ mode }),
-        queue,
-        settings,
-        secretKey: context.secretKey,
-        clock: systemClock,
-        logger,
-        operationEnded: eventsWireError(operationEndedError()),
-      })
-    : undefined;
-  if (subscriptions) deliver = createDeliverWebhookJob(subscriptions);
+  const store = givenStore ?? (queue ? inProcess?.subscriptions() : undefined);
+  const subscriptions =
+    queue && store
+      ? new WebhookSubscriptions({
+          store,
+          log,
+          send: send ?? createWebhookSender({ mode }),
+          queue,
+          settings,
+          secretKey: context.secretKey,
+          clock: systemClock,
+          logger,
+          operationEnded: eventsWireError(operationEndedError()),
+        })
+      : undefined;
+  if (subscriptions) deliver = inProcess?.deliverJob(subscriptions);
   const fanOut = subscriptions && new WebhookFanOut(subscriptions.deps);
   const onAppended = fanOut ? (entry: EventEntry) => fanOut.fanOut(entry) : undefined;
   return {
     settings,
-    recordingStore: (base) => withEventRecording(base, { log, settings, logger, ...(onAppended ? { onAppended } : {}), ...(handover ? { handover } : {}) }),
+    recordingStore: (base) => withEventRecording(base, { log, settings, logger, handover, ...(onAppended ? { onAppended } : {}) }),
     runtime: (leaseStore, wake) => ({
       settings,
       log,
@@ -127,6 +138,13 @@ export function createAppEvents(options: EventsAppOptions, context: { logger: Lo
   };
 }
 
+/** The log of events turned off: the edge answers `events/*` with -32601 and never reads it, and nothing appends. */
+const NO_EVENT_LOG: EventLog = {
+  append: () => Promise.reject(new Error('events are off: nothing is appended')),
+  read: async (_ownerId, _stream, range) => ({ entries: [], reached: range.after, more: false }),
+  get: async () => undefined,
+};
+
 /** Events turned off: the store is left as it is, and the edge answers `events/*` with -32601. */
 function disabledEvents(settings: EventsSettings): AppEvents {
   return {
@@ -134,7 +152,7 @@ function disabledEvents(settings: EventsSettings): AppEvents {
     recordingStore: (base) => base,
     runtime: (leaseStore) => ({
       settings,
-      log: new InMemoryEventLog(),
+      log: NO_EVENT_LOG,
       streams: new ListenLeases(leaseStore, settings.maxStreamsPerPrincipal, { error: () => undefined, warn: () => undefined }),
       now: Date.now,
     }),
