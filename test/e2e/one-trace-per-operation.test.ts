@@ -8,12 +8,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { initialize } from '../support/input-stack.ts';
 import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { openStream, postAnswer } from '../support/sse-reader.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -21,87 +21,6 @@ const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const CAN_ASK = { elicitation: {}, ...TASKS };
 const SERVER = 2;
 const END_ATTRIBUTE = 'async_mcp.operation.status';
-
-/** A span as the receiver decoded it from OTLP/JSON. */
-interface ReceivedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Record<string, unknown>;
-  links: { traceId: string; spanId: string }[];
-}
-
-interface Receiver {
-  url: string;
-  spans: ReceivedSpan[];
-  /** Raw bodies of http/protobuf exports, with their content type. */
-  protobuf: { contentType: string; body: Buffer }[];
-  close(): Promise<void>;
-}
-
-/** OTLP/JSON ids are hex; a base64 one (as proto3's JSON mapping writes bytes) is turned into hex. */
-function hexId(id: string | undefined): string | undefined {
-  if (!id) return undefined;
-  return /^[\da-f]+$/.test(id) ? id : Buffer.from(id, 'base64').toString('hex');
-}
-
-function attributeValue(value: Record<string, unknown> | undefined): unknown {
-  if (!value) return undefined;
-  const [first] = Object.values(value);
-  return first;
-}
-
-/** An OTLP/HTTP receiver on 127.0.0.1: decodes `http/json` exports, keeps `http/protobuf` ones whole. */
-async function startReceiver(): Promise<Receiver> {
-  const spans: ReceivedSpan[] = [];
-  const protobuf: Receiver['protobuf'] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const contentType = request.headers['content-type'] ?? '';
-      if (request.url !== '/v1/traces') {
-        response.writeHead(404).end();
-        return;
-      }
-      if (contentType.includes('json')) {
-        const decoded = JSON.parse(body.toString('utf8'));
-        for (const resource of decoded.resourceSpans ?? []) {
-          for (const scope of resource.scopeSpans ?? []) {
-            for (const span of scope.spans ?? []) {
-              spans.push({
-                traceId: hexId(span.traceId) as string,
-                spanId: hexId(span.spanId) as string,
-                ...(hexId(span.parentSpanId) ? { parentSpanId: hexId(span.parentSpanId) } : {}),
-                name: span.name,
-                kind: span.kind,
-                attributes: Object.fromEntries(
-                  (span.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [a.key, attributeValue(a.value)]),
-                ),
-                links: (span.links ?? []).map((link: { traceId: string; spanId: string }) => ({ traceId: hexId(link.traceId), spanId: hexId(link.spanId) })),
-              });
-            }
-          }
-        }
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      } else {
-        protobuf.push({ contentType, body });
-        response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-      }
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    spans,
-    protobuf,
-    close: () => new Promise((done) => server.close(() => done())),
-  };
-}
 
 interface ServerProcess {
   url: URL;
@@ -154,14 +73,14 @@ function callerContext(): { traceId: string; spanId: string; traceparent: string
 }
 
 /** The spans of one trace, and those of other traces that link to it. */
-function spansOf(receiver: Receiver, traceId: string) {
+function spansOf(receiver: OtlpReceiver, traceId: string) {
   const inTrace = receiver.spans.filter((span) => span.traceId === traceId);
   const linked = receiver.spans.filter((span) => span.traceId !== traceId && span.links.some((link) => link.traceId === traceId));
   return { inTrace, linked };
 }
 
 /** Waits until status sync's terminal span of the trace has been exported, and a little longer for its neighbours. */
-async function untilEnded(receiver: Receiver, traceId: string): Promise<void> {
+async function untilEnded(receiver: OtlpReceiver, traceId: string): Promise<void> {
   await vi.waitFor(() => expect(receiver.spans.some((span) => span.traceId === traceId && span.attributes[END_ATTRIBUTE] !== undefined)).toBe(true), {
     timeout: 30_000,
     interval: 100,
@@ -282,12 +201,12 @@ function tasks20251125(url: () => URL): DialectDriver {
   };
 }
 
-let receiver: Receiver;
+let receiver: OtlpReceiver;
 let server: ServerProcess;
 
 describe('with OTEL_EXPORTER_OTLP_ENDPOINT and http/json', () => {
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     server = await startServer({
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -428,10 +347,10 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT and http/json', () => {
 });
 
 describe('with http/protobuf (the exporter default)', () => {
-  let protoReceiver: Receiver;
+  let protoReceiver: OtlpReceiver;
   let protoServer: ServerProcess;
   beforeAll(async () => {
-    protoReceiver = await startReceiver();
+    protoReceiver = await startOtlpReceiver();
     protoServer = await startServer({ OTEL_EXPORTER_OTLP_ENDPOINT: protoReceiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' });
   }, 90_000);
   afterAll(async () => {
@@ -448,7 +367,7 @@ describe('with http/protobuf (the exporter default)', () => {
     const traceIdBytes = Buffer.from(caller.traceId, 'hex');
     await vi.waitFor(
       () => {
-        const bodies = protoReceiver.protobuf.filter(({ body }) => body.includes(traceIdBytes));
+        const bodies = protoReceiver.exports.filter(({ body }) => body.includes(traceIdBytes));
         expect(bodies.map(({ contentType }) => contentType)).toContain('application/x-protobuf');
         const text = Buffer.concat(bodies.map(({ body }) => body));
         for (const name of ['tools/call analyze_dataset', 'execution analyze_dataset', 'invoke plan_dataset_chunks', 'status sync']) {

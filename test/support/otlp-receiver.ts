@@ -16,6 +16,7 @@ export interface ReceivedSpan {
   name: string;
   kind: number;
   attributes: Record<string, unknown>;
+  links: { traceId: string; spanId: string }[];
 }
 
 /** How the receiver answers an export: `200`, another status, or `'never'`. */
@@ -27,6 +28,8 @@ export interface OtlpReceiver {
   readonly spans: ReceivedSpan[];
   /** Every export's body, as text (protobuf ones too, where only a search for a value makes sense). */
   readonly bodies: string[];
+  /** Every export as it came, bytes and content type (a protobuf body holds ids as raw bytes). */
+  readonly exports: { contentType: string; body: Buffer }[];
   /** @default 200 */
   answer: OtlpAnswer;
   close(): Promise<void>;
@@ -49,9 +52,15 @@ interface OtlpJsonSpan {
   name: string;
   kind: number;
   attributes?: OtlpAttribute[];
+  links?: { traceId: string; spanId: string }[];
 }
 interface OtlpJsonExport {
   resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { spans?: OtlpJsonSpan[] }[] }[];
+}
+
+/** OTLP/JSON ids are hex; a base64 one (as proto3's JSON mapping writes bytes) is turned into hex. */
+function hexId(id: string): string {
+  return /^[\da-f]*$/.test(id) ? id : Buffer.from(id, 'base64').toString('hex');
 }
 
 function attributeValue(value: OtlpValue | undefined): unknown {
@@ -69,12 +78,13 @@ function spansOf(body: string): ReceivedSpan[] {
     return (resource.scopeSpans ?? []).flatMap((scope) =>
       (scope.spans ?? []).map((span) => ({
         serviceName: typeof serviceName === 'string' ? serviceName : undefined,
-        traceId: span.traceId,
-        spanId: span.spanId,
-        ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
+        traceId: hexId(span.traceId),
+        spanId: hexId(span.spanId),
+        ...(span.parentSpanId ? { parentSpanId: hexId(span.parentSpanId) } : {}),
         name: span.name,
         kind: span.kind,
         attributes: attributesOf(span.attributes),
+        links: (span.links ?? []).map((link) => ({ traceId: hexId(link.traceId), spanId: hexId(link.spanId) })),
       })),
     );
   });
@@ -91,9 +101,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         response.writeHead(404).end();
         return;
       }
-      const body = Buffer.concat(chunks).toString('utf8');
-      const json = (request.headers['content-type'] ?? '').includes('json');
+      const bytes = Buffer.concat(chunks);
+      const body = bytes.toString('utf8');
+      const contentType = request.headers['content-type'] ?? '';
+      const json = contentType.includes('json');
       receiver.bodies.push(body);
+      receiver.exports.push({ contentType, body: bytes });
       if (json) receiver.spans.push(...spansOf(body));
       if (receiver.answer === 'never') {
         hung.push(response);
@@ -110,6 +123,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans: [],
     bodies: [],
+    exports: [],
     answer: 200,
     close: () =>
       new Promise<void>((closed) => {
