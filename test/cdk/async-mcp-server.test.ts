@@ -17,6 +17,7 @@ import { deployedStateMachineArns, STATE_MACHINE_ARN_PREFIX_ENV } from '../../la
 import { findWorkerPlaceholders, workerSubstitutionKey } from '../../lambdas/tools/worker-placeholders.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { EVENT_PATTERN_MAX_CHARS, STATE_MACHINES_PER_RULE } from '../../cdk/status-sync.ts';
+import { consoleNotices, FUNCTION_URL_NONE_NOTICE } from '../support/console-notices.ts';
 import { logicalIdOf, repoTools, resourcesOf, synthTemplate, toolsDirWithExtraTool } from './cdk-test-app.ts';
 
 let tools: ToolFolder[];
@@ -211,19 +212,25 @@ describe('Function URL', () => {
   });
 
   it('streams responses (invoke mode RESPONSE_STREAM), so SSE events reach the client as they are written, whatever the auth type', () => {
+    const notices = consoleNotices('error', FUNCTION_URL_NONE_NOTICE);
     template.hasResourceProperties('AWS::Lambda::Url', { InvokeMode: 'RESPONSE_STREAM' });
     synthTemplate(tools, { functionUrlAuthType: FunctionUrlAuthType.NONE }).template.hasResourceProperties('AWS::Lambda::Url', {
       AuthType: 'NONE',
       InvokeMode: 'RESPONSE_STREAM',
     });
+    expect(notices()).toHaveLength(1);
   });
 
   it('is NONE only when asked, with a warning in the synth output', () => {
+    const notices = consoleNotices('error', FUNCTION_URL_NONE_NOTICE);
     const open = synthTemplate(tools, { functionUrlAuthType: FunctionUrlAuthType.NONE });
     open.template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
     open.template.hasOutput('FunctionUrlAuthType', { Value: 'NONE' });
     Annotations.fromStack(open.stack).hasWarning('/AsyncMcpTest/Server', Match.stringLikeRegexp('auth type NONE'));
     Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('auth type NONE'));
+    // The synth output says it (at each synth of the open stack).
+    expect(notices().length).toBeGreaterThan(0);
+    for (const notice of notices()) expect(notice).toContain('auth type NONE and no OAuth');
   });
 });
 

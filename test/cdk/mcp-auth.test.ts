@@ -15,6 +15,7 @@ import { FUNCTION_URL_AUTH_ENV } from '../../lambdas/aws/function-url-principal.
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import { AsyncMcpServer } from '../../cdk/async-mcp-server.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
+import { consoleNotices, FUNCTION_URL_NONE_NOTICE } from '../support/console-notices.ts';
 import { buildStack, logicalIdOf, repoTools, resourcesOf, synthTemplate, testApp, type StackOverrides } from './cdk-test-app.ts';
 
 const ISSUER = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example';
@@ -58,8 +59,11 @@ describe('auth: iam (the default)', () => {
   });
 
   it('still takes the deprecated functionUrlAuthType, but not together with auth', () => {
+    const notices = consoleNotices('error', FUNCTION_URL_NONE_NOTICE);
     const open = synthTemplate(tools, { functionUrlAuthType: FunctionUrlAuthType.NONE });
     expect(mcpEnvironment(open.stack, open.template)).toMatchObject({ [FUNCTION_URL_AUTH_ENV.auth]: 'none' });
+    // NONE without OAuth is warned of at synth, whichever option asked for it.
+    expect(notices()).toHaveLength(1);
     expect(() => synthTemplate(tools, { auth: { kind: 'iam' }, functionUrlAuthType: FunctionUrlAuthType.AWS_IAM })).toThrow(/not both/);
   });
 });

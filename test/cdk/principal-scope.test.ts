@@ -4,12 +4,19 @@
  * deploy-time warning when `principalScope: 'role'` is set explicitly, since IAM Identity
  * Center users of one permission set would then share operations.
  */
-import { Stack } from 'aws-cdk-lib';
+import { CfnWaitConditionHandle, Stack } from 'aws-cdk-lib';
 import { bareApp } from './cdk-test-app.ts';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { FUNCTION_URL_AUTH_ENV, functionUrlAuthFromEnv } from '../../lambdas/aws/function-url-principal.ts';
 import { resolveMcpAuth, ROLE_SCOPE_WARNING_ID } from '../../cdk/mcp-auth.ts';
+
+/** A stack to resolve auth in, with one resource: CloudFormation refuses an empty template, and synth would say so. */
+function stackNamed(id: string): Stack {
+  const stack = new Stack(bareApp(), id);
+  new CfnWaitConditionHandle(stack, 'Placeholder');
+  return stack;
+}
 
 function warningsOf(stack: Stack) {
   return Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('principalScope'));
@@ -17,7 +24,7 @@ function warningsOf(stack: Stack) {
 
 describe('principalScope on the CDK side', () => {
   it("an explicit principalScope 'role' warns at synth that SSO users of one permission set would share operations", () => {
-    const stack = new Stack(bareApp(), 'Role');
+    const stack = stackNamed('Role');
     resolveMcpAuth({ kind: 'iam', principalScope: 'role' }, undefined, stack);
     const [warning] = warningsOf(stack);
     expect(warning?.entry.data).toMatch(/IAM Identity Center users of one permission set \(AWSReservedSSO_\* roles\).*would share operations/);
@@ -26,7 +33,7 @@ describe('principalScope on the CDK side', () => {
 
   it("the default (auto) and 'session' give no warning", () => {
     for (const auth of [{ kind: 'iam' as const }, { kind: 'iam' as const, principalScope: 'session' as const }, undefined]) {
-      const stack = new Stack(bareApp(), 'Quiet');
+      const stack = stackNamed('Quiet');
       resolveMcpAuth(auth, undefined, stack);
       expect(warningsOf(stack)).toEqual([]);
     }

@@ -7,6 +7,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RESULT_KEY_PREFIXES } from '../../lambdas/operations/result-store.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import { consoleNotices } from '../support/console-notices.ts';
 import { buildStack, repoTools, resourcesOf, synthTemplate, testApp } from './cdk-test-app.ts';
 
 let tools: ToolFolder[];
@@ -25,8 +26,10 @@ describe('the results bucket of a deployed server', () => {
 
 describe('principalScope on a deployed server', () => {
   it("an explicit principalScope 'role' warns at synth that SSO users of one permission set would share operations", () => {
+    const notices = consoleNotices('error', /Annotation::async-mcp:principalScopeRole/);
     const app = testApp();
     const stack = buildStack(app, tools, { auth: { kind: 'iam', principalScope: 'role' } });
     expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('AWSReservedSSO'))).not.toEqual([]);
+    expect(notices()).toEqual([expect.stringContaining("auth.principalScope is 'role'")]);
   });
 });

@@ -14,6 +14,7 @@ import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
 import type { ToolFolder } from '../../lambdas/tools/tool-folder.ts';
+import { consoleNotices, FUNCTION_URL_NONE_NOTICE } from '../support/console-notices.ts';
 import { buildStack, repoTools, type StackOverrides, testApp, toolsWithInputFixtures } from './cdk-test-app.ts';
 
 const SNAPSHOT_DIR = join(REPO_ROOT, 'test', 'cdk', 'template-snapshots');
@@ -120,7 +121,10 @@ function templatesOf(stack: Stack): unknown {
 describe('the synthesized templates equal the committed snapshots', () => {
   for (const configuration of CONFIGURATIONS) {
     it(configuration.name, async () => {
+      const notices = consoleNotices('error', FUNCTION_URL_NONE_NOTICE);
       const templates = templatesOf(buildStack(testApp(), await configuration.tools(), configuration.overrides));
+      // Synth warns of a Function URL open to anyone (NONE, no OAuth), and of nothing else here.
+      expect(notices().length > 0).toBe(configuration.overrides.functionUrlAuthType === FunctionUrlAuthType.NONE);
       const file = join(SNAPSHOT_DIR, `${configuration.name}.json`);
       if (UPDATE) {
         mkdirSync(SNAPSHOT_DIR, { recursive: true });
