@@ -368,8 +368,7 @@ describe('least privilege', () => {
     const decisions = stack.authority.decisions();
     expect(decisions.filter((d) => !d.allowed)).toEqual([]);
     const unused = unusedGrants(rolesForTools(stack.model, REPOSITORY_TOOLS), decisions);
-    // For a person reading the run: what no flow exercised, explained or not.
-    console.log(`Grants no flow used (${unused.length}):\n${describeUnusedGrants(unused)}`);
+    // The grants no flow exercised and no reason explains are listed with the failure below; a green run prints nothing.
     const unexplained = unexpectedUnusedGrants(unused, EXPECTED);
     expect(unexplained, `unused grants with no reason in EXPECTED:\n${describeUnusedGrants(unexplained)}`).toEqual([]);
     // An expectation nothing matches any more is stale: the grant went, so its reason goes too.
