@@ -16,7 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_MCP_SCOPE } from '../../local/oauth/dev-authorization-server.ts';
 import { startLocalStackWithDevAuthorization, type LocalStackWithDevAuthorization } from '../../local/oauth/local-stack-with-dev-authorization.ts';
 import { cliEnv, lastJson, runCli, spawnCli, type CliRun } from '../client/support/cli-process.ts';
+import { consoleNotices } from '../support/console-notices.ts';
 import { expectedStats } from '../support/expected-stats.ts';
+import { captureLogs } from '../support/log-capture.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // The flags Chromium needs on a CI network with no GPU, no sandbox and no Google services.
@@ -213,18 +215,24 @@ describe.skipIf(!hasChromium)(
 
       // The server refuses a token the client still thought good: the 401 renews it, and the request is sent again.
       await changeKeptLogin((login) => ({ ...login, tokens: { ...login.tokens, access_token: 'revoked-or-expired' } }));
+      const rejected = captureLogs('token rejected');
       const on401 = await runCli(['tools', url], env);
       expect(on401.code, on401.stderr).toBe(0);
       expect(on401.stdout).toContain('analyze_dataset');
       expect(decodeJwt((await keptLogin()).tokens.access_token).sub).toBe('bob');
       noSecrets(on401, await keptLogin());
+      // The server logged its refusal of the stale token.
+      expect(rejected.entries).toEqual([expect.objectContaining({ level: 'WARN', reason: 'The access token is malformed' })]);
     });
 
     it('--token wins over the kept login; ASYNC_MCP_TOKEN, meant for servers without one, does not', async () => {
       // A bad token given explicitly is sent, and refused, even though a good login is kept.
+      const rejected = captureLogs('token rejected');
       const withToken = await runCli(['tools', url, '--token', 'not-a-valid-token'], env);
       expect(withToken.code, withToken.stdout).toBe(1);
       expect(withToken.stderr).toContain('HTTP 401');
+      expect(rejected.entries.length).toBeGreaterThan(0);
+      for (const entry of rejected.entries) expect(entry).toMatchObject({ level: 'WARN', reason: 'The access token is malformed' });
       const withEnv = await runCli(['tools', url], { ...env, ASYNC_MCP_TOKEN: 'token-for-another-server' });
       expect(withEnv.code, withEnv.stderr).toBe(0);
       expect(withEnv.stdout).toContain('analyze_dataset');
@@ -232,6 +240,8 @@ describe.skipIf(!hasChromium)(
     });
 
     it('logout removes the login, the next call says to log in again, and a second logout is not an error', async () => {
+      // oidc-provider says, at the first revocation, that the development server keeps its default revocation policy.
+      const notices = consoleNotices('info', /^oidc-provider NOTICE: default features\.revocation\.allowedPolicy/);
       const out = await runCli(['logout', url], env);
       expect(out.code, out.stderr).toBe(0);
       expect(out.stdout).toContain(`Logged out of ${url}`);
@@ -244,6 +254,8 @@ describe.skipIf(!hasChromium)(
       const again = await runCli(['logout', url], env);
       expect(again.code).toBe(0);
       expect(again.stdout).toContain(`Not logged in to ${url}`);
+      // Once a process: the first logout's revocation of the refresh token is the first one here.
+      expect(notices()).toHaveLength(1);
     });
   },
 );

@@ -1,6 +1,6 @@
 /**
- * What a library prints with console.warn or console.error on purpose (CDK's synth-time
- * annotations and template validation): the calls whose text matches `expected` are kept off
+ * What a library prints with console.info, warn or error on purpose (CDK's synth-time
+ * annotations and template validation, oidc-provider's notices): the calls whose text matches `expected` are kept off
  * the output until the test ends, for the test to assert; any other call prints as before.
  */
 import { format } from 'node:util';
@@ -10,7 +10,7 @@ import { onTestFinished, vi } from 'vitest';
 export const FUNCTION_URL_NONE_NOTICE = /Annotation::async-mcp:function-url-auth-none/;
 
 /** Takes the matching console[method] calls until the test ends; returns a reader of their texts. */
-export function consoleNotices(method: 'warn' | 'error', expected: RegExp): () => string[] {
+export function consoleNotices(method: 'info' | 'warn' | 'error', expected: RegExp): () => string[] {
   const original = console[method];
   const taken: string[] = [];
   const spy = vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
