@@ -11,6 +11,7 @@ import { GetDurableExecutionCommand, LambdaClient, ListDurableExecutionsByFuncti
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployedFunction, DeployedLocalStack } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
+import { noticeLog } from '../../support/notice-log.ts';
 import { legacyNotification, legacyRequest, modernRequest } from '../../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../../support/rpc-assertions.ts';
 import { copyAssembly, editResource } from '../../support/tampered-assembly.ts';
@@ -151,7 +152,8 @@ describe('a durable tool whose role lacks the checkpoint grant (a tampered assem
           if (document.Statement.length !== before - 1) throw new Error('expected one statement granting the checkpoints');
         },
       );
-      ({ stack: tampered } = await startAssemblyStack(copy.dir));
+      const notices = noticeLog();
+      ({ stack: tampered } = await startAssemblyStack(copy.dir, { notices }));
       const token = `tok-${randomUUID()}`;
       ok(await call(tampered.url, { below: 100, pauseSeconds: 0 }, token));
       const done = await pollUntilStatus(() => status(tampered?.url ?? stack.url, token), ['completed', 'failed'], { interval: 200, timeout: 60_000 });
@@ -161,6 +163,8 @@ describe('a durable tool whose role lacks the checkpoint grant (a tampered assem
       expect(refused.map((d) => d.resource)).toEqual([expect.stringMatching(new RegExp(`^${fn.arn.replaceAll('$', '\\$')}:\\$LATEST/durable-execution/`))]);
       // Status sync settles the failed end before the stack stops, rather than dead-lettering it as the stack closes.
       await tampered.drainEvents();
+      // The Lambda gateway said so as it refused them.
+      expect(notices.lines).toContainEqual(expect.stringMatching(/^WARN IAM gateway \(lambda\): AccessDenied: .*lambda:CheckpointDurableExecution/));
     } finally {
       await tampered?.close();
       await copy.remove();

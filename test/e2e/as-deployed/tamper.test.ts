@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployedLocalStack } from '../../../local/as-deployed/index.ts';
 import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
+import { type NoticeLog, noticeLog } from '../../support/notice-log.ts';
 import { legacyRequest } from '../../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../../support/rpc-assertions.ts';
 import { assetDirOf, copyAssembly, editResource, type TemplateResource } from '../../support/tampered-assembly.ts';
@@ -28,13 +29,15 @@ afterEach(async () => {
 });
 
 /** Copies the assembly, lets `tamper` change it, and starts the copy. */
-async function startTampered(tamper: (dir: string) => Promise<unknown>): Promise<{ stack: DeployedLocalStack; logs: string[] }> {
+async function startTampered(tamper: (dir: string) => Promise<unknown>): Promise<{ stack: DeployedLocalStack; logs: string[]; notices: NoticeLog }> {
   const copy = await copyAssembly(source);
   cleanups.push(() => copy.remove());
   await tamper(copy.dir);
-  const started = await startAssemblyStack(copy.dir);
+  // The stack's own notices (a gateway's refusals) are the test's to assert, not the run's output.
+  const notices = noticeLog();
+  const started = await startAssemblyStack(copy.dir, { notices });
   cleanups.push(() => started.stack.close());
-  return started;
+  return { ...started, notices };
 }
 
 const isMcpFunction = (id: string, r: TemplateResource) => r.Type === 'AWS::Lambda::Function' && id.startsWith('ServerMcpFunction');
@@ -66,7 +69,7 @@ async function v1Client(stack: DeployedLocalStack): Promise<LegacyClient> {
 
 describe('a role policy is read from the assembly', () => {
   it("without the MCP role's states:StartExecution statement, starting a task fails: the client gets the deployed server's internal error, the function's log the AccessDeniedException naming the action", async () => {
-    const { stack, logs } = await startTampered((dir) => removeStatement(dir, 'ServerMcpRoleDefaultPolicy', 'states:StartExecution'));
+    const { stack, logs, notices } = await startTampered((dir) => removeStatement(dir, 'ServerMcpRoleDefaultPolicy', 'states:StartExecution'));
     const response = await legacyRequest(stack.url, 'tools/call', { name: 'analyze_dataset', arguments: { rows: 10 }, task: { ttl: 600_000 } });
     // As a deployed server answers: an internal error that names no AWS detail.
     expect(response.message?.error).toMatchObject({ code: -32603, message: 'The workflow engine did not start the execution' });
@@ -75,6 +78,7 @@ describe('a role policy is read from the assembly', () => {
     expect(denied.map((d) => d.action)).toContain('states:StartExecution');
     const mcp = stack.model.functionUrl!.targetFunctionLogicalId;
     expect(logs.some((line) => line.startsWith(`[${mcp}]`) && line.includes('AccessDeniedException') && line.includes('states:StartExecution'))).toBe(true);
+    expect(notices.lines).toContainEqual(expect.stringMatching(/^WARN IAM gateway \(states\): AccessDenied: .*states:StartExecution/));
   }, 120_000);
 
   it("without quick_calculation's machine role lambda:InvokeFunction statement, its worker call fails as AWS fails it: a tool error naming lambda:InvokeFunction", async () => {
