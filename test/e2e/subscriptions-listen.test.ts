@@ -186,7 +186,9 @@ describe('subscriptions/listen with notifications.taskIds', () => {
   });
 });
 
-describe('subscriptions/listen turned off', () => {
+// These three suites, each on a stack of its own, run at once after the one above: the other
+// two start and finish while the as-deployed stream waits out its invocation's time.
+describe.concurrent('subscriptions/listen turned off', () => {
   let off: LocalStack;
   beforeAll(async () => {
     off = await startTestStack({ listen: { enabled: false } });
@@ -202,7 +204,7 @@ describe('subscriptions/listen turned off', () => {
   });
 });
 
-describe('as deployed: the bundled MCP function in its Lambda sandbox', () => {
+describe.concurrent('as deployed: the bundled MCP function in its Lambda sandbox', () => {
   // The template's MCP timeout is over a minute; a stream ends 5 s before it, so 15 s still
   // shows the graceful end using the invocation's time, in a quarter of the wait.
   const MCP_TIMEOUT_SECONDS = 15;
@@ -244,7 +246,7 @@ describe('as deployed: the bundled MCP function in its Lambda sandbox', () => {
   }, 180_000);
 });
 
-describe('a task that asks for input', () => {
+describe.concurrent('a task that asks for input', () => {
   // The run asks only a client that can answer an elicitation.
   const ASKABLE = { elicitation: {}, ...EXT };
   let inputs: LocalStack;
