@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import { parseInputRequestId } from '../../lambdas/mcp/input/server-requests.ts';
 import { initialize, postTo, startInputStack, type InputStack } from '../support/input-stack.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { legacyNotification } from '../support/raw-mcp.ts';
 import { openStream, postAnswer, type JsonRpcMessage } from '../support/sse-reader.ts';
 
@@ -104,8 +105,10 @@ describe('raw HTTP', () => {
     const stream = await client.call('ask_confirm', { subject: 'x' });
     const question = await stream.next();
     expect((await client.answer(question, { result: { action: 'accept', content: { comment: 'first' } } })).status).toBe(202);
+    const ignored = captureLogs('answer ignored: no such question is open');
     expect((await client.answer(question, { result: { action: 'accept', content: { comment: 'second' } } })).status).toBe(202);
     expect((await stream.rest())[0]!.result.structuredContent.content).toEqual({ comment: 'first' });
+    expect(ignored.entries).toEqual([expect.objectContaining({ level: 'INFO', inputKey: expect.any(String) })]);
   });
 
   it("a forged id from another principal reaches nothing: 202, the question still waits, and its owner's answer works", async () => {
@@ -113,7 +116,10 @@ describe('raw HTTP', () => {
     const intruder = await oldClient(ELICITATION, `intruder-${randomUUID()}`);
     const stream = await owner.call('ask_confirm', { subject: 'x' });
     const question = await stream.next();
+    const ignored = captureLogs('answer ignored: no such question is open');
     expect((await intruder.answer(question, { result: { action: 'accept', content: { comment: 'forged' } } })).status).toBe(202);
+    // For the intruder no such question is open: it is told nothing more than any answer gets, and the server notes it.
+    expect(ignored.entries).toEqual([expect.objectContaining({ level: 'INFO', inputKey: 'confirm' })]);
     expect((await owner.answer(question, { result: { action: 'accept', content: { comment: 'real' } } })).status).toBe(202);
     expect((await stream.rest())[0]!.result.structuredContent.content).toEqual({ comment: 'real' });
   });

@@ -89,9 +89,11 @@ describe('tasks/get and tasks/update', () => {
     expect(GetTaskResultV2Schema.safeParse(task).success).toBe(true);
     expect(task).toMatchObject({ status: 'working', statusMessage: 'The operation is running.' });
     expect(task).not.toHaveProperty('inputRequests');
-    // The claimed key takes no second answer.
+    // The claimed key takes no second answer, and the server says so (INFO).
+    const ignored = captureLogs('answer ignored: no such question is open');
     ok(await update(taskId, { confirm: accept({ comment: 'second' }) }));
     expect(ok(await getTask(taskId)).status).toBe('working');
+    expect(ignored.entries).toEqual([expect.objectContaining({ level: 'INFO', inputKey: 'confirm' })]);
     ok(await ext('tasks/cancel', { taskId }));
   });
 
@@ -133,9 +135,11 @@ describe('tasks/get and tasks/update', () => {
     }, ['input_required']);
     expect(ok(await update(taskId, { first: accept({ value: 'one' }) })).resultType).toBe('complete');
     // The second answer to `first` is acked and ignored; `second` in the same update is taken.
+    const ignored = captureLogs('answer ignored: no such question is open');
     expect(ok(await update(taskId, { first: accept({ value: 'uno' }), second: accept({ value: 'two' }), 'never-asked': accept({}) })).resultType).toBe(
       'complete',
     );
+    expect(ignored.entries.map((entry) => entry.inputKey)).toEqual(['first', 'never-asked']);
     const done = await untilTerminal(taskId);
     expect(done.result.content[0].text).toBe('first=one second=two');
   });
