@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInputStack, type InputStack } from '../support/input-stack.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { MODERN_VERSION, modernRequest, type CallOptions } from '../support/raw-mcp.ts';
 import { ok, rpcError } from '../support/rpc-assertions.ts';
 
@@ -135,6 +136,7 @@ describe('several questions and rounds', () => {
 describe('what the server ignores', () => {
   it('If additional, unexpected parameters are provided, the server SHOULD ignore any information it does not recognize', async () => {
     const round = await firstRound('ask_confirm', { subject: 'extras' });
+    const ignored = captureLogs('answer ignored: no such question is open');
     const retry = ok(
       await call(
         'ask_confirm',
@@ -147,6 +149,8 @@ describe('what the server ignores', () => {
       ),
     );
     expect(retry).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'confirmed: {"comment":"ok"}' }] });
+    // The answer to a question never asked is ignored, and noted (INFO).
+    expect(ignored.entries).toEqual([expect.objectContaining({ level: 'INFO', inputKey: 'never-asked' })]);
   });
 
   it('a first call carrying inputResponses (no requestState) answers the questions its own run asks and ignores the rest', async () => {
