@@ -2,12 +2,12 @@
  * The Events soak's MCP client: 2026-07-28 requests over the process's fetch, each sent again
  * (a bounded number of times) when the connection was closed or reset before an answer came.
  *
- * Why a connection closes under the soak: the local stack's server drops a keep-alive
- * connection after 5 s idle (node:http's keepAliveTimeout) and tells the client so; fetch
- * stops reusing it 2 s before that, by timers that fire late when the event loop is busy.
- * Server and client share this one process, so a loop held up for seconds by the load can
- * send a request on a connection the server is closing: fetch then fails with "other side
- * closed" and, the request not being idempotent to it, does not send it again.
+ * Why a connection can close under the soak: the local stack's server drops a keep-alive
+ * connection after 5 s idle (node:http's keepAliveTimeout) and says so (`Keep-Alive:
+ * timeout=5`); fetch stops reusing it 2 s before that, by timers that fire late when the
+ * event loop is busy. Server and client share this one process, so a loop held up for
+ * seconds can send a request on a connection the server is closing: fetch then fails with
+ * "other side closed" and, a POST not being idempotent to it, does not send it again.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { modernRequest, type RawResponse } from '../test/support/raw-mcp.ts';
