@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { initialize, startInputStack, type InputStack } from '../support/input-stack.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { legacyRequest, modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 import { openStream, postAnswer, type JsonRpcMessage } from '../support/sse-reader.ts';
@@ -19,6 +20,9 @@ const TOOL = 'ask_with_deadline';
 const NOT_APPROVED = 'no answer in time: not approved';
 const APPROVE = { action: 'accept', content: {} };
 const LATE = /^The question approve is no longer open: it timed out before the answer came/;
+/** The server notes each late answer (WARN); each test takes its own dialect's, should the tests ever run at once. */
+const lateAnswerNoted = (dialect: string) => captureLogs({ message: 'answer ignored: its question had closed', dialect });
+const NOTED_TIMED_OUT = [expect.objectContaining({ level: 'WARN', inputKey: 'approve', reason: 'timed-out' })];
 
 let input: InputStack;
 beforeAll(async () => {
@@ -61,7 +65,9 @@ describe('Tasks extension (2026-07-28)', () => {
     );
     expect(after.inputRequests).toBeUndefined();
     // "On success, the server MUST acknowledge": the acknowledgement stays; the answer reaches nothing.
+    const noted = lateAnswerNoted('tasks-2026-07-28');
     expect(ok(await ext('tasks/update', { taskId, inputResponses: { approve: APPROVE } }))).toMatchObject({ resultType: 'complete' });
+    expect(noted.entries).toEqual(NOTED_TIMED_OUT);
     const done = await pollUntilStatus(() => ext('tasks/get', { taskId }), ['completed', 'failed', 'cancelled'], { timeout: 15_000 });
     expect(textOf(done.result)).toBe(NOT_APPROVED);
   });
@@ -99,8 +105,10 @@ describe('SEP-1391', () => {
       (polled) => polled.result.status,
     );
     expect(after.requests).toEqual([]);
+    const noted = lateAnswerNoted('sep-1391');
     const late = await postAnswer(input.stack.url, { jsonrpc: '2.0', id: question.id, result: { ...APPROVE, _operation: { token } } });
     expect(late.status).toBe(400);
+    expect(noted.entries).toEqual(NOTED_TIMED_OUT);
     expect(JSON.parse(late.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32602, message: expect.stringMatching(LATE) } });
     await pollUntilStatus(() => legacyRequest(input.stack.url, 'tools/async/status', { token }, { capabilities: CAPABILITIES }), ['completed'], {
       timeout: 15_000,
@@ -123,9 +131,11 @@ describe('2025-11-25 tasks', () => {
       async () => ok(await request('tasks/get', { taskId })),
       (task) => task.status,
     );
+    const noted = lateAnswerNoted('tasks-2025-11-25');
     const late = await postAnswer(input.stack.url, { jsonrpc: '2.0', id: question.id, result: APPROVE }, headers);
     expect(late.status).toBe(400);
     expect(JSON.parse(late.text).error.message).toMatch(LATE);
+    expect(noted.entries).toEqual(NOTED_TIMED_OUT);
     const [result] = await stream.rest();
     expect(textOf(result!.result)).toBe(NOT_APPROVED);
   });
@@ -145,9 +155,11 @@ describe('initialize-era synchronous call', () => {
     expect(question.method).toBe('elicitation/create');
     // Past the 2 s TimeoutSeconds, while the Catch path still runs.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const noted = lateAnswerNoted('sync');
     const late = await postAnswer(input.stack.url, { jsonrpc: '2.0', id: question.id, result: APPROVE }, headers);
     expect(late.status).toBe(400);
     expect(JSON.parse(late.text).error.message).toMatch(LATE);
+    expect(noted.entries).toEqual(NOTED_TIMED_OUT);
     const [result] = await stream.rest();
     expect(textOf(result!.result)).toBe(NOT_APPROVED);
   });

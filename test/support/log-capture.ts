@@ -14,6 +14,9 @@ export interface LogEntry {
   [field: string]: unknown;
 }
 
+/** A message (exact, or matching), or a message with fields the entry must also carry (tests running at once tell theirs apart). */
+export type LogMatch = string | RegExp | ({ message: string | RegExp } & Record<string, unknown>);
+
 export interface LogCapture {
   /** The entries taken so far, in the order they were written. */
   readonly entries: LogEntry[];
@@ -24,26 +27,26 @@ export interface LogCapture {
 }
 
 /** Takes the log lines with these messages (exact, or matching) out of the output until the current test ends. */
-export function captureLogs(...messages: (string | RegExp)[]): LogCapture {
+export function captureLogs(...messages: LogMatch[]): LogCapture {
   const capture = startCapture(messages);
   onTestFinished(() => capture.release());
   return capture;
 }
 
 /** The same for a whole file (call it at the top of a file or describe block): lines its hooks and tests provoke. */
-export function captureFileLogs(...messages: (string | RegExp)[]): LogCapture {
+export function captureFileLogs(...messages: LogMatch[]): LogCapture {
   const capture = startCapture(messages);
   afterAll(() => capture.release());
   return capture;
 }
 
-function startCapture(messages: (string | RegExp)[]): LogCapture {
+function startCapture(messages: LogMatch[]): LogCapture {
   const tap = outputTap();
   const entries: LogEntry[] = [];
   const claim = {
     takes: (line: string) => {
       const entry = parseEntry(line);
-      return entry !== undefined && messages.some((message) => (typeof message === 'string' ? entry.message === message : message.test(entry.message)));
+      return entry !== undefined && messages.some((match) => matches(entry, match));
     },
     take: (line: string) => {
       entries.push(parseEntry(line) as LogEntry);
@@ -57,6 +60,13 @@ function startCapture(messages: (string | RegExp)[]): LogCapture {
       tap.claims.delete(claim);
     },
   };
+}
+
+function matches(entry: LogEntry, match: LogMatch): boolean {
+  if (typeof match === 'string') return entry.message === match;
+  if (match instanceof RegExp) return match.test(entry.message);
+  const { message, ...fields } = match;
+  return matches(entry, message) && Object.entries(fields).every(([name, value]) => entry[name] === value);
 }
 
 function parseEntry(line: string): LogEntry | undefined {

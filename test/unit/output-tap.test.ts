@@ -63,4 +63,13 @@ describe('captureLogs', () => {
     expect(logs.lines()).toEqual(['WARN answer ignored: its question had closed', 'WARN token rejected: expired']);
     expect(logs.entries[0]).toMatchObject({ service: 'async-mcp' });
   });
+
+  it('with fields, takes only the entries that carry them too: tests running at once take their own lines', () => {
+    const mine = captureLogs({ message: 'request rejected', dialect: 'sep-1391' });
+    const theirs = captureLogs({ message: 'request rejected', dialect: 'sync' });
+    process.stderr.write(`${JSON.stringify({ level: 'WARN', message: 'request rejected', dialect: 'sync' })}\n`);
+    process.stderr.write(`${JSON.stringify({ level: 'WARN', message: 'request rejected', dialect: 'sep-1391' })}\n`);
+    expect(mine.entries).toEqual([{ level: 'WARN', message: 'request rejected', dialect: 'sep-1391' }]);
+    expect(theirs.entries).toEqual([{ level: 'WARN', message: 'request rejected', dialect: 'sync' }]);
+  });
 });
