@@ -4,7 +4,7 @@
  * shown above; one written by a file's hooks fails the file. Looking costs one array check per test.
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { outputTap } from './output-tap.ts';
+import { outputTap, unclaimedFailure } from './output-tap.ts';
 
 const tap = outputTap();
 
@@ -16,11 +16,6 @@ afterEach(() => failOnUnclaimed('this test'));
 afterAll(() => failOnUnclaimed("this file's hooks"));
 
 function failOnUnclaimed(writer: string): void {
-  const lines = tap.unclaimed.splice(0);
-  if (lines.length === 0) return;
-  const first = (lines[0] as string).trim().slice(0, 400);
-  throw new Error(
-    `${writer} wrote ${lines.length} line(s) of ERROR logs or stack traces to the run's output that no test expected: ` +
-      `take the ones provoked on purpose with captureLogs() (test/support/log-capture.ts) and assert them. The first: ${first}`,
-  );
+  const failure = unclaimedFailure(tap, writer);
+  if (failure) throw failure;
 }

@@ -68,3 +68,14 @@ function passThrough(tap: Tap, text: string): string {
   }
   return kept.length === lines.length ? text : kept.join('');
 }
+
+/** The failure for the alarming lines nobody claimed since the last look (which it forgets), if any. */
+export function unclaimedFailure(tap: Tap, writer: string): Error | undefined {
+  const lines = tap.unclaimed.splice(0);
+  if (lines.length === 0) return undefined;
+  const first = (lines[0] as string).trim().slice(0, 400);
+  return new Error(
+    `${writer} wrote ${lines.length} line(s) of ERROR logs or stack traces to the run's output that no test expected: ` +
+      `take the ones provoked on purpose with captureLogs() (test/support/log-capture.ts) and assert them. The first: ${first}`,
+  );
+}

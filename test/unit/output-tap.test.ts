@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { captureLogs } from '../support/log-capture.ts';
-import { type LineClaim, type Tap, tapWrites } from '../support/output-tap.ts';
+import { type LineClaim, type Tap, tapWrites, unclaimedFailure } from '../support/output-tap.ts';
 
 const line = (level: string, message: string) => `${JSON.stringify({ level, message, service: 'async-mcp' })}\n`;
 
@@ -31,6 +31,17 @@ describe('the output tap', () => {
     write(`${JSON.stringify({ level: 'INFO', message: 'Error: refused\n    at TCPConnectWrap.afterConnect (node:net:1611:16)' })}\n`);
     expect(written).toHaveLength(3);
     expect(tap.unclaimed).toEqual([line('ERROR', 'request failed'), '    at run (/work/x.ts:3:9)\n', written[2]]);
+  });
+
+  it('gives the guard a failure naming the first unclaimed line, once: the next look starts afresh', () => {
+    const { tap, write } = tappedStandIn();
+    expect(unclaimedFailure(tap, 'this test')).toBeUndefined();
+    write(line('ERROR', 'request failed'));
+    write('    at run (/work/x.ts:3:9)\n');
+    expect(unclaimedFailure(tap, 'this test')?.message).toMatch(
+      /^this test wrote 2 line\(s\) of ERROR logs or stack traces .*The first: \{"level":"ERROR","message":"request failed"/,
+    );
+    expect(unclaimedFailure(tap, 'this test')).toBeUndefined();
   });
 
   it('leaves a WARN line, a plain line and a line that only mentions "at" alone', () => {
