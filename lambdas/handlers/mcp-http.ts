@@ -53,11 +53,17 @@ const operationReads = new HotGetItem(table.client, lambdaEnvironmentWire(proces
 const deliveryQueueUrl = eventsDeliveryQueueUrlFromEnv();
 // Every part is an AWS one: none of the in-process defaults the local stack's app has (async-mcp-app.ts).
 const app = composeAsyncMcpApp({
-  store: lazyDynamoDbRecordStore({ ...table, operationReads }),
+  store: lazyDynamoDbRecordStore({
+    ...table,
+    operationReads,
+    onWireDropped: (reason) => consoleLogger.warn("hot wire of a start's writes given up: they take the SDK path", { reason }),
+  }),
   // Each client built on its engine's first call: a poll never calls Step Functions or Lambda, so a cold start loads neither.
   // A durable tool's synchronous run waits on its Invoke as an EXPRESS run waits on StartSyncExecution.
   engine: new RoutingWorkflowEngine(
-    lazyStepFunctionsEngine(runWaitingClientConfig(limits.maxBlockingSeconds)),
+    lazyStepFunctionsEngine(runWaitingClientConfig(limits.maxBlockingSeconds), {
+      onWireDropped: (reason) => consoleLogger.warn('hot StartExecution wire given up: starts take the SDK path', { reason }),
+    }),
     lazyDurableFunctionEngine(runWaitingClientConfig(limits.maxBlockingSeconds)),
   ),
   catalog,
