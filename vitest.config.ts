@@ -46,9 +46,9 @@ export default defineConfig({
           ...shared,
           // Files that start local stacks, spawn processes or synthesize get a fresh process each.
           // They wait more than they compute (test/client/ on a shared machine: 489 s with two
-          // workers, 274 s with four, the same 340 s of CPU), so four run at once on two cores. A project with its
-          // own worker count runs as a group of its own: this one first, so the long files start
-          // first, then "cdk" and "unit" together on two workers.
+          // workers, 274 s with four, the same 340 s of CPU), so four run at once on two cores.
+          // A project with its own worker count runs as a group of its own: this one first, so
+          // the long files start first, then "cdk" and "unit" together on two workers.
           name: 'stack',
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...cliExclude, 'test/unit/**', 'test/cdk/**'],
