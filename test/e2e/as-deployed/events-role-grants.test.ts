@@ -26,6 +26,7 @@ import { SqsWebhookDeliveryQueue } from '../../../lambdas/aws/sqs-webhook-delive
 import { parseDeliveryMessage } from '../../../lambdas/events/webhooks/delivery-message.ts';
 import { generateWebhookSecret, parseWebhookSecret } from '../../../lambdas/events/webhooks/webhook-secret.ts';
 import { createAppEvents } from '../../../lambdas/mcp/events/app-events.ts';
+import { IN_PROCESS_EVENTS } from '../../../lambdas/mcp/events/in-process-events.ts';
 import type { OperationRecord } from '../../../lambdas/operations/operation.ts';
 import { deployedAssembly, NO_AUTH } from '../../support/deployed-assembly.ts';
 import { InMemoryRecordStore } from '../../support/in-memory-record-store.ts';
@@ -102,7 +103,8 @@ function functionAs(pattern: RegExp) {
       callbackMode: 'local',
       minSubscriptionTtlSeconds: 1,
     },
-    { logger, secretKey: async () => SERVER_KEY, local: false },
+    // The in-process parts give the app its delivery job, run here under the delivery function's role.
+    { logger, secretKey: async () => SERVER_KEY, local: false, inProcess: IN_PROCESS_EVENTS },
   );
   return { fn, events, sqsClient, queueUrl };
 }
