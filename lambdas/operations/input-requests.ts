@@ -12,7 +12,9 @@
  * no event when a `.waitForTaskToken` state times out, so a question carries its deadline
  * and is no longer shown once it passes; a question the execution went on past (it asks
  * again, and one of the two states runs alone) or whose token is gone is withdrawn.
- * Closed keys are remembered, so a late answer is told that it came too late.
+ * Closed keys are remembered, so a late answer is told that it came too late. An answer
+ * whose state stopped waiting while the run goes on is kept for the state's retried ask
+ * (kept-answers.ts), which is resumed with it rather than asking again.
  *
  * Asking is idempotent: a question whose task token is already pending (a durable step run
  * again, a worker invoked twice), or one asked by a retried attempt of the state (and branch or
@@ -28,6 +30,7 @@ import { OperationError } from './operation-error.ts';
 import type { ExecutionLookup } from './operation-reads.ts';
 import { RecordTooLargeError, TaskGoneError, type Clock, type RecordStore, type WorkflowEngine } from './ports.ts';
 import { closedReason, closeWhere, type LateReason, pendingChanges, timedOut } from './question-closing.ts';
+import { keepAnswer, keptForAnother } from './kept-answers.ts';
 import { freeKey, ownQuestion } from './question-keys.ts';
 import { nextUpdatedAt, updateRecord } from './record-updates.ts';
 
@@ -155,9 +158,11 @@ export class InputRequests {
         );
       }
       const now = nextUpdatedAt(this.deps.clock, record);
-      const own = ownQuestion(record, { ...input, request }, now);
-      // Being answered already: the client has it, and the answer is on its way to the state.
-      if (own && own[1].answeringSince !== undefined) return { key: own[0], operation };
+      const found = ownQuestion(record, { ...input, request }, now);
+      const own = found && !keptForAnother(found[1], request) ? found : undefined;
+      // Being answered already: the client has it, and the answer is on its way to the state
+      // (to this retried attempt once it has taken the question over: see deliver).
+      if (own && own[1].answeringSince !== undefined && own[1].taskToken === input.taskToken) return { key: own[0], operation };
       const { open: pending, closed } = this.closeOnAsk(record, now, input.concurrent, own?.[0]);
       if (!own && Object.keys(pending).length >= MAX_PENDING_INPUTS) {
         throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, `At most ${MAX_PENDING_INPUTS} questions may be pending at once`);
@@ -174,6 +179,8 @@ export class InputRequests {
         ...(input.concurrent === undefined ? {} : { concurrent: input.concurrent }),
         ...(input.state === undefined ? {} : { state: input.state }),
         ...(input.enteredAt === undefined ? {} : { enteredAt: input.enteredAt }),
+        ...(own?.[1].keptAnswer ? { keptAnswer: own[1].keptAnswer } : {}),
+        ...(own?.[1].answeringSince === undefined ? {} : { answeringSince: own[1].answeringSince }),
       };
       try {
         const updated = await this.deps.store.transition(
@@ -191,7 +198,10 @@ export class InputRequests {
           },
           { ifUpdatedAt: record.updatedAt },
         );
-        if (updated) return { key, operation };
+        if (!updated) continue;
+        // Answered while this attempt was on its way: resumed at once, not asked again.
+        if (entry.keptAnswer) await this.deliver(operation, key, entry.keptAnswer);
+        return { key, operation };
       } catch (error) {
         if (error instanceof RecordTooLargeError)
           throw new InputRequestRefused(INPUT_ERRORS.invalidRequest, 'The pending questions do not fit in the operation record');
@@ -210,7 +220,7 @@ export class InputRequests {
     const now = this.deps.clock.now();
     const open: Record<string, InputRequestMessage> = {};
     for (const [key, entry] of Object.entries(record.pendingInputs ?? {})) {
-      if (timedOut(entry, now)) continue;
+      if (timedOut(entry, now) || entry.keptAnswer !== undefined) continue;
       if (entry.answeringSince === undefined || now - entry.answeringSince > STALE_CLAIM_MS) open[key] = entry.request;
     }
     return open;
@@ -299,9 +309,19 @@ export class InputRequests {
       }
       // The state stopped waiting (timed out, or its execution went on or ended): the question is void.
       resumed = timedOut(entry, this.deps.clock.now()) ? 'timed-out' : 'ended';
+      const kept = resumed === 'ended' ? await this.keep(key, inputKey, delivery) : undefined;
+      // A retried attempt took the question over meanwhile: it is waiting, so the answer goes to it now.
+      if (kept) return kept.taskToken === entry.taskToken ? true : this.deliver(key, inputKey, delivery);
     }
     await this.remove(key, inputKey, resumed === true ? undefined : resumed);
     return resumed;
+  }
+
+  /** Keeps an answer whose state stopped waiting for its retried attempt (kept-answers.ts); the question as kept, if it was. */
+  private async keep(key: OperationKey, inputKey: string, delivery: Delivery): Promise<PendingInput | undefined> {
+    const kept = await this.update(key, (record) => keepAnswer(record, inputKey, delivery)).catch(() => undefined);
+    if (kept) this.deps.logger.info?.('answer kept for the retried attempt of its state', { inputKey });
+    return kept?.pendingInputs?.[inputKey];
   }
 
   /** Takes an answered (or void, then remembered as closed) question off the record. */

@@ -2,6 +2,7 @@
  * The operation record: one long-running tool call, owned by one principal and
  * named by one token. Protocol-neutral: each dialect maps these words to its own.
  */
+import type { Delivery } from './input-protocol.ts';
 import type { TraceCarrier } from '../observability/trace-context.ts';
 
 /** Lifecycle states (DESIGN §4). `canceled` and the two outcomes are terminal. */
@@ -150,6 +151,12 @@ export interface PendingInput {
    * keeps), so a retried attempt in a Parallel branch or a Map iteration finds its own question.
    */
   enteredAt?: number;
+  /**
+   * An answer that reached this question's task token after its state had stopped waiting,
+   * while the operation ran on: kept for the retried attempt of the state (a failed ask is
+   * retried under a new token), which takes the question over and is resumed with it.
+   */
+  keptAnswer?: Delivery;
 }
 
 /**

@@ -23,7 +23,7 @@ export interface Asking {
 /**
  * The question this ask already stored, by key: the pending one with its task token, else, for
  * a retried attempt (its failed attempt's token is void), the open question its state stored
- * under the key it asks for. A state that runs alone owns the latest such question (nothing
+ * under the key it asks for, even one being answered (the answer reaches this attempt). A state that runs alone owns the latest such question (nothing
  * else of the execution runs). In a Parallel branch or a Map iteration, the state name tells
  * branches apart (names are unique in a machine), and the entry time, which a retry keeps, and
  * the question tell iterations apart.
@@ -32,9 +32,7 @@ export function ownQuestion(record: OperationRecord, input: Asking, now: number)
   const pending = Object.entries(record.pendingInputs ?? {});
   const same = pending.find(([, entry]) => entry.taskToken === input.taskToken);
   if (same || !input.retried || input.state === undefined) return same;
-  const asked = pending.filter(
-    ([key, entry]) => entry.state === input.state && entry.answeringSince === undefined && !timedOut(entry, now) && askedAs(key, input.key),
-  );
+  const asked = pending.filter(([key, entry]) => entry.state === input.state && !timedOut(entry, now) && askedAs(key, input.key));
   if (input.concurrent === false) return asked.filter(([, entry]) => entry.concurrent === false).sort(([, a], [, b]) => b.askedAt - a.askedAt)[0];
   return sameAttempt(asked, input);
 }
@@ -52,7 +50,7 @@ function sameAttempt(asked: Array<[string, PendingInput]>, input: Asking): [stri
 }
 
 /** Whether two JSON values are equal (a stored question has been through JSON). */
-function sameJson(a: unknown, b: unknown): boolean {
+export function sameJson(a: unknown, b: unknown): boolean {
   return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
 }
 

@@ -14,7 +14,8 @@
  * `Mcp.AskFailed`, which the loader makes the state retry with backoff: the retried attempt
  * takes over the question its failed attempt may have stored (same key, its new task token;
  * in a Parallel or Map, the one its branch or iteration stored, by the state's entry time)
- * and records the event again, so the run waits for its answer instead of failing.
+ * and records the event again, so the run waits for its answer instead of failing. An answer
+ * the client gave in between was kept on the question: the retried attempt is resumed with it.
  */
 import * as z from 'zod';
 import { inputDeadline, InputRequestRefused, INPUT_ERRORS } from '../operations/input-requests.ts';

@@ -21,11 +21,13 @@ export function describeQuestionCases(makeStore: MakeStore): void {
   let service: OperationsService;
   let store: RecordStore;
   let record: OperationRecord;
+  let engine: FakeWorkflowEngine;
   beforeEach(async () => {
     store = current();
+    engine = new FakeWorkflowEngine();
     service = createOperations({
       store,
-      engine: new FakeWorkflowEngine(),
+      engine,
       limits: TEST_LIMITS,
       clock: new ManualClock(),
       logger: memoryLogger(),
@@ -115,6 +117,20 @@ export function describeQuestionCases(makeStore: MakeStore): void {
     const after = await stored();
     expect(after.pendingInputs?.confirm?.taskToken).toBe('item-0-attempt-1');
     expect(after.pendingInputs?.['confirm-2']?.taskToken).toBe('item-1-attempt-1');
+  });
+
+  it('an answer that came while its ask was being retried is kept on the question and resumes the retried attempt: asked once', async () => {
+    await ask('attempt-1', { concurrent: false, state: 'Approve' });
+    engine.endedTasks.add('attempt-1');
+    expect((await service.inputs.answer(record, { confirm: { result: { action: 'accept', content: { sure: true } } } })).resumed).toEqual(['confirm']);
+    expect((await stored()).pendingInputs?.confirm?.keptAnswer).toEqual({ kind: 'success', output: { action: 'accept', content: { sure: true } } });
+    expect((await ask('attempt-2', { concurrent: false, state: 'Approve', retried: true })).key).toBe('confirm');
+    expect(engine.taskCalls.filter(({ taskToken }) => taskToken === 'attempt-2')).toEqual([
+      { taskToken: 'attempt-2', output: { action: 'accept', content: { sure: true } } },
+    ]);
+    const after = await stored();
+    expect(after.pendingInputs).toBeUndefined();
+    expect(after.usedInputKeys).toEqual(['confirm']);
   });
 
   it('another question with the same key and a new token is still a second question', async () => {
