@@ -10,6 +10,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 
@@ -68,6 +69,7 @@ describe('questions retried in a Map iteration', () => {
     const { cursor } = ok(await rpc('events/poll', { name: INPUT_REQUIRED, arguments: {}, cursor: null }));
     faults.left = 2;
     faults.injected = 0;
+    const logs = captureLogs('event not appended');
     const { taskId } = ok(await rpc('tools/call', { name: 'confirm_each', arguments: {} }));
     // The retried attempt records the question's event: from then on the question is its own.
     const events = await vi.waitFor(
@@ -79,6 +81,8 @@ describe('questions retried in a Map iteration', () => {
       { timeout: 60_000, interval: 200 },
     );
     expect(faults.injected).toBe(2);
+    // The recorder gave up on the throttled append (both tries) and said so; the retried ask appended it.
+    expect(logs.lines()).toEqual(['ERROR event not appended']);
     expect(Object.keys(events[0]?.data.inputRequests ?? {})).toEqual(['confirm']);
     expect(await questionsOnceAsked(taskId, ['confirm'])).toEqual({ confirm: 'Deploy api?' });
 
