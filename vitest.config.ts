@@ -19,7 +19,7 @@ const shared = {
 
 export default defineConfig({
   test: {
-    // Two cores is the machine size: the CPU-bound projects ("cdk", "unit") run two files at once.
+    // Two cores is the machine size.
     maxWorkers: 2,
     // Here only, not in the projects: a project's globalSetup runs once more for it. The run has
     // a temp dir of its own and fails if anything of ours is left in it; on Node 20 it says so
@@ -34,7 +34,6 @@ export default defineConfig({
           // load of aws-cdk-lib (it was most of their time); a process each, for synth's spawns.
           name: 'cdk',
           include: ['test/cdk/**/*.test.ts'],
-          sequence: { groupOrder: 1 },
           setupFiles: [...shared.setupFiles, 'test/cdk/remove-app-outdirs.ts'],
           exclude: [...configDefaults.exclude, ...cliExclude],
           isolate: false,
@@ -45,15 +44,11 @@ export default defineConfig({
         test: {
           ...shared,
           // Files that start local stacks, spawn processes or synthesize get a fresh process each.
-          // They wait more than they compute (test/client/ on a shared machine: 489 s with two
-          // workers, 274 s with four, the same 340 s of CPU), so four run at once on two cores.
-          // A project with its own worker count runs as a group of its own: this one first, so
-          // the long files start first, then "cdk" and "unit" together on two workers.
+          // Named to sort before "unit": the default sequencer runs projects in name order ("cdk",
+          // "stack", "unit"), so the long files start first and the short unit files fill the end.
           name: 'stack',
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...cliExclude, 'test/unit/**', 'test/cdk/**'],
-          maxWorkers: 4,
-          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -64,7 +59,6 @@ export default defineConfig({
           // a worker share one module graph (loading it per file cost more than the tests).
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          sequence: { groupOrder: 1 },
           exclude: [...configDefaults.exclude, ...cliExclude],
           pool: 'threads',
           isolate: false,
