@@ -4,8 +4,34 @@
  * one, hot-read-signer.ts, once that has signed a request exactly as the client's did), and
  * its request handler, with its keep-alive sockets and timeouts.
  */
-import type { HotRequest, HotWire } from './hot-call.ts';
 import { signHotRequest, type SigningCredentials } from './hot-read-signer.ts';
+
+/** The HTTP request a hot call sends, in the shape the SDK's signer and request handler take. */
+export interface HotRequest {
+  readonly method: string;
+  readonly protocol: string;
+  readonly hostname: string;
+  readonly port?: number;
+  readonly path: string;
+  readonly query: Record<string, string>;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** Where a hot call goes and how: the endpoint, a SigV4 signer for the service, and a sender. */
+export interface HotWire {
+  readonly url: URL;
+  sign(request: HotRequest, signingDate: Date): Promise<HotRequest>;
+  /** Answers the status, the whole body and the headers if known; throws on a network error or a timeout. */
+  send(request: HotRequest): Promise<HotResponse>;
+}
+
+/** What the wire answered. */
+export interface HotResponse {
+  readonly statusCode: number;
+  readonly body: Uint8Array;
+  readonly headers?: Record<string, string>;
+}
 
 /** The subset of an SDK client's resolved config (DynamoDB's, Step Functions') the wire uses. */
 export interface ClientParts {

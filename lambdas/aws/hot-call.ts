@@ -26,34 +26,9 @@
  * (`countDirectCall`).
  */
 import { countDirectCall, isCallCounter } from './aws-call-counter.ts';
-import { type ClientParts, clientWire } from './hot-call-wire.ts';
+import { type ClientParts, clientWire, type HotRequest, type HotResponse, type HotWire } from './hot-call-wire.ts';
 
-/** The HTTP request a hot call sends, in the shape the SDK's signer and request handler take. */
-export interface HotRequest {
-  readonly method: string;
-  readonly protocol: string;
-  readonly hostname: string;
-  readonly port?: number;
-  readonly path: string;
-  readonly query: Record<string, string>;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
-
-/** Where a hot call goes and how: the endpoint, a SigV4 signer for the service, and a sender. */
-export interface HotWire {
-  readonly url: URL;
-  sign(request: HotRequest, signingDate: Date): Promise<HotRequest>;
-  /** Answers the status, the whole body and the headers if known; throws on a network error or a timeout. */
-  send(request: HotRequest): Promise<HotResponse>;
-}
-
-/** What the wire answered. */
-export interface HotResponse {
-  readonly statusCode: number;
-  readonly body: Uint8Array;
-  readonly headers?: Record<string, string>;
-}
+export type { HotRequest, HotResponse, HotWire };
 
 /** Builds the wire on the first call; `undefined` (or a rejection) leaves every call on the SDK path. */
 export type HotWireSource = () => Promise<HotWire | undefined>;

@@ -4,13 +4,13 @@
  * a question as it was asked, counts and routes it by its kind, and hands an answer to the
  * waiting state as the protocol says; lambdas/mcp/input/mcp-input-protocol.ts is the MCP one.
  */
-import type { InputKind, InputRequestMessage } from './operation.ts';
+import type { Delivery, InputKind, InputRequestMessage } from './operation.ts';
 
 /** The answer to one question: the client's result, or the JSON-RPC error it answered with. */
 export type InputAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
 
-/** What an answer does to the waiting state: resume it with an output, or fail it so its Catch decides. */
-export type Delivery = { kind: 'success'; output: unknown } | { kind: 'failure'; error: string; cause: string };
+/** What an answer does to the waiting state (defined beside the record, which keeps one for a retried ask). */
+export type { Delivery };
 
 /** A question a state asked, checked: as kept on the record, with the kind of client it may go to. */
 export type ParsedInputRequest = { ok: true; request: InputRequestMessage; kind: InputKind; capability: string } | { ok: false; message: string };

@@ -2,11 +2,13 @@
  * The operation record: one long-running tool call, owned by one principal and
  * named by one token. Protocol-neutral: each dialect maps these words to its own.
  */
-import type { Delivery } from './input-protocol.ts';
 import type { TraceCarrier } from '../observability/trace-context.ts';
 
 /** Lifecycle states (DESIGN §4). `canceled` and the two outcomes are terminal. */
 export type OperationStatus = 'submitted' | 'working' | 'input_required' | 'completed' | 'failed' | 'canceled';
+
+/** What an answer does to the waiting state: resume it with an output, or fail it so its Catch decides (input-protocol.ts). */
+export type Delivery = { kind: 'success'; output: unknown } | { kind: 'failure'; error: string; cause: string };
 
 export const TERMINAL_STATUSES: readonly OperationStatus[] = ['completed', 'failed', 'canceled'];
 

@@ -4,6 +4,7 @@
  * requires the two together, and a value that slips past the type (untyped config) stops the
  * app at startup instead of running with the gap.
  */
+import { IN_PROCESS_EVENTS } from '../../lambdas/mcp/events/in-process-events.ts';
 import { describe, expect, it, vi } from 'vitest';
 import type { EventLog } from '../../lambdas/events/event-log.ts';
 import { InMemoryEventHandover } from '../../lambdas/events/in-memory-event-handover.ts';
@@ -34,7 +35,7 @@ describe('createAppEvents wiring', () => {
 
   it('a shared log with its handover marks, an in-memory log alone (one process: marks in memory), and no log at all are all accepted', () => {
     expect(createAppEvents({ log: sharedLog(), handover: new InMemoryEventHandover() }, context).settings.enabled).toBe(true);
-    expect(createAppEvents({ log: new InMemoryEventLog() }, context).settings.enabled).toBe(true);
+    expect(createAppEvents({ log: new InMemoryEventLog() }, { ...context, inProcess: IN_PROCESS_EVENTS }).settings.enabled).toBe(true);
     expect(createAppEvents({}, context).settings.enabled).toBe(false);
   });
 });
