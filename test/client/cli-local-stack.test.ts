@@ -5,7 +5,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { cliEnv, lastJson, runCli, spawnCli } from './support/cli-process.ts';
@@ -43,26 +43,27 @@ describe('async-mcp CLI against the local stack', () => {
   it('a waiting call killed mid-wait is joined from a new process, which gets the result', async () => {
     // A state directory of its own, so the one handle in it is this call's.
     const ownDir = await mkdtemp(join(tmpdir(), 'async-mcp-cli-kill-'));
+    onTestFinished(() => rm(ownDir, { recursive: true, force: true }));
     const ownEnv = cliEnv(ownDir);
-    const waiting = spawnCli(['call', url, 'slow_compute', ...slow(2), '--json'], ownEnv);
+    // Long enough that the call is still running when the handle is seen, however slowly the CLI starts.
+    const waiting = spawnCli(['call', url, 'slow_compute', ...slow(6), '--json'], ownEnv);
     const exited = new Promise((resolve) => waiting.once('exit', resolve));
-    // The handle is stored as soon as the server accepted the call.
+    // The handle is stored as soon as the server accepted the call (a CLI's start takes seconds on a busy machine).
     const file = await vi.waitFor(
       async () => {
         const added = (await readdir(ownDir).catch(() => [])).filter((name) => name.endsWith('.json'));
         expect(added).toHaveLength(1);
         return added[0]!;
       },
-      { timeout: 15_000, interval: 50 },
+      { timeout: 45_000, interval: 50 },
     );
     waiting.kill('SIGKILL');
     await exited;
 
     const joined = await runCli(['join', file.replace(/\.json$/, ''), '--json'], ownEnv);
-    await rm(ownDir, { recursive: true, force: true });
     expect(joined.code).toBe(0);
-    expect(lastJson(joined).structuredContent).toEqual({ seconds: 2, label: 'cli' });
-  });
+    expect(lastJson(joined).structuredContent).toEqual({ seconds: 6, label: 'cli' });
+  }, 120_000);
 
   it('join --timeout 1s on a running call exits 3 and leaves the call running', async () => {
     const { id } = lastJson(await runCli(['call', url, 'slow_compute', ...slow(30), '--detach', '--json'], env));
