@@ -9,6 +9,7 @@ import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontex
 import { CancelTaskResultV2Schema, CreateTaskResultV2Schema, GetTaskResultV2Schema, UpdateTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatsOf } from '../support/expected-stats.ts';
+import { captureLogs } from '../support/log-capture.ts';
 import { ownerIdFor } from '../../lambdas/operations/fingerprint.ts';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStackWithSfn, stopTestStack } from '../support/local-stack-fixture.ts';
@@ -269,28 +270,37 @@ describe('tasks/update and tasks/cancel', () => {
 describe('Streamable HTTP routing headers', () => {
   it('the client MUST set the Mcp-Name header to params.taskId: missing gets -32020 and HTTP 400', async () => {
     const taskId = await startTask('analyze_dataset', { rows: 10, delaySeconds: 30 });
+    const logs = captureLogs('request rejected');
     const response = await getTask(taskId, { omitHeaders: ['mcp-name'] });
     expect(response.status).toBe(400);
     expect(rpcError(response).code).toBe(-32020);
+    expect(logs.entries.map((entry) => [entry.level, entry.method])).toEqual([['WARN', 'tasks/get']]);
   });
 
   it('a Mcp-Name that does not match params.taskId gets -32020 and HTTP 400', async () => {
     const taskId = await startTask('analyze_dataset', { rows: 10, delaySeconds: 30 });
+    const logs = captureLogs('request rejected');
     for (const method of ['tasks/get', 'tasks/cancel']) {
       const response = await ext(method, { taskId }, { headers: { 'mcp-name': 'another-task' } });
       expect(response.status).toBe(400);
       expect(rpcError(response).code).toBe(-32020);
     }
     expect(ok(await getTask(taskId)).status).toBe('working');
+    expect(logs.entries.map((entry) => [entry.level, entry.method])).toEqual([
+      ['WARN', 'tasks/get'],
+      ['WARN', 'tasks/cancel'],
+    ]);
   });
 
   it('a missing or mismatched Mcp-Method gets -32020 and HTTP 400', async () => {
     const taskId = await startTask('analyze_dataset', { rows: 10, delaySeconds: 30 });
+    const logs = captureLogs('request rejected');
     for (const options of [{ omitHeaders: ['mcp-method'] }, { headers: { 'mcp-method': 'tasks/cancel' } }]) {
       const response = await getTask(taskId, options);
       expect(response.status).toBe(400);
       expect(rpcError(response).code).toBe(-32020);
     }
+    expect(logs.lines()).toEqual(['WARN request rejected', 'WARN request rejected']);
   });
 });
 
