@@ -58,7 +58,7 @@ export async function startLocalResults(options: LocalResultsOptions = {}): Prom
     configureBuckets: [{ name: bucket }],
   });
   // S3's key limit, and write failures answered instead of ending the process.
-  guardS3rverStore(server.store);
+  const writes = guardS3rverStore(server.store);
   const { address, port } = await server.run();
   const endpoint = `http://${address}:${port}`;
   const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS });
@@ -71,8 +71,13 @@ export async function startLocalResults(options: LocalResultsOptions = {}): Prom
       client.destroy();
       // Idle keep-alive sockets would hold close() open.
       server.httpServer?.closeAllConnections();
-      await server.close();
-      if (temporary) await rm(directory, { recursive: true, force: true });
+      try {
+        await server.close();
+      } finally {
+        // A request whose socket was just closed may still be writing: it would make the directory again after its removal.
+        await writes.close();
+        if (temporary) await rm(directory, { recursive: true, force: true });
+      }
     },
   };
 }

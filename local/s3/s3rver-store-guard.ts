@@ -36,8 +36,47 @@ type S3ErrorClass = new (code: string, message: string, detail?: Record<string, 
 // s3rver's error type: what its error handler turns into S3's XML answer with the code's status.
 const S3Error = createRequire(import.meta.url)('s3rver/lib/models/error.js') as S3ErrorClass;
 
+/** The guarded store's writes, closed before its directory is removed. */
+export interface GuardedStoreWrites {
+  /** Refuses every write from now on and waits for those under way, which could otherwise make the removed directory again. */
+  close(): Promise<void>;
+}
+
+/** The store methods that make files or folders: a write still under way when the server closes would make them again. */
+const WRITES = ['putObject', 'copyObject', 'initiateUpload', 'putPart', 'putMetadata'] as const;
+
 /** Makes `store`'s writes refuse keys S3 refuses and report write failures instead of crashing. */
-export function guardS3rverStore(store: S3rverFilesystemStore): void {
+export function guardS3rverStore(store: S3rverFilesystemStore): GuardedStoreWrites {
+  guardKeysAndFailures(store);
+  return gateWrites(store as unknown as Record<string, unknown>);
+}
+
+function gateWrites(store: Record<string, unknown>): GuardedStoreWrites {
+  const underWay = new Set<Promise<unknown>>();
+  let closed = false;
+  for (const name of WRITES) {
+    const write = store[name];
+    if (typeof write !== 'function') continue;
+    store[name] = (...args: unknown[]) => {
+      if (closed) return Promise.reject(new S3Error('ServiceUnavailable', 'The local results store is closed'));
+      const written = Promise.resolve(write.apply(store, args));
+      underWay.add(written);
+      written.then(
+        () => underWay.delete(written),
+        () => underWay.delete(written),
+      );
+      return written;
+    };
+  }
+  return {
+    async close() {
+      closed = true;
+      await Promise.allSettled([...underWay]);
+    },
+  };
+}
+
+function guardKeysAndFailures(store: S3rverFilesystemStore): void {
   const copyObject = store.copyObject.bind(store);
   const initiateUpload = store.initiateUpload.bind(store);
   store.putObject = async (object) => {
