@@ -5,6 +5,7 @@
  * and that each bundle loads where only the AWS SDK is provided, as on Lambda (the MCP
  * bundle with the runtime's `awslambda` global, since it streams its responses).
  */
+import { functionUrlEvent } from '../support/function-url-event.ts';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -211,27 +212,7 @@ describe('bundled assets', () => {
   /** Runs the MCP bundle's handler on one Function URL event, as the Lambda runtime would. */
   function runMcpBundle(authorizer: object | undefined, environment: Record<string, string> = {}) {
     const dir = lambdaLikeCopy(synth.assetDirOf(synth.stack.server.mcpFunction));
-    const event = {
-      version: '2.0',
-      routeKey: '$default',
-      rawPath: '/mcp',
-      rawQueryString: '',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'example.lambda-url.us-east-1.on.aws' },
-      requestContext: {
-        accountId: '123456789012',
-        apiId: 'example',
-        domainName: 'example.lambda-url.us-east-1.on.aws',
-        http: { method: 'POST', path: '/mcp', protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'vitest' },
-        requestId: 'request-1',
-        routeKey: '$default',
-        stage: '$default',
-        time: '01/Jan/2026:00:00:00 +0000',
-        timeEpoch: 0,
-        ...(authorizer ? { authorizer } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-      isBase64Encoded: false,
-    };
+    const event = functionUrlEvent({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, authorizer);
     // The Lambda Node.js runtime's global, as far as the handler uses it.
     return runNode(
       dir,

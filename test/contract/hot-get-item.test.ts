@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   DynamoDBClient,
   GetItemCommand,
@@ -21,6 +19,7 @@ import { KeyTooLongError } from '../../lambdas/aws/dynamodb-limits.ts';
 import { PK, operationPk } from '../../lambdas/aws/operation-item.ts';
 import { verifySigV4 } from '../../local/iam/sigv4-verifier.ts';
 import { fullRecord } from './record-store-fixtures.ts';
+import { type Answer, fromSdk, type Recorded, scriptedServer } from './hot-scripted-server.ts';
 import { createOperationsTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamodb/dynamo-local.ts';
 
 const CREDENTIALS = { accessKeyId: 'AKIDHOTREAD', secretAccessKey: 'hot-read-secret' };
@@ -60,39 +59,6 @@ const ITEM = {
   createdAt: { N: '1764633600000' },
   nested: { M: { list: { L: [{ S: 'a' }, { N: '2' }, { BOOL: true }, { NULL: true }] }, set: { SS: ['x', 'y'] } } },
 };
-
-interface Recorded {
-  /** When it arrived (performance.now()). */
-  at: number;
-  method?: string;
-  url?: string;
-  headers: IncomingMessage['headers'];
-  body: Buffer;
-}
-
-type Answer = { status: number; body: unknown };
-
-/** A loopback server answering each request with the next of `answers` (the last one repeats) or as `answers` says, recording what came. */
-async function scriptedServer(
-  answers: readonly Answer[] | ((request: Recorded) => Answer),
-): Promise<{ endpoint: string; requests: Recorded[]; server: Server }> {
-  const requests: Recorded[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const recorded = { at: performance.now(), method: request.method, url: request.url, headers: request.headers, body: Buffer.concat(chunks) };
-      requests.push(recorded);
-      const answer = typeof answers === 'function' ? answers(recorded) : (answers[Math.min(requests.length - 1, answers.length - 1)] as Answer);
-      response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0' });
-      response.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, server };
-}
-
-const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 describe('the hot GetItem', () => {
   it('returns what the SDK path returns for the same item, as one GetItem, without the middleware stack', async () => {
@@ -173,7 +139,7 @@ describe('the hot GetItem', () => {
   });
 
   it('falls back to the SDK on a 500 and yields its result', async () => {
-    const { endpoint, requests, server } = await scriptedServer([
+    const { endpoint, requests, ...server } = await scriptedServer([
       { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' } },
       { status: 200, body: { Item: ITEM } },
     ]);
@@ -192,7 +158,7 @@ describe('the hot GetItem', () => {
       expect(counter.attempts()).toEqual({ GetItem: 2 });
     } finally {
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 
@@ -205,7 +171,7 @@ describe('the hot GetItem', () => {
   it("a throttled poll adds no attempt to the SDK's own and waits its backoff: the hot read is the SDK's first attempt", async () => {
     // The SDK's backoff is a random share of its bound (full jitter); half of it here, so the wait has a floor.
     const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    const { endpoint, requests, server } = await scriptedServer([THROTTLED, THROTTLED, { status: 200, body: { Item: ITEM } }]);
+    const { endpoint, requests, ...server } = await scriptedServer([THROTTLED, THROTTLED, { status: 200, body: { Item: ITEM } }]);
     // The deployed clients' bound (MAX_ATTEMPTS).
     const client = clientFor(endpoint, { maxAttempts: 3 });
     const counter = countAwsCalls(client);
@@ -224,13 +190,13 @@ describe('the hot GetItem', () => {
     } finally {
       random.mockRestore();
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 
   it("a poll that meets a 5xx on every attempt costs the SDK's attempts and no more, and yields the SDK's error", async () => {
     const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    const { endpoint, requests, server } = await scriptedServer([FAILING]);
+    const { endpoint, requests, ...server } = await scriptedServer([FAILING]);
     const client = clientFor(endpoint, { maxAttempts: 3 });
     try {
       const error = await new HotGetItem(client).send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true }).catch((caught: unknown) => caught);
@@ -244,12 +210,12 @@ describe('the hot GetItem', () => {
     } finally {
       random.mockRestore();
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 
   it('a throttled poll on a client of one attempt is answered by the throttle, as the SDK alone would be', async () => {
-    const { endpoint, requests, server } = await scriptedServer([THROTTLED, { status: 200, body: { Item: ITEM } }]);
+    const { endpoint, requests, ...server } = await scriptedServer([THROTTLED, { status: 200, body: { Item: ITEM } }]);
     const client = clientFor(endpoint, { maxAttempts: 1 });
     try {
       const error = await new HotGetItem(client).send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true }).catch((caught: unknown) => caught);
@@ -257,17 +223,16 @@ describe('the hot GetItem', () => {
       expect(requests).toHaveLength(1);
     } finally {
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 
   it('gives up a wire the service refuses every time while the SDK path is answered, so a wire fault does not double every poll', async () => {
     // The hot path (no SDK invocation id) is refused as a bad signature would be; the SDK path is answered.
-    const fromSdk = (request: Recorded) => request.headers['amz-sdk-invocation-id'] !== undefined;
     const {
       endpoint,
       requests: recorded,
-      server,
+      ...server
     } = await scriptedServer((request) =>
       fromSdk(request)
         ? { status: 200, body: { Item: ITEM } }
@@ -291,14 +256,14 @@ describe('the hot GetItem', () => {
       expect(dropped).toHaveLength(1);
     } finally {
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 
   it('keeps a wire whose misses are not in a row: a hot read that succeeds in between starts the count again', async () => {
     // Refused as a bad signature would be: the wire's fault, which the SDK path sends afresh.
     const REFUSED: Answer = { status: 400, body: { __type: 'com.amazon.coral.service#InvalidSignatureException', message: 'refused' } };
-    const { endpoint, requests, server } = await scriptedServer([
+    const { endpoint, requests, ...server } = await scriptedServer([
       REFUSED,
       { status: 200, body: { Item: ITEM } },
       REFUSED,
@@ -318,12 +283,12 @@ describe('the hot GetItem', () => {
       expect(requests.map((r) => r.headers['amz-sdk-invocation-id'] !== undefined)).toEqual([false, true, false, true, false, false, true, false]);
     } finally {
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 
   it('says so when its wire cannot be built (a signer module not found, say), and reads by the SDK path', async () => {
-    const { endpoint, requests, server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
+    const { endpoint, requests, ...server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
     const client = clientFor(endpoint, { maxAttempts: 1 });
     const dropped: string[] = [];
     try {
@@ -334,12 +299,12 @@ describe('the hot GetItem', () => {
       expect(requests.map((r) => r.headers['amz-sdk-invocation-id'] !== undefined)).toEqual([true, true]);
     } finally {
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 
   it("falls back to the SDK on a 400 and yields the SDK's error", async () => {
-    const { endpoint, requests, server } = await scriptedServer([
+    const { endpoint, requests, ...server } = await scriptedServer([
       { status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ResourceNotFoundException', message: 'Requested resource not found' } },
     ]);
     const client = clientFor(endpoint, { maxAttempts: 1 });
@@ -352,13 +317,13 @@ describe('the hot GetItem', () => {
       expect(stack.count()).toBe(1);
     } finally {
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 
   it("falls back to the SDK on a refused connection and yields the SDK's error", async () => {
-    const { endpoint, server } = await scriptedServer([{ status: 200, body: {} }]);
-    await closeServer(server);
+    const { endpoint, ...server } = await scriptedServer([{ status: 200, body: {} }]);
+    await server.close();
     const client = clientFor(endpoint, { maxAttempts: 1 });
     const stack = sdkPathCalls(client);
     const request = { TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true } as const;
@@ -375,7 +340,7 @@ describe('the hot GetItem', () => {
   });
 
   it('signs its request with SigV4 for dynamodb, as the SDK does', async () => {
-    const { endpoint, requests, server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
+    const { endpoint, requests, ...server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
     const client = clientFor(endpoint);
     try {
       const request = { TableName: 'operations', Key: { [PK]: { S: 'OP#owner-1#token-1' } }, ConsistentRead: true } as const;
@@ -397,7 +362,7 @@ describe('the hot GetItem', () => {
       expect(wrongSecret.ok).toBe(false);
     } finally {
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 });
@@ -423,7 +388,7 @@ function sha256Of() {
 
 describe("the hot GetItem's signer", () => {
   it("signs every read as the client's own signer does, the first by that signer and the rest by the lean one", async () => {
-    const { endpoint, requests, server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
+    const { endpoint, requests, ...server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
     const { SignatureV4 } = await import('@smithy/signature-v4');
     const sdkSigner = new SignatureV4({ service: 'dynamodb', region: 'us-east-1', credentials: CREDENTIALS, sha256: sha256Of() });
     let sdkSigns = 0;
@@ -452,12 +417,12 @@ describe("the hot GetItem's signer", () => {
       }
     } finally {
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 
   it('keeps a client signer that signs otherwise (another signing region) for every read', async () => {
-    const { endpoint, requests, server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
+    const { endpoint, requests, ...server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
     const { SignatureV4 } = await import('@smithy/signature-v4');
     const signer = new SignatureV4({ service: 'dynamodb', region: 'eu-west-1', credentials: CREDENTIALS, sha256: sha256Of() });
     const client = new DynamoDBClient({ ...AWS_CLIENT_CONFIG, endpoint, region: 'us-east-1', credentials: CREDENTIALS, signer });
@@ -468,7 +433,7 @@ describe("the hot GetItem's signer", () => {
       for (const sent of requests) expect(sent.headers.authorization).toContain('/eu-west-1/dynamodb/aws4_request');
     } finally {
       client.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 });
@@ -493,7 +458,7 @@ function lazyClientFor(endpoint: string, extra: { maxAttempts?: number } = {}) {
 
 describe("the hot GetItem over the Lambda environment's wire, without the DynamoDB client", () => {
   it('signs its request with SigV4 for dynamodb, with the session token, and loads no client', async () => {
-    const { endpoint, requests, server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
+    const { endpoint, requests, ...server } = await scriptedServer([{ status: 200, body: { Item: ITEM } }]);
     const client = lazyClientFor(endpoint);
     try {
       const reader = new HotGetItem(client, lambdaEnvironmentWire({ ...LAMBDA_ENV, AWS_ENDPOINT_URL_DYNAMODB: endpoint }));
@@ -523,7 +488,7 @@ describe("the hot GetItem over the Lambda environment's wire, without the Dynamo
       });
       expect(wrongSecret.ok).toBe(false);
     } finally {
-      await closeServer(server);
+      await server.close();
     }
   });
 
@@ -585,7 +550,7 @@ describe("the hot GetItem over the Lambda environment's wire, without the Dynamo
     ['a body that is not JSON', { status: 200, body: '{"Item": {"pk"' }],
     ['an item the hot path does not decode', { status: 200, body: { Item: { data: { B: 'AAEC' } } } }],
   ])('falls back to the SDK on %s, loading the client then, and yields its result', async (_case, first) => {
-    const { endpoint, requests, server } = await scriptedServer([first, { status: 200, body: { Item: ITEM } }]);
+    const { endpoint, requests, ...server } = await scriptedServer([first, { status: 200, body: { Item: ITEM } }]);
     // Two attempts: a 500 is the SDK path's first, answered by the hot read.
     const client = lazyClientFor(endpoint, { maxAttempts: 2 });
     try {
@@ -598,13 +563,13 @@ describe("the hot GetItem over the Lambda environment's wire, without the Dynamo
       expect(client.built()).toBeDefined();
     } finally {
       client.built()?.destroy();
-      await closeServer(server);
+      await server.close();
     }
   });
 
   it('a refused connection falls back to the SDK, whose error the caller sees', async () => {
-    const { endpoint, server } = await scriptedServer([{ status: 200, body: {} }]);
-    await closeServer(server);
+    const { endpoint, ...server } = await scriptedServer([{ status: 200, body: {} }]);
+    await server.close();
     const client = lazyClientFor(endpoint, { maxAttempts: 1 });
     const reader = new HotGetItem(client, lambdaEnvironmentWire({ ...LAMBDA_ENV, AWS_ENDPOINT_URL_DYNAMODB: endpoint }));
     const error = await reader.send({ TableName: 't', Key: { [PK]: { S: 'k' } }, ConsistentRead: true }).catch((caught: unknown) => caught);

@@ -6,41 +6,23 @@
  * finds its own question, so the run still waits for its one `approval` question, the event
  * is recorded, and the answer deploys.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalStack } from '../../local/local-stack.ts';
 import { startTestStack } from '../support/local-stack-fixture.ts';
 import { captureLogs } from '../support/log-capture.ts';
 import { modernRequest } from '../support/raw-mcp.ts';
+import { INPUT_REQUIRED, type QuestionEventFaults, throttleQuestionEvents } from '../support/question-event-throttle.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 
 const CAN_ASK = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const user = { authorization: 'Bearer questions-never-lost' };
-const INPUT_REQUIRED = 'operation.input_required';
 
 let stack: LocalStack;
-/** How many more `operation.input_required` PutItems to throttle, and how many were. */
-const faults = { left: 0, injected: 0 };
-
-/** Throttles whole PutItem calls of the question's event, as DynamoDB would once the SDK's own retries ran out. */
-function throttleQuestionEvents(client: DynamoDBClient): void {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { Item?: Record<string, { S?: string }> };
-      if (context.commandName === 'PutItemCommand' && input.Item?.name?.S === INPUT_REQUIRED && faults.left > 0) {
-        faults.left--;
-        faults.injected++;
-        throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ProvisionedThroughputExceededException' });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'throttleQuestionEvents' },
-  );
-}
+let faults: QuestionEventFaults;
 
 beforeAll(async () => {
   stack = await startTestStack();
-  throttleQuestionEvents(stack.awsClients.dynamodb);
+  faults = throttleQuestionEvents(stack.awsClients.dynamodb);
 });
 afterAll(async () => {
   await stack?.drainEvents();

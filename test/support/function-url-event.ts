@@ -13,7 +13,13 @@ export const SIGNED_CALLER = {
   },
 };
 
+/** The caller AWS_IAM verified invoking the function with `body`. */
 export function iamFunctionUrlEvent(body: unknown) {
+  return functionUrlEvent(body, SIGNED_CALLER);
+}
+
+/** A Function URL event with `body`, its request context carrying `authorizer` (none: an unsigned caller, or an OAuth one). */
+export function functionUrlEvent(body: unknown, authorizer: object | undefined) {
   return {
     version: '2.0',
     routeKey: '$default',
@@ -30,7 +36,7 @@ export function iamFunctionUrlEvent(body: unknown) {
       stage: '$default',
       time: '01/Jan/2026:00:00:00 +0000',
       timeEpoch: 0,
-      authorizer: SIGNED_CALLER,
+      ...(authorizer ? { authorizer } : {}),
     },
     body: JSON.stringify(body),
     isBase64Encoded: false,
