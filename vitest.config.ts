@@ -23,8 +23,9 @@ export default defineConfig({
     maxWorkers: 2,
     // Here only, not in the projects: a project's globalSetup runs once more for it. The run has
     // a temp dir of its own and fails if anything of ours is left in it; on Node 20 it says so
-    // in one line instead of every worker's AWS SDK and oidc-provider warnings.
-    globalSetup: ['test/support/temp-dir-guard.ts', 'test/support/node-version-setup.ts'],
+    // in one line instead of every worker's AWS SDK and oidc-provider warnings; the CLI the tests
+    // spawn is bundled once.
+    globalSetup: ['test/support/temp-dir-guard.ts', 'test/support/node-version-setup.ts', 'test/support/cli-bundle/build.ts'],
     projects: [
       {
         resolve: shared.resolve,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliCommand } from '../../client/cli-command.ts';
-import { cliEnv, runCli } from './support/cli-process.ts';
+import { CLI_WITH_TSX, cliEnv, runCli } from './support/cli-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -68,7 +68,7 @@ describe('the hints the CLI prints', () => {
   });
 
   it('tsx on the sources in the clone says the same', async () => {
-    const run = await runCli(['tools', url], cliEnv(stateDir));
+    const run = await runCli(['tools', url], cliEnv(stateDir), CLI_WITH_TSX);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`run npm run cli -- login ${url}`);
   });

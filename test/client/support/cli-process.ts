@@ -1,9 +1,15 @@
-/** The `async-mcp` CLI as a subprocess: `node --import tsx client/cli.ts …`, with its own state directory. */
+/**
+ * The `async-mcp` CLI as a subprocess, entered as a clone's `npm run cli` enters it
+ * (`client/cli.ts`), from the run's bundle of its sources (test/support/cli-bundle), with its
+ * own state directory.
+ */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-export const CLI = ['--import', 'tsx', resolve(ROOT, 'client/cli.ts')];
+export const CLI = ['--import', resolve(ROOT, 'test/support/cli-bundle/register.mjs'), resolve(ROOT, 'client/cli.ts')];
+/** The sources through tsx's loader, as `npm run cli` runs them: for the tests of that launcher itself. */
+export const CLI_WITH_TSX = ['--import', 'tsx', resolve(ROOT, 'client/cli.ts')];
 
 export interface CliRun {
   code: number;
@@ -17,9 +23,9 @@ export function cliEnv(stateDir: string, extra: Record<string, string> = {}): No
   return { ...env, ASYNC_MCP_STATE_DIR: stateDir, NODE_NO_WARNINGS: '1', ...extra };
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv, entry: readonly string[] = CLI): Promise<CliRun> {
   return new Promise((resolvePromise) => {
-    execFile(process.execPath, [...CLI, ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...entry, ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
       resolvePromise({ code, stdout, stderr });
     });
