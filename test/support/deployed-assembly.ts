@@ -6,7 +6,7 @@
  * synthesizes again.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type DeployedLocalStack, type DeployedStackOptions, startDeployedStack, synthesizeAssembly } from '../../local/as-deployed/index.ts';
@@ -20,6 +20,43 @@ const CACHE = join(REPO, '.cache', 'test-assemblies');
 const STALE_LOCK_MS = 10 * 60_000;
 /** An assembly no run has used for this long is of sources long gone: it is removed when another is synthesized. */
 const UNUSED_ASSEMBLY_MS = 24 * 60 * 60_000;
+
+/**
+ * A folder of sources a test derives (a changed copy of the tools, say), kept under the cache by
+ * its content: the same content gets the same path run after run, so an assembly synthesized
+ * from it (its path is in the context) is synthesized once, not once per run. `build` fills a
+ * fresh folder; a folder of the same content already there is used instead.
+ */
+export function cachedSourceTree(name: string, build: (dir: string) => void): string {
+  const parent = join(CACHE, '..', 'test-sources');
+  mkdirSync(parent, { recursive: true });
+  const partial = mkdtempSync(join(parent, `${name}.partial-`));
+  try {
+    build(partial);
+    const hash = createHash('sha256');
+    hashTree(hash, partial, partial);
+    const dir = join(parent, `${name}-${hash.digest('hex').slice(0, 24)}`);
+    if (!existsSync(dir)) {
+      try {
+        renameSync(partial, dir);
+      } catch (error) {
+        // Another run put the same content there first.
+        if (!existsSync(dir)) throw error;
+      }
+    }
+    const now = new Date();
+    utimesSync(dir, now, now);
+    // Folders of older content, unused for a day, go as old assemblies do.
+    for (const entry of readdirSync(parent)) {
+      const path = join(parent, entry);
+      if (entry.startsWith(`${name}-`) && path !== dir && now.getTime() - statSync(path).mtimeMs > UNUSED_ASSEMBLY_MS)
+        rmSync(path, { recursive: true, force: true });
+    }
+    return dir;
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
+  }
+}
 
 /** The `auth=none` assembly. */
 export const NO_AUTH = { auth: 'none' } as const;
@@ -86,15 +123,15 @@ function pruneUnused(kept: string): void {
   }
 }
 
-function hashTree(hash: ReturnType<typeof createHash>, path: string): void {
+function hashTree(hash: ReturnType<typeof createHash>, path: string, root = REPO): void {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) return;
   if (stat.isFile()) {
-    hash.update(relative(REPO, path)).update(readFileSync(path));
+    hash.update(relative(root, path)).update(readFileSync(path));
     return;
   }
   for (const entry of readdirSync(path).sort()) {
     if (entry === 'node_modules' || entry.startsWith('.')) continue;
-    hashTree(hash, join(path, entry));
+    hashTree(hash, join(path, entry), root);
   }
 }

@@ -4,16 +4,15 @@
  * starts on the same data directory. The operations made under A are still answered: the
  * finished one with its stored result, the one cut off by the stop as not succeeded.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DeployedLocalStack } from '../../../local/as-deployed/index.ts';
-import { deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
+import { cachedSourceTree, deployedAssembly, NO_AUTH, startAssemblyStack } from '../../support/deployed-assembly.ts';
 import { modernRequest, type CallOptions } from '../../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../../support/rpc-assertions.ts';
 
-const SCRATCH = resolve(import.meta.dirname, '../../../.scratch');
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const temporary: string[] = [];
 let running: DeployedLocalStack | undefined;
@@ -34,20 +33,19 @@ async function startTask(stack: DeployedLocalStack, name: string, args: Record<s
 
 /**
  * The repository's tools with summarize_numbers' description changed and analyze_dataset removed,
- * in the repository's scratch directory: a durable tool is bundled from the folder holding both its
- * durable.ts and the package (cdk/durable-tool-function.ts projectRootOf), where esbuild runs and
- * tsconfig.json resolves `async-mcp/durable`; from the OS temp dir that folder would be `/`.
+ * in the project's cache (by content, so assembly B is synthesized once, not every run): a
+ * durable tool is bundled from the folder holding both its durable.ts and the package
+ * (cdk/durable-tool-function.ts projectRootOf), where esbuild runs and tsconfig.json resolves
+ * `async-mcp/durable`; from the OS temp dir that folder would be `/`.
  */
 function changedTools(): string {
-  mkdirSync(SCRATCH, { recursive: true });
-  const dir = mkdtempSync(join(SCRATCH, 'redeploy-tools-'));
-  temporary.push(dir);
-  cpSync(resolve(import.meta.dirname, '../../../state-machines'), dir, { recursive: true });
-  rmSync(join(dir, 'analyze_dataset'), { recursive: true });
-  const file = join(dir, 'summarize_numbers', 'tool.json');
-  const tool = JSON.parse(readFileSync(file, 'utf8')) as { description: string };
-  writeFileSync(file, JSON.stringify({ ...tool, description: `${tool.description} (Changed in the second deploy.)` }, null, 2));
-  return dir;
+  return cachedSourceTree('redeploy-tools', (dir) => {
+    cpSync(resolve(import.meta.dirname, '../../../state-machines'), dir, { recursive: true });
+    rmSync(join(dir, 'analyze_dataset'), { recursive: true });
+    const file = join(dir, 'summarize_numbers', 'tool.json');
+    const tool = JSON.parse(readFileSync(file, 'utf8')) as { description: string };
+    writeFileSync(file, JSON.stringify({ ...tool, description: `${tool.description} (Changed in the second deploy.)` }, null, 2));
+  });
 }
 
 describe('a redeploy on the same data directory', () => {
