@@ -69,8 +69,15 @@ export async function startIamGateway(options: IamGatewayOptions): Promise<IamGa
   const upstream = new URL(options.upstream);
   const { durableExecutionOfCallback, ...lookups } = options.resolve ?? {};
   const scope: ActionScope = { region: options.authority.region, accountId: options.authority.accountId, ...lookups };
+  // Set by close(): a request still on its way upstream then is cut off by the close (its
+  // caller's connection goes with it), and its upstream failing after that is no failure to report.
+  let closing = false;
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      if (closing) {
+        res.destroy();
+        return;
+      }
       logger.error(`IAM gateway (${options.service}): ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent)
         sendError(res, options.service, req.method ?? 'GET', 500, 'InternalFailure', 'The request processing has failed because of an unknown error.');
@@ -190,6 +197,7 @@ export async function startIamGateway(options: IamGatewayOptions): Promise<IamGa
     endpoint: `http://${host}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
         server.close(() => resolve());
         server.closeAllConnections();
       }),
