@@ -38,6 +38,7 @@ import { withRequestContext } from '../lambdas/observability/request-context.ts'
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { loadToolFolders } from '../lambdas/tools/tool-folder.ts';
+import { principalOf } from '../local/local-principal.ts';
 import { serveFetch } from '../local/node-http-server.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-scope.ts';
 import { localSecretKey } from '../local/secretsmanager/local-secret.ts';
@@ -97,11 +98,14 @@ async function serveMcpFunction(stack: StackEndpoints): Promise<{ url: URL; clos
     },
   });
   let requests = 0;
-  const http = await serveFetch((request) => withRequestContext({ function_request_id: `local-${++requests}` }, () => app.fetch(request, 'local')), {
-    host: '127.0.0.1',
-    port: 0,
-    path: '/mcp',
-  });
+  const http = await serveFetch(
+    (request) => withRequestContext({ function_request_id: `local-${++requests}` }, () => app.fetch(request, principalOf(request))),
+    {
+      host: '127.0.0.1',
+      port: 0,
+      path: '/mcp',
+    },
+  );
   return {
     url: http.url,
     close: async () => {

@@ -6,7 +6,7 @@
  * node:http serves the same MCP fetch handler the Lambda runs. The unmodified AWS
  * SDK clients talk to both local services.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
@@ -30,6 +30,7 @@ import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { loadToolFolders, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { importDurableHandlers, startDurableTools } from './local-durable-tools.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-scope.ts';
+import { principalOf } from './local-principal.ts';
 import type { OperationsLimits } from '../lambdas/operations/operations-service.ts';
 import type { ToolCatalog } from '../lambdas/operations/tool-spec.ts';
 import { withResultStore } from '../lambdas/results/write-result.ts';
@@ -336,16 +337,6 @@ async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
   for (const close of closers.splice(0).reverse()) {
     await close().catch(() => undefined);
   }
-}
-
-/**
- * Locally every distinct bearer token is its own principal (so two clients can be two
- * users); requests without one share the "local" principal. Only hashes are kept.
- */
-function principalOf(request: Request): string {
-  const auth = request.headers.get('authorization');
-  const token = auth?.match(/^Bearer\s+(.+)$/i)?.[1];
-  return token ? `bearer:${createHash('sha256').update(token).digest('hex')}` : 'local';
 }
 
 /** Imports every worker the definitions name, so a missing one fails startup, not a run. */
