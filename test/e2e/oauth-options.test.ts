@@ -62,9 +62,9 @@ describe('npm start with --oauth-issuer', () => {
   it('serves as a resource server of that issuer: 401 without a token, the metadata, a token for the server accepted', async () => {
     const server = start(['--oauth-issuer', issuer.issuer, '--oauth-scopes', 'mcp:tools']);
     try {
-      await vi.waitFor(() => expect(server.output().stdout).toMatch(/serving MCP at (http:\/\/\S+)/), { timeout: 30_000, interval: 50 });
+      // The banner is several writes: the OAuth line may arrive after the URL's.
+      await vi.waitFor(() => expect(server.output().stdout).toContain(`OAuth: bearer tokens from ${issuer.issuer}`), { timeout: 30_000, interval: 50 });
       const url = new URL(server.output().stdout.match(/serving MCP at (http:\/\/\S+)/)![1]!);
-      expect(server.output().stdout).toContain(`OAuth: bearer tokens from ${issuer.issuer}`);
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
       const unauthenticated = await fetch(url, { method: 'POST', headers, body });
