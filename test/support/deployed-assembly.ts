@@ -16,6 +16,8 @@ const SOURCES = ['cdk', 'lambdas', 'state-machines', 'cdk.json', 'package-lock.j
 // Under the project, ignored by git, not in any temp dir: the cache outlives a run, and a run
 // leaves the temp dir as it found it.
 const CACHE = join(REPO, '.cache', 'test-assemblies');
+/** Tool folders tests derive, by content (cachedSourceTree). */
+const SOURCES_CACHE = join(REPO, '.cache', 'test-sources');
 /** A synth takes about 30 s on two busy cores; a lock older than this was left by a killed run. */
 const STALE_LOCK_MS = 10 * 60_000;
 /** An assembly no run has used for this long is of sources long gone: it is removed when another is synthesized. */
@@ -28,14 +30,13 @@ const UNUSED_ASSEMBLY_MS = 24 * 60 * 60_000;
  * fresh folder; a folder of the same content already there is used instead.
  */
 export function cachedSourceTree(name: string, build: (dir: string) => void): string {
-  const parent = join(CACHE, '..', 'test-sources');
-  mkdirSync(parent, { recursive: true });
-  const partial = mkdtempSync(join(parent, `${name}.partial-`));
+  mkdirSync(SOURCES_CACHE, { recursive: true });
+  const partial = mkdtempSync(join(SOURCES_CACHE, `${name}.partial-`));
   try {
     build(partial);
     const hash = createHash('sha256');
     hashTree(hash, partial, partial);
-    const dir = join(parent, `${name}-${hash.digest('hex').slice(0, 24)}`);
+    const dir = join(SOURCES_CACHE, `${name}-${hash.digest('hex').slice(0, 24)}`);
     if (!existsSync(dir)) {
       try {
         renameSync(partial, dir);
@@ -47,11 +48,7 @@ export function cachedSourceTree(name: string, build: (dir: string) => void): st
     const now = new Date();
     utimesSync(dir, now, now);
     // Folders of older content, unused for a day, go as old assemblies do.
-    for (const entry of readdirSync(parent)) {
-      const path = join(parent, entry);
-      if (entry.startsWith(`${name}-`) && path !== dir && now.getTime() - statSync(path).mtimeMs > UNUSED_ASSEMBLY_MS)
-        rmSync(path, { recursive: true, force: true });
-    }
+    pruneUnused(SOURCES_CACHE, dir, (entry) => entry.startsWith(`${name}-`));
     return dir;
   } finally {
     rmSync(partial, { recursive: true, force: true });
@@ -97,7 +94,7 @@ export async function deployedAssembly(context: Record<string, string> = {}, ext
       rmSync(partial, { recursive: true, force: true });
       await synthesizeAssembly({ outDir: partial, context });
       renameSync(partial, dir);
-      pruneUnused(dir);
+      pruneUnused(CACHE, dir, (entry) => !entry.endsWith('.lock') && !entry.endsWith('.partial'));
       return dir;
     } finally {
       rmSync(lock, { recursive: true, force: true });
@@ -113,11 +110,12 @@ export async function startAssemblyStack(cdkOut: string, options: Partial<Deploy
 }
 
 /** Every cached assembly but `kept` that no run has used for a day: each change of the sources leaves one behind. */
-function pruneUnused(kept: string): void {
+/** Removes the entries of `parent` that `prunable` names, other than `kept`, unused for a day. */
+function pruneUnused(parent: string, kept: string, prunable: (entry: string) => boolean): void {
   const now = Date.now();
-  for (const entry of readdirSync(CACHE)) {
-    const path = join(CACHE, entry);
-    if (path === kept || entry.endsWith('.lock') || entry.endsWith('.partial')) continue;
+  for (const entry of readdirSync(parent)) {
+    const path = join(parent, entry);
+    if (path === kept || !prunable(entry)) continue;
     const usedAt = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? now;
     if (now - usedAt > UNUSED_ASSEMBLY_MS) rmSync(path, { recursive: true, force: true });
   }

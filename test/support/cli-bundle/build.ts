@@ -10,8 +10,8 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const REPO = resolve(import.meta.dirname, '../../..');
-/** Where register.mjs reads the bundle. */
-export const CLI_BUNDLE = join(REPO, '.cache', 'test-cli', 'cli.mjs');
+/** Where serve-bundle.mjs reads the bundle. */
+const CLI_BUNDLE = join(REPO, '.cache', 'test-cli', 'cli.mjs');
 
 export default async function setup(): Promise<void> {
   mkdirSync(join(CLI_BUNDLE, '..'), { recursive: true });
