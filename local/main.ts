@@ -12,7 +12,6 @@ import { OAuthConfigError } from '../lambdas/auth/oauth-config.ts';
 import { handleToolsFromEnv, limitsFromEnv } from '../lambdas/handlers/environment.ts';
 import { ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { OPERATION_CARD_ENV, operationCardOn } from '../lambdas/mcp/apps/operation-card.ts';
-import { runDeployedFromCli } from './as-deployed/index.ts';
 import { eventsWebhookFrom, type EventsWebhookSettings } from './events/events-webhook-options.ts';
 import type { EventBridgeEvent } from './events/put-events-endpoint.ts';
 import { createWebhookDelivery, WebhookConfigError } from './events/webhook-delivery.ts';
@@ -135,15 +134,19 @@ async function main(): Promise<void> {
     // Listening from the start: a signal during the synth (it takes a while) ends it, and the
     // temporary assembly goes with the process.
     const stopping = new AbortController();
-    const starting = runDeployedFromCli({
-      ...(delivery ? { onEvent: (event: EventBridgeEvent) => delivery.deliver(event.id, event) } : {}),
-      ...(values['cdk-out'] !== undefined ? { cdkOut: values['cdk-out'] } : {}),
-      context: values.context ?? [],
-      port,
-      ...(values.host ? { host: values.host } : {}),
-      ...(values.data ? { dataDir: values.data } : {}),
-      signal: stopping.signal,
-    });
+    // The as-deployed runtime is loaded only here: a plain start never needs it (the assembly
+    // reader and its CloudFormation resolver are a tenth of a start's CPU).
+    const starting = import('./as-deployed/run-deployed-cli.ts').then(({ runDeployedFromCli }) =>
+      runDeployedFromCli({
+        ...(delivery ? { onEvent: (event: EventBridgeEvent) => delivery.deliver(event.id, event) } : {}),
+        ...(values['cdk-out'] !== undefined ? { cdkOut: values['cdk-out'] } : {}),
+        context: values.context ?? [],
+        port,
+        ...(values.host ? { host: values.host } : {}),
+        ...(values.data ? { dataDir: values.data } : {}),
+        signal: stopping.signal,
+      }),
+    );
     stopOnSignals(async (signal) => {
       stopping.abort(new Error(`stopped by ${signal}`));
       const close = await starting.catch(() => undefined);
