@@ -12,6 +12,7 @@ import { type DurableStatusChangeEvent, durableStatusChangePattern } from '../la
 import type { AsyncMcpApp } from '../lambdas/app/async-mcp-app.ts';
 import type { WorkflowEngine } from '../lambdas/operations/ports.ts';
 import { withResultStore } from '../lambdas/results/write-result.ts';
+import type { TypeScriptLoader } from '../lambdas/tools/defined-tool-config.ts';
 import { ToolFolderError, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { withOperations } from '../lambdas/workers/built-in-scope.ts';
 import { startLocalDurableService } from './durable/index.ts';
@@ -21,6 +22,12 @@ import { failedRunLine, operationIdOf } from './failed-run-log.ts';
 import type { ExecutionStatusChangeEvent as MachineStatusEvent } from './stepfunctions/sfn-facade.ts';
 
 type MachineStatusDetail = MachineStatusEvent['detail'];
+
+/**
+ * The process's own import of a tool's TypeScript: what the local stack reads a defineTool
+ * definition through, so that module is the one whose handler it then runs, loaded once.
+ */
+export const processImport: TypeScriptLoader = { import: (file) => import(pathToFileURL(file).href) };
 
 /** Imports each durable tool's `handler`, so a module that fails to load or lacks one stops startup, naming its file. */
 export async function importDurableHandlers(folders: readonly ToolFolder[]): Promise<Map<string, DurableLambdaHandler>> {
@@ -35,7 +42,7 @@ export async function importDurableHandlers(folders: readonly ToolFolder[]): Pro
 export async function importDurableHandler(file: string): Promise<DurableLambdaHandler> {
   let handler: unknown;
   try {
-    ({ handler } = (await import(pathToFileURL(file).href)) as { handler?: unknown });
+    ({ handler } = (await processImport.import(file)) as { handler?: unknown });
   } catch (error) {
     throw new ToolFolderError(file, `cannot be loaded (${(error as Error).message})`);
   }

@@ -28,7 +28,7 @@ import { DynamoDbEventLog } from '../lambdas/aws/dynamodb-event-log.ts';
 import { DynamoDbWebhookSubscriptions } from '../lambdas/aws/dynamodb-webhook-subscriptions.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
 import { loadToolFolders, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
-import { importDurableHandlers, startDurableTools } from './local-durable-tools.ts';
+import { importDurableHandlers, processImport, startDurableTools } from './local-durable-tools.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-scope.ts';
 import { principalOf } from './local-principal.ts';
 import type { OperationsLimits } from '../lambdas/operations/operations-service.ts';
@@ -131,7 +131,7 @@ export interface LocalStack {
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const folders = await loadToolFolders(options.toolsDir);
+  const folders = await loadToolFolders(options.toolsDir, { typeScript: processImport });
   // A Task that would call AWS (no worker, no mock) stops startup, naming the folder, the state and what to add.
   const unrunnable = folders.flatMap((folder) => folder.localProblems);
   if (unrunnable[0]) throw unrunnable[0];

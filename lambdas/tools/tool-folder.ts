@@ -81,6 +81,12 @@ export interface LoadOptions {
    * them off because synth already checked the very same files.
    */
   checkDefinitions?: boolean;
+  /**
+   * What loads each `durable.ts` made with defineTool, to read its definition. Default: a loader
+   * of its own, which reads the modules as they are now; a process that imports the handlers
+   * itself passes its own import, so each module is loaded once.
+   */
+  typeScript?: TypeScriptLoader;
 }
 
 /** Every folder that loaded, and every problem found, each with its file. */
@@ -116,9 +122,9 @@ export async function inspectToolFolders(toolsDir: string, options: LoadOptions 
   const directories = entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name));
   // Read side by side (a cold start waits for them), reported in name order; the defineTool
   // modules through one loader, so they share what they import.
-  const results = await withTypeScriptLoader((loader) =>
-    Promise.all(directories.map((entry) => inspectToolFolder(join(toolsDir, entry.name), entry.name, options.checkDefinitions ?? true, loader))),
-  );
+  const inspectAll = (loader: TypeScriptLoader) =>
+    Promise.all(directories.map((entry) => inspectToolFolder(join(toolsDir, entry.name), entry.name, options.checkDefinitions ?? true, loader)));
+  const results = await (options.typeScript ? inspectAll(options.typeScript) : withTypeScriptLoader(inspectAll));
   for (const result of results) {
     if (result.folder) folders.push(result.folder);
     problems.push(...result.problems);
