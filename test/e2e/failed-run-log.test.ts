@@ -8,13 +8,12 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-const TSX = join('node_modules', '.bin', 'tsx');
 const TOOLS = join('test', 'fixtures', 'failed-run-tools');
 /** An argument value that must never reach the console. */
 const SECRET = 'arguments-stay-out-of-logs-4711';
 
 describe('npm start with tools whose runs fail', { timeout: 180_000 }, () => {
-  const server = spawn(TSX, ['local/main.ts', '--port', '0', '--tools', TOOLS], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts', '--port', '0', '--tools', TOOLS], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

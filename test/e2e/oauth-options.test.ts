@@ -4,7 +4,7 @@
  * process that answers as an OAuth resource server.
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OAuthConfigError } from '../../lambdas/auth/oauth-config.ts';
 import { startDevIssuer, type DevIssuer } from '../../local/oauth/dev-issuer.ts';
@@ -41,7 +41,6 @@ describe('oauthOptionsFrom', () => {
 });
 
 describe('npm start with --oauth-issuer', () => {
-  const TSX = join('node_modules', '.bin', 'tsx');
   let issuer: DevIssuer;
 
   beforeAll(async () => {
@@ -50,7 +49,10 @@ describe('npm start with --oauth-issuer', () => {
   afterAll(() => issuer?.close());
 
   function start(args: string[], env: Record<string, string> = {}) {
-    const child = spawn(TSX, ['local/main.ts', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts', '--port', '0', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

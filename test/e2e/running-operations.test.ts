@@ -69,9 +69,13 @@ describe("a tool's running operations", () => {
     ok(await legacyRequest(stack.url, 'tools/call', { ...LONG, operation: { token } }, { headers }));
     try {
       const run = (...extra: string[]) =>
-        promisify(execFile)('npx', ['tsx', 'scripts/running-operations.ts', '--tool', 'analyze_dataset', '--endpoint', stack.dynamo.endpoint, ...extra], {
-          timeout: 60_000,
-        });
+        promisify(execFile)(
+          process.execPath,
+          ['--import', 'tsx', 'scripts/running-operations.ts', '--tool', 'analyze_dataset', '--endpoint', stack.dynamo.endpoint, ...extra],
+          {
+            timeout: 60_000,
+          },
+        );
       const json = JSON.parse((await run('--json')).stdout) as Array<Record<string, unknown>>;
       expect(json).toEqual([
         {

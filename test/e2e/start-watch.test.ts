@@ -14,7 +14,6 @@ import { modernRequest } from '../support/raw-mcp.ts';
 import { ok, pollUntilStatus } from '../support/rpc-assertions.ts';
 
 const SCRATCH = resolve(import.meta.dirname, '../../.scratch');
-const TSX = join('node_modules', '.bin', 'tsx');
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const OBJECT = { type: 'object', properties: {}, additionalProperties: false };
 
@@ -113,7 +112,9 @@ beforeAll(async () => {
   write('tools/versioned/durable.ts', durable('v1'));
   write('tools/summed/durable.ts', defined('Adds numbers.', 'v1'));
 
-  const child = spawn(TSX, ['local/main.ts', '--watch', '--port', '0', '--tools', toolsDir, '--workers', workersDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts', '--watch', '--port', '0', '--tools', toolsDir, '--workers', workersDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

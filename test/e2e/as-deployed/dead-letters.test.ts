@@ -92,7 +92,11 @@ describe('the status-sync rule target, failing', () => {
     running = undefined;
 
     // The deployed assembly again: its status-sync role has the grant back.
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'scripts/replay-dead-letters.ts', '--data', data, '--cdk-out', assembly], { cwd: REPO });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/replay-dead-letters.ts', '--data', data, '--cdk-out', assembly],
+      { cwd: REPO },
+    );
     expect(stdout).toContain(`${letters.length} found, ${letters.length} replayed and removed, 0 still failing`);
     await vi.waitFor(() => expect(readdirSync(folder)).toEqual([]));
   }, 600_000);
