@@ -1,26 +1,23 @@
 /**
- * A Lambda function bundled from this repository's TypeScript with the locally
- * installed esbuild (no Docker), with the settings of lambda-bundling.ts: ESM for the
- * nodejs24.x runtime on arm64, the AWS SDK left to the runtime, its own role and log
- * group (no AWS managed policy).
+ * A Lambda function bundled from this repository's TypeScript with the locally installed
+ * esbuild, inside the synth's process (bundled-code.ts; no Docker), with the settings of
+ * lambda-bundling.ts: ESM for the nodejs24.x runtime on arm64, the AWS SDK left to the runtime,
+ * its own role and log group (no AWS managed policy).
  */
-import { dirname, isAbsolute, join, relative } from 'node:path';
+import { dirname, isAbsolute, relative } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type DurableConfig, type IDestination, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { lazyModuleBuildOptions } from './durable-tracing-bundling.ts';
-import { FUNCTION_NODE_OPTIONS, LAMBDA_BUNDLING, lazyModulesOf } from './lambda-bundling.ts';
-import { LOCK_FILE, REPO_ROOT } from './repo-paths.ts';
+import { type AfterBundling, bundledCode } from './bundled-code.ts';
+import { FUNCTION_NODE_OPTIONS, lazyModulesOf } from './lambda-bundling.ts';
+import { REPO_ROOT } from './repo-paths.ts';
 import type { FunctionTracing } from './server-tracing.ts';
-import { commandScratch } from './synth-scratch.ts';
 
 /** Pinned rather than "latest": the bundle targets this Node version (DESIGN §7). */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
-
-const LAZY_MODULES_SCRIPT = join(REPO_ROOT, 'cdk', 'build-lazy-modules.mjs');
 
 /** IAM's limit on a role description. */
 export const MAX_ROLE_DESCRIPTION = 1000;
@@ -41,10 +38,11 @@ export interface BundledFunctionProps {
   /** X-Ray active tracing, the OpenTelemetry environment and layers (server-tracing.ts). */
   readonly tracing: FunctionTracing;
   /**
-   * Shell commands run after esbuild, given the asset's output directory.
-   * @default - none
+   * More files the function ships, written into its asset's folder (in the synth's process) once
+   * the bundle and its lazy modules are there.
+   * @default - nothing more
    */
-  readonly afterBundling?: (outputDir: string) => string[];
+  readonly afterBundling?: AfterBundling;
   /**
    * Where failed asynchronous invocations go.
    * @default - dropped after Lambda's retries
@@ -63,7 +61,7 @@ export interface BundledFunctionProps {
   readonly lazyModules?: readonly string[];
   /**
    * Module substitutions for this function alone, as esbuild's alias takes them (a worker's
-   * module under the name its entry imports, worker-bundling.ts), beside LAMBDA_BUNDLING's.
+   * module under the name its entry imports, worker-bundling.ts), beside BUNDLE_ALIASES.
    * @default - none
    */
   readonly aliases?: Readonly<Record<string, string>>;
@@ -104,15 +102,18 @@ export class BundledFunction extends Construct {
     this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.logGroup.grantWrite(this.role);
 
-    const lazyModules = props.lazyModules ?? lazyModulesOf(props.entry);
-    const afterBundling = (outputDir: string): string[] => [
-      ...(lazyModules.length > 0 ? lazyModuleCommands(lazyModules, outputDir) : []),
-      ...(props.afterBundling?.(outputDir) ?? []),
-    ];
-    const hooks = lazyModules.length > 0 || props.afterBundling !== undefined;
+    // A NodejsFunction still (its type is the construct's public API), given its code: bundled here, not by its own bundling.
     this.function = new NodejsFunction(this, 'Function', {
-      entry: props.entry,
-      handler: 'handler',
+      code: bundledCode({
+        entry: props.entry,
+        // The repository for its own functions; for a user's worker, the project that installs the package.
+        projectRoot: props.projectRoot ?? projectRootOf(props.entry),
+        lazyModules: props.lazyModules ?? lazyModulesOf(props.entry),
+        ...(props.aliases ? { aliases: props.aliases } : {}),
+        ...(props.define ? { define: props.define } : {}),
+        ...(props.afterBundling ? { afterBundling: props.afterBundling } : {}),
+      }),
+      handler: 'index.handler',
       ...(props.functionName ? { functionName: props.functionName } : {}),
       ...(props.durableConfig ? { durableConfig: props.durableConfig } : {}),
       description: capped(props.description, MAX_FUNCTION_DESCRIPTION),
@@ -133,30 +134,6 @@ export class BundledFunction extends Construct {
       // deploy that changes the function publishes a version and keeps the older ones: an
       // execution that started before the deploy still calls the version it started with.
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
-      // The repository for its own functions; for a user's worker, the project that installs the package.
-      projectRoot: props.projectRoot ?? projectRootOf(props.entry),
-      depsLockFilePath: LOCK_FILE,
-      bundling: {
-        ...LAMBDA_BUNDLING,
-        format: OutputFormat.ESM,
-        mainFields: [...LAMBDA_BUNDLING.mainFields],
-        externalModules: [...LAMBDA_BUNDLING.externalModules, ...lazyModules],
-        define: { ...LAMBDA_BUNDLING.define, ...props.define },
-        esbuildArgs: {
-          '--alias': [...LAMBDA_BUNDLING.esbuildArgs['--alias'], ...Object.entries(props.aliases ?? {}).map(([from, to]) => `${from}=${to}`)],
-        },
-        forceDockerBundling: false,
-        logLevel: LogLevel.WARNING,
-        ...(hooks
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (_inputDir: string, outputDir: string) => afterBundling(outputDir),
-              },
-            }
-          : {}),
-      },
     });
 
     if (props.tracing.xray) {
@@ -166,19 +143,6 @@ export class BundledFunction extends Construct {
       });
     }
   }
-}
-
-/**
- * The after-bundling command that builds `modules` into the asset. Their esbuild options go
- * to a scratch file the command removes, so the command line stays short.
- */
-function lazyModuleCommands(modules: readonly string[], outputDir: string): string[] {
-  const options = JSON.stringify(modules.map((name) => lazyModuleBuildOptions(name, outputDir, REPO_ROOT)));
-  const file = commandScratch(outputDir).write('lazy-modules.json', options);
-  // `node` from PATH on Windows: cmd /c strips the outer quotes of a command line that starts with one.
-  const win = process.platform === 'win32';
-  const quote = (path: string) => (win ? `"${path}"` : `'${path.replaceAll("'", `'\\''`)}'`);
-  return [[win ? 'node' : quote(process.execPath), quote(LAZY_MODULES_SCRIPT), quote(file)].join(' ')];
 }
 
 /** `text` within `max` characters, `...` marking a cut (IAM descriptions allow Latin-1 only). */

@@ -1,8 +1,8 @@
 // Copies tool files into a Lambda asset: `node copy-tool-files.mjs <manifest.json> <outputDir>`.
 // The manifest is `[{ "target": "<dir under outputDir>", "files": ["<absolute source>", ...], "write"?: { "<name>": "<text>" } }]`
 // (`write`: files derived at synth, such as a defineTool tool's tool.json).
-// Plain Node with no dependencies, so CDK's after-bundling hook runs it the same way
-// under sh on Linux and macOS and under cmd on Windows.
+// The command form of cdk/tool-asset-commands.ts `copyToolFiles` (the synth copies in its own process):
+// plain Node with no dependencies, so it runs the same way under sh on Linux and macOS and under cmd on Windows.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 

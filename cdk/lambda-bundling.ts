@@ -1,8 +1,7 @@
 /**
- * How every Lambda of this repository is bundled: one definition that the CDK construct
- * (bundled-function.ts) passes to NodejsFunction and that the bench and tests pass to
- * esbuild's API, so what is measured is what is deployed. Free of aws-cdk-lib, so that
- * importing it is cheap.
+ * How every Lambda of this repository is bundled: one definition of esbuild's options that the
+ * CDK construct (bundled-code.ts), the bench and the tests all pass to esbuild's API, so what is
+ * measured is what is deployed. Free of aws-cdk-lib, so that importing it is cheap.
  */
 import { join, resolve } from 'node:path';
 import type { BuildOptions } from 'esbuild';
@@ -22,7 +21,7 @@ export const REQUIRED_SDK_PACKAGES: readonly string[] = [
 ];
 
 /**
- * Module substitutions, as `--alias` takes them, by absolute path: a function bundled from a
+ * Module substitutions, as esbuild's alias takes them, by absolute path: a function bundled from a
  * user's project (its workers, its durable.ts) resolves them in the package all the same.
  * - The MCP SDK's Node shims carry an Ajv-backed default validator that this server never
  *   calls; ours replaces it, keeping one JSON Schema engine in the bundle.
@@ -57,7 +56,7 @@ export function lazyModulesOf(entry: string): readonly string[] {
   return resolve(REPO_ROOT, entry) === MCP_HTTP_ENTRY ? MCP_LAZY_MODULES : [TRACING_SDK_PACKAGE];
 }
 
-/** The esbuild settings, in the CDK's terms (`BundlingOptions`, less what is per function). */
+/** The esbuild settings every function shares. */
 export const LAMBDA_BUNDLING = {
   /** The Node version the bundle targets, matching FUNCTION_RUNTIME in bundled-function.ts. */
   target: 'node24',
@@ -71,7 +70,6 @@ export const LAMBDA_BUNDLING = {
   banner: REQUIRE_BANNER,
   /** The tracing SDK is imported by name, from beside the bundle (LAZY_MODULE_ENTRIES), never bundled. */
   define: { [`process.env.${SHIPPED_TRACING_SDK_FLAG}`]: '"1"' },
-  esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
 } as const;
 
 /**
@@ -80,11 +78,19 @@ export const LAMBDA_BUNDLING = {
  */
 export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
 
+/** What one function's bundle adds to the shared settings (a worker's, worker-bundling.ts). */
+export interface OwnBundling {
+  /** Module substitutions, as esbuild's alias takes them, beside BUNDLE_ALIASES. */
+  readonly aliases?: Readonly<Record<string, string>>;
+  /** Expressions replaced at bundling, as esbuild's define takes them, beside LAMBDA_BUNDLING's. */
+  readonly define?: Readonly<Record<string, string>>;
+}
+
 /**
- * The same settings for esbuild's `build` API, run from the repository root `root`;
- * `lazyModules` are left out, as BundledFunction's `lazyModules` prop leaves them.
+ * The options of esbuild's `build` API for the bundle of `entry`, resolved from the project root
+ * `root`; `lazyModules` are left out, as BundledFunction's `lazyModules` prop leaves them.
  */
-export function esbuildOptions(entry: string, outfile: string, root: string, lazyModules: readonly string[] = []): BuildOptions {
+export function esbuildOptions(entry: string, outfile: string, root: string, lazyModules: readonly string[] = [], own: OwnBundling = {}): BuildOptions {
   return {
     entryPoints: [entry],
     outfile,
@@ -99,8 +105,8 @@ export function esbuildOptions(entry: string, outfile: string, root: string, laz
     sourcemap: LAMBDA_BUNDLING.sourceMap,
     sourcesContent: LAMBDA_BUNDLING.sourcesContent,
     banner: { js: LAMBDA_BUNDLING.banner },
-    define: { ...LAMBDA_BUNDLING.define },
-    alias: { ...BUNDLE_ALIASES },
+    define: { ...LAMBDA_BUNDLING.define, ...own.define },
+    alias: { ...BUNDLE_ALIASES, ...own.aliases },
     logLevel: 'warning',
   };
 }

@@ -17,13 +17,13 @@ import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../lambdas/tools/durable-functi
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../lambdas/tools/state-machine-names.ts';
 import { BundledFunction } from './bundled-function.ts';
 import { type McpAuth, mcpCorsOptions, resolveMcpAuth } from './mcp-auth.ts';
-import { operationCardCommands, operationCardEnvironment } from './operation-card-asset.ts';
+import { operationCardEnvironment, writeOperationCard } from './operation-card-asset.ts';
 import type { OperationsTable } from './operations-table.ts';
 import { MCP_HTTP_ENTRY } from './repo-paths.ts';
 import type { ResultsBucket } from './results-bucket.ts';
 import type { ServerKey } from './server-key.ts';
 import type { ServerSettings } from './server-settings.ts';
-import { BUNDLED_TOOLS_DIR, LAMBDA_TASK_ROOT, copyToolFolderCommands } from './tool-asset-commands.ts';
+import { BUNDLED_TOOLS_DIR, LAMBDA_TASK_ROOT, copyToolFiles, toolFileManifest } from './tool-asset-commands.ts';
 import type { ToolMachines } from './tool-machines.ts';
 
 export interface McpEndpointProps {
@@ -77,10 +77,13 @@ export class McpEndpoint {
       tracing: settings.tracing,
       reservedConcurrentExecutions: settings.mcp.reservedConcurrency,
       // The operation card, built into the asset beside the bundle, then the tool folders the function reads.
-      afterBundling: (outputDir) => [
-        ...operationCardCommands(MCP_HTTP_ENTRY, outputDir, process.platform, operationCard),
-        ...copyToolFolderCommands(tools, outputDir),
-      ],
+      afterBundling: {
+        key: { operationCard, tools: toolFileManifest(tools) },
+        write: (outputDir) => {
+          writeOperationCard(MCP_HTTP_ENTRY, outputDir, operationCard);
+          copyToolFiles(tools, outputDir);
+        },
+      },
     });
     this.function = mcp.function;
 

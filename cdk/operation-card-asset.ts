@@ -1,16 +1,27 @@
 /**
  * Builds the operation card (lambdas/mcp/apps/) into the MCP Lambda's asset, beside the
  * bundle, where the function reads it on the first `resources/read` of the card. The build
- * runs when CDK bundles the function; the file is put in place by the copy script the tool
- * files use, so the after-bundling command stays plain Node under sh and cmd alike.
+ * runs when CDK bundles the function, in the synth's process (writeOperationCard); the
+ * command form puts the file in place with the copy script the tool files have.
  */
-import { resolve } from 'node:path';
-import { buildOperationCardHtml } from '../lambdas/mcp/apps/build-operation-card.ts';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { CARD_ASSET_FILE } from '../lambdas/mcp/apps/card-resource.ts';
 import { OPERATION_CARD_ENV } from '../lambdas/mcp/apps/operation-card.ts';
+import { EsbuildMissingError, esbuildInstalled } from './local-esbuild.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT } from './repo-paths.ts';
 import { commandScratch } from './synth-scratch.ts';
 import { COPY_SCRIPT } from './tool-asset-commands.ts';
+
+// The card is built with esbuild, which the package leaves to the project (an optional peer): its
+// builder is imported only where esbuild resolves, so that without it this module still loads and
+// a synth that bundles fails with local-esbuild.ts's instructions, not with an import error here.
+const cardBuilder = esbuildInstalled() ? await import('../lambdas/mcp/apps/build-operation-card.ts') : undefined;
+
+function buildOperationCardHtml(): string {
+  if (!cardBuilder) throw new EsbuildMissingError();
+  return cardBuilder.buildOperationCardHtml();
+}
 
 /** The CDK context key that turns the card off: `-c operationCard=false` (or `false` in cdk.json). */
 export const OPERATION_CARD_CONTEXT = 'operationCard';
@@ -32,9 +43,16 @@ export function operationCardEnvironment(entry: string, on: boolean): Record<str
   return servesOperationCard(entry) && !on ? { [OPERATION_CARD_ENV]: '0' } : {};
 }
 
+/** Builds the card into the asset folder `outputDir` of the function of `entry`, if it serves the card and the card is `on`. */
+export function writeOperationCard(entry: string, outputDir: string, on = true): void {
+  if (!servesOperationCard(entry) || !on) return;
+  writeFileSync(join(outputDir, CARD_ASSET_FILE), buildOperationCardHtml());
+}
+
 /**
  * The after-bundling commands that put the built card into `outputDir`; none for functions
  * that do not serve it. The HTML goes to a scratch folder first, which the command removes.
+ * (The synth writes the card itself, writeOperationCard; this is the same for a shell.)
  */
 export function operationCardCommands(entry: string, outputDir: string, platform: NodeJS.Platform = process.platform, on = true): string[] {
   if (!servesOperationCard(entry) || !on) return [];

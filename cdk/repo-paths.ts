@@ -33,10 +33,3 @@ export const MCP_HTTP_ENTRY = join(REPO_ROOT, 'lambdas', 'handlers', 'mcp-http.t
 
 /** The status-sync Lambda: EventBridge execution status changes -> operation records. */
 export const STATUS_SYNC_ENTRY = join(REPO_ROOT, 'lambdas', 'handlers', 'status-sync.ts');
-
-/**
- * The lock file NodejsFunction asks for. No function installs packages into its asset (each is
- * bundled), so it names the package manager only; npm keeps package-lock.json out of a
- * package, whose package.json stands in for it (a name that is no other manager's lock file reads as npm's).
- */
-export const LOCK_FILE = INSTALLED ? join(REPO_ROOT, 'package.json') : join(REPO_ROOT, 'package-lock.json');

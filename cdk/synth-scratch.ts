@@ -1,10 +1,9 @@
 /**
- * Files an after-bundling command reads (esbuild options, copy manifests, the built operation
- * card), kept out of its command line: each command gets a folder of its own in the temp dir,
- * which the command's script removes once it has run (cdk/copy-tool-files.mjs,
- * cdk/build-lazy-modules.mjs). CDK also makes every command when a function is defined, for
- * Docker bundling, and runs that one only without a local esbuild: nothing is written for it,
- * as a container would not see the host's temp dir anyway.
+ * Files an after-bundling command reads (copy manifests, the built operation card), kept out of
+ * its command line: each command gets a folder of its own in the temp dir, which the command's
+ * script removes once it has run (cdk/copy-tool-files.mjs). For a command meant for Docker
+ * bundling (its output folder is the container's), nothing is written, as a container would not
+ * see the host's temp dir anyway.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,10 +2,12 @@
  * Copies each tool's `tool.json` (and `definition.asl.json`, or `durable.ts`, when it has
  * one; for a tool defined by `defineTool`, the tool.json derived at synth) into the MCP Lambda's asset, so the deployed catalog is read from the very files the
  * state machines and durable functions were built from (a folder with `durable.ts` is a
- * durable tool, as it is in the repository). The copy is a Node script, not `mkdir -p`/`cp`: CDK runs
- * after-bundling commands under `cmd /c` on Windows.
+ * durable tool, as it is in the repository). The synth copies them in its own process
+ * (copyToolFiles); the command form runs a Node script, not `mkdir -p`/`cp`, as a shell command
+ * runs under `cmd /c` on Windows.
  */
-import { join, posix } from 'node:path';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join, posix } from 'node:path';
 import { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { REPO_ROOT } from './repo-paths.ts';
 import { commandScratch } from './synth-scratch.ts';
@@ -33,6 +35,16 @@ export function toolFileManifest(tools: readonly ToolFolder[]): { target: string
       ...(defined ? { write: { [TOOL_FILE]: `${JSON.stringify(tool.config, null, 2)}\n` } } : {}),
     };
   });
+}
+
+/** Copies the tool files into the asset folder `outputDir`, as copy-tool-files.mjs does from the manifest. */
+export function copyToolFiles(tools: readonly ToolFolder[], outputDir: string): void {
+  for (const { target, files, write = {} } of toolFileManifest(tools)) {
+    const dir = join(outputDir, target);
+    mkdirSync(dir, { recursive: true });
+    for (const file of files) copyFileSync(file, join(dir, basename(file)));
+    for (const [name, text] of Object.entries(write)) writeFileSync(join(dir, basename(name)), text);
+  }
 }
 
 /**
