@@ -1,7 +1,7 @@
 /**
  * Really bundles every Lambda with the local esbuild (no Docker), once, and checks the
  * assets: ESM entry files that parse, the MCP bundle's size and contents, the tool folders
- * inside the MCP Lambda's asset,
+ * and the operation card inside the MCP Lambda's asset,
  * and that each bundle loads where only the AWS SDK is provided, as on Lambda (the MCP
  * bundle with the runtime's `awslambda` global, since it streams its responses).
  */
@@ -17,6 +17,8 @@ import { ENV } from '../../lambdas/handlers/environment.ts';
 import { DURABLE_FUNCTION_ARN_PREFIX_ENV } from '../../lambdas/tools/durable-function-names.ts';
 import { STATE_MACHINE_ARN_PREFIX_ENV } from '../../lambdas/tools/state-machine-names.ts';
 import { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE } from '../../lambdas/tools/tool-folder.ts';
+import { buildOperationCardHtml } from '../../lambdas/mcp/apps/build-operation-card.ts';
+import { CARD_ASSET_FILE } from '../../lambdas/mcp/apps/card-resource.ts';
 import { REQUIRED_SDK_PACKAGES } from '../../cdk/lambda-bundling.ts';
 import { TRACING_SDK_PACKAGE } from '../../lambdas/observability/tracing-setup.ts';
 import { REPO_ROOT } from '../../cdk/repo-paths.ts';
@@ -192,6 +194,12 @@ describe('bundled assets', () => {
     }
     // Workers and status sync do not need them.
     expect(existsSync(join(synth.assetDirOf(synth.stack.server.statusSync!.function.function), BUNDLED_TOOLS_DIR))).toBe(false);
+  });
+
+  it("carry the operation card in the MCP Lambda's asset, beside the bundle, as the synth built it, and in no other", () => {
+    const card = join(synth.assetDirOf(synth.stack.server.mcpFunction), CARD_ASSET_FILE);
+    expect(readFileSync(card, 'utf8')).toBe(buildOperationCardHtml());
+    expect(existsSync(join(synth.assetDirOf(synth.stack.server.statusSync!.function.function), CARD_ASSET_FILE))).toBe(false);
   });
 
   it('load with only the AWS SDK available, each exporting handler', () => {
