@@ -1,13 +1,14 @@
 /**
- * The `async-mcp` CLI as a subprocess, entered as a clone's `npm run cli` enters it
- * (`client/cli.ts`), from the run's bundle of its sources (test/support/cli-bundle), with its
- * own state directory.
+ * The `async-mcp` CLI as a subprocess, from the run's bundle of its sources
+ * (test/support/cli-bundle), entered as a clone's `npm run cli` enters it (`client/cli.ts`, the
+ * name the bundle gives itself), with its own state directory.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { CLI_BUNDLE } from '../../support/cli-bundle/bundle-path.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-export const CLI = ['--import', resolve(ROOT, 'test/support/cli-bundle/register.mjs'), resolve(ROOT, 'client/cli.ts')];
+export const CLI = [CLI_BUNDLE];
 /** The sources through tsx's loader, as `npm run cli` runs them: for the tests of that launcher itself. */
 export const CLI_WITH_TSX = ['--import', 'tsx', resolve(ROOT, 'client/cli.ts')];
 
