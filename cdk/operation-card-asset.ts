@@ -1,8 +1,7 @@
 /**
  * Builds the operation card (lambdas/mcp/apps/) into the MCP Lambda's asset, beside the
  * bundle, where the function reads it on the first `resources/read` of the card. The build
- * runs when CDK bundles the function, in the synth's process (writeOperationCard); the
- * command form puts the file in place with the copy script the tool files have.
+ * runs when CDK bundles the function, in the synth's process (writeOperationCard).
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,8 +9,6 @@ import { CARD_ASSET_FILE } from '../lambdas/mcp/apps/card-resource.ts';
 import { OPERATION_CARD_ENV } from '../lambdas/mcp/apps/operation-card.ts';
 import { EsbuildMissingError, esbuildInstalled } from './local-esbuild.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT } from './repo-paths.ts';
-import { commandScratch } from './synth-scratch.ts';
-import { COPY_SCRIPT } from './tool-asset-commands.ts';
 
 // The card is built with esbuild, which the package leaves to the project (an optional peer): its
 // builder is imported only where esbuild resolves, so that without it this module still loads and
@@ -47,21 +44,4 @@ export function operationCardEnvironment(entry: string, on: boolean): Record<str
 export function writeOperationCard(entry: string, outputDir: string, on = true): void {
   if (!servesOperationCard(entry) || !on) return;
   writeFileSync(join(outputDir, CARD_ASSET_FILE), buildOperationCardHtml());
-}
-
-/**
- * The after-bundling commands that put the built card into `outputDir`; none for functions
- * that do not serve it. The HTML goes to a scratch folder first, which the command removes.
- * (The synth writes the card itself, writeOperationCard; this is the same for a shell.)
- */
-export function operationCardCommands(entry: string, outputDir: string, platform: NodeJS.Platform = process.platform, on = true): string[] {
-  if (!servesOperationCard(entry) || !on) return [];
-  const html = buildOperationCardHtml();
-  const scratch = commandScratch(outputDir);
-  const file = scratch.write(CARD_ASSET_FILE, html);
-  const manifest = scratch.write('manifest.json', JSON.stringify([{ target: '.', files: [file] }]));
-  const win = platform === 'win32';
-  // `node` from PATH on Windows: cmd /c strips the outer quotes of a command line that starts with one.
-  const quote = (path: string) => (win ? `"${path}"` : `'${path.replaceAll("'", `'\\''`)}'`);
-  return [[win ? 'node' : quote(process.execPath), ...[COPY_SCRIPT, manifest, outputDir].map(quote)].join(' ')];
 }

@@ -2,15 +2,11 @@
  * Copies each tool's `tool.json` (and `definition.asl.json`, or `durable.ts`, when it has
  * one; for a tool defined by `defineTool`, the tool.json derived at synth) into the MCP Lambda's asset, so the deployed catalog is read from the very files the
  * state machines and durable functions were built from (a folder with `durable.ts` is a
- * durable tool, as it is in the repository). The synth copies them in its own process
- * (copyToolFiles); the command form runs a Node script, not `mkdir -p`/`cp`, as a shell command
- * runs under `cmd /c` on Windows.
+ * durable tool, as it is in the repository). The synth copies them in its own process.
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, posix } from 'node:path';
 import { DEFINITION_FILE, DURABLE_FILE, TOOL_FILE, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
-import { REPO_ROOT } from './repo-paths.ts';
-import { commandScratch } from './synth-scratch.ts';
 
 /** The tools directory inside the asset (and so under `/var/task` at run time). */
 export const BUNDLED_TOOLS_DIR = 'state-machines';
@@ -18,10 +14,8 @@ export const BUNDLED_TOOLS_DIR = 'state-machines';
 /** Where Lambda unpacks the asset. */
 export const LAMBDA_TASK_ROOT = '/var/task';
 
-export const COPY_SCRIPT = join(REPO_ROOT, 'cdk', 'copy-tool-files.mjs');
-
 /**
- * What the copy script copies: per tool, its folder in the asset and the files that go there;
+ * What goes into the asset: per tool, its folder in the asset and the files that go there;
  * for a tool defined in its durable.ts (`defineTool`), the tool.json derived from it, so the
  * MCP function reads its catalog without loading the tool's code.
  */
@@ -37,7 +31,7 @@ export function toolFileManifest(tools: readonly ToolFolder[]): { target: string
   });
 }
 
-/** Copies the tool files into the asset folder `outputDir`, as copy-tool-files.mjs does from the manifest. */
+/** Copies the tool files into the asset folder `outputDir`. */
 export function copyToolFiles(tools: readonly ToolFolder[], outputDir: string): void {
   for (const { target, files, write = {} } of toolFileManifest(tools)) {
     const dir = join(outputDir, target);
@@ -45,27 +39,4 @@ export function copyToolFiles(tools: readonly ToolFolder[], outputDir: string): 
     for (const file of files) copyFileSync(file, join(dir, basename(file)));
     for (const [name, text] of Object.entries(write)) writeFileSync(join(dir, basename(name)), text);
   }
-}
-
-/**
- * The after-bundling command that copies the tool files into `outputDir`. The manifest
- * goes to a scratch file the command removes, so the command line stays short (cmd allows
- * 8,191 characters) whatever the number of tools.
- */
-export function copyToolFolderCommands(tools: readonly ToolFolder[], outputDir: string, platform: NodeJS.Platform = process.platform): string[] {
-  const manifest = JSON.stringify(toolFileManifest(tools));
-  const manifestFile = commandScratch(outputDir).write('tool-files.json', manifest);
-  const quote = platform === 'win32' ? cmdQuote : shellQuote;
-  // `node` from PATH on Windows: cmd /c strips the outer quotes of a command line that starts with one.
-  const node = platform === 'win32' ? 'node' : shellQuote(process.execPath);
-  return [[node, ...[COPY_SCRIPT, manifestFile, outputDir].map(quote)].join(' ')];
-}
-
-function shellQuote(path: string): string {
-  return `'${path.replaceAll("'", `'\\''`)}'`;
-}
-
-function cmdQuote(path: string): string {
-  if (/["%^&|<>]/.test(path)) throw new Error(`cannot pass ${path} to cmd safely; move it to a path without " % ^ & | < >`);
-  return `"${path}"`;
 }

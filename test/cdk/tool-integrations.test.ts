@@ -6,7 +6,7 @@
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validations } from 'aws-cdk-lib';
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
@@ -14,7 +14,6 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { loadToolFolders, type ToolFolder } from '../../lambdas/tools/tool-folder.ts';
 import type { AsyncMcpStack } from '../../cdk/async-mcp-stack.ts';
 import { MAX_ROLE_DESCRIPTION } from '../../cdk/bundled-function.ts';
-import { copyToolFolderCommands } from '../../cdk/tool-asset-commands.ts';
 import { DEFAULT_TOOLS_DIR } from '../../cdk/repo-paths.ts';
 import { buildStack, copyMachineToolFolders, logicalIdOf, resourcesOf, synthTemplate, testApp } from './cdk-test-app.ts';
 
@@ -176,20 +175,6 @@ describe('tools with service integrations and existing state machines', () => {
       .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
       .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
     expect(acknowledged).toContainEqual(['Annotation::AwsSolutions-IAM5[Resource::arn:aws:s3:::reports-bucket/*]', expect.stringContaining(WILDCARD_REASON)]);
-  });
-});
-
-describe('the after-bundling copy of the tool files', () => {
-  it('is one Node command, with no mkdir -p or cp, quoted for cmd on Windows and for sh elsewhere', async () => {
-    const tools = await loadToolFolders(DEFAULT_TOOLS_DIR, { checkDefinitions: false });
-    const [windows, ...moreWindows] = copyToolFolderCommands(tools, 'C:\\out dir', 'win32');
-    expect(moreWindows).toEqual([]);
-    expect(windows).toMatch(/^node "[^"]+copy-tool-files\.mjs" "[^"]+\.json" "C:\\out dir"$/);
-    const [posix] = copyToolFolderCommands(tools, '/tmp/out dir', 'linux');
-    expect(posix).toMatch(/^'[^']+' '[^']+copy-tool-files\.mjs' '[^']+\.json' '\/tmp\/out dir'$/);
-    expect(`${windows} ${posix}`).not.toMatch(/mkdir -p|\bcp /);
-    // Never run, so their scratch folders (the manifests') are this test's to remove.
-    for (const command of [windows, posix]) rmSync(dirname(/["']([^"']+\.json)["']/.exec(command ?? '')?.[1] ?? ''), { recursive: true, force: true });
   });
 });
 

@@ -1,9 +1,8 @@
-import { execSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copyToolFolderCommands } from '../../cdk/tool-asset-commands.ts';
+import { copyToolFiles } from '../../cdk/tool-asset-commands.ts';
 import { loadDeployedToolFolders } from '../../lambdas/tools/deployed-tool-folders.ts';
 import { buildToolCatalog } from '../../lambdas/tools/tool-catalog.ts';
 import { ToolConfigSchema } from '../../lambdas/tools/tool-config.ts';
@@ -23,8 +22,8 @@ describe('the deployed tool folders loader', () => {
 
   it('builds, from the files an MCP asset carries, the very catalog loadToolFolders builds from the tool folders', async () => {
     const tools = await loadToolFolders('state-machines', { checkDefinitions: false });
-    // The after-bundling copy, into a stand-in asset directory.
-    for (const command of copyToolFolderCommands(tools, dir)) execSync(command);
+    // The synth's copy, into a stand-in asset directory.
+    copyToolFiles(tools, dir);
     const deployed = await loadDeployedToolFolders(join(dir, 'state-machines'));
     // The source folders themselves: a defineTool tool's asset folder holds the tool.json synth derived, which the source does not.
     expect(buildToolCatalog(deployed, arnOf).tools).toEqual(buildToolCatalog(tools, arnOf).tools);

@@ -4,11 +4,11 @@
  * catalog takes its run bound from tool.json; the deployed asset's folder (tool.json and
  * durable.ts, as the copy script writes it) loads without a definition or esbuild.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { copyToolFiles } from '../../cdk/tool-asset-commands.ts';
 import { loadDeployedToolFolders } from '../../lambdas/tools/deployed-tool-folders.ts';
 import { deployedToolArns } from '../../lambdas/tools/durable-function-names.ts';
 import { buildToolCatalog, MAX_RUN_SECONDS } from '../../lambdas/tools/tool-catalog.ts';
@@ -166,14 +166,8 @@ describe("the deployed asset's durable tool folder", () => {
     await writeFolder('source/durable_echo', { 'tool.json': tool('durable_echo', { durable: { executionTimeoutSeconds: 600 } }), 'durable.ts': DURABLE_TS });
     await writeFolder('source/machine_echo', { 'tool.json': tool('machine_echo'), 'definition.asl.json': DEFINITION });
     const checked = await loadToolFolders(source);
-    // The manifest the CDK app writes: each folder's tool.json and the one file it runs.
-    const manifest = checked.map((folder) => ({
-      target: join('state-machines', folder.config.name),
-      files: [join(folder.dir, 'tool.json'), folder.durable ? folder.durable.file : join(folder.dir, 'definition.asl.json')],
-    }));
-    const manifestFile = join(dir, 'tool-files.json');
-    await writeFile(manifestFile, JSON.stringify(manifest));
-    execFileSync(process.execPath, [join('cdk', 'copy-tool-files.mjs'), manifestFile, asset]);
+    // What the synth copies into the MCP asset: each folder's tool.json and the one file it runs.
+    copyToolFiles(checked, asset);
     expect((await readdir(join(asset, 'state-machines', 'durable_echo'))).sort()).toEqual(['durable.ts', 'tool.json']);
 
     const deployed = await loadDeployedToolFolders(join(asset, 'state-machines'));

@@ -113,7 +113,7 @@ async function withBuiltAsset<T>(
     for (const name of options.lazyModules ?? []) await build(lazyModuleOptions(name, dir, REPO_ROOT));
     const env: Record<string, string> = {};
     if (options.toolsDir) {
-      // What copy-tool-files.mjs puts in the asset: each tool's tool.json (derived, for a defineTool one) and its definition or durable.ts.
+      // What the synth copies into the asset: each tool's tool.json (derived, for a defineTool one) and its definition or durable.ts.
       for (const { target, files, write = {} } of toolFileManifest(await loadToolFolders(options.toolsDir))) {
         await mkdir(join(dir, target), { recursive: true });
         for (const file of files) await cp(file, join(dir, target, basename(file)));

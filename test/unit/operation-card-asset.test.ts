@@ -1,17 +1,16 @@
 /**
- * The operation card in the MCP Lambda's asset: the after-bundling command puts the built
- * HTML beside the bundle (where the function reads it lazily), only for the MCP handler,
+ * The operation card in the MCP Lambda's asset: the synth writes the built HTML beside the
+ * bundle (where the function reads it lazily), only for the MCP handler,
  * and the handler's bundle leaves the builder (and esbuild with it) out. And its setting:
  * the CDK context, the function's environment.
  */
-import { execSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { esbuildOptions, MCP_LAZY_MODULES } from '../../cdk/lambda-bundling.ts';
-import { OPERATION_CARD_CONTEXT, operationCardCommands } from '../../cdk/operation-card-asset.ts';
+import { OPERATION_CARD_CONTEXT, writeOperationCard } from '../../cdk/operation-card-asset.ts';
 import { MCP_HTTP_ENTRY, REPO_ROOT, STATUS_SYNC_ENTRY } from '../../cdk/repo-paths.ts';
 import { buildOperationCardHtml } from '../../lambdas/mcp/apps/build-operation-card.ts';
 import { CARD_ASSET_FILE } from '../../lambdas/mcp/apps/card-resource.ts';
@@ -31,11 +30,12 @@ function tempDir(): string {
 describe('the card in the MCP asset', () => {
   it('the MCP handler gets operation-card.html beside its bundle; other functions get nothing', () => {
     const outputDir = tempDir();
-    const commands = operationCardCommands(MCP_HTTP_ENTRY, outputDir);
-    expect(commands).toHaveLength(1);
-    for (const command of commands) execSync(command, { stdio: 'pipe' });
+    writeOperationCard(MCP_HTTP_ENTRY, outputDir);
+    expect(readdirSync(outputDir)).toEqual([CARD_ASSET_FILE]);
     expect(readFileSync(join(outputDir, CARD_ASSET_FILE), 'utf8')).toBe(buildOperationCardHtml());
-    expect(operationCardCommands(STATUS_SYNC_ENTRY, outputDir)).toEqual([]);
+    const other = tempDir();
+    writeOperationCard(STATUS_SYNC_ENTRY, other);
+    expect(readdirSync(other)).toEqual([]);
   });
 
   it('the MCP bundle reads the prebuilt file and leaves the builder and esbuild out', async () => {
@@ -67,7 +67,9 @@ describe('turning the card off in the CDK app', () => {
     expect(environmentOf()).not.toHaveProperty(OPERATION_CARD_ENV);
     expect(environmentOf('true')).not.toHaveProperty(OPERATION_CARD_ENV);
     expect(() => environmentOf('maybe')).toThrow(/CDK context operationCard must be true or false/);
-    expect(operationCardCommands(MCP_HTTP_ENTRY, tempDir(), process.platform, false)).toEqual([]);
+    const off = tempDir();
+    writeOperationCard(MCP_HTTP_ENTRY, off, false);
+    expect(existsSync(join(off, CARD_ASSET_FILE))).toBe(false);
   });
 
   it('ASYNC_MCP_OPERATION_CARD: unset, "", "1" or "true" is on; "0" or "false" is off; anything else fails the start', () => {

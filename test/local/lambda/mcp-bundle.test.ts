@@ -56,7 +56,7 @@ beforeAll(async () => {
   await mkdir(deployed.assetDir, { recursive: true });
   await build(esbuildOptions(MCP_HTTP_ENTRY, join(deployed.assetDir, 'index.mjs'), REPO_ROOT, MCP_LAZY_MODULES));
   for (const name of MCP_LAZY_MODULES) await build(lazyModuleOptions(name, deployed.assetDir, REPO_ROOT));
-  // What copy-tool-files.mjs puts in the asset: each tool's tool.json (derived, for a defineTool one), and its definition or durable.ts.
+  // What the synth copies into the asset: each tool's tool.json (derived, for a defineTool one), and its definition or durable.ts.
   for (const { target, files, write = {} } of toolFileManifest(await loadToolFolders(DEFAULT_TOOLS_DIR))) {
     await mkdir(join(deployed.assetDir, target), { recursive: true });
     for (const file of files) await cp(file, join(deployed.assetDir, target, basename(file)));
