@@ -20,9 +20,10 @@ const shared = {
 export default defineConfig({
   test: {
     // Two cores is the machine size. A stack file spends much of its time waiting (a poll
-    // interval, a tool's bound, a spawned process), so a third file at a time uses that time:
-    // with the stack files sharing a process per worker, three workers ran the suite in 715-812 s.
-    maxWorkers: 3,
+    // interval, a tool's bound, a spawned process), so more files at a time use that time: once
+    // a local stack's start and a synth cost less CPU, four workers ran the suite in 644 s
+    // against three's 783 s (with a synth), and a fifth no faster (650 s, CPU-bound at 180%).
+    maxWorkers: 4,
     // Here only, not in the projects: a project's globalSetup runs once more for it. The run has
     // a temp dir of its own and fails if anything of ours is left in it; on Node 20 it says so
     // in one line instead of every worker's AWS SDK and oidc-provider warnings; the CLI the tests
