@@ -9,10 +9,22 @@ import type * as esbuild from 'esbuild';
 
 const require = createRequire(import.meta.url);
 
+/**
+ * How esbuild is loaded: required at the check, not at module load, as the deployed Lambda never
+ * checks. A seam: a test replaces `load` to act as if esbuild were not installed.
+ */
+export const checkEsbuild = { load: (): typeof esbuild => require('esbuild') as typeof esbuild };
+
 /** What is wrong with `file` as a durable tool's handler module, one reason each; empty when nothing is. */
 export async function durableHandlerProblems(file: string): Promise<string[]> {
-  // Required here, not at module load: esbuild is a devDependency and the deployed Lambda never checks.
-  const { build } = require('esbuild') as typeof esbuild;
+  let build: typeof esbuild.build;
+  try {
+    ({ build } = checkEsbuild.load());
+  } catch (error) {
+    // esbuild is an optional peer of the package, which a project that has durable tools installs.
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    return ['cannot be checked: esbuild is not installed (the check compiles durable.ts with it); install it in the project: npm install --save-dev esbuild'];
+  }
   let result: esbuild.BuildResult<{ metafile: true; write: false }>;
   try {
     result = await build({

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyToolFiles } from '../../cdk/tool-asset-commands.ts';
+import { checkEsbuild } from '../../lambdas/tools/durable-handler-check.ts';
 import { loadDeployedToolFolders } from '../../lambdas/tools/deployed-tool-folders.ts';
 import { deployedToolArns } from '../../lambdas/tools/durable-function-names.ts';
 import { buildToolCatalog, MAX_RUN_SECONDS } from '../../lambdas/tools/tool-catalog.ts';
@@ -123,6 +124,21 @@ describe('a durable function tool folder', () => {
     expect(await problems()).toEqual([
       'unexported/durable.ts: must export handler (export const handler = withDurableExecution(...)); it exports default, main',
     ]);
+  });
+
+  it('says to install esbuild, naming durable.ts, when the project has not got it (the check compiles with it)', async () => {
+    await writeFolder('echo', { 'tool.json': tool('echo'), 'durable.ts': DURABLE_TS });
+    const { load } = checkEsbuild;
+    checkEsbuild.load = () => {
+      throw Object.assign(new Error("Cannot find module 'esbuild'"), { code: 'MODULE_NOT_FOUND' });
+    };
+    try {
+      expect(await problems()).toEqual([
+        'echo/durable.ts: cannot be checked: esbuild is not installed (the check compiles durable.ts with it); install it in the project: npm install --save-dev esbuild',
+      ]);
+    } finally {
+      checkEsbuild.load = load;
+    }
   });
 
   it('reports a bad durable.ts beside an invalid tool.json in one inspection', async () => {
