@@ -4,8 +4,6 @@
  * chain. Like botocore's signer for non-S3 services, it adds no `x-amz-content-sha256` header.
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { FetchLike } from './mcp-connection.ts';
 
 export interface AwsCredentials {
@@ -65,6 +63,17 @@ export function regionOfFunctionUrl(url: string): string | undefined {
   return /\.lambda-url\.([a-z0-9-]+)\.on\.aws$/.exec(new URL(url).hostname)?.[1];
 }
 
+let smithy: Promise<[typeof import('@smithy/protocol-http'), typeof import('@smithy/signature-v4')]> | undefined;
+
+/**
+ * The signer's packages, loaded by the first request signed: a bearer or anonymous client (the
+ * CLI's every start included) never loads them, and they were a fifth of the CLI's start-up CPU.
+ */
+function smithySigner() {
+  smithy ??= Promise.all([import('@smithy/protocol-http'), import('@smithy/signature-v4')]);
+  return smithy;
+}
+
 let defaultChain: Promise<() => Promise<AwsCredentials>> | undefined;
 
 /**
@@ -85,6 +94,7 @@ export async function signRequest(request: RequestToSign, options: SigV4Options 
   if (!region) throw new Error('SigV4: no Region (not a Function URL; pass a region or set AWS_REGION)');
   const credentials =
     typeof options.credentials === 'function' ? options.credentials : async () => (options.credentials as AwsCredentials | undefined) ?? defaultCredentials();
+  const [{ HttpRequest }, { SignatureV4 }] = await smithySigner();
   const signer = new SignatureV4({ service: options.service ?? 'lambda', region, credentials, sha256: NodeSha256, applyChecksum: false });
   const query: Record<string, string | string[]> = {};
   for (const [key, value] of url.searchParams) {
