@@ -2,15 +2,9 @@
  * The deep check of a tool's `definition.asl.json`: asl-validator's findings, one problem each
  * (JSONPath and JSONata both pass, DESIGN §3), and state names unique across the machine.
  */
-import { createRequire } from 'node:module';
-import { aslFindingMessages, type AslFinding } from './asl-findings.ts';
+import { aslFindingMessages } from './asl-findings.ts';
+import { validateAsl } from './asl-validation.ts';
 import { listStates } from './local-tasks.ts';
-
-const require = createRequire(import.meta.url);
-type AslValidator = (
-  definition: unknown,
-  options?: { checkPaths?: boolean; checkArn?: boolean },
-) => { isValid: boolean; errors: AslFinding[] | null; errorsText: (separator?: string) => string };
 
 /** What asl-validator made of one definition: its findings, and the definition as it left it. */
 interface AslVerdict {
@@ -20,9 +14,9 @@ interface AslVerdict {
 }
 
 /**
- * asl-validator's verdicts, by the definition's JSON text. It builds and compiles its JSON
- * Schemas afresh on every call (a few hundred milliseconds of CPU), and a process meets the same
- * definitions again and again: each local stack it starts, each --watch reload, each synth.
+ * asl-validator's verdicts, by the definition's JSON text: a process meets the same definitions
+ * again and again (each local stack it starts, each --watch reload, each synth), and a verdict
+ * also carries the defaulted copy every later check of that text is given.
  */
 const verdicts = new Map<string, AslVerdict>();
 /** Enough for every definition of a large project; past it, the oldest verdict goes first. */
@@ -49,11 +43,9 @@ function aslVerdict(definition: object): AslVerdict {
   const text = JSON.stringify(definition);
   const known = verdicts.get(text);
   if (known) return known;
-  // Required here, not at module load: the deployed Lambda never validates definitions.
-  const validateAsl = require('asl-validator') as AslValidator;
   const checked = JSON.parse(text) as object;
-  const result = validateAsl(checked, { checkPaths: true, checkArn: true });
-  const messages = result.isValid ? [] : result.errors ? aslFindingMessages(result.errors, checked) : [result.errorsText('; ')];
+  const result = validateAsl(checked);
+  const messages = result.isValid ? [] : aslFindingMessages(result.errors, checked);
   const verdict: AslVerdict = { messages, defaulted: checked };
   if (verdicts.size >= REMEMBERED_VERDICTS) verdicts.delete(verdicts.keys().next().value as string);
   verdicts.set(text, verdict);

@@ -1,32 +1,20 @@
 /**
- * asl-validator compiles its JSON Schemas afresh on every call, so the deep check keeps its
- * verdict on each definition text: a process that meets the same definition again (another
- * local stack, a --watch reload, a synth) does not pay for it twice, and sees what it saw first.
+ * The deep check keeps its verdict on each definition text: a process that meets the same
+ * definition again (another local stack, a --watch reload, a synth) does not validate it twice,
+ * and sees what it saw first.
  */
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkDefinition } from '../../lambdas/tools/definition-check.ts';
+import { watchAslSchemaRuns, type AslSchemaRuns } from '../support/asl-schema-runs.ts';
 
-const require = createRequire(import.meta.url);
-const VALIDATOR = require.resolve('asl-validator');
-
-/** Counts asl-validator's runs: the check requires it at each call, from the module cache. */
-let runs = 0;
-let original: unknown;
+/** Counts asl-validator's runs: each runs its state-machine schema once. */
+let watch: AslSchemaRuns;
 beforeEach(() => {
-  require(VALIDATOR);
-  const cached = require.cache[VALIDATOR]!;
-  original = cached.exports;
-  const validate = original as (...args: unknown[]) => unknown;
-  runs = 0;
-  cached.exports = (...args: unknown[]) => {
-    runs++;
-    return validate(...args);
-  };
+  watch = watchAslSchemaRuns();
 });
 afterEach(() => {
-  require.cache[VALIDATOR]!.exports = original;
+  watch.restore();
 });
 
 /** A definition no other test checks (the verdicts are the process's). */
@@ -47,7 +35,7 @@ describe('the deep check of a definition', () => {
     const second = problemsOf(JSON.parse(text));
     expect(first).toContainEqual(expect.stringMatching(/^not valid Amazon States Language: .*Type is "Pas": must be one of Task, Pass/));
     expect(second).toEqual(first);
-    expect(runs).toBe(1);
+    expect(watch.runs).toBe(1);
   });
 
   it('leaves a definition checked again as asl-validator left the first: the query language it assumed, on every state', () => {
@@ -56,7 +44,7 @@ describe('the deep check of a definition', () => {
     const second = JSON.parse(text) as Record<string, unknown>;
     expect(problemsOf(first)).toEqual([]);
     expect(problemsOf(second)).toEqual([]);
-    expect(runs).toBe(1);
+    expect(watch.runs).toBe(1);
     expect(first.States).toEqual({ Work: { Type: 'Pass', Next: 'Done', QueryLanguage: 'JSONPath' }, Done: { Type: 'Succeed', QueryLanguage: 'JSONPath' } });
     expect(JSON.stringify(second)).toBe(JSON.stringify(first));
   });
@@ -76,7 +64,7 @@ describe('the deep check of a definition', () => {
     problemsOf(structuredClone(before));
     const after = { ...structuredClone(before), States: { Work: { Type: 'Pass', End: true } } };
     expect(problemsOf(after)).toEqual([]);
-    expect(runs).toBe(2);
+    expect(watch.runs).toBe(2);
   });
 
   it('gives nothing to Object.prototype when a definition has a "__proto__" key', () => {
