@@ -14,7 +14,8 @@ const CLONE = existsSync(new URL('../client/cli.ts', import.meta.url));
  */
 const PROJECT_COMMANDS = {
   init: { module: 'scripts/init-project', usersTypeScript: false },
-  start: { module: 'local/main', usersTypeScript: true, imports: 'local/local-stack' },
+  // start answers --help before it imports anything the preload or tsx would be for.
+  start: { module: 'local/main', usersTypeScript: true, imports: 'local/local-stack', helpAlone: true },
   'validate-tools': { module: 'scripts/validate-tools', usersTypeScript: true, imports: 'lambdas/tools/tool-folder' },
   'new-tool': { module: 'scripts/new-tool', usersTypeScript: false },
 };
@@ -54,8 +55,9 @@ if (command) {
   } else {
     // Module hooks run off the main thread on Node 20 and slow every import after them (npm
     // start took 18 s instead of 7): ours, which needs none, is loaded first.
-    if (command.imports) await import(`../dist/${command.imports}.js`);
-    if (command.usersTypeScript) await useTsx();
+    const usageOnly = command.helpAlone && rest.some((arg) => arg === '--help' || arg === '-h');
+    if (command.imports && !usageOnly) await import(`../dist/${command.imports}.js`);
+    if (command.usersTypeScript && !usageOnly) await useTsx();
     // Ours is compiled; where it names a module by its source file, the compiled one answers.
     register('./compiled-modules-hooks.mjs', import.meta.url);
     await import(`../dist/${command.module}.js`);

@@ -58,10 +58,9 @@ import { createTaskMocks } from './stepfunctions/sfn-facade-mocks.ts';
 import { stateMachineArn } from './stepfunctions/sfn-facade-arns.ts';
 import { startPutEventsEndpoint } from './events/put-events-endpoint.ts';
 import { createWebhookDelivery, type WebhookDeliveryOptions } from './events/webhook-delivery.ts';
+import { DEFAULT_HOST, DEFAULT_PORT } from './start-defaults.ts';
 
-export const DEFAULT_PORT = 3000;
-export const DEFAULT_HOST = '127.0.0.1';
-export { DEFAULT_WORKERS_DIR };
+export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_WORKERS_DIR };
 
 export interface LocalStackOptions {
   toolsDir: string;

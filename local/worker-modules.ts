@@ -8,9 +8,9 @@ import { pathToFileURL } from 'node:url';
 import { DEFINITION_FILE, ToolFolderError } from '../lambdas/tools/tool-folder.ts';
 import { BUILT_IN_WORKERS, workerModuleFile } from '../lambdas/tools/worker-placeholders.ts';
 import type { WorkerHandler } from './stepfunctions/sfn-facade.ts';
+import { DEFAULT_WORKERS_DIR } from './start-defaults.ts';
 
-/** Where `${Worker_<name>}` modules live unless `workersDir` says otherwise. */
-export const DEFAULT_WORKERS_DIR = resolve(import.meta.dirname, '../lambdas/handlers/workers');
+export { DEFAULT_WORKERS_DIR };
 
 /** The module file of `worker`: a built-in worker ships with the server, whatever directory the tools' own workers are in. */
 export function workerModulePath(worker: string, workersDir: string): string {

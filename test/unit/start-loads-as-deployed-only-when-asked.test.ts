@@ -8,7 +8,8 @@ import { staticImports } from '../support/static-imports.ts';
 
 describe('npm start', () => {
   it('imports none of the as-deployed runtime statically: --cdk-out and --as-deployed load it when asked', async () => {
-    const { modules, packages } = await staticImports('local/main.ts');
+    // What main.ts loads once the flags ask for a start (it reads them with nothing else loaded).
+    const { modules, packages } = await staticImports('local/start-command.ts');
     expect(modules.has('local/local-stack.ts'), 'the walk follows the static imports').toBe(true);
     expect([...modules].filter((file) => /^local\/(as-deployed|assembly|lambda)\//.test(file))).toEqual([]);
     expect([...packages].filter((name) => name.startsWith('cfn-resolver-lib'))).toEqual([]);
