@@ -23,6 +23,12 @@ import { eventsCapabilities, registerEventMethods } from './events/events-method
 import type { EventsRuntime } from './events/events-runtime.ts';
 import { offerEventSources } from './events/event-source.ts';
 
+/** Who serves a `tools/call`, with the tool and its validated arguments where it names one. */
+type CallRoute =
+  | { kind: 'card' | 'built-in'; name: string }
+  | { kind: 'dialect'; dialect: AsyncDialect; tool: ToolSpec; arguments: Record<string, unknown> }
+  | { kind: 'handle' | 'sync'; tool: ToolSpec; arguments: Record<string, unknown> };
+
 export const SERVER_INFO = { name: 'async-mcp', version: '0.1.0' } as const;
 
 // Schemas are built once per process: a server is built per request, and zod schemas are
@@ -91,7 +97,7 @@ export function createServerFactory(options: ServerFactoryOptions) {
     return merged;
   };
   /** `authenticated`: a real identity stands behind `ownerId` (webhook subscriptions need one). */
-  return (era: Era, ownerId: string, authenticated = false): Server => {
+  const build = (era: Era, ownerId: string, authenticated = false): Server => {
     const server = new PerRequestServer(SERVER_INFO, {
       capabilities: capabilitiesOf(era),
       instructions: 'Tools here may be long-running: clients that support long-running operations or tasks get a handle at once and poll for the result.',
@@ -140,16 +146,42 @@ export function createServerFactory(options: ServerFactoryOptions) {
     if (events && era === 'modern') registerEventMethods(server, events, deps, { ownerId, authenticated });
     return server;
   };
+  return Object.assign(build, { plainStart });
 
   async function callTool(params: Record<string, unknown>, view: RequestView, ctx: ServerContext, server: Server): Promise<Record<string, unknown>> {
+    const route = routeCall(params, view);
+    switch (route.kind) {
+      case 'card':
+        return card.callTool(route.name, params.arguments, view, deps);
+      case 'built-in':
+        return callBuiltInTool(route.name, params.arguments, view, deps, ctx, server);
+      case 'dialect':
+        return route.dialect.call({ tool: route.tool, arguments: route.arguments, params, view, ctx }, deps);
+      case 'handle':
+        return callWithHandle(route.tool, route.arguments, view, ctx, deps, server);
+      case 'sync':
+        // A waited-on call: a STANDARD run can be cancelled by its typed request id while it runs,
+        // and either way this call supersedes an older call's alias for the same id.
+        return view.era === 'modern'
+          ? modernSyncCall(route.tool, route.arguments, view, ctx, deps)
+          : legacySyncCall(route.tool, route.arguments, view, ctx, deps, server);
+    }
+  }
+
+  /**
+   * Who serves a `tools/call` (DESIGN §5), decided from the request alone: nothing is read or
+   * written before a call is routed, and a refusal (unknown tool, invalid arguments, an
+   * async-only tool for a client that cannot run it) throws here.
+   */
+  function routeCall(params: Record<string, unknown>, view: RequestView): CallRoute {
     const name = params.name;
     if (typeof name !== 'string' || name === '') {
       throw new ProtocolError(JSONRPC.INVALID_PARAMS, 'Invalid params: name must be a non-empty string');
     }
     // Only a request that declares, or whose revision implies, no async dialect gets handles.
     const handles = handleTools && !dialects.some((d) => d.claimsListing(view) || implies(d, view));
-    if (card.serves(name)) return card.callTool(name, params.arguments, view, deps);
-    if (handles && BUILT_IN_TOOL_NAMES.includes(name)) return callBuiltInTool(name, params.arguments, view, deps, ctx, server);
+    if (card.serves(name)) return { kind: 'card', name };
+    if (handles && BUILT_IN_TOOL_NAMES.includes(name)) return { kind: 'built-in', name };
     const tool = deps.catalog.get(name);
     if (!tool) throw new ProtocolError(JSONRPC.INVALID_PARAMS, `Unknown tool: ${name}`);
     const dialect = dialects.find((d) => d.claimsCall(params, view, tool));
@@ -164,11 +196,36 @@ export function createServerFactory(options: ServerFactoryOptions) {
     }
     const validation = validateArguments(tool, params.arguments);
     if (!validation.ok) throw new ProtocolError(JSONRPC.INVALID_PARAMS, validation.message, { field: validation.field });
-    if (dialect) return dialect.call({ tool, arguments: validation.value, params, view, ctx }, deps);
-    if (withHandle) return callWithHandle(tool, validation.value, view, ctx, deps, server);
-    // A waited-on call: a STANDARD run can be cancelled by its typed request id while it runs,
-    // and either way this call supersedes an older call's alias for the same id.
-    return view.era === 'modern' ? modernSyncCall(tool, validation.value, view, ctx, deps) : legacySyncCall(tool, validation.value, view, ctx, deps, server);
+    if (dialect) return { kind: 'dialect', dialect, tool, arguments: validation.value };
+    return { kind: withHandle ? 'handle' : 'sync', tool, arguments: validation.value };
+  }
+
+  /**
+   * The start of a plain async `tools/call` (edge/direct-answer.ts): the route `callTool` takes
+   * and the checks its dialect makes before starting, both without side effects. `undefined`
+   * when the SDK is to serve the call: any other route, anything refused, anything the dialect
+   * does besides starting. The function returned starts the operation, and throws what the SDK
+   * path would answer; once called, the call is never served again.
+   */
+  function plainStart(params: Record<string, unknown>, view: RequestView): (() => Promise<Record<string, unknown>>) | undefined {
+    let start: (() => Promise<Record<string, unknown>>) | undefined;
+    try {
+      const route = routeCall(params, view);
+      if (route.kind !== 'dialect') return undefined;
+      start = route.dialect.plainStart?.({ tool: route.tool, arguments: route.arguments, params, view }, deps);
+    } catch {
+      // A refusal: the SDK words it, as it would anyway.
+      return undefined;
+    }
+    if (start === undefined) return undefined;
+    const starting = start;
+    return async () => {
+      try {
+        return await starting();
+      } catch (error) {
+        throw toProtocolError(error, view.requestId, deps.logger);
+      }
+    };
   }
 
   /** Whether `view`'s revision implies `dialect`, unless its client declined it and handle tools can serve it. */

@@ -40,6 +40,9 @@ export interface CallRequest {
   ctx: ServerContext;
 }
 
+/** A `tools/call` a dialect claimed, as the edge sees it before any SDK server would: no request context. */
+export type StartRequest = Omit<CallRequest, 'ctx'>;
+
 /**
  * A method the edge answers directly: the params as sent (envelope included) and the request's
  * view. `idField` names the params member the method reads by, which a 2026-07-28 request's
@@ -92,6 +95,14 @@ export interface AsyncDialect {
   claimsCall(params: Record<string, unknown>, view: RequestView, tool: ToolSpec): boolean;
   /** Answers a `tools/call` this dialect claimed, after arguments were validated. */
   call(request: CallRequest, deps: McpDeps): Promise<Record<string, unknown>>;
+  /**
+   * For a call `call` would answer by starting an operation and nothing else (no question
+   * asked, no retry resumed, nothing sent first), the checks it makes before the start, made:
+   * the function returned is that start and its answer. `undefined` when `call` would do more;
+   * throws where `call` would refuse before starting. The edge answers such a call without an
+   * SDK server (edge/direct-answer.ts), so the two must start and answer alike.
+   */
+  plainStart?(request: StartRequest, deps: McpDeps): (() => Promise<Record<string, unknown>>) | undefined;
   /**
    * For a request of this dialect's era that did not opt in, the error for calling an
    * async-only tool (each era words it differently); `undefined` when not this era.

@@ -22,7 +22,7 @@ import { ServerRequests } from '../input/server-requests.ts';
 import { progressOf } from '../calls/run-notifications.ts';
 import { finishedResult, publicCause } from '../results/tool-result.ts';
 import { ANY_RESULT, directOnId, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
-import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
+import type { AsyncDialect, CallRequest, McpDeps, StartRequest, ToolListing } from './dialect.ts';
 
 /** The experimental client capability that opts a request in. */
 export const CAPABILITY = 'longRunningOperations';
@@ -148,6 +148,42 @@ async function cancelByNotification(deps: McpDeps, ownerId: string, params: Reco
   }
 }
 
+/** A call's `operation` and its tool checked; then its start: an operation's `tools/call` never sends anything first. */
+function startOperation(request: StartRequest, deps: McpDeps): () => Promise<Record<string, unknown>> {
+  const { tool, view } = request;
+  const operation = parseParams(OperationParams, request.params.operation, 'operation');
+  if (tool.invocation === 'sync') {
+    throw invalidParams(`Tool ${tool.name} is not long-running (invocationMode "sync"): call it without params.operation`);
+  }
+  return async () => {
+    let record: OperationRecord;
+    try {
+      // "The server MUST validate that this token is unique before accepting new operations."
+      record = await deps.operations.start({
+        ownerId: view.ownerId,
+        tool,
+        arguments: request.arguments,
+        token: operation.token,
+        dialect: 'sep-1391',
+        ...(operation.keepAlive === undefined ? {} : { keepAliveSeconds: operation.keepAlive }),
+        requestId: view.requestKey,
+        clientCapabilities: view.clientCapabilities,
+      });
+    } catch (error) {
+      if (error instanceof OperationError && error.code === 'TOKEN_REUSED') {
+        throw invalidParams('Invalid operation.token: token already used for a different tool call');
+      }
+      throw error;
+    }
+    return {
+      content: [{ type: 'text', text: startedMessage(tool, record) }],
+      // "MUST return its final value in the operation.keepAlive field in the CallToolResult."
+      operation: { status: wireStatus(record.status), keepAlive: record.keepAliveSeconds, pollFrequency: record.pollIntervalSeconds },
+      _operation: { token: record.token },
+    };
+  };
+}
+
 export const sep1391Dialect: AsyncDialect = {
   name: 'sep-1391',
   statusMethods: ['tools/async/status'],
@@ -197,37 +233,10 @@ export const sep1391Dialect: AsyncDialect = {
   },
 
   async call(request: CallRequest, deps: McpDeps): Promise<Record<string, unknown>> {
-    const { tool, view } = request;
-    const operation = parseParams(OperationParams, request.params.operation, 'operation');
-    if (tool.invocation === 'sync') {
-      throw invalidParams(`Tool ${tool.name} is not long-running (invocationMode "sync"): call it without params.operation`);
-    }
-    let record: OperationRecord;
-    try {
-      // "The server MUST validate that this token is unique before accepting new operations."
-      record = await deps.operations.start({
-        ownerId: view.ownerId,
-        tool,
-        arguments: request.arguments,
-        token: operation.token,
-        dialect: 'sep-1391',
-        ...(operation.keepAlive === undefined ? {} : { keepAliveSeconds: operation.keepAlive }),
-        requestId: view.requestKey,
-        clientCapabilities: view.clientCapabilities,
-      });
-    } catch (error) {
-      if (error instanceof OperationError && error.code === 'TOKEN_REUSED') {
-        throw invalidParams('Invalid operation.token: token already used for a different tool call');
-      }
-      throw error;
-    }
-    return {
-      content: [{ type: 'text', text: startedMessage(tool, record) }],
-      // "MUST return its final value in the operation.keepAlive field in the CallToolResult."
-      operation: { status: wireStatus(record.status), keepAlive: record.keepAliveSeconds, pollFrequency: record.pollIntervalSeconds },
-      _operation: { token: record.token },
-    };
+    return startOperation(request, deps)();
   },
+
+  plainStart: startOperation,
 
   register(server: Server, deps: McpDeps, era, ownerId): void {
     const scope = { deps, era, ownerId, errorPrefix: RETRIEVE_PREFIX };

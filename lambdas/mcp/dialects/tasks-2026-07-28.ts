@@ -19,7 +19,7 @@ import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
 import type { RequestView } from '../edge/request-view.ts';
 import { ANY_RESULT, directOnId, finalResponse, readOwnRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
-import type { AsyncDialect, CallRequest, McpDeps, ToolListing } from './dialect.ts';
+import type { AsyncDialect, CallRequest, McpDeps, StartRequest, ToolListing } from './dialect.ts';
 import { eventSourceFor } from '../events/event-source.ts';
 
 /** The extension identifier, in capabilities and in `requiredCapabilities`. */
@@ -164,6 +164,30 @@ function createTaskResult(record: OperationRecord, deps: McpDeps, view: RequestV
   return { resultType: 'task', ...task, ...(eventSource ? { eventSource } : {}) };
 }
 
+/** Whether a first call of `tool` runs a round before its task exists (only a STANDARD run can be resumed into one). */
+function asksBeforeTask(tool: ToolSpec): boolean {
+  return tool.workflowType === 'STANDARD' && (tool.timing.askBeforeTaskSeconds ?? 0) > 0;
+}
+
+/** A task for the call, started now. */
+async function startTask(request: StartRequest, deps: McpDeps): Promise<Record<string, unknown>> {
+  const { tool, view } = request;
+  // "A server MUST NOT return CreateTaskResult until the task is durably created": start returns
+  // only after the record is written and the execution started, and reads are strongly consistent.
+  // "The notifications/cancelled notification MUST NOT be used for task cancellation": the core keeps
+  // no alias for the request id; passing it lets this call supersede an older one's alias.
+  const record = await deps.operations.start({
+    ownerId: view.ownerId,
+    tool,
+    arguments: request.arguments,
+    token: deps.operations.mintToken(),
+    dialect: DIALECT,
+    requestId: view.requestKey,
+    clientCapabilities: view.clientCapabilities,
+  });
+  return createTaskResult(record, deps, view);
+}
+
 /** The Tasks extension dialect: first in the router's order, modern era only. */
 export const tasks20260728Dialect: AsyncDialect = {
   name: DIALECT,
@@ -203,8 +227,7 @@ export const tasks20260728Dialect: AsyncDialect = {
     const { tool, view } = request;
     const call: RoundCall = { tool, arguments: request.arguments, view, dialect: DIALECT };
     const resume = await continueRetry(request.ctx, call, deps);
-    const askBeforeTaskSeconds = tool.timing.askBeforeTaskSeconds ?? 0;
-    if (tool.workflowType === 'STANDARD' && (resume !== undefined || askBeforeTaskSeconds > 0)) {
+    if ((resume !== undefined && tool.workflowType === 'STANDARD') || asksBeforeTask(tool)) {
       // "Server implementations that use multi round-trip requests in conjunction with task
       // creation ... SHOULD resolve all MRTR exchanges synchronously before responding with a
       // CreateTaskResult": questions asked within the bound go back as input_required (no
@@ -217,7 +240,7 @@ export const tasks20260728Dialect: AsyncDialect = {
         clientCapabilities: view.clientCapabilities,
         dialect: DIALECT,
         atBound: 'hand-off',
-        boundSeconds: askBeforeTaskSeconds,
+        boundSeconds: tool.timing.askBeforeTaskSeconds ?? 0,
         onQuestion: 'return',
         // A client that goes away ends the wait; the operation goes on, its task as created.
         signal: request.ctx.mcpReq.signal,
@@ -230,20 +253,14 @@ export const tasks20260728Dialect: AsyncDialect = {
       if (step.kind === 'input-required') return inputRequiredResult(step.record, call, deps);
       if (step.record) return createTaskResult(step.record, deps, view);
     }
-    // "A server MUST NOT return CreateTaskResult until the task is durably created": start returns
-    // only after the record is written and the execution started, and reads are strongly consistent.
-    // "The notifications/cancelled notification MUST NOT be used for task cancellation": the core keeps
-    // no alias for the request id; passing it lets this call supersede an older one's alias.
-    const record = await deps.operations.start({
-      ownerId: view.ownerId,
-      tool,
-      arguments: request.arguments,
-      token: deps.operations.mintToken(),
-      dialect: DIALECT,
-      requestId: view.requestKey,
-      clientCapabilities: view.clientCapabilities,
-    });
-    return createTaskResult(record, deps, view);
+    return startTask(request, deps);
+  },
+
+  /** A first call (no retry's members) of a tool that asks nothing before its task: it only starts one. */
+  plainStart(request: StartRequest, deps: McpDeps): (() => Promise<Record<string, unknown>>) | undefined {
+    if ('inputResponses' in request.params || 'requestState' in request.params) return undefined;
+    if (asksBeforeTask(request.tool)) return undefined;
+    return () => startTask(request, deps);
   },
 
   register(server: Server, deps: McpDeps, era, ownerId): void {

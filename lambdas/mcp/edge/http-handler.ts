@@ -26,7 +26,7 @@ import type { ListenLeases } from '../../operations/listen-leases.ts';
 import { OPERATION_STATUS } from '../calls/handle-tool-schemas.ts';
 import { isAuthenticatedPrincipal } from '../events/events-runtime.ts';
 import { createEventsStreamHandler, isEventsStreamRequest } from '../events/events-stream.ts';
-import { answerLegacyDirectly, answerModernDirectly } from './direct-answer.ts';
+import { answerLegacyDirectly, answerModernDirectly, startLegacyDirectly, startModernDirectly } from './direct-answer.ts';
 import { type GuardedBody, guardRequestBody, MAX_BODY_BYTES } from './request-body-guard.ts';
 import { withRequestScope } from './request-scope.ts';
 import { withRequestSpan } from './request-span.ts';
@@ -53,9 +53,9 @@ export interface HttpHandlerOptions extends ServerFactoryOptions {
   /** Where polls are counted. @default noMetrics */
   metrics?: MetricsRecorder;
   /**
-   * Whether the dialects' `answeredDirectly` methods are answered without an SDK server
-   * (direct-answer.ts); `false` serves every request through the SDK, as the parity test
-   * compares them. @default true
+   * Whether the dialects' `answeredDirectly` methods, and their plain starts, are answered
+   * without an SDK server (direct-answer.ts); `false` serves every request through the SDK, as
+   * the parity test compares them. @default true
    */
   answerDirectly?: boolean;
   /** `subscriptions/listen` with task notifications; without it, the SDK's own empty acknowledgement. */
@@ -114,6 +114,7 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
   const directly = (era: 'modern' | 'legacy') =>
     new Map(options.answerDirectly === false ? [] : options.dialects.flatMap((d) => Object.entries(d.answeredDirectly?.[era] ?? {})));
   const answeredDirectly = { modern: directly('modern'), legacy: directly('legacy') };
+  const startsDirectly = options.answerDirectly !== false;
   const polls = {
     statusMethods: new Set(options.dialects.flatMap((d) => d.statusMethods)),
     ...(handleToolsOn(options) ? { statusTool: OPERATION_STATUS } : {}),
@@ -175,6 +176,12 @@ export function createHttpHandler(options: HttpHandlerOptions): McpFetch {
       if (modernDirect && message && claimsModernEnvelope(message)) {
         const answered = await answerModernDirectly(session.request, message, modernDirect, ownerId, deps, SERVER_INFO);
         if (answered) return answered;
+      }
+      if (startsDirectly && method === 'tools/call' && message) {
+        const started = claimsModernEnvelope(message)
+          ? await startModernDirectly(session.request, message, factory.plainStart, ownerId, SERVER_INFO)
+          : (await isLegacyRequest(session.request, guarded.parsedBody)) && (await startLegacyDirectly(session.request, message, factory.plainStart, ownerId));
+        if (started) return started;
       }
       // A request that claims a 2026-07-28 envelope is never the SDK's legacy era: not classified twice.
       const legacy = (atOnce || atOnceWhen !== undefined) && !claimsModernEnvelope(message) && (await isLegacyRequest(session.request, guarded.parsedBody));
