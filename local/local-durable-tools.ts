@@ -4,7 +4,6 @@
  * rule AWS would have for their status-change events, delivered to status sync.
  */
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import type { DurableLambdaHandler } from '@aws/durable-execution-sdk-js';
 import { AWS_CLIENT_CONFIG } from '../lambdas/aws/aws-client-config.ts';
@@ -12,8 +11,6 @@ import { type DurableStatusChangeEvent, durableStatusChangePattern } from '../la
 import type { AsyncMcpApp } from '../lambdas/app/async-mcp-app.ts';
 import type { WorkflowEngine } from '../lambdas/operations/ports.ts';
 import { withResultStore } from '../lambdas/results/write-result.ts';
-import type { TypeScriptLoader } from '../lambdas/tools/defined-tool-config.ts';
-import { ToolFolderError, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
 import { withOperations } from '../lambdas/workers/built-in-scope.ts';
 import { startLocalDurableService } from './durable/index.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-scope.ts';
@@ -22,33 +19,6 @@ import { failedRunLine, operationIdOf } from './failed-run-log.ts';
 import type { ExecutionStatusChangeEvent as MachineStatusEvent } from './stepfunctions/sfn-facade.ts';
 
 type MachineStatusDetail = MachineStatusEvent['detail'];
-
-/**
- * The process's own import of a tool's TypeScript: what the local stack reads a defineTool
- * definition through, so that module is the one whose handler it then runs, loaded once.
- */
-export const processImport: TypeScriptLoader = { import: (file) => import(pathToFileURL(file).href) };
-
-/** Imports each durable tool's `handler`, so a module that fails to load or lacks one stops startup, naming its file. */
-export async function importDurableHandlers(folders: readonly ToolFolder[]): Promise<Map<string, DurableLambdaHandler>> {
-  const handlers = new Map<string, DurableLambdaHandler>();
-  for (const folder of folders) {
-    if (folder.durable) handlers.set(folder.config.name, await importDurableHandler(folder.durable.file));
-  }
-  return handlers;
-}
-
-/** One `durable.ts`'s `handler`; throws a ToolFolderError naming the file when it cannot be loaded or lacks one. */
-export async function importDurableHandler(file: string): Promise<DurableLambdaHandler> {
-  let handler: unknown;
-  try {
-    ({ handler } = (await processImport.import(file)) as { handler?: unknown });
-  } catch (error) {
-    throw new ToolFolderError(file, `cannot be loaded (${(error as Error).message})`);
-  }
-  if (typeof handler !== 'function') throw new ToolFolderError(file, 'does not export a handler function (export const handler = withDurableExecution(...))');
-  return handler as DurableLambdaHandler;
-}
 
 export interface DurableTools {
   endpoint: string;

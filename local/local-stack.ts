@@ -27,8 +27,8 @@ import { DynamoDbEventHandover } from '../lambdas/aws/dynamodb-event-handover.ts
 import { DynamoDbEventLog } from '../lambdas/aws/dynamodb-event-log.ts';
 import { DynamoDbWebhookSubscriptions } from '../lambdas/aws/dynamodb-webhook-subscriptions.ts';
 import { buildToolCatalog } from '../lambdas/tools/tool-catalog.ts';
-import { loadToolFolders, type ToolFolder } from '../lambdas/tools/tool-folder.ts';
-import { importDurableHandlers, processImport, startDurableTools } from './local-durable-tools.ts';
+import { startDurableTools } from './local-durable-tools.ts';
+import { loadLocalTools, type LocalTools } from './local-tools.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-scope.ts';
 import { principalOf } from './local-principal.ts';
 import type { OperationsLimits } from '../lambdas/operations/operations-service.ts';
@@ -40,8 +40,8 @@ import { startTtlSweeper, type TtlSweeperOptions } from './dynamodb/dynamo-ttl-s
 import { createLocalEventBus } from './events/event-bus.ts';
 import { endedBadly, failedRunLine, operationIdOf } from './failed-run-log.ts';
 import { serveFetch } from './node-http-server.ts';
-import { startSfnFacade, type WorkerHandler } from './stepfunctions/sfn-facade.ts';
-import { DEFAULT_WORKERS_DIR, importWorker } from './worker-modules.ts';
+import { startSfnFacade } from './stepfunctions/sfn-facade.ts';
+import { DEFAULT_WORKERS_DIR } from './worker-modules.ts';
 import { freshModulesUnder } from './fresh-modules.ts';
 import { createToolReloader, type ToolsReload } from './tool-reloader.ts';
 import { localSecretKey } from './secretsmanager/local-secret.ts';
@@ -66,6 +66,8 @@ export interface LocalStackOptions {
   toolsDir: string;
   /** Directory of the worker modules the definitions name; the repository's by default. */
   workersDir?: string;
+  /** The tools of `toolsDir` and `workersDir`, already loaded (loadLocalTools); loaded here when absent. */
+  tools?: LocalTools;
   /** Keep DynamoDB data and execution history here across restarts; in memory when absent. */
   dataDir?: string;
   host?: string;
@@ -130,14 +132,9 @@ export interface LocalStack {
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const folders = await loadToolFolders(options.toolsDir, { typeScript: processImport });
-  // A Task that would call AWS (no worker, no mock) stops startup, naming the folder, the state and what to add.
-  const unrunnable = folders.flatMap((folder) => folder.localProblems);
-  if (unrunnable[0]) throw unrunnable[0];
+  // npm start loads and checks them before it imports this module (local-tools.ts).
+  const { folders, workersDir, workers, durableHandlers } = options.tools ?? (await loadLocalTools(options.toolsDir, options.workersDir));
   const machineFolders = folders.filter((folder) => folder.durable === undefined);
-  const workersDir = resolve(options.workersDir ?? DEFAULT_WORKERS_DIR);
-  const workers = await importWorkers(machineFolders, workersDir);
-  const durableHandlers = await importDurableHandlers(folders);
   const closers: Array<() => Promise<void>> = [];
   try {
     const dynamo = await startLocalDynamo(options.dataDir ? { dataDir: resolve(options.dataDir, 'dynamodb') } : {});
@@ -336,15 +333,4 @@ async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
   for (const close of closers.splice(0).reverse()) {
     await close().catch(() => undefined);
   }
-}
-
-/** Imports every worker the definitions name, so a missing one fails startup, not a run. */
-async function importWorkers(folders: readonly ToolFolder[], workersDir: string): Promise<Map<string, WorkerHandler>> {
-  const workers = new Map<string, WorkerHandler>();
-  for (const folder of folders) {
-    for (const name of folder.workers) {
-      if (!workers.has(name)) workers.set(name, await importWorker(name, workersDir, folder.dir));
-    }
-  }
-  return workers;
 }

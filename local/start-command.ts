@@ -11,7 +11,9 @@ import { OPERATION_CARD_ENV, operationCardOn } from '../lambdas/mcp/apps/operati
 import { eventsWebhookFrom, type EventsWebhookSettings } from './events/events-webhook-options.ts';
 import type { EventBridgeEvent } from './events/put-events-endpoint.ts';
 import { createWebhookDelivery, WebhookConfigError } from './events/webhook-delivery.ts';
-import { DEFAULT_PORT, DEFAULT_WORKERS_DIR, startLocalStack, type LocalStack } from './local-stack.ts';
+import type { LocalStack } from './local-stack.ts';
+import { loadLocalTools } from './local-tools.ts';
+import { DEFAULT_PORT, DEFAULT_WORKERS_DIR } from './start-defaults.ts';
 import { announceNodeVersion, withoutRuntimeWarning } from './node-version-notice.ts';
 import { oauthOptionsFrom } from './oauth/oauth-options.ts';
 import { stopOnSignals } from './stop-signals.ts';
@@ -105,13 +107,16 @@ export async function startCommand(values: StartFlags): Promise<void> {
 
   let stack: LocalStack;
   try {
+    // The tools first, the stack's modules after: a broken folder is refused without loading them.
+    const tools = await loadLocalTools(toolsDir, workersDir);
     // oidc-provider is loaded only when asked for: it is large, and warns about Node 20 at import.
     const start = values['oauth-dev']
       ? (await withoutRuntimeWarning(() => import('./oauth/local-stack-with-dev-authorization.ts'))).startLocalStackWithDevAuthorization
-      : startLocalStack;
+      : (await import('./local-stack.ts')).startLocalStack;
     stack = await start({
       toolsDir,
       ...(workersDir ? { workersDir } : {}),
+      tools,
       port,
       limits,
       handleTools,
