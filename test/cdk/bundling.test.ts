@@ -115,7 +115,7 @@ describe('bundled assets', () => {
     expect(requestInput).toContain('"@aws-sdk/client-dynamodb"');
   });
 
-  it('keep the MCP bundle within 621 KB, the AWS SDK left out', () => {
+  it('keep the MCP bundle within 623 KB, the AWS SDK left out', () => {
     const size = statSync(join(synth.assetDirOf(synth.stack.server.mcpFunction), 'index.mjs')).size;
     // 499 KB before subscriptions/listen (+8 KB), 518 KB before the operation card (+8 KB) and the
     // Events extension (+42 KB): 568 KB; 579 KB with the clients built on first need and the poll's read
@@ -131,8 +131,9 @@ describe('bundled assets', () => {
     // 623 KB with one trace per operation: OpenTelemetry's API (10 KB; its SDK is never bundled here) and the request span (4 KB);
     // 628 KB with a start's writes over the hot call and the tracing wrapper, then 620 KB with the Events parts only the local
     // stack runs (webhook delivery, the in-memory log and stores, the in-process queue, 8 KB) left to its app (async-mcp-app.ts);
-    // 621 KB with an answer kept for a retried ask and the hot wires' notices.
-    expect(size).toBeLessThanOrEqual(621_000);
+    // 621 KB with an answer kept for a retried ask and the hot wires' notices; 623 KB with plain starts answered
+    // by the edge itself (the routing shared with the SDK path and the three dialects' start answers, +2 KB).
+    expect(size).toBeLessThanOrEqual(623_000);
   });
 
   it("carry one JSON Schema engine in the MCP bundle: neither our Ajv nor the MCP SDK's", () => {

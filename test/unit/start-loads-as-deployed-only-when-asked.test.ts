@@ -8,10 +8,15 @@ import { staticImports } from '../support/static-imports.ts';
 
 describe('npm start', () => {
   it('imports none of the as-deployed runtime statically: --cdk-out and --as-deployed load it when asked', async () => {
-    // What main.ts loads once the flags ask for a start (it reads them with nothing else loaded).
-    const { modules, packages } = await staticImports('local/start-command.ts');
-    expect(modules.has('local/local-stack.ts'), 'the walk follows the static imports').toBe(true);
-    expect([...modules].filter((file) => /^local\/(as-deployed|assembly|lambda)\//.test(file))).toEqual([]);
-    expect([...packages].filter((name) => name.startsWith('cfn-resolver-lib'))).toEqual([]);
+    // What main.ts loads once the flags ask for a start, then what the start command loads for a plain start.
+    for (const [entry, reached] of [
+      ['local/start-command.ts', 'local/local-tools.ts'],
+      ['local/local-stack.ts', 'local/local-durable-tools.ts'],
+    ] as const) {
+      const { modules, packages } = await staticImports(entry);
+      expect(modules.has(reached), `the walk from ${entry} follows the static imports`).toBe(true);
+      expect([...modules].filter((file) => /^local\/(as-deployed|assembly|lambda)\//.test(file))).toEqual([]);
+      expect([...packages].filter((name) => name.startsWith('cfn-resolver-lib'))).toEqual([]);
+    }
   });
 });
