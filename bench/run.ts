@@ -17,6 +17,7 @@
 import { existsSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../lambdas/operations/operations-service.ts';
 import { startLocalStack } from '../local/local-stack.ts';
+import { announceNodeVersion } from '../local/node-version-notice.ts';
 import { legacyRequest } from '../test/support/raw-mcp.ts';
 import { awsCallsPerOperation, dialects, untilDone } from './aws-calls.ts';
 import { lambdaBundles } from './lambda-bundle.ts';
@@ -181,6 +182,8 @@ function selectedSections(args: readonly string[]): Set<Section> {
 
 const sections = selectedSections(process.argv.slice(2));
 console.log(`async-mcp benchmarks (node ${process.version}; sections: ${[...sections].join(', ')})`);
+// On Node 20, one line instead of the AWS SDK's ten-line warning from this process and each server it forks.
+announceNodeVersion();
 console.log();
 if (sections.has('polls')) {
   // BENCH_POLL_CONCURRENCY=32 (or 8,32): only those numbers of pollers, for a quicker side-by-side run.
