@@ -4,6 +4,7 @@
  * fixed order, whether a request is its own; no dialect imports another.
  */
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { Dialect, OperationRecord } from '../../operations/operation.ts';
 import type { OperationsService } from '../../operations/operations-service.ts';
 import type { ToolCatalog, ToolSpec } from '../../operations/tool-spec.ts';
 import type { Logger } from '../../operations/ports.ts';
@@ -42,6 +43,30 @@ export interface CallRequest {
 
 /** A `tools/call` a dialect claimed, as the edge sees it before any SDK server would: no request context. */
 export type StartRequest = Omit<CallRequest, 'ctx'>;
+
+/**
+ * Starts the operation a claimed `tools/call` asks for, as `dialect`'s, under the caller's
+ * principal and with its capabilities and request id: with a token the server mints unless the
+ * client brought one, and the tool's keepAlive unless the client asked for another.
+ */
+export function startOperationFor(
+  request: StartRequest,
+  deps: McpDeps,
+  dialect: Dialect,
+  options: { token?: string; keepAliveSeconds?: number | null | undefined } = {},
+): Promise<OperationRecord> {
+  const { tool, view } = request;
+  return deps.operations.start({
+    ownerId: view.ownerId,
+    tool,
+    arguments: request.arguments,
+    token: options.token ?? deps.operations.mintToken(),
+    dialect,
+    ...(options.keepAliveSeconds === undefined ? {} : { keepAliveSeconds: options.keepAliveSeconds }),
+    requestId: view.requestKey,
+    clientCapabilities: view.clientCapabilities,
+  });
+}
 
 /**
  * A method the edge answers directly: the params as sent (envelope included) and the request's

@@ -22,7 +22,7 @@ import { ServerRequests } from '../input/server-requests.ts';
 import { progressOf } from '../calls/run-notifications.ts';
 import { finishedResult, publicCause } from '../results/tool-result.ts';
 import { ANY_RESULT, directOnId, MAX_TOKEN_LENGTH, parseParams, readOwnRecord, readRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
-import type { AsyncDialect, CallRequest, McpDeps, StartRequest, ToolListing } from './dialect.ts';
+import { startOperationFor, type AsyncDialect, type CallRequest, type McpDeps, type StartRequest, type ToolListing } from './dialect.ts';
 
 /** The experimental client capability that opts a request in. */
 export const CAPABILITY = 'longRunningOperations';
@@ -150,7 +150,7 @@ async function cancelByNotification(deps: McpDeps, ownerId: string, params: Reco
 
 /** A call's `operation` and its tool checked; then its start: an operation's `tools/call` never sends anything first. */
 function startOperation(request: StartRequest, deps: McpDeps): () => Promise<Record<string, unknown>> {
-  const { tool, view } = request;
+  const { tool } = request;
   const operation = parseParams(OperationParams, request.params.operation, 'operation');
   if (tool.invocation === 'sync') {
     throw invalidParams(`Tool ${tool.name} is not long-running (invocationMode "sync"): call it without params.operation`);
@@ -159,16 +159,7 @@ function startOperation(request: StartRequest, deps: McpDeps): () => Promise<Rec
     let record: OperationRecord;
     try {
       // "The server MUST validate that this token is unique before accepting new operations."
-      record = await deps.operations.start({
-        ownerId: view.ownerId,
-        tool,
-        arguments: request.arguments,
-        token: operation.token,
-        dialect: 'sep-1391',
-        ...(operation.keepAlive === undefined ? {} : { keepAliveSeconds: operation.keepAlive }),
-        requestId: view.requestKey,
-        clientCapabilities: view.clientCapabilities,
-      });
+      record = await startOperationFor(request, deps, 'sep-1391', { token: operation.token, keepAliveSeconds: operation.keepAlive });
     } catch (error) {
       if (error instanceof OperationError && error.code === 'TOKEN_REUSED') {
         throw invalidParams('Invalid operation.token: token already used for a different tool call');

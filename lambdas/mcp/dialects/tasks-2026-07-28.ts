@@ -19,7 +19,7 @@ import { JSONRPC } from '../edge/json-rpc-errors.ts';
 import { PROGRESS_META_KEY, progressOf } from '../calls/run-notifications.ts';
 import type { RequestView } from '../edge/request-view.ts';
 import { ANY_RESULT, directOnId, finalResponse, readOwnRecord, serveDialectMethod, withIdFastPath } from './dialect-support.ts';
-import type { AsyncDialect, CallRequest, McpDeps, StartRequest, ToolListing } from './dialect.ts';
+import { startOperationFor, type AsyncDialect, type CallRequest, type McpDeps, type StartRequest, type ToolListing } from './dialect.ts';
 import { eventSourceFor } from '../events/event-source.ts';
 
 /** The extension identifier, in capabilities and in `requiredCapabilities`. */
@@ -171,21 +171,12 @@ function asksBeforeTask(tool: ToolSpec): boolean {
 
 /** A task for the call, started now. */
 async function startTask(request: StartRequest, deps: McpDeps): Promise<Record<string, unknown>> {
-  const { tool, view } = request;
   // "A server MUST NOT return CreateTaskResult until the task is durably created": start returns
   // only after the record is written and the execution started, and reads are strongly consistent.
   // "The notifications/cancelled notification MUST NOT be used for task cancellation": the core keeps
   // no alias for the request id; passing it lets this call supersede an older one's alias.
-  const record = await deps.operations.start({
-    ownerId: view.ownerId,
-    tool,
-    arguments: request.arguments,
-    token: deps.operations.mintToken(),
-    dialect: DIALECT,
-    requestId: view.requestKey,
-    clientCapabilities: view.clientCapabilities,
-  });
-  return createTaskResult(record, deps, view);
+  const record = await startOperationFor(request, deps, DIALECT);
+  return createTaskResult(record, deps, request.view);
 }
 
 /** The Tasks extension dialect: first in the router's order, modern era only. */
