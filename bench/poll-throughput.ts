@@ -229,7 +229,8 @@ export async function startChild<T>(relative: string, args: readonly string[] = 
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.send({ close: true });
       // A process writing its CPU profile at exit takes seconds more: killed sooner, it leaves a truncated file.
-      const killer = setTimeout(() => child.kill('SIGKILL'), process.env.BENCH_CPU_PROF ? 60_000 : 5000);
+      // A local stack holding the starts bench's waiting runs takes seconds to close: killed sooner, it leaves its temp directory.
+      const killer = setTimeout(() => child.kill('SIGKILL'), process.env.BENCH_CPU_PROF ? 60_000 : 30_000);
       await exited;
       clearTimeout(killer);
     },
