@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { captureLogs } from '../support/log-capture.ts';
-import { type LineClaim, type Tap, tapWrites, unclaimedFailure } from '../support/output-tap.ts';
+import { CDK_BUNDLING_PROGRESS, type LineClaim, type Tap, tapWrites, unclaimedFailure } from '../support/output-tap.ts';
 
 const line = (level: string, message: string) => `${JSON.stringify({ level, message, service: 'async-mcp' })}\n`;
 
@@ -24,6 +24,17 @@ function tappedStandIn(claims: LineClaim[] = []) {
 }
 
 describe('the output tap', () => {
+  it("keeps aws-cdk-lib's progress line for each asset it bundles out of the output, and nothing else", () => {
+    const { written, write } = tappedStandIn([CDK_BUNDLING_PROGRESS]);
+    write('Bundling asset AsyncMcpTest/Server/Mcp/Function/Code/Stage...\n');
+    write('Bundling asset failed: esbuild exited with 1\n');
+    write('deployment note: Bundling asset AsyncMcpTest/Server/Mcp/Function/Code/Stage...\n');
+    expect(written).toEqual([
+      'Bundling asset failed: esbuild exited with 1\n',
+      'deployment note: Bundling asset AsyncMcpTest/Server/Mcp/Function/Code/Stage...\n',
+    ]);
+  });
+
   it('passes an ERROR line and a stack trace nobody claimed, and notes them for the guard', () => {
     const { tap, written, write } = tappedStandIn();
     write(line('ERROR', 'request failed'));
