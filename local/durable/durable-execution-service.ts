@@ -200,9 +200,9 @@ export class DurableExecutionService {
     return operation === undefined || operation.Status === 'STARTED';
   }
 
-  /** Cancels every execution's timers, so a closed service keeps nothing pending. */
-  halt(): void {
-    for (const execution of this.byArn.values()) execution.run.halt();
+  /** Cancels every execution's timers, so a closed service keeps nothing pending; settles once no handler invocation is under way. */
+  async halt(): Promise<void> {
+    await Promise.all([...this.byArn.values()].map((execution) => execution.run.halt()));
   }
 
   /** An execution the service answers for, new or saved; without a handler it cannot run. */

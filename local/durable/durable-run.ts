@@ -62,6 +62,8 @@ export class DurableRun {
   private readonly steps = new StepSpans();
   private invoking = false;
   private halted = false;
+  /** The handler invocations under way, which a halt waits for. */
+  private readonly invocations = new Set<Promise<void>>();
   private invokeAgain = false;
   private readonly finished: Promise<void>;
   private markFinished: () => void = () => {};
@@ -225,10 +227,15 @@ export class DurableRun {
     return asFirstGiven(operation, this.operations.get(operationKey(operation)));
   }
 
-  /** Cancels this run's timers when the service closes: the execution stays as it was. */
-  halt(): void {
+  /**
+   * Cancels this run's timers when the service closes: the execution stays as it was. Settles
+   * once the invocation under way has returned (nothing starts after a halt), so a closing stack
+   * can let a handler finish what it writes before the table it writes to goes.
+   */
+  halt(): Promise<void> {
     this.halted = true;
     this.timers.clear();
+    return Promise.all([...this.invocations]).then(() => undefined);
   }
 
   /** Running here: a halted run changes nothing, so its saved record stays as it was. */
@@ -296,7 +303,11 @@ export class DurableRun {
 
   /** Invokes the handler, or, while an invocation runs, invokes again once it returns. */
   private invoke(first?: InvocationStart): Promise<void> {
-    return this.invokeInTrace(first);
+    const invocation = this.invokeInTrace(first);
+    this.invocations.add(invocation);
+    const settled = () => this.invocations.delete(invocation);
+    invocation.then(settled, settled);
+    return invocation;
   }
 
   private invokeInTrace: (first?: InvocationStart) => Promise<void> = (first) => this.invokeOnce(first);

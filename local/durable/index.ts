@@ -34,6 +34,8 @@ export interface LocalDurableServiceOptions {
    * ones and resumes the running ones. Without it, executions live as long as the service.
    */
   dataDir?: string;
+  /** How long close() waits for the handler invocations under way before it closes the service. @default 5000 */
+  handlerGraceMs?: number;
 }
 
 /** A running local durable service. */
@@ -43,6 +45,24 @@ export interface LocalDurableService {
   service: DurableExecutionService;
   close(): Promise<void>;
 }
+
+/** How long a closing service waits for the handler invocations under way, unless told. */
+const HANDLER_GRACE_MS = 5000;
+
+/** `promise` settled, or `ms` gone, whichever comes first. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([promise.then(noop, noop), grace]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const noop = () => undefined;
 
 /** Starts the service on 127.0.0.1 with `options.functions` registered. */
 export async function startLocalDurableService(options: LocalDurableServiceOptions): Promise<LocalDurableService> {
@@ -85,8 +105,11 @@ export async function startLocalDurableService(options: LocalDurableServiceOptio
     endpoint,
     service,
     close: async () => {
+      // A handler under way finishes its invocation (its checkpoints, its writes to the stack's
+      // table, its progress and questions) before the stack's parts close under it; one still
+      // running after the grace goes on against closed ports, as before.
+      await settledWithin(service.halt(), options.handlerGraceMs ?? HANDLER_GRACE_MS);
       closed = true;
-      service.halt();
       handlerClient?.destroy();
       await server.close();
       await worker.close();

@@ -43,7 +43,8 @@ const held: DurableLambdaHandler = async (event, context) => {
 afterAll(() => openGate());
 
 it('a checkpoint after the service closed is refused, and the refusal is not logged', async () => {
-  const local = await startLocalDurableService({ functions: { held } });
+  // A handler still running once the close's grace for the invocations under way is over.
+  const local = await startLocalDurableService({ functions: { held }, handlerGraceMs: 100 });
   const lambda = new LambdaClient({ endpoint: local.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   try {
     await lambda.send(new InvokeCommand({ FunctionName: 'held', InvocationType: 'Event', Payload: new TextEncoder().encode('{}') }));
