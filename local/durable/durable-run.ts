@@ -227,11 +227,7 @@ export class DurableRun {
     return asFirstGiven(operation, this.operations.get(operationKey(operation)));
   }
 
-  /**
-   * Cancels this run's timers when the service closes: the execution stays as it was. Settles
-   * once the invocation under way has returned (nothing starts after a halt), so a closing stack
-   * can let a handler finish what it writes before the table it writes to goes.
-   */
+  /** Cancels this run's timers as the service closes (the execution stays as it was); settles once the invocation under way returns. */
   halt(): Promise<void> {
     this.halted = true;
     this.timers.clear();
