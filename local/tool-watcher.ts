@@ -4,7 +4,7 @@
  * writes and renames), is handed over as one batch of changed paths. Batches never overlap: one
  * that arrives while the last is still being handled waits for it.
  */
-import { type FSWatcher, watch } from 'node:fs';
+import { type FSWatcher, statSync, watch } from 'node:fs';
 import { resolve, sep } from 'node:path';
 
 /** The options of {@link watchToolFiles}. */
@@ -47,6 +47,8 @@ export function watchToolFiles(folders: readonly string[], onChange: (paths: str
   );
   for (const root of roots) {
     try {
+      // Node 20's recursive watch throws for a missing folder; Node 24's watches nothing, silently.
+      statSync(root);
       const watcher = watch(root, { recursive: true }, (_event, name) => {
         if (closed) return;
         pending.add(name ? resolve(root, name.toString()) : root);
